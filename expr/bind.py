@@ -1,0 +1,435 @@
+"""Binding: resolve column names against the data schema, coerce literals, normalise.
+
+The result uses the bound vocabulary of ``bound.py``. Binding also does the normalisations that
+need types: ``BETWEEN`` becomes two bounds, ``LIKE`` a prefix or an equality, ``IS DISTINCT
+FROM`` an ``IS TRUE`` form, comparisons put the column on the left, and literals outside the
+type fold to constants (``x > 300`` on an int8 column is FALSE for every non-NULL row).
+
+>>> import pyarrow as pa
+>>> from .sql import parse
+>>> schema = pa.schema([("x", pa.int8())])
+>>> bind(parse("5 < x AND x <= 300"), schema)
+BAnd(args=(Bound(col=x, op='gt', value=5), NonNull(col=x, truth=True)))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from . import bound as b
+from . import literals as L
+from . import nodes as n
+from .errors import SqlSyntaxError, TypeMismatchError, UnknownColumnError
+
+
+# ---- operands: what a non-boolean sub-expression binds to ------------------------------
+@dataclass(frozen=True)
+class ColOp:
+    col: b.BColumn
+    negated: bool = False  # -x
+
+
+@dataclass(frozen=True)
+class LitOp:
+    value: object
+    type: pa.DataType | None = None
+
+
+@dataclass(frozen=True)
+class OpaqueOp:
+    why: str
+
+
+b.BColumn.__repr__ = lambda self: self.sql()  # short reprs in doctests and explain
+
+
+def domain_of(t: pa.DataType) -> str | None:
+    """How a type's statistics are compared in a kernel; None if prunekit cannot order it.
+
+    >>> domain_of(pa.decimal128(10, 2)), domain_of(pa.decimal128(30, 2)), domain_of(pa.uint64())
+    ('int', 'code', 'uint')
+    """
+    if pa.types.is_uint64(t):
+        return "uint"
+    if pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_temporal(t) and (
+            pa.types.is_date(t) or pa.types.is_timestamp(t)):
+        return "int"
+    if pa.types.is_decimal(t):
+        return "int" if isinstance(t, pa.Decimal128Type) and t.precision <= 18 else "code"
+    if pa.types.is_float32(t) or pa.types.is_float64(t):
+        return "float"
+    if L._is_stringlike(t):
+        return "code"
+    return None
+
+
+def bind(root: n.Node, schema: pa.Schema) -> object:
+    """Bind a predicate tree against ``schema``; the result is a bound predicate."""
+    names = {f.name: f.type for f in schema}
+
+    def step(node: n.Node, kids: tuple) -> object:
+        if isinstance(node, n.Column):
+            if node.name not in names:
+                raise UnknownColumnError(node.name, list(names))
+            t = names[node.name]
+            return ColOp(b.BColumn(node.name, t, t, domain_of(t) or "none"))
+        if isinstance(node, n.Literal):
+            return LitOp(node.value, node.type)
+        return _BIND[type(node)](node, kids)
+
+    result = n.fold(root, step)
+    return as_predicate(result)
+
+
+def as_predicate(x: object) -> object:
+    """An operand used where a boolean is expected: a BOOLEAN column is ``col = TRUE``."""
+    if isinstance(x, ColOp):
+        if pa.types.is_boolean(x.col.type) and not x.negated and not x.col.convert:
+            return b.InRange(x.col, 1, 1)
+        raise TypeMismatchError(f"column {x.col.name!r} of type {x.col.type} is not a boolean")
+    if isinstance(x, LitOp):
+        if x.value is None or isinstance(x.value, bool):
+            return b.Const(x.value)
+        raise TypeMismatchError(f"literal {x.value!r} is not a boolean")
+    if isinstance(x, OpaqueOp):
+        return b.Opaque(x.why)
+    return x
+
+
+# ---- comparisons -----------------------------------------------------------------------
+def _compare(node: n.Compare, kids: tuple) -> object:
+    return compare(node.op, kids[0], kids[1])
+
+
+def compare(op: n.Op, left: object, right: object) -> object:
+    if isinstance(left, LitOp) and not isinstance(right, LitOp):
+        op, left, right = op.flipped, right, left
+    for side in (left, right):
+        if isinstance(side, OpaqueOp):
+            return b.Opaque(side.why)
+        if not isinstance(side, (ColOp, LitOp)):  # (x > 5) = TRUE: legal, but not used
+            return b.Opaque("comparison of a predicate with a value")
+    if isinstance(left, LitOp):  # both literals
+        return _fold_literals(op, left, right)
+    if isinstance(right, ColOp):
+        return _column_vs_column(op, left, right)
+    if op is n.Op.NE:
+        return b.BNot(compare(n.Op.EQ, left, right))
+    if right.value is None:
+        return b.Const(None)
+    if left.col.domain == "none":
+        return b.Opaque(f"{left.col.name} has type {left.col.type}, which has no order")
+    if left.negated:
+        return _negated(op, left, right)
+    return _column_vs_literal(op, left.col, L.coerce(right.value, left.col.type))
+
+
+_OPS = {n.Op.LT: "lt", n.Op.LE: "le", n.Op.GT: "gt", n.Op.GE: "ge"}
+
+
+def _column_vs_literal(op: n.Op, col: b.BColumn, c: L.Coerced) -> object:
+    """Map a comparison with a placed literal onto one leaf (``literals.py`` explains first and
+    last: the column values equal to the literal)."""
+    if isinstance(c, (L.BelowMin, L.AboveMax)):
+        above = isinstance(c, L.AboveMax)  # x < c is TRUE for every value when c is above all
+        truth = {n.Op.EQ: False, n.Op.LT: above, n.Op.LE: above, n.Op.GT: not above,
+                 n.Op.GE: not above}[op]
+        return b.NonNull(col, truth)
+    if isinstance(c, L.Exact) and isinstance(c.value, float) and c.value != c.value:  # NaN
+        # NaN is above every number and equal to itself (SEMANTICS.md §2).
+        return {n.Op.EQ: b.NanEq(col), n.Op.GE: b.NanEq(col), n.Op.LT: b.BNot(b.NanEq(col)),
+                n.Op.LE: b.NonNull(col, True), n.Op.GT: b.NonNull(col, False)}[op]
+    if op is n.Op.EQ:
+        if c.first > c.last:
+            return b.NonNull(col, False)
+        return b.InRange(col, c.first, c.last)
+    value = c.first if op in (n.Op.LT, n.Op.GE) else c.last
+    return b.Bound(col, _OPS[op], value)
+
+
+def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:
+    """``-x op c`` is ``x op' -c`` except where negation is not a mirror: NaN stays greatest,
+    and the integer minimum overflows; there anything is possible."""
+    col = left.col
+    if col.domain not in ("int", "float") or col.convert or pa.types.is_boolean(col.type) or (
+            pa.types.is_temporal(col.type)) or pa.types.is_unsigned_integer(col.type):
+        return b.Opaque(f"negation of {col.name} ({col.type})")
+    value = right.value
+    if not isinstance(value, (int, float)) and not hasattr(value, "as_tuple"):
+        raise TypeMismatchError(f"cannot compare -{col.name} with {value!r}")
+    inner = compare(op.flipped, ColOp(col), LitOp(-value, right.type))
+    if col.domain == "float":
+        return b.Widen(inner, b.NanEq(col))
+    lo = L.int_range(col.type)[0]
+    return b.Widen(inner, b.InRange(col, lo, lo))
+
+
+def _column_vs_column(op: n.Op, a: ColOp, c: ColOp) -> object:
+    if a.negated or c.negated:
+        return b.Opaque("negated column compared with a column")
+    left, right = _common_domain(a.col, c.col)
+    if left is None:
+        return b.Opaque(f"{a.col.name} ({a.col.type}) and {c.col.name} ({c.col.type}) are "
+                        "not compared from statistics")
+    if op is n.Op.NE:
+        return b.BNot(b.ColCmp(left, "eq", right))
+    if op in (n.Op.GT, n.Op.GE):
+        op, left, right = op.flipped, right, left
+    return b.ColCmp(left, {n.Op.EQ: "eq", n.Op.LT: "lt", n.Op.LE: "le"}[op], right)
+
+
+def _common_domain(x: b.BColumn, y: b.BColumn) -> tuple:
+    """The two columns converted to one comparable domain, or (None, None)."""
+    if x.domain == y.domain and x.convert == y.convert and _same_family(x.type, y.type):
+        return x, y
+    numeric = ("int", "uint", "float")
+    if x.domain in numeric and y.domain in numeric and not x.convert and not y.convert and (
+            pa.types.is_integer(x.type) or pa.types.is_floating(x.type)) and (
+            pa.types.is_integer(y.type) or pa.types.is_floating(y.type)):
+        # Spark compares an integer with a float in DOUBLE; rounding is monotone, so sound.
+        def f(c: b.BColumn) -> b.BColumn:
+            return c if c.domain == "float" else b.BColumn(
+                c.name, c.stats_type, pa.float64(), "float", ("tofloat",))
+
+        return f(x), f(y)
+    return None, None
+
+
+def _same_family(s: pa.DataType, t: pa.DataType) -> bool:
+    if s == t:
+        return True
+    if L._is_stringlike(s) and L._is_stringlike(t):
+        return True
+    if pa.types.is_integer(s) and pa.types.is_integer(t):
+        return pa.types.is_uint64(s) == pa.types.is_uint64(t)
+    if pa.types.is_floating(s) and pa.types.is_floating(t):
+        return True
+    return False
+
+
+def _fold_literals(op: n.Op, x: LitOp, y: LitOp) -> b.Const:
+    if x.value is None or y.value is None:
+        return b.Const(None)
+    try:
+        result = {n.Op.EQ: x.value == y.value, n.Op.NE: x.value != y.value,
+                  n.Op.LT: x.value < y.value, n.Op.LE: x.value <= y.value,
+                  n.Op.GT: x.value > y.value, n.Op.GE: x.value >= y.value}[op]
+    except TypeError:
+        raise TypeMismatchError(f"cannot compare {x.value!r} with {y.value!r}") from None
+    return b.Const(bool(result))
+
+
+# ---- other predicates ------------------------------------------------------------------
+def _in(node: n.In, kids: tuple) -> object:
+    arg, values = kids[0], kids[1:]
+    if not isinstance(arg, ColOp) or arg.negated or arg.col.domain == "none" or not all(
+            isinstance(v, LitOp) for v in values):
+        # Exactly OR of equalities in three-valued logic.
+        return b.BOr(tuple(compare(n.Op.EQ, arg, v) for v in values)) if values else b.Const(
+            False)
+    col = arg.col
+    exact, extra, nan, null = set(), [], False, False
+    for v in values:
+        if v.value is None:
+            null = True
+            continue
+        c = L.coerce(v.value, col.type)
+        if isinstance(c, L.Exact) and isinstance(c.value, float) and c.value != c.value:
+            nan = True
+        elif isinstance(c, L.Exact):
+            exact.add(c.value)
+        elif isinstance(c, L.Range):
+            extra.append(b.InRange(col, c.first, c.last))
+    leaf = b.InList(col, tuple(sorted(exact)), nan, null)
+    return b.BOr((leaf, *extra)) if extra else leaf
+
+
+def _between(node: n.Between, kids: tuple) -> object:
+    return b.BAnd((compare(n.Op.GE, kids[0], kids[1]), compare(n.Op.LE, kids[0], kids[2])))
+
+
+def _like(node: n.Like, kids: tuple) -> object:
+    prefix, rest = _like_prefix(node.pattern, node.escape)
+    arg = kids[0]
+    if not rest:  # no wildcard: plain equality
+        return compare(n.Op.EQ, arg, LitOp(prefix))
+    return _prefix(arg, prefix.encode("utf-8", "surrogatepass"), exact=rest == "%")
+
+
+def _like_prefix(pattern: str, escape: str) -> tuple[str, str]:
+    """Split a LIKE pattern into its literal prefix and the rest (``%`` runs collapsed).
+
+    >>> _like_prefix("ab\\\\_c%", "\\\\"), _like_prefix("a_c%", "\\\\"), _like_prefix("ab%%", "\\\\")
+    (('ab_c', '%'), ('a', '_c%'), ('ab', '%'))
+    """
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == escape:
+            if i + 1 >= len(pattern):
+                raise SqlSyntaxError(f"LIKE pattern {pattern!r} ends with the escape character")
+            out.append(pattern[i + 1])
+            i += 2
+            continue
+        if ch in "%_":
+            rest = pattern[i:]
+            return "".join(out), ("%" if set(rest) == {"%"} else rest)
+        out.append(ch)
+        i += 1
+    return "".join(out), ""
+
+
+def _startswith(node: n.StartsWith, kids: tuple) -> object:
+    arg, prefix = kids
+    if not isinstance(prefix, LitOp):
+        return b.Opaque("startswith with a non-literal prefix")
+    if prefix.value is None:
+        return b.Const(None)
+    if isinstance(prefix.value, str):
+        return _prefix(arg, prefix.value.encode("utf-8", "surrogatepass"), exact=True)
+    if isinstance(prefix.value, bytes):
+        return _prefix(arg, prefix.value, exact=True)
+    raise TypeMismatchError(f"startswith prefix must be a string, got {prefix.value!r}")
+
+
+def _prefix(arg: object, prefix: bytes, exact: bool) -> object:
+    if isinstance(arg, LitOp):
+        if arg.value is None:
+            return b.Const(None)
+        raw = arg.value.encode() if isinstance(arg.value, str) else arg.value
+        return b.Const(raw.startswith(prefix)) if exact else b.Opaque("LIKE on a literal")
+    if isinstance(arg, OpaqueOp) or not isinstance(arg, ColOp) or arg.negated:
+        return b.Opaque(getattr(arg, "why", "LIKE of an expression"))
+    if not L._is_stringlike(arg.col.type):
+        return b.Opaque(f"LIKE on {arg.col.name} of type {arg.col.type}")
+    if exact and not prefix:
+        return b.NonNull(arg.col, True)
+    return b.Prefix(arg.col, prefix, exact)
+
+
+def _is_null(node: n.IsNull, kids: tuple) -> object:
+    x = kids[0]
+    if isinstance(x, ColOp):
+        return b.IsNullLeaf(x.col)
+    if isinstance(x, LitOp):
+        return b.Const(x.value is None)
+    if isinstance(x, OpaqueOp):
+        return b.Opaque(x.why)
+    # A predicate is NULL exactly when its value may be NULL: TRUE/FALSE rows give FALSE.
+    return b.BAnd((b.BNot(b.BIsBool(x, True)), b.BNot(b.BIsBool(x, False))))
+
+
+def _is_nan(node: n.IsNan, kids: tuple) -> object:
+    x = kids[0]
+    if isinstance(x, ColOp) and not x.col.convert:
+        return b.IsNanLeaf(x.col) if x.col.domain == "float" else b.Const(False)
+    if isinstance(x, LitOp):
+        return b.Const(isinstance(x.value, float) and x.value != x.value)
+    return b.Opaque(getattr(x, "why", "isnan of an expression"))
+
+
+def _distinct(node: n.DistinctFrom, kids: tuple) -> object:
+    left, right = kids
+    if isinstance(left, LitOp) and not isinstance(right, LitOp):
+        left, right = right, left
+    if isinstance(right, LitOp) and right.value is None:  # x IS DISTINCT FROM NULL
+        return b.BNot(_is_null(node, (left,)))
+    eq = b.BIsBool(as_predicate(compare(n.Op.EQ, left, right)), True)
+    if isinstance(right, LitOp):  # x IS DISTINCT FROM c  ==  (x = c) IS NOT TRUE
+        if isinstance(left, LitOp) and left.value is None:
+            return b.Const(True)
+        return b.BNot(eq)
+    both_null = b.BAnd((_is_null(node, (left,)), _is_null(node, (right,))))
+    return b.BNot(b.BOr((eq, both_null)))
+
+
+def _cast(node: n.Cast, kids: tuple) -> object:
+    x = kids[0]
+    if isinstance(x, LitOp):
+        return LitOp(x.value, node.to)
+    if not isinstance(x, ColOp) or x.negated or x.col.convert:
+        return OpaqueOp(getattr(x, "why", f"CAST of an expression to {node.to}"))
+    converted = cast_column(x.col, node.to)
+    if converted is None:
+        return OpaqueOp(f"CAST({x.col.name} AS {node.to}) does not preserve order")
+    return ColOp(converted)
+
+
+def cast_column(col: b.BColumn, to: pa.DataType) -> b.BColumn | None:
+    """The column seen through ``CAST(col AS to)`` if that cast preserves order, else None.
+
+    Value-preserving casts (integer widening, float32 to float64, decimal scale-up, int to a
+    wide-enough decimal, string kinds) compare exactly like the column itself; rounding ones
+    (integer to DOUBLE, timestamp to DATE) are monotone maps the kernel applies to bounds.
+    """
+    s = col.type
+    if s == to or (L._is_stringlike(s) and L._is_stringlike(to) and
+                   pa.types.is_string(s) == pa.types.is_string(to)):
+        return col
+    same = b.BColumn(col.name, col.stats_type, s, col.domain)
+    if pa.types.is_integer(s) and pa.types.is_integer(to):
+        lo, hi = L.int_range(s)
+        lo2, hi2 = L.int_range(to)
+        return same if lo2 <= lo and hi <= hi2 else None
+    if pa.types.is_integer(s) and pa.types.is_decimal(to):
+        lo, hi = L.int_range(s)
+        return same if max(-lo, hi) < 10 ** (to.precision - to.scale) else None
+    if pa.types.is_decimal(s) and pa.types.is_decimal(to):
+        grows = to.scale >= s.scale and to.precision - to.scale >= s.precision - s.scale
+        return same if grows else None
+    if pa.types.is_float32(s) and pa.types.is_float64(to):
+        return same
+    if pa.types.is_integer(s) and pa.types.is_float64(to) and col.domain in ("int", "uint"):
+        lo, hi = L.int_range(s)
+        if max(-lo, hi) <= 2**53:  # every value is a double: the cast is exact
+            return same
+        return b.BColumn(col.name, col.stats_type, pa.float64(), "float", ("tofloat",))
+    if pa.types.is_timestamp(s) and pa.types.is_date32(to) and col.domain == "int":
+        per_day = 86_400 * {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}[s.unit]
+        return b.BColumn(col.name, col.stats_type, pa.date32(), "int", ("floordiv", per_day))
+    if pa.types.is_date32(s) and pa.types.is_date64(to):
+        return same
+    return None
+
+
+def _neg(node: n.Neg, kids: tuple) -> object:
+    x = kids[0]
+    if isinstance(x, LitOp):
+        if isinstance(x.value, (int, float)) and not isinstance(x.value, bool):
+            return LitOp(-x.value, x.type)
+        if hasattr(x.value, "as_tuple"):
+            return LitOp(-x.value, x.type)
+        raise TypeMismatchError(f"cannot negate {x.value!r}")
+    if isinstance(x, ColOp):
+        return ColOp(x.col, not x.negated)
+    return OpaqueOp(getattr(x, "why", "negation of an expression"))
+
+
+def _func(node: n.Func, kids: tuple) -> object:
+    return OpaqueOp(f"{node.name}(...) is not used for pruning")
+
+
+def _not(node: n.Not, kids: tuple) -> object:
+    return b.BNot(as_predicate(kids[0]))
+
+
+def _and(node: n.And, kids: tuple) -> object:
+    return b.BAnd(tuple(as_predicate(k) for k in kids))
+
+
+def _or(node: n.Or, kids: tuple) -> object:
+    return b.BOr(tuple(as_predicate(k) for k in kids))
+
+
+def _is_bool(node: n.IsBool, kids: tuple) -> object:
+    return b.BIsBool(as_predicate(kids[0]), node.value)
+
+
+_BIND = {
+    n.Compare: _compare, n.And: _and, n.Or: _or, n.Not: _not, n.IsNull: _is_null,
+    n.IsBool: _is_bool, n.DistinctFrom: _distinct, n.In: _in, n.Between: _between,
+    n.Like: _like, n.StartsWith: _startswith, n.IsNan: _is_nan, n.Cast: _cast, n.Neg: _neg,
+    n.Func: _func,
+}

@@ -1,0 +1,165 @@
+"""The bound vocabulary: predicate leaves after names are resolved and literals coerced.
+
+Before binding, a tree holds names and Python values (``nodes.py``); after, each leaf knows its
+column's Arrow type and *domain* (how its statistics are compared in a kernel) and holds
+literals already placed in that domain (``literals.py``). ``rewrite.py`` turns these into the
+statistics program, one small function per class.
+
+Domains: ``int`` (signed integers, dates, timestamps, decimals of precision <= 18 as unscaled
+int64), ``uint`` (uint64), ``float``, ``code`` (strings, binary and wide decimals, compared
+through order-preserving integer codes assigned per batch), ``bool`` (0/1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+
+@dataclass(frozen=True)
+class BColumn:
+    """A column reference, possibly through an order-preserving cast.
+
+    ``convert`` is how the kernel maps the column's statistic values into the compared domain:
+    ``()`` as is, ``("tofloat",)`` integer to DOUBLE, ``("floordiv", k)`` timestamp to date.
+    ``type`` is the type literals are coerced to (the cast's target type).
+    """
+
+    name: str
+    stats_type: pa.DataType  # the type of its min/max statistics (the data column's type)
+    type: pa.DataType
+    domain: str
+    convert: tuple = ()
+
+    def sql(self) -> str:
+        from .render import quote_identifier
+
+        return quote_identifier(self.name)
+
+
+@dataclass(frozen=True)
+class Const:
+    """TRUE, FALSE or NULL (None) for every row."""
+
+    value: bool | None
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """Anything at all: unknown functions, non-monotonic casts. ``why`` is shown by explain."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class Bound:
+    """``col op value`` with op one of lt, le, gt, ge and value a non-NaN domain value."""
+
+    col: BColumn
+    op: str
+    value: object
+
+
+@dataclass(frozen=True)
+class InRange:
+    """``first <= col <= last`` (equality when first == last)."""
+
+    col: BColumn
+    first: object
+    last: object
+
+
+@dataclass(frozen=True)
+class NonNull:
+    """Every non-NULL row has truth ``truth`` (a literal beyond the type's range); NULL rows
+    give NULL."""
+
+    col: BColumn
+    truth: bool
+
+
+@dataclass(frozen=True)
+class NanEq:
+    """``col = NaN``: TRUE exactly for NaN rows, NULL for NULL rows."""
+
+    col: BColumn
+
+
+@dataclass(frozen=True)
+class IsNullLeaf:
+    col: BColumn
+
+
+@dataclass(frozen=True)
+class IsNanLeaf:
+    """``isnan(col)``: never NULL (``isnan(NULL)`` is FALSE in Spark)."""
+
+    col: BColumn
+
+
+@dataclass(frozen=True)
+class ColCmp:
+    """``a op b`` for two columns in one domain; op one of lt, le, eq."""
+
+    a: BColumn
+    op: str
+    b: BColumn
+
+
+@dataclass(frozen=True)
+class InList:
+    """``col IN (values)``: values sorted, distinct, non-NaN; ``nan``/``null`` mark NaN or NULL
+    among the listed values."""
+
+    col: BColumn
+    values: tuple
+    nan: bool
+    null: bool
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """``col`` starts with ``prefix`` (bytes). ``exact`` False: the predicate implies the
+    prefix but is not implied by it (``LIKE 'ab%c'``)."""
+
+    col: BColumn
+    prefix: bytes
+    exact: bool
+
+
+@dataclass(frozen=True)
+class BNot:
+    arg: object
+
+
+@dataclass(frozen=True)
+class BAnd:
+    args: tuple
+
+
+@dataclass(frozen=True)
+class BOr:
+    args: tuple
+
+
+@dataclass(frozen=True)
+class BIsBool:
+    """``arg IS TRUE`` (value True) or ``arg IS FALSE``."""
+
+    arg: object
+    value: bool
+
+
+@dataclass(frozen=True)
+class Widen:
+    """``arg``, except that where ``guard`` may be TRUE anything is possible (``-x`` at the
+    integer minimum, where negation overflows)."""
+
+    arg: object
+    guard: object
+
+
+LEAVES = (Const, Opaque, Bound, InRange, NonNull, NanEq, IsNullLeaf, IsNanLeaf, ColCmp, InList,
+          Prefix)
+COMBINATORS = (BNot, BAnd, BOr, BIsBool, Widen)

@@ -1,0 +1,176 @@
+"""One rule per leaf kind: the three bits of a bound leaf, from the column facts.
+
+Each rule's docstring is its derivation; ``rewrite.py`` has the table and the lattice. Literal
+values become program *params* (arguments), never source text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import bound as b
+
+
+@dataclass(frozen=True)
+class Bits:
+    """Step indices of the three possibilities of one node: may be TRUE / FALSE / NULL."""
+
+    true: int
+    false: int
+    null: int
+
+
+# Every rule takes (rewriter, leaf) and returns Bits; see rewrite.Rewriter for the facts.
+
+
+def const(r, leaf: b.Const):
+    """TRUE, FALSE or NULL for every row."""
+    p = r.p
+    v = leaf.value
+    return Bits(p.const(v is True), p.const(v is False), p.const(v is None))
+
+
+def opaque(r, leaf: b.Opaque):
+    """Anything is possible; the reason is kept for explain()."""
+    r.p.note(leaf.why)
+    t = r.p.const(True)
+    return Bits(t, t, t)
+
+
+def bound_(r, leaf: b.Bound):
+    """``x < c``: TRUE needs ``min < c``; FALSE needs ``max >= c`` or a NaN (NaN is greatest).
+    ``x > c``: TRUE needs ``max > c`` or a NaN; FALSE needs ``min <= c``. Likewise <=, >=."""
+    p, f = r.p, r.facts(leaf.col)
+    c = p.param(leaf.value, leaf.col.name)
+    if leaf.op in ("lt", "le"):
+        true = p.or_(p.not_(f.lo_ok), p.cmp(leaf.op, f.lo, c))
+        false = p.or_(p.not_(f.hi_ok), p.cmp("ge" if leaf.op == "lt" else "gt", f.hi, c), f.nan)
+    else:
+        true = p.or_(p.not_(f.hi_ok), p.cmp(leaf.op, f.hi, c), f.nan)
+        false = p.or_(p.not_(f.lo_ok), p.cmp("le" if leaf.op == "gt" else "lt", f.lo, c))
+    return r._on_values(f, true, false)
+
+
+def in_range(r, leaf: b.InRange):
+    """``first <= x <= last``: TRUE needs the range to meet [min, max]; FALSE is impossible only
+    when [min, max] lies inside the range (for equality, both bounds exact: an inexact bound
+    never proves equality, SEMANTICS §1) and no NaN is possible."""
+    p, f = r.p, r.facts(leaf.col)
+    first = p.param(leaf.first, leaf.col.name)
+    last = p.param(leaf.last, leaf.col.name) if leaf.last != leaf.first else first
+    true = p.and_(p.or_(p.not_(f.lo_ok), p.le(f.lo, last)),
+                  p.or_(p.not_(f.hi_ok), p.ge(f.hi, first)))
+    inside = [f.lo_ok, f.hi_ok, p.ge(f.lo, first), p.le(f.hi, last)]
+    if leaf.first == leaf.last:
+        inside += [f.lo_exact, f.hi_exact]
+    false = p.or_(p.not_(p.and_(*inside)), f.nan)
+    return r._on_values(f, true, false)
+
+
+def non_null(r, leaf: b.NonNull):
+    """Every non-NULL row has the same truth (a literal beyond the column's range)."""
+    p, f = r.p, r.facts(leaf.col)
+    return r._on_values(f, p.const(leaf.truth), p.const(not leaf.truth))
+
+
+def nan_eq(r, leaf: b.NanEq):
+    """``x = NaN``: TRUE needs a NaN, FALSE a number."""
+    f = r.facts(leaf.col)
+    return r._on_values(f, f.nan, f.not_nan)
+
+
+def is_null(r, leaf: b.IsNullLeaf):
+    """``x IS NULL``: TRUE needs a NULL row, FALSE a non-NULL one; never NULL."""
+    f = r.facts(leaf.col)
+    return Bits(f.nulls, f.hn, r.p.const(False))
+
+
+def is_nan(r, leaf: b.IsNanLeaf):
+    """``isnan(x)``: TRUE needs a NaN; FALSE a number or a NULL (``isnan(NULL)`` is FALSE)."""
+    p, f = r.p, r.facts(leaf.col)
+    return Bits(p.and_(f.hn, f.nan), p.or_(f.nulls, p.and_(f.hn, f.not_nan)), p.const(False))
+
+
+def col_cmp(r, leaf: b.ColCmp):
+    """``a < b``: TRUE needs ``min(a) < max(b)`` (or a NaN in b); FALSE needs
+    ``max(a) >= min(b)`` (or a NaN in a). ``a = b``: TRUE needs overlapping ranges; FALSE is
+    impossible only when both are one and the same exact value. NULL if either may be NULL."""
+    p, fa, fb = r.p, r.facts(leaf.a), r.facts(leaf.b)
+
+    def rel(op: str, x: int, x_ok: int, y: int, y_ok: int) -> int:
+        return p.or_(p.not_(x_ok), p.not_(y_ok), p.cmp(op, x, y))
+
+    if leaf.op in ("lt", "le"):
+        true = p.or_(rel(leaf.op, fa.lo, fa.lo_ok, fb.hi, fb.hi_ok), fb.nan)
+        false = p.or_(rel("ge" if leaf.op == "lt" else "gt", fa.hi, fa.hi_ok, fb.lo, fb.lo_ok),
+                      fa.nan)
+    else:
+        overlap = p.and_(rel("le", fa.lo, fa.lo_ok, fb.hi, fb.hi_ok),
+                         rel("le", fb.lo, fb.lo_ok, fa.hi, fa.hi_ok))
+        true = p.or_(overlap, p.and_(fa.nan, fb.nan))
+        single = p.and_(fa.lo_ok, fa.hi_ok, fb.lo_ok, fb.hi_ok, fa.lo_exact, fa.hi_exact,
+                        fb.lo_exact, fb.hi_exact, p.eq(fa.lo, fa.hi), p.eq(fb.lo, fb.hi),
+                        p.eq(fa.lo, fb.lo))
+        false = p.or_(p.not_(single), fa.nan, fb.nan)
+    hn = p.and_(fa.hn, fb.hn)
+    return Bits(p.and_(hn, true), p.and_(hn, false), p.or_(fa.nulls, fb.nulls))
+
+
+def in_list(r, leaf: b.InList):
+    """``x IN (v...)``: TRUE needs a listed value within [min, max] (one binary search); FALSE
+    needs a value not listed: impossible when every integer of [min, max] is listed, or
+    [min, max] is one exact listed value. A NULL in the list turns FALSE into NULL."""
+    p, f = r.p, r.facts(leaf.col)
+    if leaf.values:
+        lst = p.param(leaf.values, leaf.col.name, is_list=True)
+        some = p.op("any_in", lst, f.lo, f.lo_ok, f.hi, f.hi_ok)
+        if leaf.col.domain in ("int", "uint") and not leaf.col.convert:
+            covered = p.and_(f.lo_ok, f.hi_ok, p.op("covers", lst, f.lo, f.hi))
+        else:
+            covered = p.and_(f.lo_ok, f.hi_ok, f.lo_exact, f.hi_exact, p.eq(f.lo, f.hi),
+                             some)
+    else:
+        some, covered = p.const(False), p.const(False)
+    true = p.or_(some, p.and_(f.nan, p.const(leaf.nan)))
+    false = p.or_(p.not_(covered), p.and_(f.nan, p.const(not leaf.nan)))
+    if leaf.null:
+        return Bits(p.and_(f.hn, true), p.const(False), p.or_(f.nulls, p.and_(f.hn, false)))
+    return r._on_values(f, true, false)
+
+
+def prefix(r, leaf: b.Prefix):
+    """``x`` starts with ``p``: the strings with prefix p are exactly [p, p+1) where p+1 is p
+    with its last byte below 0xFF incremented (no upper end if there is none). TRUE needs
+    [min, max] to meet it; FALSE is impossible when [min, max] lies inside it (exact form)."""
+    p, f = r.p, r.facts(leaf.col)
+    lo_p = p.param(leaf.prefix, leaf.col.name)
+    succ = prefix_successor(leaf.prefix)
+    meets_hi = p.or_(p.not_(f.hi_ok), p.ge(f.hi, lo_p))
+    if succ is None:
+        true = meets_hi
+        inside = p.and_(f.lo_ok, p.ge(f.lo, lo_p))
+    else:
+        hi_p = p.param(succ, leaf.col.name)
+        true = p.and_(meets_hi, p.or_(p.not_(f.lo_ok), p.lt(f.lo, hi_p)))
+        inside = p.and_(f.lo_ok, f.hi_ok, p.ge(f.lo, lo_p), p.lt(f.hi, hi_p))
+    false = p.not_(inside) if leaf.exact else p.const(True)
+    return r._on_values(f, true, false)
+
+
+def prefix_successor(prefix: bytes) -> bytes | None:
+    """The smallest byte string above every string that starts with ``prefix``.
+
+    >>> prefix_successor(b"ab"), prefix_successor(b"a\\xff"), prefix_successor(b"\\xff")
+    (b'ac', b'b', None)
+    """
+    stripped = prefix.rstrip(b"\xff")
+    if not stripped:
+        return None
+    return stripped[:-1] + bytes([stripped[-1] + 1])
+
+
+LEAF_RULES = {
+    b.Const: const, b.Opaque: opaque, b.Bound: bound_, b.InRange: in_range,
+    b.NonNull: non_null, b.NanEq: nan_eq, b.IsNullLeaf: is_null, b.IsNanLeaf: is_nan,
+    b.ColCmp: col_cmp, b.InList: in_list, b.Prefix: prefix,
+}

@@ -1,0 +1,259 @@
+"""Exact coercion of a literal to a column's type (SEMANTICS.md §2).
+
+A coercion answers "which values of the column's type equal this literal, in Spark's
+comparison?" That set is always an interval ``[first, last]`` of column values (in the column's
+*domain*: ints for integers, dates, timestamps and unscaled decimals, floats, UTF-8 bytes):
+
+- ``Exact(v)``: exactly one value.
+- ``Between(below, above)``: none; ``below`` and ``above`` are the neighbouring column values,
+  so ``x > 5.5`` on an int column binds as ``x >= 6`` and ``x = 5.5`` as FALSE.
+- ``Range(first, last)``: several, when Spark compares in DOUBLE and rounding makes many
+  BIGINT values equal one double (``x = 9007199254740993.0``).
+- ``BelowMin()`` / ``AboveMax()``: beyond the type; NaN is above every value (Spark orders NaN
+  greatest), so it is ``AboveMax()`` for an integer column.
+
+>>> coerce(300, pa.int8()), coerce(float("nan"), pa.float64())
+(AboveMax(), Exact(value=nan))
+>>> coerce(5.5, pa.int64())        # x > 5.5 binds as x >= 6; x = 5.5 binds as FALSE
+Between(below=5, above=6)
+>>> coerce(decimal.Decimal("1.005"), pa.decimal128(10, 2))   # unscaled: 100 and 101 cents
+Between(below=100, above=101)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import pyarrow as pa
+
+from .errors import TypeMismatchError
+
+
+@dataclass(frozen=True)
+class Exact:
+    value: object
+
+    @property
+    def first(self):
+        return self.value
+
+    @property
+    def last(self):
+        return self.value
+
+
+@dataclass(frozen=True)
+class Between:
+    below: object
+    above: object
+
+    @property
+    def first(self):
+        return self.above
+
+    @property
+    def last(self):
+        return self.below
+
+
+@dataclass(frozen=True)
+class Range:
+    first: object
+    last: object
+
+
+@dataclass(frozen=True)
+class BelowMin:
+    pass
+
+
+@dataclass(frozen=True)
+class AboveMax:
+    pass
+
+
+Coerced = Exact | Between | Range | BelowMin | AboveMax
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_UNITS = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+_MS_PER_DAY = 86_400_000
+
+
+def int_range(t: pa.DataType) -> tuple[int, int]:
+    """Smallest and largest value of an integer-domain type (dates and timestamps included).
+
+    >>> int_range(pa.uint8()), int_range(pa.decimal128(3, 1))
+    ((0, 255), (-999, 999))
+    """
+    if pa.types.is_decimal(t):
+        return -(10**t.precision) + 1, 10**t.precision - 1
+    if pa.types.is_boolean(t):
+        return 0, 1
+    if pa.types.is_date32(t):
+        return -(2**31), 2**31 - 1
+    if pa.types.is_integer(t):
+        info = np.iinfo(t.to_pandas_dtype())
+        return int(info.min), int(info.max)
+    return -(2**63), 2**63 - 1  # date64, timestamps
+
+
+def coerce(value: object, t: pa.DataType) -> Coerced:
+    """Place ``value`` among the values of type ``t``; raise if they cannot be compared."""
+    if isinstance(value, bool) or pa.types.is_boolean(t):
+        if isinstance(value, bool) and pa.types.is_boolean(t):
+            return Exact(int(value))
+        raise _mismatch(value, t)
+    if pa.types.is_floating(t):
+        return _to_float(value, t)
+    if pa.types.is_integer(t) or pa.types.is_decimal(t):
+        return _to_scaled_int(value, t)
+    if pa.types.is_date(t) or pa.types.is_timestamp(t):
+        return _to_temporal(value, t)
+    if _is_stringlike(t):
+        if isinstance(value, str):
+            return Exact(value.encode("utf-8", "surrogatepass"))
+        if isinstance(value, bytes):
+            return Exact(value)
+        raise _mismatch(value, t)
+    raise TypeMismatchError(f"prunekit does not compare values of type {t}")
+
+
+def _is_stringlike(t: pa.DataType) -> bool:
+    return (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
+            or pa.types.is_large_binary(t) or t in (pa.string_view(), pa.binary_view()))
+
+
+def _mismatch(value: object, t: pa.DataType) -> TypeMismatchError:
+    return TypeMismatchError(
+        f"literal {value!r} ({type(value).__name__}) cannot be compared with a column of type {t}"
+    )
+
+
+def _numeric(value: object, t: pa.DataType) -> int | float | decimal.Decimal:
+    """A number from a literal; numeric strings are read as Spark would cast them."""
+    if isinstance(value, (int, float, decimal.Decimal)):
+        return value
+    if isinstance(value, str):
+        try:
+            return decimal.Decimal(value.strip())
+        except decimal.InvalidOperation:
+            pass
+    raise _mismatch(value, t)
+
+
+def _to_float(value: object, t: pa.DataType) -> Coerced:
+    # Spark compares a float column with any numeric literal in DOUBLE.
+    v = _numeric(value, t)
+    c = float(v) if not isinstance(v, float) else v
+    if math.isnan(c) or t != pa.float32():
+        return Exact(c)
+    as32 = float(np.float32(c))
+    if as32 == c or math.isinf(c):
+        return Exact(c)
+    below = float(np.nextafter(np.float32(c), np.float32(-np.inf))) if as32 > c else as32
+    above = as32 if as32 > c else float(np.nextafter(np.float32(c), np.float32(np.inf)))
+    return Between(below, above)
+
+
+def _to_scaled_int(value: object, t: pa.DataType) -> Coerced:
+    v = _numeric(value, t)
+    scale = t.scale if pa.types.is_decimal(t) else 0
+    lo, hi = int_range(t)
+    if isinstance(v, float):
+        # Spark casts the column to DOUBLE: the values equal to v are those that round to v.
+        if math.isnan(v) or v == math.inf:
+            return AboveMax()
+        if v == -math.inf:
+            return BelowMin()
+        first, last = _double_preimage(v, scale)
+    else:
+        exact = Fraction(v) * 10**scale
+        first, last = math.ceil(exact), math.floor(exact)
+    if last < lo:
+        return BelowMin()
+    if first > hi:
+        return AboveMax()
+    first, last = max(first, lo), min(last, hi)
+    if first == last:
+        return Exact(first)
+    return Between(last, first) if first > last else Range(first, last)
+
+
+def _double_preimage(c: float, scale: int) -> tuple[int, int]:
+    """The integers k with ``float(k / 10**scale) == c``, as ``(first, last)``; empty when
+    ``first > last``."""
+    unit = 10**scale
+    x = Fraction(c) * unit
+    down, up = math.nextafter(c, -math.inf), math.nextafter(c, math.inf)
+    # Every real between the midpoints to the neighbouring doubles rounds to c (ties: checked).
+    first = math.ceil((Fraction(down) + Fraction(c)) / 2 * unit) if math.isfinite(down) else None
+    last = math.floor((Fraction(up) + Fraction(c)) / 2 * unit) if math.isfinite(up) else None
+    if first is None or last is None:  # at the edge of the double range: no integers there
+        return math.ceil(x), math.floor(x)
+    while first <= last and float(Fraction(first, unit)) != c:
+        first += 1
+    while last >= first and float(Fraction(last, unit)) != c:
+        last -= 1
+    if first > last:  # nothing rounds to c: place c between its integer neighbours
+        return math.ceil(x), math.floor(x)
+    return first, last
+
+
+def _to_temporal(value: object, t: pa.DataType) -> Coerced:
+    lo, hi = int_range(t)
+    if pa.types.is_timestamp(t):
+        per_second = _UNITS[t.unit]
+    else:
+        per_second = None
+    if isinstance(value, str):
+        value = _parse_temporal_text(value, t)
+    if isinstance(value, dt.datetime):
+        micros = _micros_since_epoch(value, naive_column=pa.types.is_timestamp(t) and not t.tz)
+        exact = Fraction(micros, 1_000_000)  # seconds
+    elif isinstance(value, dt.date):
+        exact = Fraction((value - dt.date(1970, 1, 1)).days * 86_400)
+    else:
+        raise _mismatch(value, t)
+    if per_second is not None:
+        scaled = exact * per_second
+    elif pa.types.is_date32(t):
+        scaled = exact / 86_400  # a date compares with a timestamp as its midnight
+    else:  # date64: milliseconds, but only whole days are dates
+        days = exact / 86_400
+        first, last = math.ceil(days) * _MS_PER_DAY, math.floor(days) * _MS_PER_DAY
+        return _place(first, last, lo, hi, step=_MS_PER_DAY)
+    return _place(math.ceil(scaled), math.floor(scaled), lo, hi)
+
+
+def _place(first: int, last: int, lo: int, hi: int, step: int = 1) -> Coerced:
+    if last < lo:
+        return BelowMin()
+    if first > hi:
+        return AboveMax()
+    if first == last:
+        return Exact(first)
+    return Between(last, first)
+
+
+def _micros_since_epoch(value: dt.datetime, naive_column: bool) -> int:
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=dt.timezone.utc)  # naive literals are UTC / wall clock
+    elif naive_column:
+        value = value.astimezone(dt.timezone.utc)
+    delta = value - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def _parse_temporal_text(text: str, t: pa.DataType) -> dt.date | dt.datetime:
+    try:
+        if pa.types.is_date(t) and len(text.strip()) <= 10:
+            return dt.date.fromisoformat(text.strip())
+        parsed = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise TypeMismatchError(f"literal {text!r} is not a valid {t} value") from None
+    return parsed

@@ -1,0 +1,241 @@
+"""The statistics program: what a predicate becomes before it becomes a kernel.
+
+A program is plain, picklable data (it is what travels to Spark executors): a list of *slots*
+(statistic arrays it reads), *params* (literal values, passed as arguments so ``x > 5`` and
+``x > 7`` share one kernel) and *steps*, a DAG of scalar operations evaluated once per container.
+The last step is the outcome. Step ``i`` may only use steps ``< i``.
+
+The builder removes common sub-expressions (the facts about a column are derived once however
+many leaves use them) and folds constants, which is how ``always_true`` is known.
+
+>>> b = ProgramBuilder()
+>>> lo = b.load(b.slot("x", "min"))
+>>> b.and_(b.lt(lo, b.param(5, "x")), b.const(True)) == b.lt(lo, b.param(5, "x"))
+True
+>>> b.or_(b.valid(b.slot("x", "min")), b.const(True)) == b.const(True)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Ops and their arity class. Semantics live in kernels/ops.py (source spelling and NumPy
+# reference side by side); this list only fixes the vocabulary.
+BOOL_OPS = {"and", "or", "not"}
+COMPARE_OPS = {"lt", "le", "gt", "ge", "eq", "ne"}
+OTHER_OPS = {
+    "load",  # (slot,) statistic value; meaningless where not valid
+    "valid",  # (slot,) statistic is present (Arrow validity)
+    "param",  # (param,) a literal value
+    "flag",  # (flag,) a per-call boolean (NaN semantics of the statistics)
+    "const",  # (value,) True/False or a small integer
+    "isnan",  # (a,)
+    "add",  # (a, b) integer sum (counts)
+    "tofloat",  # (a,) a column cast to DOUBLE (order-preserving, rounding)
+    "floordiv",  # (a, k) floor division by a positive constant step (timestamp -> date)
+    "any_in",  # (list, lo, lo_ok, hi, hi_ok) a list element lies in [lo, hi] (unknown: open)
+    "covers",  # (list, lo, hi) every integer of [lo, hi] is in the list
+    "outcome",  # (may_true, may_false, may_null, empty) -> 0/1/2
+}
+ALL_OPS = BOOL_OPS | COMPARE_OPS | OTHER_OPS
+LEAF_OPS = {"load", "valid", "param", "flag", "const"}  # args are table indices or values
+
+STATS = ("min", "max", "null_count", "nan_count", "min_exact", "max_exact")
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A statistic array the program reads: ``column`` None means the container's row_count."""
+
+    column: str | None
+    stat: str
+
+
+@dataclass(frozen=True)
+class Param:
+    """A literal argument. ``column`` names the column whose domain it lives in (strings and
+    wide decimals are mapped to that column's order-preserving codes per batch); ``is_list``
+    marks a sorted IN list."""
+
+    value: object
+    column: str | None
+    is_list: bool = False
+
+
+@dataclass(frozen=True)
+class Step:
+    op: str
+    args: tuple
+
+
+@dataclass(frozen=True)
+class Program:
+    slots: tuple[Slot, ...]
+    params: tuple[Param, ...]
+    flags: tuple[tuple[str, str], ...]  # (column, flag name)
+    steps: tuple[Step, ...]
+    notes: tuple[str, ...] = ()  # why leaves were weakened, for explain()
+    column_types: tuple[tuple[str, object], ...] = ()  # (column, Arrow type of its min/max)
+
+    @property
+    def always_true(self) -> bool:
+        """Nothing but an empty container can ever be pruned."""
+        root = self.steps[-1]
+        may_true = self.steps[root.args[0]]
+        return may_true == Step("const", (True,))
+
+    def shape(self) -> tuple:
+        """Everything that decides the kernel source: steps, slot stats, param kinds; not the
+        column names or literal values."""
+        cols = {s.column for s in self.slots}
+        index = {c: i for i, c in enumerate(sorted(cols, key=lambda c: (c is None, c or "")))}
+        return (
+            tuple((index[s.column], s.stat) for s in self.slots),
+            tuple(p.is_list for p in self.params),
+            len(self.flags),
+            self.steps,
+        )
+
+
+@dataclass
+class ProgramBuilder:
+    slots: list[Slot] = field(default_factory=list)
+    params: list[Param] = field(default_factory=list)
+    flags: list[tuple[str, str]] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    column_types: dict = field(default_factory=dict)
+    _index: dict = field(default_factory=dict)
+
+    # ---- leaves ------------------------------------------------------------------------
+    def _add(self, op: str, *args) -> int:
+        step = Step(op, args)
+        found = self._index.get(step)
+        if found is None:
+            found = len(self.steps)
+            self.steps.append(step)
+            self._index[step] = found
+        return found
+
+    def _intern(self, table: list, item) -> int:
+        for i, existing in enumerate(table):
+            if existing == item and type(existing) is type(item):
+                return i
+        table.append(item)
+        return len(table) - 1
+
+    def slot(self, column: str | None, stat: str) -> int:
+        return self._intern(self.slots, Slot(column, stat))
+
+    def load(self, slot: int) -> int:
+        return self._add("load", slot)
+
+    def valid(self, slot: int) -> int:
+        return self._add("valid", slot)
+
+    def param(self, value: object, column: str | None, is_list: bool = False) -> int:
+        key = Param(tuple(value) if is_list else value, column, is_list)
+        # NaN != NaN: intern by repr so equal literals share one argument.
+        for i, p in enumerate(self.params):
+            if (p.column, p.is_list, repr(p.value), type(p.value)) == (
+                    key.column, key.is_list, repr(key.value), type(key.value)):
+                return self._add("param", i)
+        self.params.append(key)
+        return self._add("param", len(self.params) - 1)
+
+    def flag(self, column: str, name: str) -> int:
+        return self._add("flag", self._intern(self.flags, (column, name)))
+
+    def const(self, value: bool | int) -> int:
+        return self._add("const", value)
+
+    def is_const(self, step: int, value: bool) -> bool:
+        return self.steps[step] == Step("const", (value,))
+
+    # ---- boolean algebra, folding constants ------------------------------------------------
+    def and_(self, *xs: int) -> int:
+        if any(self.is_const(x, False) for x in xs):
+            return self.const(False)
+        xs = tuple(dict.fromkeys(x for x in xs if not self.is_const(x, True)))
+        if not xs:
+            return self.const(True)
+        return xs[0] if len(xs) == 1 else self._add("and", *sorted(xs))
+
+    def or_(self, *xs: int) -> int:
+        if any(self.is_const(x, True) for x in xs):
+            return self.const(True)
+        xs = tuple(dict.fromkeys(x for x in xs if not self.is_const(x, False)))
+        if not xs:
+            return self.const(False)
+        return xs[0] if len(xs) == 1 else self._add("or", *sorted(xs))
+
+    def not_(self, x: int) -> int:
+        step = self.steps[x]
+        if step.op == "const":
+            return self.const(not step.args[0])
+        if step.op == "not":
+            return step.args[0]
+        return self._add("not", x)
+
+    # ---- arithmetic and comparisons ------------------------------------------------------
+    def cmp(self, op: str, a: int, b: int) -> int:
+        return self._add(op, a, b)
+
+    def lt(self, a: int, b: int) -> int:
+        return self._add("lt", a, b)
+
+    def le(self, a: int, b: int) -> int:
+        return self._add("le", a, b)
+
+    def gt(self, a: int, b: int) -> int:
+        return self._add("gt", a, b)
+
+    def ge(self, a: int, b: int) -> int:
+        return self._add("ge", a, b)
+
+    def eq(self, a: int, b: int) -> int:
+        return self._add("eq", a, b)
+
+    def op(self, name: str, *args) -> int:
+        assert name in ALL_OPS, name
+        return self._add(name, *args)
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def build(self, root: int) -> Program:
+        """Freeze, keeping only what the root needs, renumbered in order."""
+        needed = {root}
+        for i in range(root, -1, -1):
+            if i in needed and self.steps[i].op not in LEAF_OPS:
+                needed.update(self.steps[i].args)
+        order = sorted(needed)
+        renumber = {old: new for new, old in enumerate(order)}
+        tables = {"load": self.slots, "valid": self.slots, "param": self.params,
+                  "flag": self.flags}
+        kept: dict[str, dict[int, int]] = {"load": {}, "param": {}, "flag": {}}
+        for old in order:  # table entries in first-use order
+            s = self.steps[old]
+            if s.op in tables:
+                group = kept["load" if s.op == "valid" else s.op]
+                group.setdefault(s.args[0], len(group))
+        steps = []
+        for old in order:
+            s = self.steps[old]
+            if s.op in tables:
+                steps.append(Step(s.op, (kept["load" if s.op == "valid" else s.op][s.args[0]],)))
+            elif s.op == "const":
+                steps.append(s)
+            else:
+                steps.append(Step(s.op, tuple(renumber[a] for a in s.args)))
+
+        def pick(table: list, group: dict[int, int]) -> tuple:
+            return tuple(table[old] for old, _ in sorted(group.items(), key=lambda kv: kv[1]))
+
+        slots = pick(self.slots, kept["load"])
+        used = {s.column for s in slots}
+        types = tuple((c, t) for c, t in self.column_types.items() if c in used)
+        return Program(slots, pick(self.params, kept["param"]), pick(self.flags, kept["flag"]),
+                       tuple(steps), tuple(self.notes), types)

@@ -1,0 +1,145 @@
+"""Spark SQL text for a predicate tree (for ``explain()``, error messages and round-trip tests).
+
+>>> from .nodes import col, lit
+>>> to_sql(col("it's") == lit("a'b\\\\c"))
+"`it's` = 'a\\\\'b\\\\\\\\c'"
+>>> to_sql((col("x") > 1) | ~(col("y").between(2, 3)))
+'x > 1 OR NOT y BETWEEN 2 AND 3'
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import math
+import re
+
+import pyarrow as pa
+
+from . import nodes as n
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_RESERVED = {"and", "or", "not", "null", "true", "false", "is", "in", "like", "between", "case"}
+
+# Binding strength: a child binding more loosely than its parent gets parentheses.
+_PRECEDENCE = {n.Or: 1, n.And: 2, n.Not: 3}
+_ATOM = 9
+
+
+def quote_identifier(name: str) -> str:
+    """Backtick-quote a column name unless it is a plain identifier.
+
+    >>> quote_identifier("x"), quote_identifier("a b"), quote_identifier("a`b")
+    ('x', '`a b`', '`a``b`')
+    """
+    if _PLAIN.match(name) and name.lower() not in _RESERVED:
+        return name
+    return "`" + name.replace("`", "``") + "`"
+
+
+def literal_sql(value: object, type: pa.DataType | None = None) -> str:
+    """SQL spelling of a Python literal value.
+
+    >>> literal_sql(None), literal_sql(True), literal_sql(2.5), literal_sql(b"\\x00\\xff")
+    ('NULL', 'TRUE', 'CAST(2.5 AS DOUBLE)', "X'00FF'")
+    """
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "CAST('NaN' AS DOUBLE)"
+        if math.isinf(value):
+            return "CAST('%sInfinity' AS DOUBLE)" % ("-" if value < 0 else "")
+        return f"CAST({value!r} AS DOUBLE)"
+    if isinstance(value, decimal.Decimal):
+        return str(value) if value.is_finite() else f"CAST('{value}' AS DOUBLE)"
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(value, bytes):
+        return "X'" + value.hex().upper() + "'"
+    if isinstance(value, dt.datetime):
+        kind = "TIMESTAMP" if value.tzinfo is not None else "TIMESTAMP_NTZ"
+        text = value.astimezone(dt.timezone.utc).replace(tzinfo=None) if value.tzinfo else value
+        return f"{kind} '{text.isoformat(sep=' ')}'"
+    if isinstance(value, dt.date):
+        return f"DATE '{value.isoformat()}'"
+    raise TypeError(f"cannot render literal {value!r}")
+
+
+def type_sql(t: pa.DataType) -> str:
+    """Spark SQL name of an Arrow type, for CAST.
+
+    >>> type_sql(pa.decimal128(10, 2)), type_sql(pa.timestamp("us", tz="UTC"))
+    ('DECIMAL(10, 2)', 'TIMESTAMP')
+    """
+    if pa.types.is_decimal(t):
+        return f"DECIMAL({t.precision}, {t.scale})"
+    if pa.types.is_timestamp(t):
+        return "TIMESTAMP" if t.tz else "TIMESTAMP_NTZ"
+    names = {
+        pa.int8(): "TINYINT", pa.int16(): "SMALLINT", pa.int32(): "INT", pa.int64(): "BIGINT",
+        pa.float32(): "FLOAT", pa.float64(): "DOUBLE", pa.bool_(): "BOOLEAN", pa.string(): "STRING",
+        pa.large_string(): "STRING", pa.binary(): "BINARY", pa.date32(): "DATE",
+        pa.date64(): "DATE",
+    }
+    return names.get(t, str(t).upper())
+
+
+def to_sql(root: n.Node) -> str:
+    """Render a tree as Spark SQL, iteratively (deep trees are fine)."""
+
+    def wrap(child_text: str, child: n.Node, parent_prec: int) -> str:
+        prec = _PRECEDENCE.get(type(child), _ATOM if not _is_predicate(child) else 4)
+        return f"({child_text})" if prec < parent_prec else child_text
+
+    def render(node: n.Node, kids: tuple[str, ...]) -> str:
+        c = node.children()
+        if isinstance(node, n.Column):
+            return quote_identifier(node.name)
+        if isinstance(node, n.Literal):
+            return literal_sql(node.value, node.type)
+        if isinstance(node, (n.And, n.Or)):
+            word = " AND " if isinstance(node, n.And) else " OR "
+            p = _PRECEDENCE[type(node)]
+            return word.join(wrap(k, ch, p + 1 if isinstance(ch, type(node)) else p)
+                             for k, ch in zip(kids, c))
+        if isinstance(node, n.Not):
+            return "NOT " + wrap(kids[0], c[0], 4)
+        if isinstance(node, n.Compare):
+            return f"{wrap(kids[0], c[0], 5)} {node.op.value} {wrap(kids[1], c[1], 5)}"
+        if isinstance(node, n.IsNull):
+            return f"{wrap(kids[0], c[0], 5)} IS NULL"
+        if isinstance(node, n.IsBool):
+            return f"{wrap(kids[0], c[0], 5)} IS {'TRUE' if node.value else 'FALSE'}"
+        if isinstance(node, n.DistinctFrom):
+            return f"{wrap(kids[0], c[0], 5)} IS DISTINCT FROM {wrap(kids[1], c[1], 5)}"
+        if isinstance(node, n.In):
+            return f"{wrap(kids[0], c[0], 5)} IN ({', '.join(kids[1:])})"
+        if isinstance(node, n.Between):
+            return f"{wrap(kids[0], c[0], 5)} BETWEEN {kids[1]} AND {kids[2]}"
+        if isinstance(node, n.Like):
+            esc = "" if node.escape == "\\" else f" ESCAPE {literal_sql(node.escape)}"
+            return f"{wrap(kids[0], c[0], 5)} LIKE {literal_sql(node.pattern)}{esc}"
+        if isinstance(node, n.StartsWith):
+            return f"startswith({kids[0]}, {kids[1]})"
+        if isinstance(node, n.IsNan):
+            return f"isnan({kids[0]})"
+        if isinstance(node, n.Cast):
+            return f"{'TRY_CAST' if node.safe else 'CAST'}({kids[0]} AS {type_sql(node.to)})"
+        if isinstance(node, n.Neg):
+            return f"-{wrap(kids[0], c[0], _ATOM)}"
+        if isinstance(node, n.Func):
+            return f"{node.name}({', '.join(kids)})"
+        raise TypeError(f"cannot render {type(node).__name__}")
+
+    return n.fold(root, render)
+
+
+def _is_predicate(node: n.Node) -> bool:
+    return isinstance(
+        node, (n.Compare, n.IsNull, n.IsBool, n.DistinctFrom, n.In, n.Between, n.Like)
+    )

@@ -1,0 +1,200 @@
+"""Rewrite a bound predicate into a statistics program (SEMANTICS.md §3).
+
+Outcomes
+--------
+For every container the program computes three bits for each node of the predicate: *may be
+TRUE*, *may be FALSE*, *may be NULL* for some row of the container. Then
+
+=========== ===== ==================================== ============================
+outcome     value when                                 use
+=========== ===== ==================================== ============================
+NONE_MATCH  0     not may-TRUE, or ``row_count == 0``  skip the container
+MAYBE_MATCH 1     otherwise                            read it and filter
+ALL_MATCH   2     neither may-FALSE nor may-NULL       read it without the filter
+=========== ===== ==================================== ============================
+
+Leaves set the bits from statistics (an unknown statistic reads "maybe"); ``NOT`` swaps TRUE and
+FALSE; ``AND``/``OR`` follow three-valued logic over the possible values:
+
+- ``AND``: TRUE iff all may be TRUE; FALSE iff any may be FALSE; NULL iff any may be NULL and
+  every child may be TRUE or NULL. ``OR`` is the mirror image.
+
+Leaf rules (``hn``: some row may be non-NULL; ``nulls``: some row may be NULL; ``nan``: some row
+may be NaN; a bound that is unknown is "anything"):
+
+=================== ============================ ================================= ==========
+predicate           may be TRUE (and ``hn``)      may be FALSE (and ``hn``)          may be NULL
+=================== ============================ ================================= ==========
+``x < c``           ``min < c``                  ``max >= c`` or ``nan``            ``nulls``
+``x > c``           ``max > c`` or ``nan``       ``min <= c``                       ``nulls``
+``x = c``           ``min <= c <= max``          not (``min = max = c``, exact)     ``nulls``
+                                                 or ``nan``
+``x IS NULL``       ``nulls`` (no ``hn``)         ``hn``                              never
+``x IN (..)``       a listed value in [min, max] values not all listed              ``nulls``
+``s LIKE 'p%'``     [min, max] meets [p, p+1)    not [min, max] within [p, p+1)     ``nulls``
+``a < b``           ``min(a) < max(b)``          ``max(a) >= min(b)``               either
+=================== ============================ ================================= ==========
+
+Worked example, ``x = 5`` (DataFusion's containers A, B, C, with 10 rows and no NULLs):
+
+>>> import pyarrow as pa
+>>> from .bind import bind
+>>> from .sql import parse
+>>> program = rewrite(bind(parse("x = 5"), pa.schema([("x", pa.int64())])))
+>>> program.always_true, [s.stat for s in program.slots]
+(False, ['row_count', 'null_count', 'min', 'max', 'min_exact', 'max_exact'])
+
+A: [0, 4] is NONE_MATCH (``min <= 5 <= max`` fails); B: [2, 10] MAYBE_MATCH; C: [5, 8]
+MAYBE_MATCH; a container [5, 5] with exact bounds and no NULLs is ALL_MATCH (tested).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import bound as b
+from .leaves import LEAF_RULES, Bits
+from .program import Program, ProgramBuilder
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Per-container facts about one (possibly converted) column, as step indices."""
+
+    hn: int  # some row may be non-NULL
+    nulls: int  # some row may be NULL
+    lo: int
+    lo_ok: int  # min is known and usable
+    hi: int
+    hi_ok: int
+    lo_exact: int
+    hi_exact: int
+    nan: int  # some row may be NaN
+    not_nan: int  # some non-NULL row may be a number
+
+
+class Rewriter:
+    """Turns one bound predicate into a program; facts are derived once per column."""
+
+    def __init__(self) -> None:
+        self.p = ProgramBuilder()
+        self._facts: dict[b.BColumn, Facts] = {}
+        rows = self.p.slot(None, "row_count")
+        rc, rv = self.p.load(rows), self.p.valid(rows)
+        zero = self.p.const(0)
+        self.rows, self.rows_ok = rc, self.p.and_(rv, self.p.ge(rc, zero))
+        self.empty = self.p.and_(self.rows_ok, self.p.eq(rc, zero))
+
+    # ---- facts about a column ----------------------------------------------------------
+    def facts(self, col: b.BColumn) -> Facts:
+        found = self._facts.get(col)
+        if found is None:
+            found = self._facts[col] = self._derive(col)
+        return found
+
+    def _derive(self, col: b.BColumn) -> Facts:
+        p, name = self.p, col.name
+        p.column_types[name] = col.stats_type
+        zero = p.const(0)
+        nc_slot = p.slot(name, "null_count")
+        nc, nc_v = p.load(nc_slot), p.valid(nc_slot)
+        # A null count is unknown when missing, negative or above the row count (SEMANTICS §1).
+        nulls_ok = p.and_(nc_v, p.ge(nc, zero), p.or_(p.not_(self.rows_ok), p.le(nc, self.rows)))
+        nulls = p.or_(p.not_(nulls_ok), p.gt(nc, zero))
+        hn = p.not_(p.and_(nulls_ok, self.rows_ok, p.eq(nc, self.rows)))
+
+        lo_slot, hi_slot = p.slot(name, "min"), p.slot(name, "max")
+        lo, hi = p.load(lo_slot), p.load(hi_slot)
+        lo_v, hi_v = p.valid(lo_slot), p.valid(hi_slot)
+        # min > max makes both unknown (SEMANTICS §1); compare before any conversion.
+        ordered = p.not_(p.and_(lo_v, hi_v, p.gt(lo, hi)))
+        lo_ok, hi_ok = p.and_(lo_v, ordered), p.and_(hi_v, ordered)
+        nan, not_nan = p.const(False), p.const(True)
+        if col.domain == "float" and not col.convert:
+            lo_ok = p.and_(lo_ok, p.not_(p.op("isnan", lo)))
+            hi_ok = p.and_(hi_ok, p.not_(p.op("isnan", hi)))
+            nan_slot = p.slot(name, "nan_count")
+            nan_n, nan_v = p.load(nan_slot), p.valid(nan_slot)
+            no_nan = p.or_(p.and_(nan_v, p.eq(nan_n, zero)), p.flag(name, "no_nan"))
+            # Bounds that include NaN (Spark, Delta) prove "no NaN" by a numeric max (§4).
+            proven = p.and_(p.flag(name, "nan_in_bounds"), hi_ok)
+            nan = p.not_(p.or_(no_nan, proven))
+            all_nan = p.and_(nan_v, nulls_ok, self.rows_ok,
+                             p.eq(p.op("add", nan_n, nc), self.rows))
+            not_nan = p.not_(all_nan)
+        x_slots = p.slot(name, "min_exact"), p.slot(name, "max_exact")
+        lo_x = p.and_(p.valid(x_slots[0]), p.load(x_slots[0]))
+        hi_x = p.and_(p.valid(x_slots[1]), p.load(x_slots[1]))
+        for kind, *args in [col.convert] if col.convert else []:
+            if kind == "tofloat":
+                lo, hi = p.op("tofloat", lo), p.op("tofloat", hi)
+            elif kind == "floordiv":
+                k = p.const(args[0])
+                lo, hi = p.op("floordiv", lo, k), p.op("floordiv", hi, k)
+        return Facts(hn, nulls, lo, lo_ok, hi, hi_ok, lo_x, hi_x, nan, not_nan)
+
+    # ---- nodes -------------------------------------------------------------------------
+    def bits(self, node: object) -> Bits:
+        # Post-order over combinators with an explicit stack (10,000-deep trees).
+        done: dict[int, Bits] = {}
+        stack: list[tuple[object, bool]] = [(node, False)]
+        while stack:
+            x, expanded = stack.pop()
+            if id(x) in done:
+                continue
+            kids = _kids(x)
+            if kids and not expanded:
+                stack.append((x, True))
+                stack.extend((k, False) for k in kids)
+                continue
+            done[id(x)] = self._combine(x, [done[id(k)] for k in kids]) if kids else \
+                LEAF_RULES[type(x)](self, x)
+        return done[id(node)]
+
+    def _combine(self, x: object, kids: list[Bits]) -> Bits:
+        p = self.p
+        if isinstance(x, b.BNot):
+            k = kids[0]
+            return Bits(k.false, k.true, k.null)
+        if isinstance(x, b.BAnd):
+            return Bits(p.and_(*(k.true for k in kids)), p.or_(*(k.false for k in kids)),
+                        p.and_(p.or_(*(k.null for k in kids)),
+                               *(p.or_(k.true, k.null) for k in kids)))
+        if isinstance(x, b.BOr):
+            return Bits(p.or_(*(k.true for k in kids)), p.and_(*(k.false for k in kids)),
+                        p.and_(p.or_(*(k.null for k in kids)),
+                               *(p.or_(k.false, k.null) for k in kids)))
+        if isinstance(x, b.BIsBool):
+            k = kids[0]
+            yes, no = (k.true, k.false) if x.value else (k.false, k.true)
+            return Bits(yes, p.or_(no, k.null), p.const(False))
+        if isinstance(x, b.Widen):
+            k, g = kids[0], kids[1].true
+            return Bits(p.or_(k.true, g), p.or_(k.false, g), p.or_(k.null, g))
+        raise TypeError(type(x).__name__)
+
+    def _on_values(self, f: Facts, true: int, false: int, nulls: int | None = None) -> Bits:
+        """Bits of a comparison-like leaf: TRUE/FALSE need a non-NULL row, NULL rows give NULL."""
+        p = self.p
+        return Bits(p.and_(f.hn, true), p.and_(f.hn, false), f.nulls if nulls is None else nulls)
+
+    def program(self, root: object) -> Program:
+        bits = self.bits(root)
+        outcome = self.p.op("outcome", bits.true, bits.false, bits.null, self.empty)
+        return self.p.build(outcome)
+
+
+def _kids(x: object) -> tuple:
+    if isinstance(x, (b.BAnd, b.BOr)):
+        return x.args
+    if isinstance(x, (b.BNot, b.BIsBool)):
+        return (x.arg,)
+    if isinstance(x, b.Widen):
+        return (x.arg, x.guard)
+    return ()
+
+
+def rewrite(bound: object) -> Program:
+    """The statistics program of a bound predicate."""
+    return Rewriter().program(bound)
+

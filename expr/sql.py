@@ -1,0 +1,248 @@
+"""SQL text to a predicate tree, through sqlglot's Spark dialect. The only module that imports
+sqlglot: it converts at the boundary and turns sqlglot's parse errors into ours, with position.
+
+>>> parse("x > 5 AND s LIKE 'ab%'").sql()
+"x > 5 AND s LIKE 'ab%'"
+>>> parse("d >= DATE '1994-01-01' AND x <=> NULL").sql()
+"d >= DATE '1994-01-01' AND NOT x IS DISTINCT FROM NULL"
+>>> parse("x > 5 AND")
+Traceback (most recent call last):
+...
+prunekit.expr.errors.SqlSyntaxError: malformed SQL in predicate: ... (line 1, column 9)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import math
+
+import pyarrow as pa
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+from . import nodes as n
+from .errors import SqlSyntaxError, TypeMismatchError
+
+_COMPARE = {exp.EQ: n.Op.EQ, exp.NEQ: n.Op.NE, exp.LT: n.Op.LT, exp.LTE: n.Op.LE,
+            exp.GT: n.Op.GT, exp.GTE: n.Op.GE}
+
+_TYPES = {
+    "TINYINT": pa.int8(), "SMALLINT": pa.int16(), "INT": pa.int32(), "BIGINT": pa.int64(),
+    "UTINYINT": pa.uint8(), "USMALLINT": pa.uint16(), "UINT": pa.uint32(),
+    "UBIGINT": pa.uint64(), "FLOAT": pa.float32(), "DOUBLE": pa.float64(),
+    "BOOLEAN": pa.bool_(), "TEXT": pa.string(), "VARCHAR": pa.string(), "CHAR": pa.string(),
+    "BINARY": pa.binary(), "VARBINARY": pa.binary(), "DATE": pa.date32(),
+    "TIMESTAMP": pa.timestamp("us", tz="UTC"), "TIMESTAMPTZ": pa.timestamp("us", tz="UTC"),
+    "TIMESTAMPLTZ": pa.timestamp("us", tz="UTC"), "TIMESTAMPNTZ": pa.timestamp("us"),
+}
+
+# sqlglot nodes that are never part of a boolean predicate: a parse that yields them means the
+# text was not one expression (``x > 1 garbage`` parses as an alias).
+_NOT_AN_EXPRESSION = (exp.Alias, exp.Query, exp.Star, exp.Command, exp.Create, exp.Insert)
+
+
+def parse(text: str) -> n.Node:
+    """Parse one Spark SQL boolean expression into a predicate tree."""
+    if not isinstance(text, str):
+        raise TypeError(f"predicate must be SQL text or an expression, got {type(text).__name__}")
+    if not text.strip():
+        raise SqlSyntaxError("empty predicate", 1, 1)
+    try:
+        tree = sqlglot.parse_one(text, read="spark")
+    except (ParseError, TokenError) as e:
+        raise _syntax_error(e, text) from None
+    if isinstance(tree, _NOT_AN_EXPRESSION) or tree is None:
+        raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
+    return _convert(tree)
+
+
+def _syntax_error(e: Exception, text: str) -> SqlSyntaxError:
+    errors = getattr(e, "errors", None) or [{}]
+    first = errors[0]
+    desc = first.get("description") or str(e).splitlines()[0]
+    return SqlSyntaxError(f"malformed SQL in predicate: {desc}", first.get("line", 1),
+                          first.get("col", 1))
+
+
+def _sub_expressions(e: exp.Expression) -> list[exp.Expression]:
+    """The children of ``e`` that are converted before ``e`` itself."""
+    if isinstance(e, (exp.Column, exp.Literal, exp.Null, exp.Boolean, exp.HexString)):
+        return []
+    if isinstance(e, (exp.Cast, exp.TryCast)) and isinstance(e.this, (exp.Literal, exp.Neg)):
+        return []
+    if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal):
+        return []
+    if isinstance(e, (exp.Like, exp.Escape)):
+        return [e.this] if isinstance(e, exp.Like) else [e.this.this]
+    if isinstance(e, exp.In):
+        return [e.this, *e.expressions]
+    if isinstance(e, exp.Between):
+        return [e.this, e.args["low"], e.args["high"]]
+    return [v for v in e.iter_expressions() if not isinstance(v, exp.DataType)]
+
+
+def _convert(root: exp.Expression) -> n.Node:
+    # Post-order with an explicit stack: deep AND/OR chains must not recurse.
+    results: list[n.Node] = []
+    stack: list[tuple[exp.Expression, bool]] = [(root, False)]
+    while stack:
+        e, expanded = stack.pop()
+        subs = _sub_expressions(e)
+        if subs and not expanded:
+            stack.append((e, True))
+            stack.extend((s, False) for s in reversed(subs))
+            continue
+        kids = tuple(results[len(results) - len(subs):]) if subs else ()
+        if subs:
+            del results[len(results) - len(subs):]
+        results.append(_build(e, kids))
+    return results[0]
+
+
+def _build(e: exp.Expression, kids: tuple[n.Node, ...]) -> n.Node:
+    if isinstance(e, _NOT_AN_EXPRESSION):
+        raise SqlSyntaxError(f"unexpected {e.key} in predicate: {e.sql(dialect='spark')!r}")
+    if isinstance(e, exp.Paren):
+        return kids[0]
+    if isinstance(e, exp.Column):
+        return n.Column(".".join(p.name for p in e.parts))
+    if isinstance(e, (exp.Literal, exp.Null, exp.Boolean, exp.HexString, exp.Neg)) and not kids:
+        return n.Literal(_literal_value(e))
+    if isinstance(e, (exp.Cast, exp.TryCast)):
+        to = _arrow_type(e.to)
+        if not kids:  # a typed literal: DATE '...', CAST('NaN' AS DOUBLE), 5L
+            return n.Literal(_cast_literal(_literal_value(e.this), to, e), to)
+        if to is None:
+            return n.Func("cast", kids)
+        return n.Cast(kids[0], to, safe=isinstance(e, exp.TryCast))
+    if type(e) in _COMPARE:
+        return n.Compare(_COMPARE[type(e)], kids[0], kids[1])
+    if isinstance(e, exp.And):
+        return n.and_(*kids)
+    if isinstance(e, exp.Or):
+        return n.or_(*kids)
+    if isinstance(e, exp.Not):
+        return n.Not(kids[0])
+    if isinstance(e, exp.Is):
+        target = e.expression
+        if isinstance(target, exp.Null):
+            return n.IsNull(kids[0])
+        if isinstance(target, exp.Boolean):
+            return n.IsBool(kids[0], bool(target.this))
+        return n.Func("is", kids)
+    if isinstance(e, exp.NullSafeNEQ):
+        return n.DistinctFrom(kids[0], kids[1])
+    if isinstance(e, exp.NullSafeEQ):
+        return n.Not(n.DistinctFrom(kids[0], kids[1]))
+    if isinstance(e, exp.In):
+        if e.args.get("query") or e.args.get("unnest") or e.args.get("field"):
+            return n.Func("in_subquery", kids[:1])
+        return n.In(kids[0], kids[1:])
+    if isinstance(e, exp.Between):
+        return n.Between(*kids)
+    if isinstance(e, (exp.Like, exp.Escape)):
+        like = e if isinstance(e, exp.Like) else e.this
+        escape = "\\"
+        if isinstance(e, exp.Escape):
+            escape = _literal_value(e.expression)
+        pattern = like.expression
+        if isinstance(like, exp.Like) and isinstance(pattern, exp.Literal) and pattern.is_string:
+            if not isinstance(escape, str) or len(escape) != 1:
+                raise SqlSyntaxError(f"LIKE escape must be one character, got {escape!r}")
+            return n.Like(kids[0], pattern.this, escape)
+        return n.Func("like", kids)
+    if isinstance(e, exp.StartsWith):
+        return n.StartsWith(kids[0], kids[1])
+    if isinstance(e, exp.IsNan):
+        return n.IsNan(kids[0])
+    if isinstance(e, exp.Neg):
+        return n.Neg(kids[0])
+    if isinstance(e, exp.Concat) and all(isinstance(k, n.Literal) for k in kids):
+        if all(isinstance(k.value, str) for k in kids):  # 'a''b' arrives as a concatenation
+            return n.Literal("".join(k.value for k in kids))
+    if isinstance(e, exp.Anonymous):
+        return n.Func(str(e.this).lower(), kids)
+    # Anything else is accepted and weakens only its own leaf (SEMANTICS.md §5).
+    return n.Func(e.key, kids)
+
+
+def _literal_value(e: exp.Expression) -> object:
+    if isinstance(e, exp.Null):
+        return None
+    if isinstance(e, exp.Boolean):
+        return bool(e.this)
+    if isinstance(e, exp.HexString):
+        text = e.this
+        return bytes.fromhex(text if len(text) % 2 == 0 else "0" + text)
+    if isinstance(e, exp.Neg):
+        value = _literal_value(e.this)
+        if isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool):
+            return -value
+        raise TypeMismatchError(f"cannot negate {value!r}")
+    if isinstance(e, exp.Literal):
+        if e.is_string:
+            return e.this
+        return _number(e.this)
+    raise SqlSyntaxError(f"expected a literal, got {e.sql(dialect='spark')!r}")
+
+
+def _number(text: str) -> int | float | decimal.Decimal:
+    """Spark's literal rules: ``1e3`` is DOUBLE, ``5.5`` is DECIMAL (exact), ``5`` integral."""
+    if "e" in text.lower():
+        return float(text)
+    if "." in text:
+        return decimal.Decimal(text)
+    return int(text)
+
+
+def _arrow_type(t: exp.DataType) -> pa.DataType | None:
+    name = t.this.name if hasattr(t.this, "name") else str(t.this)
+    if name == "DECIMAL":
+        params = [int(p.name) for p in t.expressions]
+        precision, scale = (params + [10, 0])[:2] if params else (10, 0)
+        return pa.decimal128(precision, scale) if 0 < precision <= 38 else None
+    return _TYPES.get(name)
+
+
+def _cast_literal(value: object, to: pa.DataType | None, e: exp.Expression) -> object:
+    """Evaluate ``CAST(literal AS type)`` now, exactly; refuse what Spark would reject."""
+    if to is None or value is None:
+        return value
+    try:
+        if pa.types.is_floating(to):
+            return float(value)
+        if pa.types.is_decimal(to):
+            return decimal.Decimal(str(value)) if not isinstance(value, float) else \
+                decimal.Decimal(value)
+        if pa.types.is_integer(to):
+            if isinstance(value, str):
+                value = decimal.Decimal(value.strip())
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(value)
+            return int(value)
+        if pa.types.is_date(to):
+            if isinstance(value, str):
+                return dt.date.fromisoformat(value.strip()[:10])
+        if pa.types.is_timestamp(to):
+            if isinstance(value, str):
+                return _timestamp(value.strip(), naive=to.tz is None)
+        if pa.types.is_string(to):
+            return str(value)
+        if pa.types.is_boolean(to):
+            if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+                return value.strip().lower() == "true"
+            return bool(value)
+    except (ValueError, ArithmeticError) as exc:
+        raise TypeMismatchError(f"cannot cast literal {e.sql(dialect='spark')}: {exc}") from None
+    return value
+
+
+def _timestamp(text: str, naive: bool) -> dt.datetime:
+    """A timestamp literal. Without an offset it is read as UTC (TIMESTAMP) or wall-clock time
+    (TIMESTAMP_NTZ); prunekit has no session time zone."""
+    value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if naive:
+        return value.replace(tzinfo=None)
+    return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)

@@ -1,0 +1,1 @@
+"""Statistics programs compiled into Numba kernels and evaluated over Arrow statistics."""

@@ -1,0 +1,237 @@
+"""From one Arrow record batch of statistics to the arrays a kernel reads.
+
+Numeric statistics are wrapped without copying: the values buffer becomes a NumPy view and the
+validity bitmap is passed as bytes plus a bit offset (sliced arrays keep their offset). Strings,
+binary and decimals wider than 18 digits are ranked into order-preserving int64 codes, together
+with the literals compared with them, once per batch and outside the hot loop (pyarrow's
+``rank``, which orders binary data by bytes, i.e. UTF-8 binary collation).
+
+>>> import pyarrow as pa
+>>> arr = pa.array([5, None, 7], pa.int64()).slice(1)
+>>> s = slot_data(arr)
+>>> s.values.tolist(), s.bit_offset, s.layout
+([0, 7], 2, ('masked', False))
+"""
+
+from __future__ import annotations
+
+import decimal
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from prunekit.expr.bind import domain_of
+from prunekit.expr.errors import StatisticsError
+from prunekit.expr.literals import _is_stringlike
+from prunekit.expr.program import Program
+
+# A statistic that is not there at all reads as unknown, except exactness flags, which default
+# to exact (SEMANTICS.md §1: "default: exact").
+DEFAULTS = {"min_exact": True, "max_exact": True}
+
+
+@dataclass
+class SlotData:
+    """One statistic for the kernel. ``layout`` is what the kernel source depends on."""
+
+    values: np.ndarray | None  # None: absent (every entry unknown)
+    bitmap: np.ndarray | None  # None: every entry valid
+    bit_offset: int = 0
+    bits: bool = False  # values are a bitmap (booleans), read at bit_offset
+
+    @property
+    def layout(self) -> tuple:
+        if self.values is None:
+            return ("absent", False)
+        return ("masked" if self.bitmap is not None else "dense", self.bits)
+
+    def valid_mask(self, n: int) -> np.ndarray:
+        """Validity as a bool array (for the NumPy interpreter)."""
+        if self.values is None:
+            return np.zeros(n, bool)
+        if self.bitmap is None:
+            return np.ones(n, bool)
+        return _unpack(self.bitmap, self.bit_offset, n)
+
+    def value_array(self, n: int) -> np.ndarray:
+        if self.values is None:
+            return np.zeros(n, np.int64)
+        if self.bits:
+            return _unpack(self.values, self.bit_offset, n).astype(np.int64)
+        return self.values
+
+
+def _unpack(bitmap: np.ndarray, offset: int, n: int) -> np.ndarray:
+    return np.unpackbits(bitmap, bitorder="little")[offset: offset + n].astype(bool)
+
+
+_ABSENT = SlotData(None, None)
+
+
+def slot_data(arr: pa.Array | None) -> SlotData:
+    """Wrap one Arrow array (already holding its parent's nulls) without copying values."""
+    if arr is None or pa.types.is_null(arr.type) or len(arr) == arr.null_count:
+        return _ABSENT
+    bufs = arr.buffers()
+    bitmap = None
+    if arr.null_count and bufs[0] is not None:
+        bitmap = np.frombuffer(bufs[0], np.uint8)
+    t, off, n = arr.type, arr.offset, len(arr)
+    if pa.types.is_boolean(t):
+        return SlotData(np.frombuffer(bufs[1], np.uint8), bitmap, off, bits=True)
+    if pa.types.is_decimal(t):
+        # The low 64 bits of a little-endian decimal128 are the value when |v| < 2**63
+        # (precision <= 18): a strided view, no copy.
+        words = np.frombuffer(bufs[1], "<i8")
+        return SlotData(words[2 * off: 2 * (off + n): 2], bitmap, off)
+    if pa.types.is_date32(t):
+        dtype = np.int32
+    elif pa.types.is_date64(t) or pa.types.is_timestamp(t):
+        dtype = np.int64
+    else:
+        dtype = np.dtype(t.to_pandas_dtype())
+    return SlotData(np.frombuffer(bufs[1], dtype)[off: off + n], bitmap, off)
+
+
+def compatible(stats_type: pa.DataType, expected: pa.DataType) -> bool:
+    """Whether statistics of ``stats_type`` can stand for a column of ``expected`` type."""
+    if stats_type == expected:
+        return True
+    if _is_stringlike(stats_type) and _is_stringlike(expected):
+        return True
+    if pa.types.is_integer(stats_type) and pa.types.is_integer(expected):
+        return pa.types.is_uint64(stats_type) == pa.types.is_uint64(expected)
+    return pa.types.is_floating(stats_type) and pa.types.is_floating(expected)
+
+
+@dataclass
+class Prepared:
+    n: int
+    slots: list[SlotData]
+    params: list  # NumPy scalars and sorted arrays
+    flags: list[bool]
+
+    @property
+    def layout(self) -> tuple:
+        return tuple(s.layout for s in self.slots)
+
+
+def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bool],
+            no_nan: frozenset[str]) -> Prepared:
+    """Everything one kernel call over ``batch`` needs."""
+    n = batch.num_rows
+    types = dict(program.column_types)
+    fields: dict[str, dict[str, pa.Array]] = {}
+    for name in types:
+        fields[name] = _struct_fields(batch, name, types[name])
+    codes = _rank_codes(program, fields, types)
+    slots = []
+    for s in program.slots:
+        if s.column is None:
+            idx = batch.schema.get_field_index("row_count")
+            slots.append(slot_data(batch.column(idx)) if idx >= 0 else _ABSENT)
+        elif (s.column, s.stat) in codes:
+            slots.append(codes[(s.column, s.stat)])
+        else:
+            slots.append(slot_data(fields[s.column].get(s.stat)))
+    params = [_param_value(i, p, types, codes) for i, p in enumerate(program.params)]
+    flags = [(col in no_nan) if name == "no_nan" else nan_in_bounds.get(col, False)
+             for col, name in program.flags]
+    return Prepared(n, slots, params, flags)
+
+
+def _struct_fields(batch: pa.RecordBatch, name: str, expected: pa.DataType) -> dict:
+    idx = batch.schema.get_field_index(name)
+    if idx < 0:
+        return {}  # no statistics for this column: every one unknown
+    column = batch.column(idx)
+    if not pa.types.is_struct(column.type):
+        raise StatisticsError(f"statistics column {name!r} must be a struct, got {column.type}")
+    children = column.flatten()  # children with the struct's own nulls folded in
+    out = {column.type.field(i).name: child for i, child in enumerate(children)}
+    for bound in ("min", "max"):
+        if bound in out and not pa.types.is_null(out[bound].type) and not compatible(
+                out[bound].type, expected):
+            raise StatisticsError(
+                f"statistics {name}.{bound} have type {out[bound].type}, but column {name!r} "
+                f"is {expected}")
+    return out
+
+
+def _rank_key(t: pa.DataType) -> str:
+    return "bytes" if _is_stringlike(t) else str(t)
+
+
+def _as_rankable(arr: pa.Array, key: str) -> pa.Array:
+    if key != "bytes":
+        return arr
+    if arr.type in (pa.string_view(), pa.binary_view()):
+        arr = arr.cast(pa.large_string() if arr.type == pa.string_view() else pa.large_binary())
+    return arr.cast(pa.large_binary())
+
+
+def _rank_codes(program: Program, fields: dict, types: dict) -> dict:
+    """Order-preserving int64 codes for every code-domain min/max and literal, per rank group."""
+    groups: dict[str, list] = {}
+    for name, t in types.items():
+        if domain_of(t) == "code":
+            groups.setdefault(_rank_key(t), []).append(name)
+    out: dict = {}
+    for key, names in groups.items():
+        parts, owners = [], []
+        for name in names:
+            for stat in ("min", "max"):
+                arr = fields[name].get(stat)
+                if arr is not None and not pa.types.is_null(arr.type):
+                    parts.append(_as_rankable(arr, key))
+                    owners.append((name, stat, arr))
+        literal_type = pa.large_binary() if key == "bytes" else types[names[0]]
+        literals = _group_literals(program, names, types)
+        parts.append(pa.array([v for _, v in literals], literal_type))
+        combined = pa.concat_arrays(
+            [p.cast(literal_type) if p.type != literal_type else p for p in parts])
+        ranks = pc.rank(combined, sort_keys="ascending", tiebreaker="dense")
+        codes = ranks.to_numpy().astype(np.int64)
+        start = 0
+        for name, stat, arr in owners:
+            base = slot_data(arr)
+            out[(name, stat)] = SlotData(codes[start: start + len(arr)] if base.values is not None
+                                         else None, base.bitmap, base.bit_offset)
+            start += len(arr)
+        for (param_index, _), code in zip(literals, codes[start:]):
+            out.setdefault(("param", param_index), []).append(code)
+    return out
+
+
+def _group_literals(program: Program, names: list[str], types: dict) -> list:
+    """(param index, Arrow-ready value) for every literal compared with these columns."""
+    out = []
+    for i, p in enumerate(program.params):
+        if p.column in names:
+            t = types[p.column]
+            values = p.value if p.is_list else (p.value,)
+            out.extend((i, _to_arrow_value(v, t)) for v in values)
+    return out
+
+
+def _to_arrow_value(v: object, t: pa.DataType) -> object:
+    if pa.types.is_decimal(t):  # domain values of decimals are unscaled integers
+        return decimal.Decimal(v).scaleb(-t.scale)
+    return v
+
+
+def _param_value(i: int, p, types: dict, codes: dict):
+    t = types.get(p.column)
+    if t is not None and domain_of(t) == "code":
+        values = np.asarray(codes.get(("param", i), []), np.int64)
+        return values if p.is_list else values[0]
+    values = np.asarray(p.value if p.is_list else [p.value])
+    if values.dtype.kind == "f":
+        values = values.astype(np.float64)
+    elif t is not None and domain_of(t) == "uint":
+        values = values.astype(np.uint64)
+    else:
+        values = values.astype(np.int64)
+    return values if p.is_list else values[0]

@@ -1,0 +1,113 @@
+"""One table for every program op: its kernel source spelling and its NumPy reference.
+
+The Numba emitter (``codegen.py``) uses the spelling; the NumPy interpreter (``interpret.py``)
+uses the reference; tests check the two agree op by op and program by program.
+
+Spellings hold only step names we invent (``s3``) and the helper names below; never user text.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+NONE_MATCH, MAYBE_MATCH, ALL_MATCH = 0, 1, 2
+
+
+# ---- helpers the generated kernels call (also usable from Python) ---------------------------
+@njit(cache=True, inline="always")
+def any_in(values, lo, lo_ok, hi, hi_ok):  # pragma: no cover - compiled
+    """Some element of the sorted ``values`` lies in [lo, hi] (an unknown end is open)."""
+    n = values.shape[0]
+    if n == 0:
+        return False
+    i = np.searchsorted(values, lo) if lo_ok else 0
+    if i >= n:
+        return False
+    return (not hi_ok) or values[i] <= hi
+
+
+@njit(cache=True, inline="always")
+def covers(values, lo, hi):  # pragma: no cover - compiled
+    """Every integer of [lo, hi] is in the sorted, distinct ``values``.
+
+    ``hi - lo`` may wrap for extreme int64 ranges; a wrapped difference is negative and so never
+    equals ``count - 1`` (count >= 1), which keeps the answer sound."""
+    i = np.searchsorted(values, lo)
+    j = np.searchsorted(values, hi, side="right")
+    count = j - i
+    return count > 0 and (hi - lo) == count - 1
+
+
+@njit(cache=True, inline="always")
+def outcome(may_true, may_false, may_null, empty):  # pragma: no cover - compiled
+    if empty or not may_true:
+        return NONE_MATCH
+    if not may_false and not may_null:
+        return ALL_MATCH
+    return MAYBE_MATCH
+
+
+# ---- NumPy references over whole arrays ----------------------------------------------------
+def _any_in_np(values, lo, lo_ok, hi, hi_ok):
+    n = len(values)
+    if n == 0:
+        return np.zeros(np.broadcast(lo, hi).shape, bool)
+    i = np.where(lo_ok, np.searchsorted(values, lo), 0)
+    inside = i < n
+    first = values[np.minimum(i, n - 1)]
+    return inside & (~np.asarray(hi_ok) | (first <= hi))
+
+
+def _covers_np(values, lo, hi):
+    i = np.searchsorted(values, lo)
+    j = np.searchsorted(values, hi, side="right")
+    count = (j - i).astype(np.int64)
+    with np.errstate(over="ignore"):
+        diff = hi - lo
+    return (count > 0) & (diff == (count - 1).astype(diff.dtype))
+
+
+def _outcome_np(t, f, n, empty):
+    out = np.where(~f & ~n, ALL_MATCH, MAYBE_MATCH).astype(np.int8)
+    out[~t | empty] = NONE_MATCH
+    return out
+
+
+def _nary(fn):
+    def apply(*xs):
+        acc = np.asarray(xs[0], bool)
+        for x in xs[1:]:
+            acc = fn(acc, x)
+        return acc
+
+    return apply
+
+
+def _floordiv(a, k):
+    return np.floor_divide(a, k)
+
+
+def _tofloat(a):
+    return np.asarray(a).astype(np.float64)
+
+
+# name -> (spelling with {0}, {1}, ... or a join rule, NumPy reference)
+OPS = {
+    "and": (" & ", _nary(np.logical_and)),
+    "or": (" | ", _nary(np.logical_or)),
+    "not": ("(not {0})", np.logical_not),
+    "lt": ("({0} < {1})", np.less),
+    "le": ("({0} <= {1})", np.less_equal),
+    "gt": ("({0} > {1})", np.greater),
+    "ge": ("({0} >= {1})", np.greater_equal),
+    "eq": ("({0} == {1})", np.equal),
+    "ne": ("({0} != {1})", np.not_equal),
+    "isnan": ("np.isnan({0})", np.isnan),
+    "add": ("({0} + {1})", np.add),
+    "tofloat": ("np.float64({0})", _tofloat),
+    "floordiv": ("({0} // {1})", _floordiv),
+    "any_in": ("any_in({0}, {1}, {2}, {3}, {4})", _any_in_np),
+    "covers": ("covers({0}, {1}, {2})", _covers_np),
+    "outcome": ("outcome({0}, {1}, {2}, {3})", _outcome_np),
+}

@@ -1,0 +1,1 @@
+"""prunekit: decide which containers a query can skip from their statistics alone."""
