@@ -79,6 +79,9 @@ class Rewriter:
     def __init__(self) -> None:
         self.p = ProgramBuilder()
         self._facts: dict[b.BColumn, Facts] = {}
+        self.names: dict[int, str] = {}  # readable names of fact steps, for explain()
+        self.leaf_bits: dict[int, Bits] = {}  # id(leaf) -> its bits, for explain()
+        self.root: object = None
         rows = self.p.slot(None, "row_count")
         rc, rv = self.p.load(rows), self.p.valid(rows)
         zero = self.p.const(0)
@@ -131,7 +134,19 @@ class Rewriter:
             elif kind == "floordiv":
                 k = p.const(args[0])
                 lo, hi = p.op("floordiv", lo, k), p.op("floordiv", hi, k)
-        return Facts(hn, nulls, lo, lo_ok, hi, hi_ok, lo_x, hi_x, nan, not_nan)
+        facts = Facts(hn, nulls, lo, lo_ok, hi, hi_ok, lo_x, hi_x, nan, not_nan)
+        shown = col.sql() if not col.convert else f"{col.convert[0]}({col.sql()})"
+        for field, label in (("hn", "has values"), ("nulls", "has nulls"), ("lo_ok", ".min known"),
+                             ("hi_ok", ".max known"), ("lo_exact", ".min exact"),
+                             ("hi_exact", ".max exact"), ("nan", "may be NaN"),
+                             ("not_nan", "may hold numbers")):
+            step = getattr(facts, field)
+            if p.steps[step].op != "const":
+                self.names.setdefault(step, shown + (label if label[0] == "." else " " + label))
+        if col.convert:
+            self.names.setdefault(lo, f"{shown}.min")
+            self.names.setdefault(hi, f"{shown}.max")
+        return facts
 
     # ---- nodes -------------------------------------------------------------------------
     def bits(self, node: object) -> Bits:
@@ -147,8 +162,10 @@ class Rewriter:
                 stack.append((x, True))
                 stack.extend((k, False) for k in kids)
                 continue
-            done[id(x)] = self._combine(x, [done[id(k)] for k in kids]) if kids else \
-                LEAF_RULES[type(x)](self, x)
+            if kids:
+                done[id(x)] = self._combine(x, [done[id(k)] for k in kids])
+            else:
+                done[id(x)] = self.leaf_bits[id(x)] = LEAF_RULES[type(x)](self, x)
         return done[id(node)]
 
     def _combine(self, x: object, kids: list[Bits]) -> Bits:
@@ -179,6 +196,7 @@ class Rewriter:
         return Bits(p.and_(f.hn, true), p.and_(f.hn, false), f.nulls if nulls is None else nulls)
 
     def program(self, root: object) -> Program:
+        self.root = root
         bits = self.bits(root)
         outcome = self.p.op("outcome", bits.true, bits.false, bits.null, self.empty)
         return self.p.build(outcome)

@@ -10,7 +10,7 @@ with the literals compared with them, once per batch and outside the hot loop (p
 >>> arr = pa.array([5, None, 7], pa.int64()).slice(1)
 >>> s = slot_data(arr)
 >>> s.values.tolist(), s.bit_offset, s.layout
-([0, 7], 2, ('masked', False))
+([0, 7], 1, ('masked', False))
 """
 
 from __future__ import annotations

@@ -1,0 +1,178 @@
+"""Statistics of N containers in the canonical Arrow layout.
+
+Layout: an integer column ``row_count``; for each data column a struct column named after it
+with fields ``min``, ``max`` (the column's type), ``null_count`` (int64), and optionally
+``nan_count`` (int64), ``min_exact`` / ``max_exact`` (bool). An Arrow null means unknown. Other
+columns (a file path, a row-group index) are allowed and ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pyarrow as pa
+
+from prunekit.expr.errors import StatisticsError
+
+REQUIRED_FIELDS = ("min", "max", "null_count")
+COUNT_FIELDS = ("null_count", "nan_count")
+FLAG_FIELDS = ("min_exact", "max_exact")
+ALL_FIELDS = ("min", "max", "null_count", "nan_count", "min_exact", "max_exact")
+NAN_BOUNDS = ("exclude", "include")
+
+
+class Statistics:
+    """Per-container statistics, wrapped without copying.
+
+    ``nan_bounds`` says what float bounds mean (SEMANTICS.md §4): ``"exclude"`` (Parquet,
+    Iceberg, Arrow writers: NaN is left out of min/max; the default) or ``"include"`` (Spark,
+    Delta: NaN counts as the greatest value, so a numeric max proves there is no NaN); a dict
+    gives it per column. ``no_nan`` names columns the user knows hold no NaN.
+
+    >>> import numpy as np
+    >>> stats = Statistics.from_numpy(row_count=np.array([10, 10]),
+    ...     columns={"x": {"min": np.array([0, 5]), "max": np.array([4, 9]),
+    ...                    "null_count": np.ma.masked_array([0, 0], mask=[False, True])}})
+    >>> len(stats), stats.columns
+    (2, ['x'])
+    """
+
+    def __init__(self, table: pa.Table, nan_bounds: str | Mapping[str, str] = "exclude",
+                 no_nan: Iterable[str] = ()):
+        self.table = table
+        self.columns = _validate(table)
+        if isinstance(nan_bounds, str):
+            modes = dict.fromkeys(self.columns, nan_bounds)
+        else:
+            modes = {c: nan_bounds.get(c, "exclude") for c in self.columns}
+            unknown = set(nan_bounds) - set(self.columns)
+            if unknown:
+                raise StatisticsError(f"nan_bounds names columns without statistics: "
+                                      f"{sorted(unknown)}")
+        for c, m in modes.items():
+            if m not in NAN_BOUNDS:
+                raise StatisticsError(f"nan_bounds for {c!r} must be 'exclude' or 'include', "
+                                      f"got {m!r}")
+        self.nan_in_bounds = {c: m == "include" for c, m in modes.items()}
+        self.no_nan = frozenset(no_nan)
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def __repr__(self) -> str:
+        return f"<Statistics: {len(self)} containers, columns {self.columns}>"
+
+    @classmethod
+    def from_arrow(cls, data: pa.Table | pa.RecordBatch, *,
+                   nan_bounds: str | Mapping[str, str] = "exclude",
+                   no_nan: Iterable[str] = ()) -> Statistics:
+        """Statistics from a Table or RecordBatch in the canonical layout (not copied).
+
+        >>> x = pa.StructArray.from_arrays([pa.array([1]), pa.array([3]), pa.array([None],
+        ...     pa.int64())], ["min", "max", "null_count"])
+        >>> Statistics.from_arrow(pa.table({"row_count": [100], "x": x}))
+        <Statistics: 1 containers, columns ['x']>
+        """
+        if isinstance(data, pa.RecordBatch):
+            data = pa.Table.from_batches([data])
+        if not isinstance(data, pa.Table):
+            raise StatisticsError(f"expected a pyarrow Table or RecordBatch, got "
+                                  f"{type(data).__name__}")
+        return cls(data, nan_bounds=nan_bounds, no_nan=no_nan)
+
+    @classmethod
+    def from_numpy(cls, row_count, columns: Mapping[str, Mapping[str, object]], *,
+                   types: Mapping[str, pa.DataType] | None = None,
+                   nan_bounds: str | Mapping[str, str] = "exclude",
+                   no_nan: Iterable[str] = ()) -> Statistics:
+        """Statistics from NumPy arrays: plain arrays, masked arrays (masked = unknown) or None
+        (not collected). ``types`` pins a column's Arrow type (else inferred from ``min``).
+
+        >>> s = Statistics.from_numpy(row_count=None, columns={"f": {
+        ...     "min": np.array([0.5]), "max": np.array([2.0]), "null_count": None}})
+        >>> s.table.column("f").type
+        StructType(struct<min: double, max: double, null_count: int64>)
+        """
+        lengths = {"row_count": _length(row_count)}
+        for name, stats in columns.items():
+            for stat, values in stats.items():
+                lengths[f"{name}.{stat}"] = _length(values)
+        known = {k: v for k, v in lengths.items() if v is not None}
+        if len(set(known.values())) > 1:
+            raise StatisticsError(f"statistics arrays have different lengths: {known}")
+        n = next(iter(known.values()), 0)
+        arrays = {"row_count": _to_arrow(row_count, n, pa.int64())}
+        for name, stats in columns.items():
+            extra = set(stats) - set(ALL_FIELDS)
+            if extra:
+                raise StatisticsError(f"unknown statistics for {name!r}: {sorted(extra)}")
+            t = (types or {}).get(name) or _infer_type(stats.get("min"), stats.get("max"))
+            if t is None:
+                raise StatisticsError(f"cannot infer the type of column {name!r}: give min or "
+                                      "max values, or types={...}")
+            fields, children = [], []
+            for stat in ALL_FIELDS:
+                if stat not in stats and stat not in REQUIRED_FIELDS:
+                    continue
+                st = t if stat in ("min", "max") else (
+                    pa.bool_() if stat in FLAG_FIELDS else pa.int64())
+                children.append(_to_arrow(stats.get(stat), n, st))
+                fields.append(stat)
+            arrays[name] = pa.StructArray.from_arrays(children, fields)
+        return cls(pa.table(arrays), nan_bounds=nan_bounds, no_nan=no_nan)
+
+
+def _length(values) -> int | None:
+    return None if values is None else len(values)
+
+
+def _infer_type(*candidates) -> pa.DataType | None:
+    for values in candidates:
+        if values is not None:
+            data = values.data if isinstance(values, np.ma.MaskedArray) else values
+            return pa.array(np.asarray(data)).type if len(data) else pa.int64()
+    return None
+
+
+def _to_arrow(values, n: int, t: pa.DataType) -> pa.Array:
+    if values is None:
+        return pa.nulls(n, t)
+    try:
+        if isinstance(values, np.ma.MaskedArray):
+            return pa.array(np.asarray(values.data), mask=np.ma.getmaskarray(values), type=t)
+        if isinstance(values, pa.Array):
+            return values.cast(t)
+        return pa.array(np.asarray(values), type=t)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
+        raise StatisticsError(f"statistics values do not fit type {t}: {e}") from None
+
+
+def _validate(table: pa.Table) -> list[str]:
+    """Check the canonical layout; return the data columns that have statistics."""
+    names = []
+    for field in table.schema:
+        t = field.type
+        if field.name == "row_count":
+            if not pa.types.is_integer(t) and not pa.types.is_null(t):
+                raise StatisticsError(f"row_count must be an integer column, got {t}")
+            continue
+        if not pa.types.is_struct(t):
+            continue  # extra columns (file path, row-group index) are allowed
+        sub = {t.field(i).name: t.field(i).type for i in range(t.num_fields)}
+        missing = [f for f in REQUIRED_FIELDS if f not in sub]
+        if missing:
+            raise StatisticsError(f"statistics struct {field.name!r} has no field "
+                                  f"{missing[0]!r} (it needs min, max and null_count)")
+        if sub["min"] != sub["max"] and not (pa.types.is_null(sub["min"]) or
+                                             pa.types.is_null(sub["max"])):
+            raise StatisticsError(f"{field.name}.min is {sub['min']} but {field.name}.max is "
+                                  f"{sub['max']}")
+        for f in COUNT_FIELDS:
+            if f in sub and not (pa.types.is_integer(sub[f]) or pa.types.is_null(sub[f])):
+                raise StatisticsError(f"{field.name}.{f} must be an integer, got {sub[f]}")
+        for f in FLAG_FIELDS:
+            if f in sub and not (pa.types.is_boolean(sub[f]) or pa.types.is_null(sub[f])):
+                raise StatisticsError(f"{field.name}.{f} must be a boolean, got {sub[f]}")
+        names.append(field.name)
+    return names
