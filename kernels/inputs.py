@@ -70,14 +70,18 @@ def _unpack(bitmap: np.ndarray, offset: int, n: int) -> np.ndarray:
 _ABSENT = SlotData(None, None)
 
 
+def _validity(arr: pa.Array) -> np.ndarray | None:
+    """The validity bitmap of ``arr`` (bit offset ``arr.offset``), or None when all valid."""
+    buf = arr.buffers()[0]
+    return np.frombuffer(buf, np.uint8) if arr.null_count and buf is not None else None
+
+
 def slot_data(arr: pa.Array | None) -> SlotData:
     """Wrap one Arrow array (already holding its parent's nulls) without copying values."""
     if arr is None or pa.types.is_null(arr.type) or len(arr) == arr.null_count:
         return _ABSENT
     bufs = arr.buffers()
-    bitmap = None
-    if arr.null_count and bufs[0] is not None:
-        bitmap = np.frombuffer(bufs[0], np.uint8)
+    bitmap = _validity(arr)
     t, off, n = arr.type, arr.offset, len(arr)
     if pa.types.is_boolean(t):
         return SlotData(np.frombuffer(bufs[1], np.uint8), bitmap, off, bits=True)
@@ -196,9 +200,11 @@ def _rank_codes(program: Program, fields: dict, types: dict) -> dict:
         codes = ranks.to_numpy().astype(np.int64)
         start = 0
         for name, stat, arr in owners:
-            base = slot_data(arr)
-            out[(name, stat)] = SlotData(codes[start: start + len(arr)] if base.values is not None
-                                         else None, base.bitmap, base.bit_offset)
+            if arr.null_count == len(arr):
+                out[(name, stat)] = _ABSENT
+            else:
+                out[(name, stat)] = SlotData(codes[start: start + len(arr)], _validity(arr),
+                                             arr.offset)
             start += len(arr)
         for (param_index, _), code in zip(literals, codes[start:]):
             out.setdefault(("param", param_index), []).append(code)

@@ -69,9 +69,9 @@ def _covers_np(values, lo, hi):
 
 
 def _outcome_np(t, f, n, empty):
+    t, f, n, empty = (np.asarray(x, bool) for x in (t, f, n, empty))  # Python bools: ~True == -2
     out = np.where(~f & ~n, ALL_MATCH, MAYBE_MATCH).astype(np.int8)
-    out[~t | empty] = NONE_MATCH
-    return out
+    return np.where(~t | empty, NONE_MATCH, out).astype(np.int8)
 
 
 def _nary(fn):
