@@ -20,7 +20,7 @@ neither FALSE nor NULL; otherwise MAYBE_MATCH.
 from __future__ import annotations
 
 from . import bound as b
-from .render import quote_identifier
+from .render import domain_literal_sql, quote_identifier
 
 _SYMBOL = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "=", "ne": "<>"}
 
@@ -34,11 +34,16 @@ def leaf_sql(leaf: object) -> str:
     col = quote_identifier(getattr(leaf, "col", None).name) if hasattr(leaf, "col") else ""
     if getattr(leaf, "col", None) is not None and leaf.col.convert:
         col = f"{leaf.col.convert[0]}({col})"
+    t = leaf.col.type if hasattr(leaf, "col") else None
+
+    def lit(v: object) -> str:
+        return domain_literal_sql(v, t)
+
     if isinstance(leaf, b.Bound):
-        return f"{col} {_SYMBOL[leaf.op]} {leaf.value!r}"
+        return f"{col} {_SYMBOL[leaf.op]} {lit(leaf.value)}"
     if isinstance(leaf, b.InRange):
-        return (f"{col} = {leaf.first!r}" if leaf.first == leaf.last
-                else f"{col} BETWEEN {leaf.first!r} AND {leaf.last!r}")
+        return (f"{col} = {lit(leaf.first)}" if leaf.first == leaf.last
+                else f"{col} BETWEEN {lit(leaf.first)} AND {lit(leaf.last)}")
     if isinstance(leaf, b.NonNull):
         return f"{col} IS NOT NULL AND {'TRUE' if leaf.truth else 'FALSE'}  (literal out of range)"
     if isinstance(leaf, b.NanEq):
@@ -50,13 +55,13 @@ def leaf_sql(leaf: object) -> str:
     if isinstance(leaf, b.ColCmp):
         return f"{quote_identifier(leaf.a.name)} {_SYMBOL[leaf.op]} {quote_identifier(leaf.b.name)}"
     if isinstance(leaf, b.InList):
-        shown = ", ".join(repr(v) for v in leaf.values[:8])
+        shown = ", ".join(lit(v) for v in leaf.values[:8])
         more = f", ... ({len(leaf.values)} values)" if len(leaf.values) > 8 else ""
         extra = (", NaN" if leaf.nan else "") + (", NULL" if leaf.null else "")
         return f"{col} IN ({shown}{more}{extra})"
     if isinstance(leaf, b.Prefix):
         kind = "starts with" if leaf.exact else "implies prefix"
-        return f"{col} {kind} {leaf.prefix!r}"
+        return f"{col} {kind} {lit(leaf.prefix)}"
     return type(leaf).__name__
 
 
@@ -64,14 +69,11 @@ def render_step(r, step: int, depth: int = 0) -> str:
     """A formula for a builder step, stopping at named facts."""
     p = r.p
     if step in r.names:
-        return r.names[step]
+        name = r.names[step]
+        return name if len(name) < 60 else name[:56] + " ...)"
     s = p.steps[step]
     if s.op == "const":
         return {True: "TRUE", False: "FALSE"}.get(s.args[0], str(s.args[0]))
-    if s.op == "param":
-        value = p.params[s.args[0]].value
-        return repr(value) if not isinstance(value, tuple) or len(value) < 6 else \
-            f"({len(value)} values)"
     if s.op == "flag":
         col, name = p.flags[s.args[0]]
         return f"{quote_identifier(col)}.{name}"

@@ -9,6 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import bound as b
+from .render import domain_literal_sql
+
+
+def _param(r, col: b.BColumn, value: object, is_list: bool = False) -> int:
+    """A literal argument, named in the column's own type for explain()."""
+    step = r.p.param(value, col.name, is_list)
+    r.names.setdefault(step, domain_literal_sql(value, col.type))
+    return step
 
 
 @dataclass(frozen=True)
@@ -41,7 +49,7 @@ def bound_(r, leaf: b.Bound):
     """``x < c``: TRUE needs ``min < c``; FALSE needs ``max >= c`` or a NaN (NaN is greatest).
     ``x > c``: TRUE needs ``max > c`` or a NaN; FALSE needs ``min <= c``. Likewise <=, >=."""
     p, f = r.p, r.facts(leaf.col)
-    c = p.param(leaf.value, leaf.col.name)
+    c = _param(r, leaf.col, leaf.value)
     if leaf.op in ("lt", "le"):
         true = p.or_(p.not_(f.lo_ok), p.cmp(leaf.op, f.lo, c))
         false = p.or_(p.not_(f.hi_ok), p.cmp("ge" if leaf.op == "lt" else "gt", f.hi, c), f.nan)
@@ -56,8 +64,8 @@ def in_range(r, leaf: b.InRange):
     when [min, max] lies inside the range (for equality, both bounds exact: an inexact bound
     never proves equality, SEMANTICS §1) and no NaN is possible."""
     p, f = r.p, r.facts(leaf.col)
-    first = p.param(leaf.first, leaf.col.name)
-    last = p.param(leaf.last, leaf.col.name) if leaf.last != leaf.first else first
+    first = _param(r, leaf.col, leaf.first)
+    last = _param(r, leaf.col, leaf.last) if leaf.last != leaf.first else first
     true = p.and_(p.or_(p.not_(f.lo_ok), p.le(f.lo, last)),
                   p.or_(p.not_(f.hi_ok), p.ge(f.hi, first)))
     inside = [f.lo_ok, f.hi_ok, p.ge(f.lo, first), p.le(f.hi, last)]
@@ -122,7 +130,7 @@ def in_list(r, leaf: b.InList):
     [min, max] is one exact listed value. A NULL in the list turns FALSE into NULL."""
     p, f = r.p, r.facts(leaf.col)
     if leaf.values:
-        lst = p.param(leaf.values, leaf.col.name, is_list=True)
+        lst = _param(r, leaf.col, leaf.values, is_list=True)
         some = p.op("any_in", lst, f.lo, f.lo_ok, f.hi, f.hi_ok)
         if leaf.col.domain in ("int", "uint") and not leaf.col.convert:
             covered = p.and_(f.lo_ok, f.hi_ok, p.op("covers", lst, f.lo, f.hi))
@@ -143,14 +151,14 @@ def prefix(r, leaf: b.Prefix):
     with its last byte below 0xFF incremented (no upper end if there is none). TRUE needs
     [min, max] to meet it; FALSE is impossible when [min, max] lies inside it (exact form)."""
     p, f = r.p, r.facts(leaf.col)
-    lo_p = p.param(leaf.prefix, leaf.col.name)
+    lo_p = _param(r, leaf.col, leaf.prefix)
     succ = prefix_successor(leaf.prefix)
     meets_hi = p.or_(p.not_(f.hi_ok), p.ge(f.hi, lo_p))
     if succ is None:
         true = meets_hi
         inside = p.and_(f.lo_ok, p.ge(f.lo, lo_p))
     else:
-        hi_p = p.param(succ, leaf.col.name)
+        hi_p = _param(r, leaf.col, succ)
         true = p.and_(meets_hi, p.or_(p.not_(f.lo_ok), p.lt(f.lo, hi_p)))
         inside = p.and_(f.lo_ok, f.hi_ok, p.ge(f.lo, lo_p), p.lt(f.hi, hi_p))
     false = p.not_(inside) if leaf.exact else p.const(True)

@@ -70,6 +70,41 @@ def literal_sql(value: object, type: pa.DataType | None = None) -> str:
     raise TypeError(f"cannot render literal {value!r}")
 
 
+def domain_literal_sql(value: object, t: pa.DataType) -> str:
+    """SQL for a value in a column's kernel domain (days, unscaled decimals, UTF-8 bytes).
+
+    >>> domain_literal_sql(8766, pa.date32()), domain_literal_sql(5, pa.decimal128(12, 2))
+    ("DATE '1994-01-01'", '0.05')
+    >>> domain_literal_sql(b"ab", pa.string()), domain_literal_sql(0, pa.timestamp("s"))
+    ("'ab'", "TIMESTAMP_NTZ '1970-01-01 00:00:00'")
+    """
+    if isinstance(value, tuple):
+        return "(" + ", ".join(domain_literal_sql(v, t) for v in value) + ")"
+    try:
+        if pa.types.is_decimal(t):
+            return str(decimal.Decimal(value).scaleb(-t.scale))
+        if pa.types.is_date32(t):
+            return literal_sql(dt.date(1970, 1, 1) + dt.timedelta(days=value))
+        if pa.types.is_date64(t):
+            return literal_sql(dt.date(1970, 1, 1) + dt.timedelta(milliseconds=value))
+        if pa.types.is_timestamp(t):
+            per_us = {"s": 10**6, "ms": 10**3, "us": 1, "ns": 10**-3}[t.unit]
+            when = dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=value * per_us)
+            if t.tz:
+                when = when.replace(tzinfo=dt.timezone.utc)
+            return literal_sql(when)
+        if pa.types.is_boolean(t):
+            return literal_sql(bool(value))
+        if isinstance(value, float) and math.isfinite(value):
+            return repr(value)  # readable in explain(); the argument itself is exact
+        if isinstance(value, bytes) and (pa.types.is_string(t) or pa.types.is_large_string(t)
+                                         or t == pa.string_view()):
+            return literal_sql(value.decode("utf-8"))
+    except (OverflowError, ValueError, UnicodeDecodeError):
+        pass
+    return literal_sql(value)
+
+
 def type_sql(t: pa.DataType) -> str:
     """Spark SQL name of an Arrow type, for CAST.
 
