@@ -261,7 +261,7 @@ def _like(node: n.Like, kids: tuple) -> object:
 def _like_prefix(pattern: str, escape: str) -> tuple[str, str]:
     """Split a LIKE pattern into its literal prefix and the rest (``%`` runs collapsed).
 
-    >>> _like_prefix("ab\\\\_c%", "\\\\"), _like_prefix("a_c%", "\\\\"), _like_prefix("ab%%", "\\\\")
+    >>> _like_prefix("ab!_c%", "!"), _like_prefix("a_c%", "!"), _like_prefix("ab%%", "\\\\")
     (('ab_c', '%'), ('a', '_c%'), ('ab', '%'))
     """
     out, i = [], 0

@@ -79,14 +79,16 @@ def render_step(r, step: int, depth: int = 0) -> str:
         return f"{quote_identifier(col)}.{name}"
     if s.op in ("load", "valid"):
         slot = p.slots[s.args[0]]
-        name = "row_count" if slot.column is None else f"{quote_identifier(slot.column)}.{slot.stat}"
+        name = ("row_count" if slot.column is None
+                else f"{quote_identifier(slot.column)}.{slot.stat}")
         return name if s.op == "load" else f"{name} known"
     if depth > 6:
         return "..."
     parts = [render_step(r, a, depth + 1) for a in s.args]
     compound = [a not in r.names and p.steps[a].op in ("and", "or") for a in s.args]
     if s.op in ("and", "or"):
-        return f" {s.op.upper()} ".join(f"({x})" if c else x for x, c in zip(parts, compound))
+        shown = (f"({x})" if c else x for x, c in zip(parts, compound, strict=True))
+        return f" {s.op.upper()} ".join(shown)
     if s.op == "not":
         return f"NOT ({parts[0]})" if compound[0] else f"NOT {parts[0]}"
     if s.op in _SYMBOL:

@@ -20,8 +20,9 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 import enum
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
-from typing import Any, Callable, ClassVar, Iterator
+from typing import Any, ClassVar
 
 import pyarrow as pa
 
@@ -216,7 +217,7 @@ def transform(root: Node, fn: Callable[[Node], Node]) -> Node:
     """
 
     def step(node: Node, kids: tuple) -> Node:
-        same = all(a is b for a, b in zip(kids, node.children()))
+        same = all(a is b for a, b in zip(kids, node.children(), strict=True))
         return fn(node if same else node.with_children(kids))
 
     return fold(root, step)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 # Ops and their arity class. Semantics live in kernels/ops.py (source spelling and NumPy
 # reference side by side); this list only fixes the vocabulary.
 BOOL_OPS = {"and", "or", "not"}
-COMPARE_OPS = {"lt", "le", "gt", "ge", "eq", "ne"}
+COMPARE_OPS = {"lt", "le", "gt", "ge", "eq"}
 OTHER_OPS = {
     "load",  # (slot,) statistic value; meaningless where not valid
     "valid",  # (slot,) statistic is present (Arrow validity)

@@ -141,7 +141,7 @@ def to_sql(root: n.Node) -> str:
             word = " AND " if isinstance(node, n.And) else " OR "
             p = _PRECEDENCE[type(node)]
             return word.join(wrap(k, ch, p + 1 if isinstance(ch, type(node)) else p)
-                             for k, ch in zip(kids, c))
+                             for k, ch in zip(kids, c, strict=True))
         if isinstance(node, n.Not):
             return "NOT " + wrap(kids[0], c[0], 4)
         if isinstance(node, n.Compare):

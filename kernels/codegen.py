@@ -59,7 +59,7 @@ def emit(program: Program, layout: tuple, cache: bool = True) -> str:
     """Kernel source for ``program`` over statistics with the given slot ``layout``."""
     args: list[str] = []
     load, valid = {}, {}
-    for k, (slot, (kind, bits)) in enumerate(zip(program.slots, layout)):
+    for k, (slot, (kind, bits)) in enumerate(zip(program.slots, layout, strict=True)):
         default = DEFAULTS.get(slot.stat)
         if kind == "absent":
             load[k] = "True" if default else "0"

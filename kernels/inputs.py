@@ -206,7 +206,7 @@ def _rank_codes(program: Program, fields: dict, types: dict) -> dict:
                 out[(name, stat)] = SlotData(codes[start: start + len(arr)], _validity(arr),
                                              arr.offset)
             start += len(arr)
-        for (param_index, _), code in zip(literals, codes[start:]):
+        for (param_index, _), code in zip(literals, codes[start:], strict=True):
             out.setdefault(("param", param_index), []).append(code)
     return out
 

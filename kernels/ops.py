@@ -102,7 +102,6 @@ OPS = {
     "gt": ("({0} > {1})", np.greater),
     "ge": ("({0} >= {1})", np.greater_equal),
     "eq": ("({0} == {1})", np.equal),
-    "ne": ("({0} != {1})", np.not_equal),
     "isnan": ("np.isnan({0})", np.isnan),
     "add": ("({0} + {1})", np.add),
     "tofloat": ("np.float64({0})", _tofloat),

@@ -111,10 +111,10 @@ def main() -> int:
         outcome = pred.classify(stats)
         print(f"WHERE {text}")
         for name, o, t in zip(stats_table.column("container").to_pylist(), outcome,
-                              containers):
+                              containers, strict=True):
             print(f"  {name}  {NAMES[o]:<11}  rows matching: {rows_matching(t, text)}")
         counts = np.bincount(outcome, minlength=3)
-        read = sum(rows_matching(t, text) for t, o in zip(containers, outcome) if o)
+        read = sum(rows_matching(t, text) for t, o in zip(containers, outcome, strict=True) if o)
         truth = sum(rows_matching(t, text) for t in containers)
         print(f"  skip {counts[0]}, read and filter {counts[1]}, read without filter "
               f"{counts[2]}; matching rows from kept containers {read}, from all {truth}\n")

@@ -1,0 +1,157 @@
+"""Kernels: compiled == interpreted for every op and layout, one kernel per shape, no user text
+in generated source, and a disk cache that degrades silently."""
+
+import importlib
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import prunekit as pk
+from prunekit.expr.program import ALL_OPS
+from prunekit.kernels import codegen, ops, run
+
+SCHEMA = pa.schema([("x", pa.int64()), ("f", pa.float64()), ("s", pa.string()),
+                    ("b", pa.bool_()), ("u", pa.uint64()), ("t", pa.timestamp("ms"))])
+
+# Together these exercise every op of the program vocabulary (checked below).
+PREDICATES = [
+    "x > 5 AND f <= 2.5", "x IN (1, 3, 5, 7) OR s IN ('a', 'c')", "x NOT IN (2, 3, NULL)",
+    "s LIKE 'ab%' AND NOT b", "isnan(f) OR f = CAST('NaN' AS DOUBLE)", "x < f",
+    "CAST(x AS DOUBLE) >= 7.5", "CAST(t AS DATE) = DATE '1970-01-01'", "u > 5 AND x <=> 3",
+    "b IS NOT TRUE OR x IS NULL", "-f < 2", "x = 4 AND (s > 'b' OR s IS NULL)",
+]
+
+
+def random_statistics(rng: np.random.Generator, n: int) -> pa.Table:
+    """Statistics with every layout: dense, masked, all-null, sliced, absent fields."""
+
+    def masked(values, p):
+        return pa.array(values, mask=rng.random(len(values)) < p)
+
+    lo = rng.integers(-5, 10, n)
+    flo = rng.normal(size=n)
+    words = np.array(["", "a", "ab", "abc", "b", "c", "é"], dtype=object)
+    si = np.sort(rng.integers(0, len(words), (n, 2)), axis=1)
+    bl = np.sort(rng.integers(0, 2, (n, 2)), axis=1).astype(bool)
+    cols = {
+        "row_count": masked(rng.integers(0, 5, n), 0.1),
+        "x": pa.StructArray.from_arrays(
+            [masked(lo, 0.1), masked(lo + rng.integers(0, 5, n), 0.1),
+             masked(rng.integers(-1, 5, n), 0.2),
+             masked(rng.random(n) < 0.8, 0.1), pa.array(rng.random(n) < 0.8)],
+            ["min", "max", "null_count", "min_exact", "max_exact"]),
+        "f": pa.StructArray.from_arrays(
+            [masked(flo, 0.1), masked(flo + rng.random(n), 0.1),
+             masked(rng.integers(0, 3, n), 0.2), masked(rng.integers(0, 2, n), 0.3)],
+            ["min", "max", "null_count", "nan_count"]),
+        "s": pa.StructArray.from_arrays(
+            [masked(list(words[si[:, 0]]), 0.1), masked(list(words[si[:, 1]]), 0.1),
+             pa.array(rng.integers(0, 2, n))], ["min", "max", "null_count"],
+            mask=pa.array(rng.random(n) < 0.1)),
+        "b": pa.StructArray.from_arrays(
+            [masked(bl[:, 0], 0.1), masked(bl[:, 1], 0.1), pa.array(rng.integers(0, 2, n))],
+            ["min", "max", "null_count"]),
+        "u": pa.StructArray.from_arrays(
+            [pa.array(rng.integers(0, 10, n).astype(np.uint64)),
+             pa.array(rng.integers(10, 20, n).astype(np.uint64)),
+             pa.nulls(n, pa.int64())], ["min", "max", "null_count"]),
+        "t": pa.StructArray.from_arrays(
+            [pa.array(rng.integers(0, 10**8, n), pa.timestamp("ms")),
+             pa.array(rng.integers(10**8, 2 * 10**8, n), pa.timestamp("ms")),
+             pa.array(np.zeros(n, np.int64))], ["min", "max", "null_count"]),
+    }
+    return pa.table(cols)
+
+
+def test_every_op_has_a_spelling_and_a_reference():
+    assert set(ops.OPS) == ALL_OPS - {"load", "valid", "param", "flag", "const"}
+
+
+def test_predicates_cover_every_op():
+    used = set()
+    for text in PREDICATES:
+        used |= {s.op for s in pk.PruningPredicate(text, SCHEMA).program.steps}
+    assert used == ALL_OPS
+
+
+@pytest.mark.parametrize("text", PREDICATES)
+def test_compiled_equals_interpreted(text):
+    rng = np.random.default_rng(abs(hash(text)) % 2**32)
+    table = random_statistics(rng, 300)
+    pred = pk.PruningPredicate(text, SCHEMA)
+    # Whole, sliced at odd offsets (bitmaps not byte-aligned), and re-chunked.
+    chunked = pa.Table.from_batches(table.to_batches(max_chunksize=37))
+    for stats in (table, table.slice(3, 250), chunked, table.slice(299), table.slice(0, 0)):
+        compiled = pred.classify(stats)
+        interpreted = pred.classify(stats, backend="numpy")
+        np.testing.assert_array_equal(compiled, interpreted)
+        assert compiled.dtype == np.int8 and len(compiled) == stats.num_rows
+
+
+def test_same_shape_shares_one_kernel():
+    stats = random_statistics(np.random.default_rng(1), 50)
+    kernels = []
+    for text in ("x > 5", "x > 7", "x > -1000000"):
+        pred = pk.PruningPredicate(text, SCHEMA)
+        pred.classify(stats)
+        batch = stats.to_batches()[0]
+        layout = run.prepare(pred.program, batch, {}, frozenset()).layout
+        kernels.append(run.kernel_for(pred.program, layout))
+    assert kernels[0] is kernels[1] is kernels[2]
+
+
+def test_generated_source_holds_no_user_text():
+    name = "x'); import os; os.system('echo pwned') #\n\"\u00e9"
+    literal = "'); import os #\\ \u00ff"
+    schema = pa.schema([(name, pa.string())])
+    pred = pk.PruningPredicate(pk.col(name) == pk.lit(literal), schema)
+    source = codegen.emit(pred.program, (("dense", False),) * len(pred.program.slots))
+    assert "import os" not in source and "pwned" not in source and "\u00ff" not in source
+    s = pa.StructArray.from_arrays([pa.array([literal, "a"]), pa.array([literal, "b"]),
+                                    pa.array([0, 0])], ["min", "max", "null_count"])
+    table = pa.table({"row_count": [3, 3], name: s})
+    assert pred.classify(table).tolist() == [pk.ALL_MATCH, pk.NONE_MATCH]
+
+
+def test_cache_dir_falls_back_when_not_writable(monkeypatch, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")  # a path under a regular file can never be created
+    monkeypatch.setenv("PRUNEKIT_CACHE_DIR", str(blocker / "sub"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert codegen.cache_dir() == tmp_path / "xdg" / "prunekit" / "kernels"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker / "xdg"))
+    monkeypatch.setattr(codegen.tempfile, "gettempdir", lambda: str(blocker / "tmp"))
+    assert codegen.cache_dir() is None
+
+
+def test_kernels_work_without_any_cache_directory(monkeypatch):
+    monkeypatch.setattr(codegen, "_CACHE_DIR", [None])
+    monkeypatch.setattr(codegen, "_loaded", {})
+    monkeypatch.setattr(run, "_sources", {})
+    pred = pk.PruningPredicate("x BETWEEN 3 AND 4", SCHEMA)
+    stats = random_statistics(np.random.default_rng(2), 40)
+    np.testing.assert_array_equal(pred.classify(stats), pred.classify(stats, backend="numpy"))
+
+
+def test_disk_cache_is_reused_by_a_fresh_process(tmp_path):
+    script = ("import numpy as np, pyarrow as pa, prunekit as pk;"
+              "s = pk.Statistics.from_numpy(row_count=np.array([1]), columns={'q': {"
+              "'min': np.array([1]), 'max': np.array([2]), 'null_count': np.array([0])}});"
+              "print(pk.PruningPredicate('q >= 2 AND q < 9', {'q': pa.int64()}).classify(s))")
+    env = {"PRUNEKIT_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                             text=True, check=True)
+        assert out.stdout.strip() == "[1]"
+    sources = list((tmp_path / "kernels").glob("k_*.py"))
+    assert len(sources) == 1
+    # Numba wrote its compiled overload next to the source: the second process loaded it.
+    assert list((tmp_path / "kernels").glob("__pycache__/*.nbi"))
+
+
+def test_codegen_module_reload_is_harmless():
+    importlib.reload(ops)  # helpers are jitted with cache=True and reload cleanly
+    assert ops.NONE_MATCH == 0
