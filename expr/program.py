@@ -118,12 +118,16 @@ class ProgramBuilder:
             self._index[step] = found
         return found
 
-    def _intern(self, table: list, item) -> int:
-        for i, existing in enumerate(table):
-            if existing == item and type(existing) is type(item):
-                return i
-        table.append(item)
-        return len(table) - 1
+    def _intern(self, table: list, item, key=None) -> int:
+        # One dict per table; the key includes the value's type (1 == 1.0 == True in Python,
+        # but they are different literals) and its repr (NaN != NaN, yet one NaN argument).
+        index = self._index.setdefault(("table", id(table)), {})
+        key = (type(item), item) if key is None else key
+        found = index.get(key)
+        if found is None:
+            found = index[key] = len(table)
+            table.append(item)
+        return found
 
     def slot(self, column: str | None, stat: str) -> int:
         return self._intern(self.slots, Slot(column, stat))
@@ -135,14 +139,9 @@ class ProgramBuilder:
         return self._add("valid", slot)
 
     def param(self, value: object, column: str | None, is_list: bool = False) -> int:
-        key = Param(tuple(value) if is_list else value, column, is_list)
-        # NaN != NaN: intern by repr so equal literals share one argument.
-        for i, p in enumerate(self.params):
-            if (p.column, p.is_list, repr(p.value), type(p.value)) == (
-                    key.column, key.is_list, repr(key.value), type(key.value)):
-                return self._add("param", i)
-        self.params.append(key)
-        return self._add("param", len(self.params) - 1)
+        item = Param(tuple(value) if is_list else value, column, is_list)
+        key = (column, is_list, type(item.value), repr(item.value))
+        return self._add("param", self._intern(self.params, item, key))
 
     def flag(self, column: str, name: str) -> int:
         return self._add("flag", self._intern(self.flags, (column, name)))
@@ -151,7 +150,11 @@ class ProgramBuilder:
         return self._add("const", value)
 
     def is_const(self, step: int, value: bool) -> bool:
-        return self.steps[step] == Step("const", (value,))
+        # Hot in and_/or_ over wide trees: compare indices, not Step objects.
+        return step == (self._true if value else self._false)
+
+    def __post_init__(self) -> None:
+        self._true, self._false = self.const(True), self.const(False)
 
     # ---- boolean algebra, folding constants ------------------------------------------------
     def and_(self, *xs: int) -> int:

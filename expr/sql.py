@@ -16,6 +16,8 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import math
+import sys
+import threading
 
 import pyarrow as pa
 import sqlglot
@@ -50,12 +52,44 @@ def parse(text: str) -> n.Node:
     if not text.strip():
         raise SqlSyntaxError("empty predicate", 1, 1)
     try:
-        tree = sqlglot.parse_one(text, read="spark")
+        try:
+            tree = sqlglot.parse_one(text, read="spark")
+        except RecursionError:
+            tree = _parse_deep(text)
     except (ParseError, TokenError) as e:
         raise _syntax_error(e, text) from None
     if isinstance(tree, _NOT_AN_EXPRESSION) or tree is None:
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
     return _convert(tree)
+
+
+def _parse_deep(text: str) -> exp.Expression:
+    """sqlglot's parser recurses once per nesting level; very deep predicates (thousands of
+    parentheses) get a thread with a large stack and a matching recursion limit."""
+    result: list = []
+
+    def work() -> None:
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, 200_000))
+        try:
+            result.append(sqlglot.parse_one(text, read="spark"))
+        except BaseException as e:  # re-raised in the caller's thread
+            result.append(e)
+        finally:
+            sys.setrecursionlimit(old)
+
+    previous = threading.stack_size(512 * 1024 * 1024)
+    try:
+        worker = threading.Thread(target=work, name="prunekit-deep-parse")
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(previous)
+    if isinstance(result[0], RecursionError):
+        raise SqlSyntaxError("predicate nests too deeply to parse; build it with prunekit.col")
+    if isinstance(result[0], BaseException):
+        raise result[0]
+    return result[0]
 
 
 def _syntax_error(e: Exception, text: str) -> SqlSyntaxError:
