@@ -169,6 +169,8 @@ def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:
 def _column_vs_column(op: n.Op, a: ColOp, c: ColOp) -> object:
     if a.negated or c.negated:
         return b.Opaque("negated column compared with a column")
+    if "none" in (a.col.domain, c.col.domain):
+        return b.Opaque(f"{a.col.name} or {c.col.name} has a type without an order")
     left, right = _common_domain(a.col, c.col)
     if left is None:
         return b.Opaque(f"{a.col.name} ({a.col.type}) and {c.col.name} ({c.col.type}) are "
@@ -212,10 +214,16 @@ def _same_family(s: pa.DataType, t: pa.DataType) -> bool:
 def _fold_literals(op: n.Op, x: LitOp, y: LitOp) -> b.Const:
     if x.value is None or y.value is None:
         return b.Const(None)
+
+    def key(v: object) -> tuple:  # Spark: NaN equals itself and is above every number
+        if isinstance(v, float) and v != v:
+            return (1, 0)
+        return (0, v)
+
+    u, v = key(x.value), key(y.value)
     try:
-        result = {n.Op.EQ: x.value == y.value, n.Op.NE: x.value != y.value,
-                  n.Op.LT: x.value < y.value, n.Op.LE: x.value <= y.value,
-                  n.Op.GT: x.value > y.value, n.Op.GE: x.value >= y.value}[op]
+        result = {n.Op.EQ: u == v, n.Op.NE: u != v, n.Op.LT: u < v, n.Op.LE: u <= v,
+                  n.Op.GT: u > v, n.Op.GE: u >= v}[op]
     except TypeError:
         raise TypeMismatchError(f"cannot compare {x.value!r} with {y.value!r}") from None
     return b.Const(bool(result))
@@ -253,7 +261,9 @@ def _between(node: n.Between, kids: tuple) -> object:
 def _like(node: n.Like, kids: tuple) -> object:
     prefix, rest = _like_prefix(node.pattern, node.escape)
     arg = kids[0]
-    if not rest:  # no wildcard: plain equality
+    if not rest:  # no wildcard: plain equality, when comparing strings
+        if isinstance(arg, ColOp) and not L._is_stringlike(arg.col.type):
+            return b.Opaque(f"LIKE on {arg.col.name} of type {arg.col.type}")
         return compare(n.Op.EQ, arg, LitOp(prefix))
     return _prefix(arg, prefix.encode("utf-8", "surrogatepass"), exact=rest == "%")
 
@@ -348,7 +358,7 @@ def _distinct(node: n.DistinctFrom, kids: tuple) -> object:
 def _cast(node: n.Cast, kids: tuple) -> object:
     x = kids[0]
     if isinstance(x, LitOp):
-        return LitOp(x.value, node.to)
+        return LitOp(L.cast_literal(x.value, node.to), node.to)
     if not isinstance(x, ColOp) or x.negated or x.col.convert:
         return OpaqueOp(getattr(x, "why", f"CAST of an expression to {node.to}"))
     converted = cast_column(x.col, node.to)

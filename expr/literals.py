@@ -226,11 +226,11 @@ def _to_temporal(value: object, t: pa.DataType) -> Coerced:
     else:  # date64: milliseconds, but only whole days are dates
         days = exact / 86_400
         first, last = math.ceil(days) * _MS_PER_DAY, math.floor(days) * _MS_PER_DAY
-        return _place(first, last, lo, hi, step=_MS_PER_DAY)
+        return _place(first, last, lo, hi)
     return _place(math.ceil(scaled), math.floor(scaled), lo, hi)
 
 
-def _place(first: int, last: int, lo: int, hi: int, step: int = 1) -> Coerced:
+def _place(first: int, last: int, lo: int, hi: int) -> Coerced:
     if last < lo:
         return BelowMin()
     if first > hi:
@@ -257,3 +257,60 @@ def _parse_temporal_text(text: str, t: pa.DataType) -> dt.date | dt.datetime:
     except ValueError:
         raise TypeMismatchError(f"literal {text!r} is not a valid {t} value") from None
     return parsed
+
+
+def cast_literal(value: object, to: pa.DataType | None) -> object:
+    """``CAST(value AS to)`` for a literal, as Spark evaluates it; errors are TypeMismatchError.
+
+    >>> cast_literal("1994-01-01", pa.date32()), cast_literal(decimal.Decimal("5.7"), pa.int32())
+    (datetime.date(1994, 1, 1), 5)
+    >>> cast_literal("NaN", pa.float64())
+    nan
+    """
+    if to is None or value is None:
+        return value
+    try:
+        if pa.types.is_floating(to):
+            return float(value)
+        if pa.types.is_decimal(to):
+            if isinstance(value, float):
+                return decimal.Decimal(value)
+            return decimal.Decimal(str(value).strip())
+        if pa.types.is_integer(to):
+            if isinstance(value, str):
+                value = decimal.Decimal(value.strip())
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(f"{value} is not an integer")
+            return int(value)  # Spark truncates toward zero
+        if pa.types.is_date(to):
+            if isinstance(value, str):
+                return dt.date.fromisoformat(value.strip()[:10])
+            if isinstance(value, dt.datetime):
+                return value.astimezone(dt.timezone.utc).date() if value.tzinfo else value.date()
+        if pa.types.is_timestamp(to):
+            if isinstance(value, str):
+                return _timestamp(value.strip(), naive=to.tz is None)
+            if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+                value = dt.datetime(value.year, value.month, value.day)
+            if isinstance(value, dt.datetime) and to.tz and value.tzinfo is None:
+                return value.replace(tzinfo=dt.timezone.utc)
+        if pa.types.is_string(to) or pa.types.is_large_string(to):
+            return value if isinstance(value, str) else str(value)
+        if pa.types.is_boolean(to):
+            if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+                return value.strip().lower() == "true"
+            if isinstance(value, (bool, int)):
+                return bool(value)
+            raise ValueError(f"{value!r} is not a boolean")
+    except (ValueError, ArithmeticError) as exc:
+        raise TypeMismatchError(f"cannot cast {value!r} to {to}: {exc}") from None
+    return value
+
+
+def _timestamp(text: str, naive: bool) -> dt.datetime:
+    """A timestamp literal. Without an offset it is read as UTC (TIMESTAMP) or wall-clock time
+    (TIMESTAMP_NTZ); prunekit has no session time zone."""
+    value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if naive:
+        return value.replace(tzinfo=None)
+    return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)

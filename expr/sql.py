@@ -13,9 +13,7 @@ prunekit.expr.errors.SqlSyntaxError: malformed SQL in predicate: ... (line 1, co
 
 from __future__ import annotations
 
-import datetime as dt
 import decimal
-import math
 import sys
 import threading
 
@@ -26,6 +24,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from . import nodes as n
 from .errors import SqlSyntaxError, TypeMismatchError
+from .literals import cast_literal
 
 _COMPARE = {exp.EQ: n.Op.EQ, exp.NEQ: n.Op.NE, exp.LT: n.Op.LT, exp.LTE: n.Op.LE,
             exp.GT: n.Op.GT, exp.GTE: n.Op.GE}
@@ -241,42 +240,8 @@ def _arrow_type(t: exp.DataType) -> pa.DataType | None:
 
 
 def _cast_literal(value: object, to: pa.DataType | None, e: exp.Expression) -> object:
-    """Evaluate ``CAST(literal AS type)`` now, exactly; refuse what Spark would reject."""
-    if to is None or value is None:
-        return value
+    """Evaluate ``CAST(literal AS type)`` now; refuse what Spark would reject."""
     try:
-        if pa.types.is_floating(to):
-            return float(value)
-        if pa.types.is_decimal(to):
-            return decimal.Decimal(str(value)) if not isinstance(value, float) else \
-                decimal.Decimal(value)
-        if pa.types.is_integer(to):
-            if isinstance(value, str):
-                value = decimal.Decimal(value.strip())
-            if isinstance(value, float) and not math.isfinite(value):
-                raise ValueError(value)
-            return int(value)
-        if pa.types.is_date(to):
-            if isinstance(value, str):
-                return dt.date.fromisoformat(value.strip()[:10])
-        if pa.types.is_timestamp(to):
-            if isinstance(value, str):
-                return _timestamp(value.strip(), naive=to.tz is None)
-        if pa.types.is_string(to):
-            return str(value)
-        if pa.types.is_boolean(to):
-            if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-                return value.strip().lower() == "true"
-            return bool(value)
-    except (ValueError, ArithmeticError) as exc:
+        return cast_literal(value, to)
+    except TypeMismatchError as exc:
         raise TypeMismatchError(f"cannot cast literal {e.sql(dialect='spark')}: {exc}") from None
-    return value
-
-
-def _timestamp(text: str, naive: bool) -> dt.datetime:
-    """A timestamp literal. Without an offset it is read as UTC (TIMESTAMP) or wall-clock time
-    (TIMESTAMP_NTZ); prunekit has no session time zone."""
-    value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    if naive:
-        return value.replace(tzinfo=None)
-    return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
