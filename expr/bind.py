@@ -391,15 +391,19 @@ def cast_column(col: b.BColumn, to: pa.DataType) -> b.BColumn | None:
         return same if grows else None
     if pa.types.is_float32(s) and pa.types.is_float64(to):
         return same
-    if pa.types.is_integer(s) and pa.types.is_float64(to) and col.domain in ("int", "uint"):
+    if pa.types.is_integer(s) and pa.types.is_floating(to) and col.domain in ("int", "uint"):
         lo, hi = L.int_range(s)
-        if max(-lo, hi) <= 2**53:  # every value is a double: the cast is exact
-            return same
-        return b.BColumn(col.name, col.stats_type, pa.float64(), "float", ("tofloat",))
+        if max(-lo, hi) <= (2**53 if pa.types.is_float64(to) else 2**24):
+            return same  # every value is representable: the cast is exact
+        if pa.types.is_float64(to):
+            return b.BColumn(col.name, col.stats_type, pa.float64(), "float", ("tofloat",))
+        return None  # rounding to FLOAT, which the kernel does not reproduce
     if pa.types.is_timestamp(s) and pa.types.is_date32(to) and col.domain == "int":
         per_day = 86_400 * {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}[s.unit]
         return b.BColumn(col.name, col.stats_type, pa.date32(), "int", ("floordiv", per_day))
-    if pa.types.is_date32(s) and pa.types.is_date64(to):
+    if pa.types.is_date(s) and (pa.types.is_date(to) or pa.types.is_timestamp(to)):
+        # A date as a timestamp is its (UTC) midnight, which is exactly how a timestamp literal
+        # is placed against a date column: compare the date itself.
         return same
     return None
 

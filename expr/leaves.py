@@ -50,12 +50,16 @@ def bound_(r, leaf: b.Bound):
     ``x > c``: TRUE needs ``max > c`` or a NaN; FALSE needs ``min <= c``. Likewise <=, >=."""
     p, f = r.p, r.facts(leaf.col)
     c = _param(r, leaf.col, leaf.value)
+    # Bounds speak only for numbers: the numeric part needs a number (f.not_nan).
     if leaf.op in ("lt", "le"):
-        true = p.or_(p.not_(f.lo_ok), p.cmp(leaf.op, f.lo, c))
-        false = p.or_(p.not_(f.hi_ok), p.cmp("ge" if leaf.op == "lt" else "gt", f.hi, c), f.nan)
+        true = p.and_(f.not_nan, p.or_(p.not_(f.lo_ok), p.cmp(leaf.op, f.lo, c)))
+        numeric_false = p.or_(p.not_(f.hi_ok), p.cmp("ge" if leaf.op == "lt" else "gt", f.hi, c))
+        false = p.or_(p.and_(f.not_nan, numeric_false), f.nan)
     else:
-        true = p.or_(p.not_(f.hi_ok), p.cmp(leaf.op, f.hi, c), f.nan)
-        false = p.or_(p.not_(f.lo_ok), p.cmp("le" if leaf.op == "gt" else "lt", f.lo, c))
+        numeric_true = p.or_(p.not_(f.hi_ok), p.cmp(leaf.op, f.hi, c))
+        true = p.or_(p.and_(f.not_nan, numeric_true), f.nan)
+        false = p.and_(f.not_nan,
+                       p.or_(p.not_(f.lo_ok), p.cmp("le" if leaf.op == "gt" else "lt", f.lo, c)))
     return r._on_values(f, true, false)
 
 
@@ -66,7 +70,7 @@ def in_range(r, leaf: b.InRange):
     p, f = r.p, r.facts(leaf.col)
     first = _param(r, leaf.col, leaf.first)
     last = _param(r, leaf.col, leaf.last) if leaf.last != leaf.first else first
-    true = p.and_(p.or_(p.not_(f.lo_ok), p.le(f.lo, last)),
+    true = p.and_(f.not_nan, p.or_(p.not_(f.lo_ok), p.le(f.lo, last)),
                   p.or_(p.not_(f.hi_ok), p.ge(f.hi, first)))
     inside = [f.lo_ok, f.hi_ok, p.ge(f.lo, first), p.le(f.hi, last)]
     if leaf.first == leaf.last:
@@ -139,8 +143,8 @@ def in_list(r, leaf: b.InList):
                              some)
     else:
         some, covered = p.const(False), p.const(False)
-    true = p.or_(some, p.and_(f.nan, p.const(leaf.nan)))
-    false = p.or_(p.not_(covered), p.and_(f.nan, p.const(not leaf.nan)))
+    true = p.or_(p.and_(f.not_nan, some), p.and_(f.nan, p.const(leaf.nan)))
+    false = p.or_(p.and_(f.not_nan, p.not_(covered)), p.and_(f.nan, p.const(not leaf.nan)))
     if leaf.null:
         return Bits(p.and_(f.hn, true), p.const(False), p.or_(f.nulls, p.and_(f.hn, false)))
     return r._on_values(f, true, false)

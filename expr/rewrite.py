@@ -122,9 +122,11 @@ class Rewriter:
             # Bounds that include NaN (Spark, Delta) prove "no NaN" by a numeric max (§4).
             proven = p.and_(p.flag(name, "nan_in_bounds"), hi_ok)
             nan = p.not_(p.or_(no_nan, proven))
-            all_nan = p.and_(nan_v, nulls_ok, self.rows_ok,
+            counted = p.and_(nan_v, nulls_ok, self.rows_ok,
                              p.eq(p.op("add", nan_n, nc), self.rows))
-            not_nan = p.not_(all_nan)
+            # With NaN as the greatest value, a NaN minimum means every value is NaN.
+            nan_min = p.and_(p.flag(name, "nan_in_bounds"), lo_v, p.op("isnan", lo))
+            not_nan = p.not_(p.or_(counted, nan_min))
         x_slots = p.slot(name, "min_exact"), p.slot(name, "max_exact")
         lo_x = p.and_(p.valid(x_slots[0]), p.load(x_slots[0]))
         hi_x = p.and_(p.valid(x_slots[1]), p.load(x_slots[1]))

@@ -130,7 +130,13 @@ def _convert(root: exp.Expression) -> n.Node:
         kids = tuple(results[len(results) - len(subs):]) if subs else ()
         if subs:
             del results[len(results) - len(subs):]
-        results.append(_build(e, kids))
+        node = _build(e, kids)
+        # sqlglot marks some negations with a flag instead of a Not node (`s NOT LIKE 'a%'`
+        # is Like(negate=True)); dropping it would invert the predicate.
+        inner = e.this if isinstance(e, exp.Escape) else e
+        if e.args.get("negate") or (inner is not e and inner.args.get("negate")):
+            node = n.Not(node)
+        results.append(node)
     return results[0]
 
 
