@@ -40,6 +40,13 @@ class LitOp:
 @dataclass(frozen=True)
 class OpaqueOp:
     why: str
+    boolean: bool | None = None  # False: known not to be a boolean (x + 1, CAST(x AS INT))
+
+
+# Functions known to return non-boolean values (the arithmetic operators among them).
+VALUE_FUNCTIONS = {"+", "-", "*", "/", "%", "div", "||", "&", "|", "^", "abs", "lower", "upper",
+                   "length", "coalesce", "concat", "substring", "substr", "round", "floor",
+                   "ceil", "year", "month", "day", "date_trunc", "to_date"}
 
 
 b.BColumn.__repr__ = lambda self: self.sql()  # short reprs in doctests and explain
@@ -68,13 +75,25 @@ def domain_of(t: pa.DataType) -> str | None:
 def bind(root: n.Node, schema: pa.Schema) -> object:
     """Bind a predicate tree against ``schema``; the result is a bound predicate."""
     names = {f.name: f.type for f in schema}
+    folded: dict[str, list[str]] = {}
+    for name in names:
+        folded.setdefault(name.lower(), []).append(name)
+
+    def resolve(name: str) -> str:
+        # Spark resolves column names case-insensitively; an exact match wins, and an
+        # ambiguous case-insensitive match is an error rather than a guess.
+        if name in names:
+            return name
+        matches = folded.get(name.lower(), [])
+        if len(matches) == 1:
+            return matches[0]
+        raise UnknownColumnError(name, list(names))
 
     def step(node: n.Node, kids: tuple) -> object:
         if isinstance(node, n.Column):
-            if node.name not in names:
-                raise UnknownColumnError(node.name, list(names))
-            t = names[node.name]
-            return ColOp(b.BColumn(node.name, t, t, domain_of(t) or "none"))
+            name = resolve(node.name)
+            t = names[name]
+            return ColOp(b.BColumn(name, t, t, domain_of(t) or "none"))
         if isinstance(node, n.Literal):
             return LitOp(node.value, node.type)
         return _BIND[type(node)](node, kids)
@@ -94,6 +113,8 @@ def as_predicate(x: object) -> object:
             return b.Const(x.value)
         raise TypeMismatchError(f"literal {x.value!r} is not a boolean")
     if isinstance(x, OpaqueOp):
+        if x.boolean is False:
+            raise TypeMismatchError(f"not a boolean predicate: {x.why}")
         return b.Opaque(x.why)
     return x
 
@@ -186,9 +207,25 @@ def _common_domain(x: b.BColumn, y: b.BColumn) -> tuple:
     """The two columns converted to one comparable domain, or (None, None)."""
     if x.domain == y.domain and x.convert == y.convert and _same_family(x.type, y.type):
         return x, y
-    numeric = ("int", "uint", "float")
-    if x.domain in numeric and y.domain in numeric and not x.convert and not y.convert and (
-            pa.types.is_integer(x.type) or pa.types.is_floating(x.type)) and (
+    if x.convert or y.convert:
+        return None, None
+    if pa.types.is_decimal(x.type) and pa.types.is_decimal(y.type) and "code" not in (
+            x.domain, y.domain):
+        return _rescaled(x, y)
+    if pa.types.is_timestamp(x.type) and pa.types.is_timestamp(y.type):
+        return _same_unit(x, y)
+    if {x.domain, y.domain} == {"int", "uint"} and pa.types.is_integer(x.type) and \
+            pa.types.is_integer(y.type):
+        # Spark reads uint64 as DECIMAL(20, 0) and compares exactly: view the uint64 bounds
+        # as int64 where they fit (elsewhere that bound is unknown).
+        def signed(c: b.BColumn) -> b.BColumn:
+            return c if c.domain == "int" else b.BColumn(c.name, c.stats_type, pa.int64(),
+                                                         "int", ("toint",))
+
+        return signed(x), signed(y)
+    if "float" not in (x.domain, y.domain):
+        return None, None
+    if (pa.types.is_integer(x.type) or pa.types.is_floating(x.type)) and (
             pa.types.is_integer(y.type) or pa.types.is_floating(y.type)):
         # Spark compares an integer with a float in DOUBLE; rounding is monotone, so sound.
         def f(c: b.BColumn) -> b.BColumn:
@@ -197,6 +234,32 @@ def _common_domain(x: b.BColumn, y: b.BColumn) -> tuple:
 
         return f(x), f(y)
     return None, None
+
+
+_PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
+
+
+def _same_unit(x: b.BColumn, y: b.BColumn) -> tuple:
+    """Two timestamp columns at the finer unit: the coarser one's bounds are multiplied, and a
+    bound that would overflow int64 becomes unknown."""
+    if (x.type.tz is None) != (y.type.tz is None):
+        return None, None  # an instant against a wall-clock time needs a session time zone
+    kx, ky = _PER_SECOND[x.type.unit], _PER_SECOND[y.type.unit]
+    if kx < ky:
+        return b.BColumn(x.name, x.stats_type, y.type, "int", ("mulchk", ky // kx)), y
+    return x, b.BColumn(y.name, y.stats_type, x.type, "int", ("mulchk", kx // ky))
+
+
+def _rescaled(x: b.BColumn, y: b.BColumn) -> tuple:
+    """Two narrow decimals at one scale: the smaller scale is multiplied by 10**k, which cannot
+    overflow int64 while the result keeps at most 18 digits."""
+    if x.type.scale > y.type.scale:
+        b_, a_ = _rescaled(y, x)
+        return a_, b_
+    k = y.type.scale - x.type.scale
+    if x.type.precision + k > 18:
+        return None, None
+    return b.BColumn(x.name, x.stats_type, x.type, "int", ("mul", 10**k)), y
 
 
 def _same_family(s: pa.DataType, t: pa.DataType) -> bool:
@@ -360,10 +423,12 @@ def _cast(node: n.Cast, kids: tuple) -> object:
     if isinstance(x, LitOp):
         return LitOp(L.cast_literal(x.value, node.to), node.to)
     if not isinstance(x, ColOp) or x.negated or x.col.convert:
-        return OpaqueOp(getattr(x, "why", f"CAST of an expression to {node.to}"))
+        return OpaqueOp(getattr(x, "why", f"CAST of an expression to {node.to}"),
+                        boolean=pa.types.is_boolean(node.to))
     converted = cast_column(x.col, node.to)
     if converted is None:
-        return OpaqueOp(f"CAST({x.col.name} AS {node.to}) does not preserve order")
+        return OpaqueOp(f"CAST({x.col.name} AS {node.to}) does not preserve order",
+                        boolean=pa.types.is_boolean(node.to))
     return ColOp(converted)
 
 
@@ -418,11 +483,13 @@ def _neg(node: n.Neg, kids: tuple) -> object:
         raise TypeMismatchError(f"cannot negate {x.value!r}")
     if isinstance(x, ColOp):
         return ColOp(x.col, not x.negated)
-    return OpaqueOp(getattr(x, "why", "negation of an expression"))
+    return OpaqueOp(getattr(x, "why", "negation of an expression"), boolean=False)
 
 
 def _func(node: n.Func, kids: tuple) -> object:
-    return OpaqueOp(f"{node.name}(...) is not used for pruning")
+    returns_value = node.name in VALUE_FUNCTIONS
+    return OpaqueOp(f"{node.sql()} is not used for pruning", boolean=False if returns_value
+                    else None)
 
 
 def _not(node: n.Not, kids: tuple) -> object:

@@ -22,7 +22,8 @@ class BColumn:
     """A column reference, possibly through an order-preserving cast.
 
     ``convert`` is how the kernel maps the column's statistic values into the compared domain:
-    ``()`` as is, ``("tofloat",)`` integer to DOUBLE, ``("floordiv", k)`` timestamp to date.
+    ``()`` as is, ``("tofloat",)`` integer to DOUBLE, ``("floordiv", k)`` timestamp to date,
+    ``("mul", k)`` a decimal rescaled to a larger scale (for comparing two decimal columns).
     ``type`` is the type literals are coerced to (the cast's target type).
     """
 

@@ -137,7 +137,10 @@ def in_list(r, leaf: b.InList):
         lst = _param(r, leaf.col, leaf.values, is_list=True)
         some = p.op("any_in", lst, f.lo, f.lo_ok, f.hi, f.hi_ok)
         if leaf.col.domain in ("int", "uint") and not leaf.col.convert:
-            covered = p.and_(f.lo_ok, f.hi_ok, p.op("covers", lst, f.lo, f.hi))
+            # Every value is listed when the list covers every integer of [min, max]; that
+            # proves equality, so the bounds must be exact (SEMANTICS §1).
+            covered = p.and_(f.lo_ok, f.hi_ok, f.lo_exact, f.hi_exact,
+                             p.op("covers", lst, f.lo, f.hi))
         else:
             covered = p.and_(f.lo_ok, f.hi_ok, f.lo_exact, f.hi_exact, p.eq(f.lo, f.hi),
                              some)

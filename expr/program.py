@@ -32,6 +32,10 @@ OTHER_OPS = {
     "const",  # (value,) True/False or a small integer
     "isnan",  # (a,)
     "add",  # (a, b) integer sum (counts)
+    "mul",  # (a, k) product with a constant step (callers rule out overflow)
+    "within",  # (a, c) -c <= a <= c
+    "toint",  # (a,) a uint64 value as int64 (meaningful where fits_int64)
+    "fits_int64",  # (a,) a uint64 value is at most 2**63 - 1
     "tofloat",  # (a,) a column cast to DOUBLE (order-preserving, rounding)
     "floordiv",  # (a, k) floor division by a positive constant step (timestamp -> date)
     "any_in",  # (list, lo, lo_ok, hi, hi_ok) a list element lies in [lo, hi] (unknown: open)

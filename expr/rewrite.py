@@ -136,6 +136,18 @@ class Rewriter:
             elif kind == "floordiv":
                 k = p.const(args[0])
                 lo, hi = p.op("floordiv", lo, k), p.op("floordiv", hi, k)
+            elif kind == "mul":  # decimal rescale; bind checked it cannot overflow
+                k = p.const(args[0])
+                lo, hi = p.op("mul", lo, k), p.op("mul", hi, k)
+            elif kind == "mulchk":  # timestamp unit change: a bound that would overflow is unknown
+                k, limit = p.const(args[0]), p.const((2**63 - 1) // args[0])
+                lo_ok = p.and_(lo_ok, p.op("within", lo, limit))
+                hi_ok = p.and_(hi_ok, p.op("within", hi, limit))
+                lo, hi = p.op("mul", lo, k), p.op("mul", hi, k)
+            elif kind == "toint":  # uint64 as int64 where it fits
+                lo_ok = p.and_(lo_ok, p.op("fits_int64", lo))
+                hi_ok = p.and_(hi_ok, p.op("fits_int64", hi))
+                lo, hi = p.op("toint", lo), p.op("toint", hi)
         facts = Facts(hn, nulls, lo, lo_ok, hi, hi_ok, lo_x, hi_x, nan, not_nan)
         shown = col.sql() if not col.convert else f"{col.convert[0]}({col.sql()})"
         for field, label in (("hn", "has values"), ("nulls", "has nulls"), ("lo_ok", ".min known"),

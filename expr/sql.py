@@ -41,7 +41,14 @@ _TYPES = {
 
 # sqlglot nodes that are never part of a boolean predicate: a parse that yields them means the
 # text was not one expression (``x > 1 garbage`` parses as an alias).
-_NOT_AN_EXPRESSION = (exp.Alias, exp.Query, exp.Star, exp.Command, exp.Create, exp.Insert)
+_NOT_AN_EXPRESSION = (exp.Alias, exp.Query, exp.Star, exp.Command, exp.Create, exp.Insert,
+                      exp.Block)
+
+# Arithmetic and string operators yield values, never booleans: a predicate made of one is a
+# type error, not an unknown leaf.
+_VALUE_OPERATORS = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%",
+                    exp.IntDiv: "div", exp.DPipe: "||", exp.BitwiseAnd: "&",
+                    exp.BitwiseOr: "|", exp.BitwiseXor: "^"}
 
 
 def parse(text: str) -> n.Node:
@@ -202,7 +209,12 @@ def _build(e: exp.Expression, kids: tuple[n.Node, ...]) -> n.Node:
         if all(isinstance(k.value, str) for k in kids):  # 'a''b' arrives as a concatenation
             return n.Literal("".join(k.value for k in kids))
     if isinstance(e, exp.Anonymous):
-        return n.Func(str(e.this).lower(), kids)
+        name = str(e.this).lower()
+        if name in ("isnull", "isnotnull") and len(kids) == 1:  # Spark's function forms
+            return n.IsNull(kids[0]) if name == "isnull" else n.Not(n.IsNull(kids[0]))
+        return n.Func(name, kids)
+    if type(e) in _VALUE_OPERATORS:
+        return n.Func(_VALUE_OPERATORS[type(e)], kids)
     # Anything else is accepted and weakens only its own leaf (SEMANTICS.md §5).
     return n.Func(e.key, kids)
 

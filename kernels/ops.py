@@ -92,6 +92,23 @@ def _tofloat(a):
     return np.asarray(a).astype(np.float64)
 
 
+def _mul(a, k):
+    with np.errstate(over="ignore"):
+        return np.multiply(a, k)
+
+
+def _within(a, c):
+    return (-c <= a) & (a <= c)
+
+
+def _toint(a):
+    return np.asarray(a).astype(np.int64)
+
+
+def _fits_int64(a):
+    return np.asarray(a) <= np.uint64(2**63 - 1)
+
+
 # name -> (spelling with {0}, {1}, ... or a join rule, NumPy reference)
 OPS = {
     "and": (" & ", _nary(np.logical_and)),
@@ -104,6 +121,11 @@ OPS = {
     "eq": ("({0} == {1})", np.equal),
     "isnan": ("np.isnan({0})", np.isnan),
     "add": ("({0} + {1})", np.add),
+    "mul": ("({0} * {1})", _mul),
+    "within": ("((-{1} <= {0}) & ({0} <= {1}))", _within),
+    "toint": ("np.int64({0})", _toint),
+    # Compare uint64 with a uint64 constant: mixing signedness would compare in float64.
+    "fits_int64": ("({0} <= np.uint64(9223372036854775807))", _fits_int64),
     "tofloat": ("np.float64({0})", _tofloat),
     "floordiv": ("({0} // {1})", _floordiv),
     "any_in": ("any_in({0}, {1}, {2}, {3}, {4})", _any_in_np),

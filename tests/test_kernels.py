@@ -1,6 +1,7 @@
 """Kernels: compiled == interpreted for every op and layout, one kernel per shape, no user text
 in generated source, and a disk cache that degrades silently."""
 
+import decimal
 import importlib
 import subprocess
 import sys
@@ -14,15 +15,30 @@ from prunekit.expr.program import ALL_OPS
 from prunekit.kernels import codegen, ops, run
 
 SCHEMA = pa.schema([("x", pa.int64()), ("f", pa.float64()), ("s", pa.string()),
-                    ("b", pa.bool_()), ("u", pa.uint64()), ("t", pa.timestamp("ms"))])
+                    ("b", pa.bool_()), ("u", pa.uint64()), ("t", pa.timestamp("ms")),
+                    ("d", pa.decimal128(10, 2)), ("e", pa.decimal128(12, 4)),
+                    ("ts", pa.timestamp("s"))])
 
 # Together these exercise every op of the program vocabulary (checked below).
 PREDICATES = [
     "x > 5 AND f <= 2.5", "x IN (1, 3, 5, 7) OR s IN ('a', 'c')", "x NOT IN (2, 3, NULL)",
     "s LIKE 'ab%' AND NOT b", "isnan(f) OR f = CAST('NaN' AS DOUBLE)", "x < f",
     "CAST(x AS DOUBLE) >= 7.5", "CAST(t AS DATE) = DATE '1970-01-01'", "u > 5 AND x <=> 3",
-    "b IS NOT TRUE OR x IS NULL", "-f < 2", "x = 4 AND (s > 'b' OR s IS NULL)",
+    "b IS NOT TRUE OR x IS NULL", "-f < 2", "x = 4 AND (s > 'b' OR s IS NULL)", "d < e",
+    "x < u", "t > ts",
 ]
+
+
+def decimal_stats(rng: np.random.Generator, n: int, t: pa.DataType) -> pa.StructArray:
+    lo = rng.integers(-500, 500, n)
+    hi = lo + rng.integers(0, 300, n)
+    scale = 10 ** (4 - t.scale)  # both columns span the same real range
+
+    def dec(v):
+        return pa.array([decimal.Decimal(int(x) * scale).scaleb(-4) for x in v], t)
+
+    return pa.StructArray.from_arrays([dec(lo), dec(hi), pa.array(np.zeros(n, np.int64))],
+                                      ["min", "max", "null_count"])
 
 
 def random_statistics(rng: np.random.Generator, n: int) -> pa.Table:
@@ -56,8 +72,15 @@ def random_statistics(rng: np.random.Generator, n: int) -> pa.Table:
             ["min", "max", "null_count"]),
         "u": pa.StructArray.from_arrays(
             [pa.array(rng.integers(0, 10, n).astype(np.uint64)),
-             pa.array(rng.integers(10, 20, n).astype(np.uint64)),
+             pa.array(np.where(rng.random(n) < 0.3, np.uint64(2**63 + 5),
+                               rng.integers(10, 20, n).astype(np.uint64))),
              pa.nulls(n, pa.int64())], ["min", "max", "null_count"]),
+        "ts": pa.StructArray.from_arrays(
+            [pa.array(rng.integers(-10**17, 10**5, n), pa.timestamp("s")),
+             pa.array(rng.integers(10**5, 2 * 10**17, n), pa.timestamp("s")),
+             pa.array(np.zeros(n, np.int64))], ["min", "max", "null_count"]),
+        "d": decimal_stats(rng, n, pa.decimal128(10, 2)),
+        "e": decimal_stats(rng, n, pa.decimal128(12, 4)),
         "t": pa.StructArray.from_arrays(
             [pa.array(rng.integers(0, 10**8, n), pa.timestamp("ms")),
              pa.array(rng.integers(10**8, 2 * 10**8, n), pa.timestamp("ms")),
