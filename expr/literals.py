@@ -79,6 +79,19 @@ class AboveMax:
 
 Coerced = Exact | Between | Range | BelowMin | AboveMax
 
+# Decimal arithmetic in the default context rounds to 28 digits; decimal128 holds 38 and
+# decimal256 76, so every operation here names this exact-enough context.
+EXACT = decimal.Context(prec=100, Emax=10**6, Emin=-(10**6))
+
+
+def unscaled_to_decimal(unscaled: int, scale: int) -> decimal.Decimal:
+    """The decimal value of an unscaled integer, exactly.
+
+    >>> unscaled_to_decimal(-99999999999999999999999999999, 3)
+    Decimal('-99999999999999999999999999.999')
+    """
+    return decimal.Decimal(unscaled).scaleb(-scale, context=EXACT)
+
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 _UNITS = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 _MS_PER_DAY = 86_400_000
@@ -152,11 +165,12 @@ def _to_float(value: object, t: pa.DataType) -> Coerced:
     c = float(v) if not isinstance(v, float) else v
     if math.isnan(c) or t != pa.float32():
         return Exact(c)
-    as32 = float(np.float32(c))
-    if as32 == c or math.isinf(c):
-        return Exact(c)
-    below = float(np.nextafter(np.float32(c), np.float32(-np.inf))) if as32 > c else as32
-    above = as32 if as32 > c else float(np.nextafter(np.float32(c), np.float32(np.inf)))
+    with np.errstate(over="ignore"):  # beyond float32's range rounds to +-inf, as intended
+        as32 = float(np.float32(c))
+        if as32 == c or math.isinf(c):
+            return Exact(c)
+        below = float(np.nextafter(np.float32(c), np.float32(-np.inf))) if as32 > c else as32
+        above = as32 if as32 > c else float(np.nextafter(np.float32(c), np.float32(np.inf)))
     return Between(below, above)
 
 
@@ -273,9 +287,16 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
         if pa.types.is_floating(to):
             return float(value)
         if pa.types.is_decimal(to):
-            if isinstance(value, float):
-                return decimal.Decimal(value)
-            return decimal.Decimal(str(value).strip())
+            # Spark rounds half up to the target scale; a value too wide for the precision
+            # is NULL (and an error under ANSI mode, where the query would fail anyway).
+            exact = decimal.Decimal(value) if isinstance(value, float) else decimal.Decimal(
+                str(value).strip())
+            if not exact.is_finite():
+                raise ValueError(f"{value} is not a decimal")
+            rounded = exact.quantize(decimal.Decimal(1).scaleb(-to.scale, context=EXACT),
+                                     rounding=decimal.ROUND_HALF_UP, context=EXACT)
+            digits = len(rounded.as_tuple().digits)
+            return rounded if digits <= to.precision or rounded == 0 else None
         if pa.types.is_integer(to):
             if isinstance(value, str):
                 value = decimal.Decimal(value.strip())

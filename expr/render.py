@@ -17,6 +17,7 @@ import re
 import pyarrow as pa
 
 from . import nodes as n
+from .literals import unscaled_to_decimal
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _RESERVED = {"and", "or", "not", "null", "true", "false", "is", "in", "like", "between", "case"}
@@ -82,7 +83,7 @@ def domain_literal_sql(value: object, t: pa.DataType) -> str:
         return "(" + ", ".join(domain_literal_sql(v, t) for v in value) + ")"
     try:
         if pa.types.is_decimal(t):
-            return str(decimal.Decimal(value).scaleb(-t.scale))
+            return str(unscaled_to_decimal(value, t.scale))
         if pa.types.is_date32(t):
             return literal_sql(dt.date(1970, 1, 1) + dt.timedelta(days=value))
         if pa.types.is_date64(t):

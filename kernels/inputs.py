@@ -15,7 +15,6 @@ with the literals compared with them, once per batch and outside the hot loop (p
 
 from __future__ import annotations
 
-import decimal
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +23,7 @@ import pyarrow.compute as pc
 
 from prunekit.expr.bind import domain_of
 from prunekit.expr.errors import StatisticsError
-from prunekit.expr.literals import _is_stringlike
+from prunekit.expr.literals import _is_stringlike, unscaled_to_decimal
 from prunekit.expr.program import Program
 
 # A statistic that is not there at all reads as unknown, except exactness flags, which default
@@ -224,7 +223,7 @@ def _group_literals(program: Program, names: list[str], types: dict) -> list:
 
 def _to_arrow_value(v: object, t: pa.DataType) -> object:
     if pa.types.is_decimal(t):  # domain values of decimals are unscaled integers
-        return decimal.Decimal(v).scaleb(-t.scale)
+        return unscaled_to_decimal(v, t.scale)
     return v
 
 
