@@ -167,7 +167,8 @@ def to_sql(root: n.Node) -> str:
         if isinstance(node, n.Cast):
             return f"{'TRY_CAST' if node.safe else 'CAST'}({kids[0]} AS {type_sql(node.to)})"
         if isinstance(node, n.Neg):
-            return f"-{wrap(kids[0], c[0], _ATOM)}"
+            # "--x" would start a SQL comment: parenthesise anything but a plain column.
+            return f"-{kids[0]}" if isinstance(c[0], n.Column) else f"-({kids[0]})"
         if isinstance(node, n.Func):
             return f"{node.name}({', '.join(kids)})"
         raise TypeError(f"cannot render {type(node).__name__}")

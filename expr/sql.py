@@ -110,9 +110,9 @@ def _sub_expressions(e: exp.Expression) -> list[exp.Expression]:
     """The children of ``e`` that are converted before ``e`` itself."""
     if isinstance(e, (exp.Column, exp.Literal, exp.Null, exp.Boolean, exp.HexString)):
         return []
-    if isinstance(e, (exp.Cast, exp.TryCast)) and isinstance(e.this, (exp.Literal, exp.Neg)):
+    if isinstance(e, (exp.Cast, exp.TryCast)) and _is_literal(e.this):
         return []
-    if isinstance(e, exp.Neg) and isinstance(e.this, exp.Literal):
+    if isinstance(e, exp.Neg) and _is_literal(e.this):
         return []
     if isinstance(e, (exp.Like, exp.Escape)):
         return [e.this] if isinstance(e, exp.Like) else [e.this.this]
@@ -121,6 +121,13 @@ def _sub_expressions(e: exp.Expression) -> list[exp.Expression]:
     if isinstance(e, exp.Between):
         return [e.this, e.args["low"], e.args["high"]]
     return [v for v in e.iter_expressions() if not isinstance(v, exp.DataType)]
+
+
+def _is_literal(e: exp.Expression) -> bool:
+    """A constant sqlglot node: a literal, NULL, a boolean, hex, or a negated literal."""
+    while isinstance(e, (exp.Neg, exp.Paren)):
+        e = e.this
+    return isinstance(e, (exp.Literal, exp.Null, exp.Boolean, exp.HexString))
 
 
 def _convert(root: exp.Expression) -> n.Node:
@@ -227,6 +234,8 @@ def _literal_value(e: exp.Expression) -> object:
     if isinstance(e, exp.HexString):
         text = e.this
         return bytes.fromhex(text if len(text) % 2 == 0 else "0" + text)
+    if isinstance(e, exp.Paren):
+        return _literal_value(e.this)
     if isinstance(e, exp.Neg):
         value = _literal_value(e.this)
         if isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool):
