@@ -285,7 +285,11 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
         return value
     try:
         if pa.types.is_floating(to):
-            return float(value)
+            value = float(value)
+            if to == pa.float32():  # the FLOAT nearest the value; beyond its range, +-inf
+                with np.errstate(over="ignore"):
+                    value = float(np.float32(value))
+            return value
         if pa.types.is_decimal(to):
             # Spark rounds half up to the target scale; a value too wide for the precision
             # is NULL (and an error under ANSI mode, where the query would fail anyway).

@@ -51,11 +51,12 @@ def literal_sql(value: object, type: pa.DataType | None = None) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
+        kind = "FLOAT" if type == pa.float32() else "DOUBLE"  # a FLOAT literal stays FLOAT
         if math.isnan(value):
-            return "CAST('NaN' AS DOUBLE)"
+            return f"CAST('NaN' AS {kind})"
         if math.isinf(value):
-            return "CAST('%sInfinity' AS DOUBLE)" % ("-" if value < 0 else "")
-        return f"CAST({value!r} AS DOUBLE)"
+            return f"CAST('{'-' if value < 0 else ''}Infinity' AS {kind})"
+        return f"CAST({value!r} AS {kind})"
     if isinstance(value, decimal.Decimal):
         return str(value) if value.is_finite() else f"CAST('{value}' AS DOUBLE)"
     if isinstance(value, str):
