@@ -180,6 +180,8 @@ def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:
     value = right.value
     if not isinstance(value, (int, float)) and not hasattr(value, "as_tuple"):
         raise TypeMismatchError(f"cannot compare -{col.name} with {value!r}")
+    if value != value:  # NaN: -x is NaN exactly when x is, and NaN does not mirror
+        return compare(op, ColOp(col), right)
     inner = compare(op.flipped, ColOp(col), LitOp(-value, right.type))
     if col.domain == "float":
         return b.Widen(inner, b.NanEq(col))
