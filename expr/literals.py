@@ -297,6 +297,8 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
                 str(value).strip())
             if not exact.is_finite():
                 raise ValueError(f"{value} is not a decimal")
+            if exact != 0 and exact.adjusted() >= to.precision - to.scale + 1:
+                return None  # too wide even before rounding
             rounded = exact.quantize(decimal.Decimal(1).scaleb(-to.scale, context=EXACT),
                                      rounding=decimal.ROUND_HALF_UP, context=EXACT)
             digits = len(rounded.as_tuple().digits)

@@ -58,7 +58,11 @@ def literal_sql(value: object, type: pa.DataType | None = None) -> str:
             return f"CAST('{'-' if value < 0 else ''}Infinity' AS {kind})"
         return f"CAST({value!r} AS {kind})"
     if isinstance(value, decimal.Decimal):
-        return str(value) if value.is_finite() else f"CAST('{value}' AS DOUBLE)"
+        # Plain notation: Spark reads 1E+17 as a DOUBLE, 100000000000000000.0 as a DECIMAL.
+        if not value.is_finite():
+            return f"CAST('{value}' AS DOUBLE)"
+        text = format(value, "f")
+        return text if "." in text else text + ".0"
     if isinstance(value, str):
         return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
     if isinstance(value, bytes):
