@@ -144,34 +144,84 @@ class Node:
     __hash__ = object.__hash__
 
     def isin(self, values: Any) -> In:
-        """``self IN (values...)``; ``None`` in the list is SQL NULL."""
+        """``self IN (values...)``; ``None`` in the list is SQL NULL (then never FALSE).
+
+        >>> col("x").isin([1, 2, None]).sql()
+        'x IN (1, 2, NULL)'
+        """
         return In(self, tuple(_node(v) for v in values))
 
     def is_null(self) -> IsNull:
+        """``self IS NULL`` (never NULL itself).
+
+        >>> col("x").is_null().sql()
+        'x IS NULL'
+        """
         return IsNull(self)
 
     def is_not_null(self) -> Not:
+        """``self IS NOT NULL``.
+
+        >>> col("x").is_not_null().sql()
+        'NOT x IS NULL'
+        """
         return Not(IsNull(self))
 
     def between(self, low: Any, high: Any) -> Between:
+        """``self BETWEEN low AND high`` (both ends included).
+
+        >>> col("x").between(1, 5).sql()
+        'x BETWEEN 1 AND 5'
+        """
         return Between(self, _node(low), _node(high))
 
     def like(self, pattern: str, escape: str = "\\") -> Like:
+        """``self LIKE pattern``: ``%`` any run, ``_`` one character, ``escape`` quotes them.
+
+        >>> col("s").like("ab!_%", escape="!").sql()
+        "s LIKE 'ab!_%' ESCAPE '!'"
+        """
         return Like(self, pattern, escape)
 
     def startswith(self, prefix: str | bytes) -> StartsWith:
+        """``startswith(self, prefix)``, compared by UTF-8 bytes.
+
+        >>> col("s").startswith("ab").sql()
+        "startswith(s, 'ab')"
+        """
         return StartsWith(self, _node(prefix))
 
     def cast(self, to: pa.DataType, safe: bool = False) -> Cast:
+        """``CAST(self AS to)`` (``TRY_CAST`` when ``safe``); pruning uses it only where the
+        cast preserves order.
+
+        >>> col("x").cast(pa.float64()).sql()
+        'CAST(x AS DOUBLE)'
+        """
         return Cast(self, to, safe)
 
     def is_distinct_from(self, other: Any) -> DistinctFrom:
+        """``self IS DISTINCT FROM other``: NULL-safe inequality, never NULL.
+
+        >>> col("x").is_distinct_from(None).sql()
+        'x IS DISTINCT FROM NULL'
+        """
         return DistinctFrom(self, _node(other))
 
     def is_true(self) -> IsBool:
+        """``self IS TRUE``: FALSE for NULL.
+
+        >>> (~col("b").is_true()).sql()
+        'NOT b IS TRUE'
+        """
         return IsBool(self, True)
 
     def is_false(self) -> IsBool:
+        """``self IS FALSE``: FALSE for NULL.
+
+        >>> col("b").is_false().sql()
+        'b IS FALSE'
+        """
         return IsBool(self, False)
 
 
