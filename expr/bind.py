@@ -182,7 +182,7 @@ def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:
         raise TypeMismatchError(f"cannot compare -{col.name} with {value!r}")
     if value != value:  # NaN: -x is NaN exactly when x is, and NaN does not mirror
         return compare(op, ColOp(col), right)
-    inner = compare(op.flipped, ColOp(col), LitOp(-value, right.type))
+    inner = compare(op.flipped, ColOp(col), LitOp(L.negate(value), right.type))
     if col.domain == "float":
         return b.Widen(inner, b.NanEq(col))
     lo = L.int_range(col.type)[0]
@@ -479,9 +479,9 @@ def _neg(node: n.Neg, kids: tuple) -> object:
     x = kids[0]
     if isinstance(x, LitOp):
         if isinstance(x.value, (int, float)) and not isinstance(x.value, bool):
-            return LitOp(-x.value, x.type)
+            return LitOp(L.negate(x.value), x.type)
         if hasattr(x.value, "as_tuple"):
-            return LitOp(-x.value, x.type)
+            return LitOp(L.negate(x.value), x.type)
         raise TypeMismatchError(f"cannot negate {x.value!r}")
     if isinstance(x, ColOp):
         return ColOp(x.col, not x.negated)

@@ -84,6 +84,17 @@ Coerced = Exact | Between | Range | BelowMin | AboveMax
 EXACT = decimal.Context(prec=100, Emax=10**6, Emin=-(10**6))
 
 
+def negate(value: object) -> object:
+    """``-value`` exactly: Decimal's ``-`` rounds to the context's 28 digits.
+
+    >>> negate(decimal.Decimal("-1234567890123456789012345678901.0"))
+    Decimal('1234567890123456789012345678901.0')
+    """
+    if isinstance(value, decimal.Decimal):
+        return value.copy_negate()
+    return -value
+
+
 def unscaled_to_decimal(unscaled: int, scale: int) -> decimal.Decimal:
     """The decimal value of an unscaled integer, exactly.
 

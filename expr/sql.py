@@ -24,7 +24,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from . import nodes as n
 from .errors import SqlSyntaxError, TypeMismatchError
-from .literals import cast_literal
+from .literals import cast_literal, negate
 
 _COMPARE = {exp.EQ: n.Op.EQ, exp.NEQ: n.Op.NE, exp.LT: n.Op.LT, exp.LTE: n.Op.LE,
             exp.GT: n.Op.GT, exp.GTE: n.Op.GE}
@@ -239,7 +239,7 @@ def _literal_value(e: exp.Expression) -> object:
     if isinstance(e, exp.Neg):
         value = _literal_value(e.this)
         if isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool):
-            return -value
+            return negate(value)
         raise TypeMismatchError(f"cannot negate {value!r}")
     if isinstance(e, exp.Literal):
         if e.is_string:

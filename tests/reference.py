@@ -1,0 +1,548 @@
+"""A brute-force row evaluator: the truth that pruning outcomes are checked against.
+
+``evaluate(tree, types, row)`` gives the value of a predicate tree (``prunekit.expr.nodes``) for
+one row under Spark SQL semantics as SEMANTICS.md §2 states them: ``True``, ``False`` or ``None``
+(NULL). It is written from the semantics, not from prunekit's binding or coercion code, and it
+is slow on purpose: one Python object per value, exact rationals for every exact number.
+
+Row values (``None`` is NULL):
+
+============================== ===============================================================
+column type                    Python value
+============================== ===============================================================
+int8 .. int64, uint8 .. uint64 ``int``
+float32, float64               ``float`` (NaN, ±inf, ±0.0 allowed; float32 values are exact)
+decimal128                     ``decimal.Decimal`` (or ``int``)
+string, large_string           ``str``
+binary                         ``bytes``
+bool                           ``bool``
+date32, date64                 ``int`` days since 1970-01-01, or ``datetime.date``
+timestamp(unit, tz)            ``int`` count of ``unit`` since the epoch (UTC), or ``datetime``
+============================== ===============================================================
+
+Semantics, in short: three-valued logic; ``NaN = NaN`` and NaN is greater than every other
+number; ``-0.0 = 0.0``; strings and binary compare by (UTF-8) bytes; exact numbers (integers,
+decimals, decimal literals such as SQL ``5.5``) compare exactly with each other, and in DOUBLE
+as soon as a float (a float column, a DOUBLE literal) takes part; dates compare with timestamps
+as their UTC midnight, timestamps as instants (naive ones are UTC). Casts follow Spark's
+non-ANSI rules where the value matters for pruning (integer widening, integer to double,
+float32 to float64, timestamp to date as a floor to the UTC day, decimal rescaling with HALF_UP
+rounding and NULL on overflow); the other casts give a deterministic value.
+
+An unknown function (``Func``) evaluates to an arbitrary but fixed value: a hash of its name and
+argument values decides whether it, and anything compared with it, is TRUE, FALSE or NULL
+(a comparison with a NULL operand is still NULL).
+
+>>> import pyarrow as pa
+>>> from prunekit import col, lit
+>>> evaluate(col("x") > lit(5), {"x": pa.int8()}, {"x": 6})
+True
+>>> evaluate(col("f") == lit(float("nan")), {"f": pa.float64()}, {"f": float("nan")})
+True
+>>> evaluate(col("x").isin([1, None]), {"x": pa.int64()}, {"x": 2}) is None
+True
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import math
+import re
+import zlib
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import pyarrow as pa
+
+from prunekit.expr import nodes as n
+
+NS_PER_UNIT = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
+NS_PER_DAY = 86_400 * 10**9
+_EPOCH_DATE = dt.date(1970, 1, 1)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_F32_MAX = float(np.finfo(np.float32).max)
+_F32_OVERFLOW = Fraction(2**128 - 2**103)  # at or above this, float32 rounding gives inf
+
+# Value kinds: "num" an exact rational (Fraction), "float" a double, "bytes" a byte string
+# (``text`` marks strings), "bool", "date" (days), "ts" (nanoseconds since the epoch, UTC).
+NUMERIC = ("num", "float")
+TEMPORAL = ("date", "ts")
+
+
+@dataclass(frozen=True)
+class V:
+    """One non-NULL value. ``type`` is the Arrow type it has in SQL, when known."""
+
+    kind: str
+    value: object
+    type: pa.DataType | None = None
+    text: bool = False  # a string (not binary): LIKE matches characters
+
+
+@dataclass(frozen=True)
+class Wild:
+    """The value of an unknown function: arbitrary, fixed by ``h``."""
+
+    h: int
+
+
+def _wild_truth(h: int) -> bool | None:
+    return (True, False, None)[h % 3]
+
+
+def _hash(*parts: object) -> int:
+    return zlib.crc32(repr(parts).encode("utf-8", "surrogatepass"))
+
+
+# ---- type helpers ----------------------------------------------------------------------------
+def int_range(t: pa.DataType) -> tuple[int, int]:
+    """Smallest and largest value of an integer type."""
+    info = np.iinfo(t.to_pandas_dtype())
+    return int(info.min), int(info.max)
+
+
+def is_int(t: pa.DataType | None) -> bool:
+    return t is not None and pa.types.is_integer(t)
+
+
+def is_text(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def is_bin(t: pa.DataType) -> bool:
+    return pa.types.is_binary(t) or pa.types.is_large_binary(t)
+
+
+def family(t: pa.DataType) -> str:
+    """How values of ``t`` compare: num, bytes, bool or temporal."""
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
+        return "num"
+    if is_text(t) or is_bin(t):
+        return "bytes"
+    if pa.types.is_boolean(t):
+        return "bool"
+    if pa.types.is_date(t) or pa.types.is_timestamp(t):
+        return "temporal"
+    raise TypeError(f"no family for {t}")
+
+
+# ---- Python values <-> V -------------------------------------------------------------------
+def days_of(value: int | dt.date) -> int:
+    if isinstance(value, dt.datetime):
+        raise TypeError("a date column holds dates, not datetimes")
+    return value if isinstance(value, int) else (value - _EPOCH_DATE).days
+
+
+def ns_of_datetime(value: dt.datetime) -> int:
+    """Nanoseconds since the epoch; naive datetimes are UTC."""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=dt.timezone.utc)
+    delta = value - _EPOCH
+    return ((delta.days * 86_400 + delta.seconds) * 10**6 + delta.microseconds) * 1000
+
+
+def from_python(value: object, t: pa.DataType) -> V | None:
+    """A column value (in the row representation above) as a V."""
+    if value is None:
+        return None
+    if pa.types.is_integer(t) or pa.types.is_decimal(t):
+        return V("num", Fraction(value), t)
+    if pa.types.is_floating(t):
+        return V("float", float(value), t)
+    if is_text(t):
+        return V("bytes", value.encode("utf-8"), t, text=True)
+    if is_bin(t):
+        return V("bytes", bytes(value), t)
+    if pa.types.is_boolean(t):
+        return V("bool", bool(value), t)
+    if pa.types.is_date(t):
+        return V("date", days_of(value), t)
+    if pa.types.is_timestamp(t):
+        if isinstance(value, dt.datetime):
+            return V("ts", ns_of_datetime(value), t)
+        return V("ts", int(value) * NS_PER_UNIT[t.unit], t)
+    raise TypeError(f"unsupported column type {t}")
+
+
+def to_python(v: V | None, t: pa.DataType) -> object:
+    """The row representation of ``v``, a value of type ``t`` (inverse of ``from_python``)."""
+    if v is None:
+        return None
+    if pa.types.is_integer(t):
+        return int(v.value)
+    if pa.types.is_decimal(t):
+        return fraction_to_decimal(v.value, t.scale)
+    if pa.types.is_floating(t):
+        return float(v.value)
+    if is_text(t):
+        return v.value.decode("utf-8", "replace")
+    if is_bin(t):
+        return v.value
+    if pa.types.is_boolean(t):
+        return bool(v.value)
+    if pa.types.is_date(t):
+        return v.value
+    if pa.types.is_timestamp(t):
+        return v.value // NS_PER_UNIT[t.unit]
+    raise TypeError(f"unsupported type {t}")
+
+
+_CTX = decimal.Context(prec=120)
+
+
+def fraction_to_decimal(x: Fraction, scale: int) -> decimal.Decimal:
+    """``x`` (a multiple of 10**-scale) as a Decimal with exactly ``scale`` digits."""
+    unscaled = x * 10**scale
+    if unscaled.denominator != 1:
+        raise ValueError(f"{x} has more than {scale} decimal digits")
+    return decimal.Decimal(int(unscaled)).scaleb(-scale, context=_CTX)
+
+
+def literal_value(node: n.Literal) -> V | None:
+    """A literal as a V: int and Decimal are exact, float is DOUBLE; a pinned type applies."""
+    value, t = node.value, node.type
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        v = V("bool", value)
+    elif isinstance(value, (int, decimal.Decimal)):
+        v = V("num", Fraction(value))
+    elif isinstance(value, float):
+        v = V("float", value, pa.float64())
+    elif isinstance(value, str):
+        v = V("bytes", value.encode("utf-8", "surrogatepass"), text=True)
+    elif isinstance(value, bytes):
+        v = V("bytes", value)
+    elif isinstance(value, dt.datetime):
+        v = V("ts", ns_of_datetime(value))
+    elif isinstance(value, dt.date):
+        v = V("date", days_of(value))
+    else:
+        raise TypeError(f"unsupported literal {value!r}")
+    return cast(v, t) if t is not None else v
+
+
+# ---- numbers -------------------------------------------------------------------------------
+def to_double(v: V) -> float:
+    if v.kind == "float":
+        return v.value
+    if v.kind == "bool":
+        return float(v.value)
+    return float(v.value)  # Fraction -> nearest double (int / int is correctly rounded)
+
+
+def round_f32(x: Fraction | float) -> float:
+    """The float32 nearest to ``x`` (ties to even), as a double; ±inf on overflow."""
+    if isinstance(x, float):
+        if math.isnan(x) or math.isinf(x):
+            return x
+        with np.errstate(over="ignore"):
+            return float(np.float32(x))  # IEEE double -> single rounds correctly
+    if abs(x) >= _F32_OVERFLOW:
+        return math.inf if x > 0 else -math.inf
+    with np.errstate(over="ignore"):
+        c = np.float32(float(x))  # may be off by one ulp (double rounding): fix below
+    if math.isinf(c):
+        c = np.float32(_F32_MAX if x > 0 else -_F32_MAX)
+    candidates = [c, np.nextafter(c, np.float32(np.inf)), np.nextafter(c, np.float32(-np.inf))]
+    candidates = [f for f in candidates if math.isfinite(f)]
+
+    def key(f: np.float32) -> tuple:
+        return abs(Fraction(float(f)) - x), int(np.array(f).view(np.uint32)) & 1
+
+    return float(min(candidates, key=key))
+
+
+def _round_half_up(x: Fraction) -> int:
+    r = math.floor(abs(x) + Fraction(1, 2))
+    return r if x >= 0 else -r
+
+
+def _wrap(value: int, t: pa.DataType) -> int:
+    lo, hi = int_range(t)
+    span = hi - lo + 1
+    return (value - lo) % span + lo
+
+
+def compare(a: V, b: V) -> int:
+    """-1, 0 or 1: Spark's order of two non-NULL values (NaN equal to itself and greatest)."""
+    if a.kind in NUMERIC and b.kind in NUMERIC:
+        if a.kind == "float" or b.kind == "float":
+            x, y = to_double(a), to_double(b)
+            if math.isnan(x) or math.isnan(y):
+                return (math.isnan(x) and not math.isnan(y)) - (math.isnan(y) and not
+                                                                math.isnan(x))
+            return (x > y) - (x < y)
+        return (a.value > b.value) - (a.value < b.value)
+    if a.kind == "bytes" and b.kind == "bytes":
+        return (a.value > b.value) - (a.value < b.value)
+    if a.kind == "bool" and b.kind == "bool":
+        return int(a.value) - int(b.value)
+    if a.kind in TEMPORAL and b.kind in TEMPORAL:
+        x = a.value * NS_PER_DAY if a.kind == "date" else a.value
+        y = b.value * NS_PER_DAY if b.kind == "date" else b.value
+        return (x > y) - (x < y)
+    raise TypeError(f"cannot compare {a} with {b}")
+
+
+# ---- casts ---------------------------------------------------------------------------------
+def cast(v: V | Wild | None, to: pa.DataType) -> V | Wild | None:
+    """``CAST(v AS to)`` with Spark's non-ANSI rules (NULL where a value does not fit)."""
+    if v is None or isinstance(v, Wild):
+        return v
+    if pa.types.is_integer(to):
+        return _cast_int(v, to)
+    if pa.types.is_float64(to):
+        if v.kind in NUMERIC or v.kind == "bool":
+            return V("float", to_double(v), to)
+        return None
+    if pa.types.is_float32(to):
+        if v.kind == "float":
+            return V("float", round_f32(v.value), to)
+        if v.kind in ("num", "bool"):
+            return V("float", round_f32(Fraction(v.value)), to)
+        return None
+    if pa.types.is_decimal(to):
+        if v.kind == "float":
+            if not math.isfinite(v.value):
+                return None
+            x = Fraction(v.value)
+        elif v.kind in ("num", "bool"):
+            x = Fraction(v.value)
+        else:
+            return None
+        unscaled = _round_half_up(x * 10**to.scale)
+        if abs(unscaled) >= 10**to.precision:
+            return None
+        return V("num", Fraction(unscaled, 10**to.scale), to)
+    if is_text(to) or is_bin(to):
+        if v.kind == "bytes":
+            return V("bytes", v.value, to, text=is_text(to))
+        return V("bytes", _display(v).encode("utf-8"), to, text=is_text(to))
+    if pa.types.is_boolean(to):
+        if v.kind == "bool":
+            return v
+        if v.kind in NUMERIC:
+            return V("bool", to_double(v) != 0 if v.kind == "float" else v.value != 0, to)
+        return None
+    if pa.types.is_date(to):
+        if v.kind == "date":
+            return V("date", v.value, to)
+        if v.kind == "ts":
+            return V("date", v.value // NS_PER_DAY, to)  # floor to the UTC day
+        return None
+    if pa.types.is_timestamp(to):
+        unit = NS_PER_UNIT[to.unit]
+        if v.kind == "date":
+            return V("ts", v.value * NS_PER_DAY, to)
+        if v.kind == "ts":
+            return V("ts", v.value // unit * unit, to)
+        return None
+    raise TypeError(f"no cast to {to}")
+
+
+def _cast_int(v: V, to: pa.DataType) -> V | None:
+    if v.kind == "bool":
+        return V("num", Fraction(int(v.value)), to)
+    if v.kind == "num":
+        whole = math.trunc(v.value)
+        if isinstance(v.type, pa.Decimal128Type) or v.type is None:
+            lo, hi = int_range(to)
+            if not lo <= whole <= hi:
+                return None  # decimal overflow is NULL
+        return V("num", Fraction(_wrap(whole, to)), to)
+    if v.kind == "float":
+        x = v.value
+        if math.isnan(x):
+            return V("num", Fraction(0), to)
+        # JVM: saturate to long (or int), then narrow by wrapping.
+        wide = pa.int64() if to.bit_width == 64 else pa.int32()
+        lo, hi = int_range(wide)
+        whole = max(lo, min(hi, math.trunc(x))) if math.isfinite(x) else (hi if x > 0 else lo)
+        return V("num", Fraction(_wrap(whole, to)), to)
+    return None
+
+
+def _display(v: V) -> str:
+    """Spark's text for a value (only used by casts to STRING, which prunekit cannot prune)."""
+    if v.kind == "num":
+        if isinstance(v.type, pa.Decimal128Type):
+            return str(fraction_to_decimal(v.value, v.type.scale))
+        return str(v.value.numerator) if v.value.denominator == 1 else str(v.value)
+    if v.kind == "float":
+        return repr(v.value)
+    if v.kind == "bool":
+        return "true" if v.value else "false"
+    if v.kind == "date":
+        return f"date{v.value}"
+    return f"ts{v.value}"
+
+
+def negate(v: V | Wild | None) -> V | Wild | None:
+    """``-v``: integers wrap at their type's minimum, as Spark's non-ANSI arithmetic does."""
+    if v is None or isinstance(v, Wild):
+        return v
+    if v.kind == "float":
+        return V("float", -v.value, v.type)
+    if v.kind == "num":
+        if is_int(v.type):
+            return V("num", Fraction(_wrap(-int(v.value), v.type)), v.type)
+        return V("num", -v.value, v.type)
+    raise TypeError(f"cannot negate {v}")
+
+
+# ---- LIKE ----------------------------------------------------------------------------------
+def like_regex(pattern: str, escape: str) -> re.Pattern:
+    """``%`` any run, ``_`` one character, ``escape`` makes the next character literal."""
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == escape:
+            if i + 1 >= len(pattern):
+                raise ValueError(f"LIKE pattern {pattern!r} ends with its escape character")
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        out.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
+        i += 1
+    return re.compile("".join(out), re.DOTALL)
+
+
+# ---- the evaluator -------------------------------------------------------------------------
+def truth(v: V | Wild | None) -> bool | None:
+    """A value used as a predicate: TRUE, FALSE or NULL."""
+    if v is None:
+        return None
+    if isinstance(v, Wild):
+        return _wild_truth(v.h)
+    if v.kind != "bool":
+        raise TypeError(f"{v} is not a boolean")
+    return v.value
+
+
+def _b(x: bool | None) -> V | None:
+    return None if x is None else V("bool", x, pa.bool_())
+
+
+def _eq(a: V | Wild | None, b: V | Wild | None) -> bool | None:
+    """``a = b`` in three-valued logic."""
+    if a is None or b is None:
+        return None
+    if isinstance(a, Wild) or isinstance(b, Wild):
+        return _wild_truth(_hash("=", a, b))
+    return compare(a, b) == 0
+
+
+_OPS = {n.Op.EQ: lambda c: c == 0, n.Op.NE: lambda c: c != 0, n.Op.LT: lambda c: c < 0,
+        n.Op.LE: lambda c: c <= 0, n.Op.GT: lambda c: c > 0, n.Op.GE: lambda c: c >= 0}
+
+
+def _cmp(op: n.Op, a: V | Wild | None, b: V | Wild | None) -> bool | None:
+    if a is None or b is None:
+        return None
+    if isinstance(a, Wild) or isinstance(b, Wild):
+        return _wild_truth(_hash(op.value, a, b))
+    return _OPS[op](compare(a, b))
+
+
+def _and(values: tuple) -> bool | None:
+    ts = [truth(v) for v in values]
+    if any(t is False for t in ts):
+        return False
+    return None if any(t is None for t in ts) else True
+
+
+def _or(values: tuple) -> bool | None:
+    ts = [truth(v) for v in values]
+    if any(t is True for t in ts):
+        return True
+    return None if any(t is None for t in ts) else False
+
+
+def _in(arg, values: tuple) -> bool | None:
+    results = [_eq(arg, v) for v in values]
+    if any(r is True for r in results):
+        return True
+    return None if any(r is None for r in results) else False
+
+
+def _like(node: n.Like, arg) -> V | Wild | None:
+    if arg is None or isinstance(arg, Wild):
+        return arg if arg is None else Wild(_hash("like", node.pattern, arg))
+    text = arg.value.decode("utf-8", "replace")
+    return _b(like_regex(node.pattern, node.escape).fullmatch(text) is not None)
+
+
+def _starts(arg, prefix) -> V | Wild | None:
+    if arg is None or prefix is None:
+        return None
+    if isinstance(arg, Wild) or isinstance(prefix, Wild):
+        return Wild(_hash("startswith", arg, prefix))
+    return _b(arg.value.startswith(prefix.value))
+
+
+def _is_nan(arg) -> V:
+    if isinstance(arg, Wild):
+        return _b(_hash("isnan", arg) % 2 == 0)
+    return _b(arg is not None and arg.kind == "float" and math.isnan(arg.value))
+
+
+def _distinct(a, b) -> V:
+    if isinstance(a, Wild) or isinstance(b, Wild):
+        return _b(_hash("distinct", a, b) % 2 == 0)
+    if a is None or b is None:
+        return _b((a is None) != (b is None))
+    return _b(compare(a, b) != 0)
+
+
+def _is_null(a) -> V:
+    if isinstance(a, Wild):
+        return _b(_hash("isnull", a) % 2 == 0)
+    return _b(a is None)
+
+
+def evaluate(tree: n.Node, types: dict[str, pa.DataType], row: dict[str, object]) -> bool | None:
+    """The value of predicate ``tree`` for one ``row``: True, False or None (NULL)."""
+
+    def step(node: n.Node, kids: tuple):
+        if isinstance(node, n.Column):
+            return from_python(row[node.name], types[node.name])
+        if isinstance(node, n.Literal):
+            return literal_value(node)
+        if isinstance(node, n.Compare):
+            return _b(_cmp(node.op, kids[0], kids[1]))
+        if isinstance(node, n.And):
+            return _b(_and(kids))
+        if isinstance(node, n.Or):
+            return _b(_or(kids))
+        if isinstance(node, n.Not):
+            t = truth(kids[0])
+            return _b(None if t is None else not t)
+        if isinstance(node, n.IsNull):
+            return _is_null(kids[0])
+        if isinstance(node, n.IsBool):
+            return _b(truth(kids[0]) is node.value)
+        if isinstance(node, n.DistinctFrom):
+            return _distinct(kids[0], kids[1])
+        if isinstance(node, n.In):
+            return _b(_in(kids[0], kids[1:]))
+        if isinstance(node, n.Between):
+            return _b(_and((_b(_cmp(n.Op.GE, kids[0], kids[1])),
+                            _b(_cmp(n.Op.LE, kids[0], kids[2])))))
+        if isinstance(node, n.Like):
+            return _like(node, kids[0])
+        if isinstance(node, n.StartsWith):
+            return _starts(kids[0], kids[1])
+        if isinstance(node, n.IsNan):
+            return _is_nan(kids[0])
+        if isinstance(node, n.Cast):
+            return cast(kids[0], node.to)
+        if isinstance(node, n.Neg):
+            return negate(kids[0])
+        if isinstance(node, n.Func):
+            return Wild(_hash(node.name, kids))
+        raise TypeError(f"unknown node {type(node).__name__}")
+
+    return truth(n.fold(tree, step))

@@ -1,0 +1,249 @@
+"""The main soundness property: rows -> statistics -> outcome, checked against brute force.
+
+For every generated container, an outcome is sound when (SEMANTICS.md §3):
+
+- NONE_MATCH: no row makes the predicate TRUE;
+- ALL_MATCH: every row makes the predicate TRUE;
+- a container whose statistics say ``row_count == 0`` is NONE_MATCH.
+
+``tests/reference.py`` evaluates each row; ``tests/strategies.py`` draws the rows, their
+statistics (degraded only soundly) and the predicate. The hypothesis profile ``ci``
+(tests/conftest.py) is derandomized, so a run is reproducible; HYPOTHESIS_PROFILE=dev explores.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import math
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import event, given, settings, target
+
+import prunekit as pk
+from prunekit.expr import nodes as n
+
+sys.path.insert(0, str(Path(__file__).parent))
+import reference as ref  # noqa: E402
+import strategies as strat  # noqa: E402
+
+D = decimal.Decimal
+NAN = math.nan
+NAMES = {pk.NONE_MATCH: "NONE_MATCH", pk.MAYBE_MATCH: "MAYBE_MATCH", pk.ALL_MATCH: "ALL_MATCH"}
+
+
+def row_truths(example: strat.Example) -> list[list[bool | None]]:
+    """The reference value of the predicate for every row of every container."""
+    types = example.types
+    return [[ref.evaluate(example.predicate, types, row) for row in rows]
+            for rows in example.containers]
+
+
+def violations(example: strat.Example, outcome, truths=None) -> list[str]:
+    """Every container whose outcome claims more than its rows allow."""
+    truths = row_truths(example) if truths is None else truths
+    out = []
+    assert len(outcome) == len(example.containers)
+    for i, (o, ts) in enumerate(zip(np.asarray(outcome).tolist(), truths, strict=True)):
+        if o not in NAMES:
+            out.append(f"container {i}: outcome {o!r} is not an outcome")
+        elif example.row_counts[i] == 0 and o != pk.NONE_MATCH:
+            out.append(f"container {i}: row_count == 0 but {NAMES[o]}")
+        elif o == pk.NONE_MATCH and any(t is True for t in ts):
+            out.append(f"container {i}: NONE_MATCH but row values {ts}")
+        elif o == pk.ALL_MATCH and any(t is not True for t in ts):
+            out.append(f"container {i}: ALL_MATCH but row values {ts}")
+    return out
+
+
+def assert_sound(example: strat.Example, outcome, label: str = "") -> None:
+    bad = violations(example, outcome)
+    assert not bad, (f"unsound {label} outcome {np.asarray(outcome).tolist()}:\n" +
+                     "\n".join(bad) + "\n" + example.describe())
+
+
+def record(example: strat.Example, outcome) -> None:
+    """Steer hypothesis towards decisive outcomes on non-empty containers, and report them."""
+    decisive = 0
+    for o, rows in zip(np.asarray(outcome).tolist(), example.containers, strict=True):
+        if rows and o != pk.MAYBE_MATCH:
+            decisive += 1
+            event(f"{NAMES[o]} on a non-empty container")
+    target(float(decisive), label="decisive outcomes")
+
+
+# ---- (a) soundness through the NumPy reference interpreter ------------------------------------
+@settings(max_examples=3000)
+@given(strat.examples())
+def test_outcomes_are_sound_numpy(example):
+    pred = pk.PruningPredicate(example.predicate, example.schema)
+    outcome = pred.classify(example.statistics(), backend="numpy")
+    assert outcome.dtype == np.int8 and outcome.shape == (len(example.containers),)
+    record(example, outcome)
+    assert_sound(example, outcome, "numpy")
+
+
+# ---- (b) the compiled kernel: sound, and equal to the interpreter -----------------------------
+@settings(max_examples=150)
+@given(strat.examples(max_depth=2, max_containers=4))
+def test_numba_kernel_is_sound_and_matches_numpy(example):
+    pred = pk.PruningPredicate(example.predicate, example.schema)
+    stats = example.statistics()
+    compiled = pred.classify(stats)
+    interpreted = pred.classify(stats, backend="numpy")
+    assert compiled.dtype == np.int8
+    assert compiled.tolist() == interpreted.tolist(), (
+        f"numba {compiled.tolist()} != numpy {interpreted.tolist()}\n" + example.describe())
+    assert_sound(example, compiled, "numba")
+
+
+# ---- (c) SQL round trip: the tree and its rendering give the same outcomes ---------------------
+@settings(max_examples=800)
+@given(strat.examples(faithful=True))
+def test_sql_rendering_round_trips(example):
+    tree = pk.PruningPredicate(example.predicate, example.schema)
+    text = example.predicate.sql()
+    parsed = pk.PruningPredicate(text, example.schema)
+    stats = example.statistics()
+    a = tree.classify(stats, backend="numpy")
+    b = parsed.classify(stats, backend="numpy")
+    assert a.tolist() == b.tolist(), (
+        f"tree gives {a.tolist()}, its SQL {text!r} gives {b.tolist()}\n" + example.describe())
+    assert_sound(example, b, "round-tripped")
+
+
+# ---- the property cannot pass vacuously --------------------------------------------------------
+def test_property_is_not_vacuous():
+    """The generator reaches every outcome on non-empty containers, and the check rejects
+    trivially unsound answers (always NONE_MATCH, always ALL_MATCH, NOT ignored)."""
+    seen: Counter = Counter()
+    caught: Counter = Counter()
+
+    @settings(max_examples=300, database=None, derandomize=True)
+    @given(strat.examples())
+    def run(example):
+        pred = pk.PruningPredicate(example.predicate, example.schema)
+        outcome = pred.classify(example.statistics(), backend="numpy")
+        truths = row_truths(example)
+        for o, rows in zip(outcome.tolist(), example.containers, strict=True):
+            seen[(NAMES[o], bool(rows))] += 1
+        k = len(example.containers)
+        for name, fake in (("all NONE_MATCH", np.zeros(k, np.int8)),
+                           ("all ALL_MATCH", np.full(k, 2, np.int8)),
+                           ("negated", np.where(outcome == 1, 1, 2 - outcome))):
+            if violations(example, fake, truths):
+                caught[name] += 1
+
+    run()
+    for o in ("NONE_MATCH", "MAYBE_MATCH", "ALL_MATCH"):
+        assert seen[(o, True)] >= 10, f"{o} is rare on non-empty containers: {dict(seen)}"
+    for name in ("all NONE_MATCH", "all ALL_MATCH", "negated"):
+        assert caught[name] >= 10, f"the check misses a {name} classifier: {dict(caught)}"
+
+
+# ---- hand-picked edges: each one has been unsound in some version ------------------------------
+F32_1_1 = ref.round_f32(1.1)
+UTC = dt.timezone.utc
+x, f = pk.col("x"), pk.col("f")
+
+
+def edge(columns: dict, tree: n.Node, sql: str | None, why: str, **options) -> tuple:
+    """A hand-written case: the reference evaluates ``tree``; prunekit gets ``tree`` and, when
+    given, the SQL text meaning the same (so that parser bugs are not hidden by the oracle)."""
+    return columns, tree, sql, options, why
+
+
+EDGE_CASES = [
+    edge({"x": (pa.float32(), [[F32_1_1], [2.0]])}, x == pk.lit(1.1).cast(pa.float32()),
+         "x = CAST(1.1 AS FLOAT)", "CAST(1.1 AS FLOAT) is the float32 nearest 1.1"),
+    edge({"x": (pa.float32(), [[math.inf]])}, x == pk.lit(1e300).cast(pa.float32()),
+         "x = CAST(1e300 AS FLOAT)", "1e300 overflows float32: CAST gives +inf"),
+    edge({"f": (pa.float64(), [[1.0]])}, -f < pk.lit(NAN), "-f < CAST('NaN' AS DOUBLE)",
+         "-f is a number, below NaN: TRUE (negation does not mirror NaN)", no_nan=("f",)),
+    edge({"f": (pa.float64(), [[1.0]])}, pk.lit(NAN) >= -f, "CAST('NaN' AS DOUBLE) >= -f",
+         "NaN is above -f", no_nan=("f",)),
+    edge({"f": (pa.float64(), [[1.0]])}, -f > pk.lit(NAN), "-f > CAST('NaN' AS DOUBLE)",
+         "nothing is above NaN: FALSE, so not ALL_MATCH", no_nan=("f",)),
+    edge({"x": (pa.decimal128(30, 0), [[D("123456789012345678901234567891")]])},
+         x == pk.lit(123456789012345678901234567891), "x = 123456789012345678901234567891",
+         "30 digits: no rounding to 28"),
+    edge({"x": (pa.decimal128(38, 0), [[D("-1234567890123456789012345678901")]])},
+         x == pk.lit(D("-1234567890123456789012345678901.0")),
+         "x = -1234567890123456789012345678901.0",
+         "a negative 31-digit decimal literal is exact (no rounding to 28 digits)"),
+    edge({"x": (pa.decimal128(38, 0), [[D("-1234567890123456789012345678901")]])},
+         x == n.Neg(pk.lit(D("1234567890123456789012345678901.0"))),
+         "x = -(1234567890123456789012345678901.0)",
+         "unary minus of a 31-digit decimal literal is exact"),
+    edge({"x": (pa.decimal128(5, 1), [[D("5.6")]])},
+         x == pk.lit(D("5.55")).cast(pa.decimal128(3, 1)), "x = CAST(5.55 AS DECIMAL(3, 1))",
+         "CAST rounds half up: 5.6"),
+    edge({"x": (pa.decimal128(10, 2), [[D("1.00")]])},
+         x == pk.lit(1e300).cast(pa.decimal128(10, 2)), "x = CAST(1e300 AS DECIMAL(10, 2))",
+         "an overflowing CAST is NULL (not an error), however large the value"),
+    edge({"a": (pa.int64(), [[2**53 + 1]]), "b": (pa.uint64(), [[2**53]])},
+         pk.col("a") > pk.col("b"), "a > b", "int64 against uint64 compares exactly"),
+    edge({"t": (pa.timestamp("s"), [[-1]])},
+         pk.col("t").cast(pa.date32()) == pk.lit(dt.date(1969, 12, 31)),
+         "CAST(t AS DATE) = DATE '1969-12-31'", "timestamp to date floors to the UTC day"),
+    edge({"x": (pa.int64(), [[2]])}, ~x.isin([1, None]), "x NOT IN (1, NULL)",
+         "NOT IN with a NULL is never TRUE"),
+    edge({"f": (pa.float64(), [[NAN, NAN]])}, f == pk.lit(NAN), "f = CAST('NaN' AS DOUBLE)",
+         "NaN = NaN"),
+    edge({"f": (pa.float64(), [[-0.0, 0.0]])}, f > pk.lit(D("0.0")), "f > 0.0", "-0.0 = 0.0"),
+    edge({"s": (pa.string(), [["a%b"], ["ab"]])}, pk.col("s").like("a\\%%"),
+         "s LIKE 'a\\\\%%'", "an escaped %"),
+    edge({"s": (pa.string(), [["ab"], ["a\U0010ffff"]])}, pk.col("s").like("a_"),
+         "s LIKE 'a_'", "_ is one character"),
+    edge({"b": (pa.binary(), [[b"\xff\x00"]])}, pk.col("b") >= pk.lit(b"\xff"), "b >= X'FF'",
+         "bytes compare unsigned"),
+    edge({"b": (pa.binary(), [[b"\xff\xff"]])}, pk.col("b").startswith(b"\xff"),
+         "startswith(b, X'FF')", "a prefix of 0xFF bytes has no successor"),
+    edge({"x": (pa.int8(), [[127]])}, x > pk.lit(D("127.5")), "x > 127.5", "beyond int8"),
+    edge({"x": (pa.float64(), [[2.0**53]])}, x == pk.lit(9007199254740993),
+         "x = 9007199254740993", "a float column compares with an integer in DOUBLE"),
+    edge({"d": (pa.date32(), [[18_262]])}, pk.col("d") == pk.lit(dt.datetime(2020, 1, 1,
+                                                                              tzinfo=UTC)),
+         "d = TIMESTAMP '2020-01-01 00:00:00'", "a date is its UTC midnight"),
+]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("case", EDGE_CASES, ids=lambda c: c[2] or c[1].sql())
+def test_edge_cases_are_sound(case, backend):
+    columns, tree, sql, options, why = case
+    example = strat.exact_example(columns, tree, **options)
+    for predicate in (tree, sql) if sql else (tree,):
+        pred = pk.PruningPredicate(predicate, example.schema)
+        outcome = pred.classify(example.statistics(), backend=backend)
+        assert_sound(example, outcome, f"{backend}, from {type(predicate).__name__} ({why})")
+
+
+# Trees whose SQL text must parse back to the same meaning.
+ROUND_TRIP_CASES = [  # columns, tree, why
+    ({"x": (pa.int32(), [[2], [-2]])}, n.Neg(n.Neg(pk.col("x"))) > 1,
+     "--x would be an SQL comment"),
+    ({"x": (pa.int32(), [[6], [4]])}, n.Neg(pk.lit(-5)) < pk.col("x"), "--5 likewise"),
+    ({"x": (pa.int32(), [[-3], [3]])}, (-pk.col("x")).cast(pa.int64()) > 1,
+     "CAST of a negated column is not a literal"),
+    ({"x": (pa.decimal128(38, 0), [[100_000_000_000_000_011]])},
+     pk.col("x") == pk.lit(D("1.0000000000000001E+17")),
+     "an exact decimal literal must not come back as a DOUBLE"),
+]
+
+
+@pytest.mark.parametrize("case", ROUND_TRIP_CASES, ids=lambda c: c[2])
+def test_sql_round_trip_edge_cases(case):
+    columns, tree, why = case
+    example = strat.exact_example(columns, tree)
+    stats = example.statistics()
+    expected = pk.PruningPredicate(tree, example.schema).classify(stats, backend="numpy")
+    assert_sound(example, expected, "tree")
+    text = tree.sql()
+    got = pk.PruningPredicate(text, example.schema).classify(stats, backend="numpy")
+    assert got.tolist() == expected.tolist(), f"{text!r}: {got.tolist()} != {expected.tolist()}"
