@@ -802,16 +802,20 @@ def _maybe_not(draw, node: n.Node) -> n.Node:
 
 
 def _like_pattern(draw, v: str) -> tuple[str, str]:
-    """A LIKE pattern built from ``v`` and its escape character."""
+    """A LIKE pattern built from ``v`` (mostly one that ``v`` matches) and its escape."""
     escape = draw(st.sampled_from(["\\", "\\", "\\", "!", "#"]))
+
+    def lit(text: str) -> str:
+        return "".join(escape + ch if ch in ("%", "_", escape) else ch for ch in text)
+
     k = draw(st.integers(0, len(v)))
-    head = "".join(escape + ch if ch in ("%", "_", escape) else ch for ch in v[:k])
-    tail = draw(st.sampled_from(["%", "%", "", "_", "%%", "_%", "%a", "a%", "%_", "_a%"]))
+    head, rest = lit(v[:k]), v[k:]
     if k and one_in(draw, 5):  # a wildcard inside the prefix
         j = draw(st.integers(0, k - 1))
-        pieces = [escape + ch if ch in ("%", "_", escape) else ch for ch in v[:k]]
-        pieces[j] = "_"
-        head = "".join(pieces)
+        head = lit(v[:j]) + "_" + lit(v[j + 1: k])
+    tail = draw(st.sampled_from([
+        "%", "%", lit(rest), "_" * len(rest), "_" * len(rest) + "%", lit(rest[:1]) + "%",
+        "%" + lit(rest[-1:]), "%%", "_" * (len(rest) + 1), "%a", "a%", "%_", "_a%"]))
     return head + tail, escape
 
 
@@ -847,9 +851,10 @@ def leaves(draw, ctx: Ctx) -> n.Node:
         mode = "any" if pa.types.is_floating(op.type) else draw(
             st.sampled_from(["exact", "exact", "float"]))
         items = draw(st.lists(literals(op, mode, null=False), min_size=1, max_size=4))
-        if one_in(draw, 4):
+        if one_in(draw, 3):
             items.insert(draw(st.integers(0, len(items))), n.Literal(None))
-        return _maybe_not(draw, n.In(op.node, tuple(items)))
+        node = n.In(op.node, tuple(items))
+        return n.Not(node) if draw(st.booleans()) else node
     if kind == "between":
         op = draw(operands(ctx))
         mode = "any" if pa.types.is_floating(op.type) else draw(
