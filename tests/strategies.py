@@ -76,7 +76,18 @@ def schemas() -> st.SearchStrategy[pa.Schema]:
     names = size.flatmap(lambda k: st.lists(st.sampled_from(COLUMN_NAMES), min_size=k,
                                             max_size=k, unique=True))
     return names.flatmap(lambda ns: st.lists(data_types(), min_size=len(ns), max_size=len(ns))
-                         .map(lambda ts: pa.schema(list(zip(ns, ts, strict=True)))))
+                         .flatmap(_pair_up).map(lambda ts: pa.schema(list(zip(ns, ts,
+                                                                               strict=True)))))
+
+
+def _pair_up(ts: list) -> st.SearchStrategy[list]:
+    """Often make the last column comparable with the first (same type or family), so that
+    column-vs-column comparisons are common."""
+    if len(ts) < 2:
+        return st.just(ts)
+    same_family = [t for t in TYPES if cmp_family(t) == cmp_family(ts[0])]
+    last = st.one_of(st.just(ts[-1]), st.just(ts[0]), st.sampled_from(same_family))
+    return last.map(lambda t: ts[:-1] + [t])
 
 
 # ---- values (row representation) -----------------------------------------------------------
@@ -440,7 +451,12 @@ def examples(draw, max_depth: int = 3, faithful: bool = False, max_containers: i
     ``max_depth`` bounds the nesting of AND/OR/NOT."""
     schema = draw(schemas())
     types = {f.name: f.type for f in schema}
-    palettes = {c: draw(st.lists(values(t), min_size=1, max_size=4)) for c, t in types.items()}
+    palettes: dict[str, list] = {}
+    for c, t in types.items():
+        palettes[c] = draw(st.lists(values(t), min_size=1, max_size=4))
+        twins = [palettes[d] for d, u in types.items() if u == t and d in palettes and d != c]
+        if twins and draw(st.booleans()):  # share values with a column of the same type
+            palettes[c] += draw(st.lists(st.sampled_from(twins[0]), min_size=1, max_size=3))
     n_containers = draw(st.integers(1, max_containers))
     sizes = [draw(st.sampled_from([0, 1, 1, 2, 3, 4, 5, 8])) for _ in range(n_containers)]
 
@@ -594,12 +610,17 @@ def cast_targets(t: pa.DataType, faithful: bool) -> list:
 
 
 @st.composite
-def operands(draw, ctx: Ctx, fam: str | None = None, depth: int = 2) -> Operand | None:
+def operands(draw, ctx: Ctx, fam: str | None = None, depth: int = 2, other: Operand | None = None
+             ) -> Operand | None:
     """A column, possibly under CAST, unary minus or an unknown function; of comparison family
-    ``fam`` if given (None when no column has it)."""
+    ``fam`` if given (None when no column has it), and mostly on a column other than
+    ``other``'s."""
     names = [c for c, t in ctx.types.items() if fam is None or cmp_family(t) == fam]
     if not names:
         return None
+    taken = {x.name for x in other.node.walk() if isinstance(x, n.Column)} if other else set()
+    if set(names) - taken and not one_in(draw, 4):
+        names = [c for c in names if c not in taken]
     name = draw(st.sampled_from(names))
     t = ctx.types[name]
     op = Operand(n.Column(name), t, tuple(ctx.palettes[name]))
@@ -819,7 +840,7 @@ def _like_pattern(draw, v: str) -> tuple[str, str]:
     return head + tail, escape
 
 
-LEAF_KINDS = (["cmp"] * 8 + ["colcmp"] * 2 + ["is_null"] * 2 + ["in"] * 3 + ["between"] * 2 +
+LEAF_KINDS = (["cmp"] * 8 + ["colcmp"] * 5 + ["is_null"] * 2 + ["in"] * 3 + ["between"] * 2 +
               ["like"] * 6 + ["startswith"] * 3 + ["bool"] * 2 + ["isnan"] * 2 +
               ["distinct"] * 2 + ["const", "func"])
 
@@ -841,7 +862,7 @@ def leaves(draw, ctx: Ctx) -> n.Node:
         return n.Compare(cmp, lit, op.node)
     if kind == "colcmp":
         a = draw(operands(ctx))
-        b = draw(operands(ctx, cmp_family(a.type))) or a
+        b = draw(operands(ctx, cmp_family(a.type), other=a)) or a
         return n.Compare(draw(st.sampled_from(list(n.Op))), a.node, b.node)
     if kind == "is_null":
         op = draw(operands(ctx))
@@ -888,7 +909,7 @@ def leaves(draw, ctx: Ctx) -> n.Node:
     if kind == "distinct":
         op = draw(operands(ctx))
         if one_in(draw, 4):
-            other = (draw(operands(ctx, cmp_family(op.type))) or op).node
+            other = (draw(operands(ctx, cmp_family(op.type), other=op)) or op).node
         else:
             other = draw(literals(op))
         pair = (op.node, other) if draw(st.booleans()) else (other, op.node)

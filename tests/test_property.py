@@ -189,6 +189,8 @@ EDGE_CASES = [
          "an overflowing CAST is NULL (not an error), however large the value"),
     edge({"a": (pa.int64(), [[2**53 + 1]]), "b": (pa.uint64(), [[2**53]])},
          pk.col("a") > pk.col("b"), "a > b", "int64 against uint64 compares exactly"),
+    edge({"a": (pa.float64(), [[5.0, 5.0]]), "b": (pa.float64(), [[1.0, NAN]])},
+         pk.col("a") < pk.col("b"), "a < b", "a number is below a NaN in the other column"),
     edge({"t": (pa.timestamp("s"), [[-1]])},
          pk.col("t").cast(pa.date32()) == pk.lit(dt.date(1969, 12, 31)),
          "CAST(t AS DATE) = DATE '1969-12-31'", "timestamp to date floors to the UTC day"),
