@@ -89,18 +89,6 @@ class Program:
         may_true = self.steps[root.args[0]]
         return may_true == Step("const", (True,))
 
-    def shape(self) -> tuple:
-        """Everything that decides the kernel source: steps, slot stats, param kinds; not the
-        column names or literal values."""
-        cols = {s.column for s in self.slots}
-        index = {c: i for i, c in enumerate(sorted(cols, key=lambda c: (c is None, c or "")))}
-        return (
-            tuple((index[s.column], s.stat) for s in self.slots),
-            tuple(p.is_list for p in self.params),
-            len(self.flags),
-            self.steps,
-        )
-
 
 @dataclass
 class ProgramBuilder:
