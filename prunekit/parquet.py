@@ -125,7 +125,8 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
         fields = {"min": _build(mins, t, n), "max": _build(maxs, t, n),
                   "null_count": pa.array(nulls, pa.int64())}
         if _bytes_like(t):
-            exact = [None if a is None or b is None else a == b for a, b in zip(mins, maxs)]
+            exact = [None if a is None or b is None else a == b
+                     for a, b in zip(mins, maxs, strict=True)]
             fields["min_exact"] = fields["max_exact"] = pa.array(exact, pa.bool_())
         columns[name] = pa.StructArray.from_arrays(list(fields.values()), list(fields))
     return pa.table(columns)
