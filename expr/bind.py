@@ -144,7 +144,33 @@ def compare(op: n.Op, left: object, right: object) -> object:
         return b.Opaque(f"{left.col.name} has type {left.col.type}, which has no order")
     if left.negated:
         return _negated(op, left, right)
-    return _column_vs_literal(op, left.col, L.coerce(right.value, left.col.type))
+    return _either_reading(op, left.col, right)
+
+
+def _either_reading(op: n.Op, col: b.BColumn, lit: LitOp) -> object:
+    """``col op lit`` as Spark's ANSI mode reads it, or under either mode where its legacy
+    mode reads the literal (or the column) differently (``literals.legacy_reading``)."""
+    ansi = _column_vs_literal(op, col, L.coerce(lit.value, col.type))
+    legacy = L.legacy_reading(lit.value, lit.type, col.type)
+    if legacy is not L.SAME:
+        other = b.Const(None) if legacy is None else _column_vs_literal(
+            op, col, L.coerce(legacy, col.type))
+        return b.Either((ansi, other))
+    if lit.type == pa.float32() and _rounds_to_float32(col):
+        # Legacy Spark compares an integer column with a FLOAT in FLOAT: the column rounds.
+        as_float = b.BColumn(col.name, col.stats_type, pa.float32(), "float", ("tofloat32",))
+        return b.Either((ansi, _column_vs_literal(op, as_float, L.coerce(lit.value,
+                                                                          pa.float32()))))
+    return ansi
+
+
+def _rounds_to_float32(col: b.BColumn) -> bool:
+    """An integer column (not uint64, which Spark reads as DECIMAL) whose values FLOAT cannot
+    all represent."""
+    if col.convert or not pa.types.is_integer(col.type) or col.type == pa.uint64():
+        return False
+    lo, hi = L.int_range(col.type)
+    return max(-lo, hi) > 2**24
 
 
 _OPS = {n.Op.LT: "lt", n.Op.LE: "le", n.Op.GT: "gt", n.Op.GE: "ge"}
@@ -198,6 +224,16 @@ def _column_vs_column(op: n.Op, a: ColOp, c: ColOp) -> object:
     if left is None:
         return b.Opaque(f"{a.col.name} ({a.col.type}) and {c.col.name} ({c.col.type}) are "
                         "not compared from statistics")
+    for x, y in ((a.col, c.col), (c.col, a.col)):
+        if y.type == pa.float32() and not y.convert and _rounds_to_float32(x):
+            # ANSI Spark compares an integer with a FLOAT in DOUBLE, legacy Spark in FLOAT.
+            as_float = b.BColumn(x.name, x.stats_type, pa.float32(), "float", ("tofloat32",))
+            pair = (as_float, y) if x is a.col else (y, as_float)
+            return b.Either((_col_cmp(op, left, right), _col_cmp(op, *pair)))
+    return _col_cmp(op, left, right)
+
+
+def _col_cmp(op: n.Op, left: b.BColumn, right: b.BColumn) -> object:
     if op is n.Op.NE:
         return b.BNot(b.ColCmp(left, "eq", right))
     if op in (n.Op.GT, n.Op.GE):
@@ -264,6 +300,10 @@ def _rescaled(x: b.BColumn, y: b.BColumn) -> tuple:
     return b.BColumn(x.name, x.stats_type, x.type, "int", ("mul", 10**k)), y
 
 
+def _is_text(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or t == pa.string_view()
+
+
 def _same_family(s: pa.DataType, t: pa.DataType) -> bool:
     if s == t:
         return True
@@ -308,6 +348,9 @@ def _in(node: n.In, kids: tuple) -> object:
         if v.value is None:
             null = True
             continue
+        if L.legacy_reading(v.value, v.type, col.type) is not L.SAME:
+            extra.append(_either_reading(n.Op.EQ, col, v))
+            continue
         c = L.coerce(v.value, col.type)
         if isinstance(c, L.Exact) and isinstance(c.value, float) and c.value != c.value:
             nan = True
@@ -316,7 +359,12 @@ def _in(node: n.In, kids: tuple) -> object:
         elif isinstance(c, L.Range):
             extra.append(b.InRange(col, c.first, c.last))
     leaf = b.InList(col, tuple(sorted(exact)), nan, null)
-    return b.BOr((leaf, *extra)) if extra else leaf
+    result = b.BOr((leaf, *extra)) if extra else leaf
+    if not L._is_stringlike(col.type) and any(isinstance(v.value, str) for v in values):
+        # Legacy Spark may compare such a list as strings ('01' never equals 1): a row can
+        # then be FALSE where the numbers say TRUE, never TRUE where they say it cannot be.
+        return b.Either((result, b.Const(False)))
+    return result
 
 
 def _between(node: n.Between, kids: tuple) -> object:
@@ -442,9 +490,8 @@ def cast_column(col: b.BColumn, to: pa.DataType) -> b.BColumn | None:
     (integer to DOUBLE, timestamp to DATE) are monotone maps the kernel applies to bounds.
     """
     s = col.type
-    if s == to or (L._is_stringlike(s) and L._is_stringlike(to) and
-                   pa.types.is_string(s) == pa.types.is_string(to)):
-        return col
+    if s == to or (L._is_stringlike(s) and L._is_stringlike(to) and _is_text(s) == _is_text(to)):
+        return col  # string, large_string and string_view are one order (and so for binary)
     same = b.BColumn(col.name, col.stats_type, s, col.domain)
     if pa.types.is_integer(s) and pa.types.is_integer(to):
         lo, hi = L.int_range(s)
@@ -462,9 +509,8 @@ def cast_column(col: b.BColumn, to: pa.DataType) -> b.BColumn | None:
         lo, hi = L.int_range(s)
         if max(-lo, hi) <= (2**53 if pa.types.is_float64(to) else 2**24):
             return same  # every value is representable: the cast is exact
-        if pa.types.is_float64(to):
-            return b.BColumn(col.name, col.stats_type, pa.float64(), "float", ("tofloat",))
-        return None  # rounding to FLOAT, which the kernel does not reproduce
+        kind = "tofloat" if pa.types.is_float64(to) else "tofloat32"
+        return b.BColumn(col.name, col.stats_type, to, "float", (kind,))
     if pa.types.is_timestamp(s) and pa.types.is_date32(to) and col.domain == "int":
         per_day = 86_400 * {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}[s.unit]
         return b.BColumn(col.name, col.stats_type, pa.date32(), "int", ("floordiv", per_day))
@@ -490,7 +536,7 @@ def _neg(node: n.Neg, kids: tuple) -> object:
 
 def _func(node: n.Func, kids: tuple) -> object:
     returns_value = node.name in VALUE_FUNCTIONS
-    return OpaqueOp(f"{node.sql()} is not used for pruning", boolean=False if returns_value
+    return OpaqueOp(f"{node.display()} is not used for pruning", boolean=False if returns_value
                     else None)
 
 

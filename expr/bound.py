@@ -23,7 +23,8 @@ class BColumn:
 
     ``convert`` is how the kernel maps the column's statistic values into the compared domain:
     ``()`` as is, ``("tofloat",)`` integer to DOUBLE, ``("floordiv", k)`` timestamp to date,
-    ``("mul", k)`` a decimal rescaled to a larger scale (for comparing two decimal columns).
+    ``("mul", k)`` a decimal rescaled to a larger scale (for comparing two decimal columns),
+    ``("tofloat32",)`` integer to FLOAT (rounded to nearest, as Spark's legacy mode casts).
     ``type`` is the type literals are coerced to (the cast's target type).
     """
 
@@ -161,6 +162,16 @@ class Widen:
     guard: object
 
 
+@dataclass(frozen=True)
+class Either:
+    """One of ``args``, depending on the engine's settings: Spark's ANSI mode (the default
+    since 4.0) and its legacy mode read some literals and casts differently (``float_col =
+    16777217`` compares in DOUBLE under ANSI, in FLOAT otherwise). Whatever any reading allows
+    is possible, so the answer is sound under every one."""
+
+    args: tuple
+
+
 LEAVES = (Const, Opaque, Bound, InRange, NonNull, NanEq, IsNullLeaf, IsNanLeaf, ColCmp, InList,
           Prefix)
-COMBINATORS = (BNot, BAnd, BOr, BIsBool, Widen)
+COMBINATORS = (BNot, BAnd, BOr, BIsBool, Widen, Either)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -296,11 +297,15 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
         return value
     try:
         if pa.types.is_floating(to):
-            value = float(value)
             if to == pa.float32():  # the FLOAT nearest the value; beyond its range, +-inf
-                with np.errstate(over="ignore"):
-                    value = float(np.float32(value))
-            return value
+                if isinstance(value, str):
+                    value = decimal.Decimal(value.strip())
+                if isinstance(value, float) or (isinstance(value, decimal.Decimal)
+                                                and not value.is_finite()):
+                    with np.errstate(over="ignore"):
+                        return float(np.float32(float(value)))  # from a double: one rounding
+                return round_to_float32(value)
+            return float(value)
         if pa.types.is_decimal(to):
             # Spark rounds half up to the target scale; a value too wide for the precision
             # is NULL (and an error under ANSI mode, where the query would fail anyway).
@@ -343,6 +348,86 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
     except (ValueError, ArithmeticError) as exc:
         raise TypeMismatchError(f"cannot cast {value!r} to {to}: {exc}") from None
     return value
+
+
+# ---- Spark's legacy (non-ANSI) readings ---------------------------------------------------
+class _Same:
+    def __repr__(self) -> str:
+        return "SAME"
+
+
+SAME = _Same()  # legacy_reading's answer when both modes read the literal alike
+
+_F32_MAX = Fraction(float(np.finfo(np.float32).max))
+_F32_OVERFLOW = _F32_MAX + Fraction(2**103)  # FLOAT's max plus half its last step rounds to inf
+_LEGACY_INT_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
+# Spark has no unsigned types: it reads uint8/16/32 as SMALLINT/INT/BIGINT (uint64 as DECIMAL).
+_SPARK_INT = {pa.uint8(): pa.int16(), pa.uint16(): pa.int32(), pa.uint32(): pa.int64()}
+
+
+def round_to_float32(x: int | Fraction | decimal.Decimal) -> float:
+    """The FLOAT nearest ``x`` (ties to even; +-inf beyond the range), in one rounding, as
+    Java's ``(float)`` cast gives it; going through a double could round twice.
+
+    >>> round_to_float32(16777217), round_to_float32(2**24 + 3)
+    (16777216.0, 16777220.0)
+    """
+    x = Fraction(x)
+    if abs(x) >= _F32_OVERFLOW:
+        return math.copysign(math.inf, x)
+    f = np.float32(float(x))  # at most one FLOAT step from the answer
+    with np.errstate(over="ignore"):
+        near = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
+    near = [c for c in near if np.isfinite(c)]
+    return float(min(near, key=lambda c: (abs(Fraction(float(c)) - x),
+                                          int(np.float32(c).view(np.uint32)) & 1)))
+
+
+def legacy_reading(value: object, lit_type: pa.DataType | None, col_type: pa.DataType) -> object:
+    """The literal as Spark's legacy mode (``spark.sql.ansi.enabled=false``, the default before
+    Spark 4) compares it with a column of ``col_type``, when that differs from the ANSI reading
+    ``coerce`` places; ``SAME`` when both read it alike. ``None`` means the comparison is NULL.
+
+    Checked against Spark 4.3 in both modes: legacy Spark compares an INT/BIGINT literal with a
+    FLOAT column in FLOAT (ANSI: DOUBLE), casts a string to a FLOAT column's type (ANSI:
+    DOUBLE), and casts a string to an integer column's type, truncating decimals and giving
+    NULL beyond its range (ANSI: BIGINT, an error unless integral).
+
+    >>> legacy_reading(16777217, None, pa.float32()), legacy_reading("1.9", None, pa.int32())
+    (16777216.0, 1)
+    >>> legacy_reading("300", None, pa.int8()) is None, legacy_reading(5, None, pa.float32())
+    (True, SAME)
+    """
+    if isinstance(value, bool) or value is None:
+        return SAME
+    if col_type == pa.float32():
+        if isinstance(value, int) and (lit_type is None or pa.types.is_integer(lit_type)) and (
+                -(2**63) <= value < 2**63):
+            exact = Fraction(value)
+        elif isinstance(value, str):
+            try:
+                d = decimal.Decimal(value.strip())
+            except decimal.InvalidOperation:
+                return SAME  # not a number: coerce() reports it
+            if not d.is_finite():
+                return SAME
+            exact = Fraction(d)
+        else:
+            return SAME
+        rounded = round_to_float32(exact)
+        return SAME if math.isfinite(rounded) and Fraction(rounded) == exact else rounded
+    if isinstance(value, str) and pa.types.is_integer(col_type) and col_type != pa.uint64():
+        text = value.strip()
+        if not _LEGACY_INT_TEXT.fullmatch(text):
+            return SAME  # not a number: coerce() reports it (legacy Spark would give NULL)
+        d = decimal.Decimal(text)
+        truncated = int(d)  # toward zero, as Spark's string-to-integer cast
+        lo, hi = int_range(_SPARK_INT.get(col_type, col_type))
+        if not lo <= truncated <= hi:
+            return None
+        return SAME if truncated == d and int_range(col_type)[0] <= truncated <= int_range(
+            col_type)[1] else truncated
+    return SAME
 
 
 def _timestamp(text: str, naive: bool) -> dt.datetime:

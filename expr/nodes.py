@@ -88,13 +88,21 @@ class Node:
         return isinstance(other, Node) and _key(self) == _key(other)
 
     def sql(self) -> str:
-        """Spark SQL text for this tree (identifiers quoted when needed)."""
+        """Spark SQL text for this tree (identifiers quoted when needed). Raises
+        UnsupportedError for a cast to a type Spark SQL cannot name (``uint8``)."""
         from .render import to_sql
 
         return to_sql(self)
 
+    def display(self) -> str:
+        """SQL-like text for people: as ``sql()``, but a cast to a type Spark SQL cannot name
+        shows the Arrow type (``CAST(x AS uint8)``) instead of failing."""
+        from .render import to_sql
+
+        return to_sql(self, strict=False)
+
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.sql()}>"
+        return f"<{type(self).__name__} {self.display()}>"
 
     def __bool__(self) -> bool:
         raise TypeError(

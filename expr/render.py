@@ -17,6 +17,7 @@ import re
 import pyarrow as pa
 
 from . import nodes as n
+from .errors import UnsupportedError
 from .literals import unscaled_to_decimal
 
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -111,7 +112,7 @@ def domain_literal_sql(value: object, t: pa.DataType) -> str:
     return literal_sql(value)
 
 
-def type_sql(t: pa.DataType) -> str:
+def type_sql(t: pa.DataType, strict: bool = True) -> str:
     """Spark SQL name of an Arrow type, for CAST.
 
     >>> type_sql(pa.decimal128(10, 2)), type_sql(pa.timestamp("us", tz="UTC"))
@@ -119,7 +120,7 @@ def type_sql(t: pa.DataType) -> str:
     """
     if pa.types.is_decimal(t):
         return f"DECIMAL({t.precision}, {t.scale})"
-    if pa.types.is_timestamp(t):
+    if pa.types.is_timestamp(t) and t.unit == "us":
         return "TIMESTAMP" if t.tz else "TIMESTAMP_NTZ"
     names = {
         pa.int8(): "TINYINT", pa.int16(): "SMALLINT", pa.int32(): "INT", pa.int64(): "BIGINT",
@@ -127,11 +128,17 @@ def type_sql(t: pa.DataType) -> str:
         pa.large_string(): "STRING", pa.binary(): "BINARY", pa.date32(): "DATE",
         pa.date64(): "DATE",
     }
-    return names.get(t, str(t).upper())
+    if t not in names and not strict:
+        return str(t)
+    if t not in names:
+        raise UnsupportedError(f"Spark SQL has no type for {t} (unsigned integers and timestamps "
+                               "in other units than microseconds have none)")
+    return names[t]
 
 
-def to_sql(root: n.Node) -> str:
-    """Render a tree as Spark SQL, iteratively (deep trees are fine)."""
+def to_sql(root: n.Node, strict: bool = True) -> str:
+    """Render a tree as Spark SQL, iteratively (deep trees are fine). ``strict=False`` names
+    types Spark SQL lacks by their Arrow names (for display) instead of raising."""
 
     def wrap(child_text: str, child: n.Node, parent_prec: int) -> str:
         prec = _PRECEDENCE.get(type(child), _ATOM if not _is_predicate(child) else 4)
@@ -170,7 +177,8 @@ def to_sql(root: n.Node) -> str:
         if isinstance(node, n.IsNan):
             return f"isnan({kids[0]})"
         if isinstance(node, n.Cast):
-            return f"{'TRY_CAST' if node.safe else 'CAST'}({kids[0]} AS {type_sql(node.to)})"
+            cast = "TRY_CAST" if node.safe else "CAST"
+            return f"{cast}({kids[0]} AS {type_sql(node.to, strict)})"
         if isinstance(node, n.Neg):
             # "--x" would start a SQL comment: parenthesise anything but a plain column.
             return f"-{kids[0]}" if isinstance(c[0], n.Column) else f"-({kids[0]})"

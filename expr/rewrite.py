@@ -131,8 +131,8 @@ class Rewriter:
         lo_x = p.and_(p.valid(x_slots[0]), p.load(x_slots[0]))
         hi_x = p.and_(p.valid(x_slots[1]), p.load(x_slots[1]))
         for kind, *args in [col.convert] if col.convert else []:
-            if kind == "tofloat":
-                lo, hi = p.op("tofloat", lo), p.op("tofloat", hi)
+            if kind in ("tofloat", "tofloat32"):  # rounding is monotone: bounds stay bounds
+                lo, hi = p.op(kind, lo), p.op(kind, hi)
             elif kind == "floordiv":
                 k = p.const(args[0])
                 lo, hi = p.op("floordiv", lo, k), p.op("floordiv", hi, k)
@@ -199,6 +199,9 @@ class Rewriter:
             k = kids[0]
             yes, no = (k.true, k.false) if x.value else (k.false, k.true)
             return Bits(yes, p.or_(no, k.null), p.const(False))
+        if isinstance(x, b.Either):
+            return Bits(p.or_(*(k.true for k in kids)), p.or_(*(k.false for k in kids)),
+                        p.or_(*(k.null for k in kids)))
         if isinstance(x, b.Widen):
             k, g = kids[0], kids[1].true
             return Bits(p.or_(k.true, g), p.or_(k.false, g), p.or_(k.null, g))
@@ -217,7 +220,7 @@ class Rewriter:
 
 
 def _kids(x: object) -> tuple:
-    if isinstance(x, (b.BAnd, b.BOr)):
+    if isinstance(x, (b.BAnd, b.BOr, b.Either)):
         return x.args
     if isinstance(x, (b.BNot, b.BIsBool)):
         return (x.arg,)

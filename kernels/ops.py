@@ -92,6 +92,10 @@ def _tofloat(a):
     return np.asarray(a).astype(np.float64)
 
 
+def _tofloat32(a):
+    return np.asarray(a).astype(np.float32).astype(np.float64)
+
+
 def _mul(a, k):
     with np.errstate(over="ignore"):
         return np.multiply(a, k)
@@ -127,6 +131,8 @@ OPS = {
     # Compare uint64 with a uint64 constant: mixing signedness would compare in float64.
     "fits_int64": ("({0} <= np.uint64(9223372036854775807))", _fits_int64),
     "tofloat": ("np.float64({0})", _tofloat),
+    # int64 -> float32 directly (one correct rounding, as Java's (float) cast), then widened.
+    "tofloat32": ("np.float64(np.float32({0}))", _tofloat32),
     "floordiv": ("({0} // {1})", _floordiv),
     "any_in": ("any_in({0}, {1}, {2}, {3}, {4})", _any_in_np),
     "covers": ("covers({0}, {1}, {2})", _covers_np),

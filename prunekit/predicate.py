@@ -64,7 +64,7 @@ class PruningPredicate:
         self.program = self._rewriter.program(bind(self.expression, schema))
 
     def __repr__(self) -> str:
-        return f"PruningPredicate({self.expression.sql()!r})"
+        return f"PruningPredicate({self.expression.display()!r})"
 
     @property
     def always_true(self) -> bool:
@@ -93,7 +93,7 @@ class PruningPredicate:
     def explain(self) -> str:
         """The rewritten statistics program, readable: each leaf and when it may be TRUE, FALSE
         or NULL."""
-        return explain_tree(self._rewriter, self.expression.sql())
+        return explain_tree(self._rewriter, self.expression.display())
 
     def classify(self, statistics: Statistics | pa.Table | pa.RecordBatch, *,
                  backend: str = "numba") -> np.ndarray:

@@ -433,3 +433,29 @@ def test_explain_mentions_each_leaf():
     text = pk.PruningPredicate(built, SCHEMA).explain()
     for token in ("x > 5", "'ab'", "flag", "11, 12, 13", "isnan(f)", "a < b"):
         assert token in text, (token, text)
+
+
+@pytest.mark.parametrize("to", [pa.uint8(), pa.uint64(), pa.timestamp("s"),
+                                pa.timestamp("ns", "UTC")])
+def test_cast_to_a_type_spark_cannot_name_has_no_sql(to):
+    # Rendering CAST(x AS UINT8) would read back as a syntax error, and CAST(x AS TIMESTAMP)
+    # as a microsecond cast: sql() refuses; display() and explain() still show it.
+    expr = pk.col("x").cast(to) > 1
+    with pytest.raises(pk.UnsupportedError, match=str(to).split("[")[0]):
+        expr.sql()
+    assert f"AS {to}" in expr.display()
+    assert f"AS {to}" in pk.PruningPredicate(expr, pa.schema([("x", pa.int64())])).explain()
+
+
+@pytest.mark.parametrize(("source", "to"), [(pa.string(), pa.large_string()),
+                                            (pa.large_string(), pa.string()),
+                                            (pa.binary(), pa.large_binary())])
+def test_cast_between_string_kinds_keeps_pruning(source, to):
+    # One byte order: the cast is the column itself, so bounds still prune.
+    stats = pa.StructArray.from_arrays([pa.array(["a", "m"], source), pa.array(["c", "z"], source),
+                                        pa.array([0, 0], pa.int64())],
+                                       ["min", "max", "null_count"])
+    table = pa.table({"row_count": pa.array([5, 5], pa.int64()), "s": stats})
+    pred = pk.PruningPredicate(pk.col("s").cast(to) > "k", pa.schema([("s", source)]))
+    assert pred.classify(pk.Statistics.from_arrow(table)).tolist() == [pk.NONE_MATCH,
+                                                                        pk.ALL_MATCH]
