@@ -27,7 +27,6 @@ import glob
 import json
 import os
 import sys
-import threading
 import time
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -111,7 +110,8 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
     files = parquet_files(paths)
     if progress is None:
         progress = len(files) >= 100 and sys.stderr.isatty()
-    read = _parallel(_file_statistics, files, threads, progress)
+    read = [_file_statistics(f, *footer)
+            for f, footer in zip(files, _footers(files, threads, progress), strict=True)]
     types = _unify(read)
     n = sum(len(r.row_counts) for r in read)
     columns = {
@@ -206,8 +206,7 @@ def _type_defined_order(footer: bytes, n_columns: int) -> bool:
             and footer[-len(suffix) - 1] in (0x19, 0x29, 0x39))
 
 
-def _file_statistics(path: str) -> _FileStats:
-    meta, footer = _read_footer(path)
+def _file_statistics(path: str, meta: pq.FileMetaData, footer: bytes) -> _FileStats:
     out = _FileStats(path)
     try:
         arrow = meta.schema.to_arrow_schema()
@@ -233,7 +232,10 @@ def _file_statistics(path: str) -> _FileStats:
                                   f"statistics layout's own {field.name!r} column")
         out.types[field.name] = t
         i, c = leaves[field.name]
-        decode = _decoder(c, t, typed)
+        key = (c.physical_type, c.logical_type.to_json(), t, typed)
+        decode = _DECODERS.get(key, False)
+        if decode is False:
+            decode = _DECODERS[key] = _decoder(c, t, typed)
         lists = out.columns[field.name] = ([], [], [])
         plan.append((i, decode, *lists))
     for r in range(meta.num_row_groups):
@@ -247,6 +249,8 @@ def _file_statistics(path: str) -> _FileStats:
             nulls.append(st.null_count if st.has_null_count else None)
             if decode is None or not st.has_min_max:
                 mins.append(None), maxs.append(None)
+            elif decode[0] is _same:
+                mins.append(st.min_raw), maxs.append(st.max_raw)
             else:
                 mins.append(decode[0](st.min_raw)), maxs.append(decode[1](st.max_raw))
     return out
@@ -254,6 +258,9 @@ def _file_statistics(path: str) -> _FileStats:
 
 def _same(v):
     return v
+
+
+_DECODERS: dict = {}  # (physical type, logical type, Arrow type, typed order) -> decoders
 
 
 def _decoder(c: pq.ColumnSchema, t: pa.DataType, typed: bool):
@@ -304,32 +311,24 @@ def _decoder(c: pq.ColumnSchema, t: pa.DataType, typed: bool):
 
 
 # ---- many files --------------------------------------------------------------------------
-def _parallel(fn, files: list[str], threads: int | None, progress: bool) -> list:
-    if len(files) <= 1:
-        return [fn(f) for f in files]
-    workers = threads or min(16, (os.cpu_count() or 1) + 4)
-    done, lock, last = [0], threading.Lock(), [0.0]
-
-    def tick(_):
-        with lock:
-            done[0] += 1
-            now = time.monotonic()
-            if progress and (now - last[0] > 0.2 or done[0] == len(files)):
-                last[0] = now
-                end = "\n" if done[0] == len(files) else ""
-                print(f"\rprunekit: read {done[0]:,}/{len(files):,} Parquet footers", end=end,
-                      file=sys.stderr, flush=True)
-
-    with ThreadPoolExecutor(workers) as pool:
-        futures = [pool.submit(fn, f) for f in files]
-        for fut in futures:
-            fut.add_done_callback(tick)
+def _footers(files: list[str], threads: int | None, progress: bool):
+    """Footers in order: read and parsed by threads, handed to the caller as they come (the
+    statistics themselves are Python objects, so their extraction stays on one thread)."""
+    workers = threads or min(8, (os.cpu_count() or 1) + 2)
+    shown = 0.0
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        futures = [pool.submit(_read_footer, f) for f in files]
         try:
-            return [fut.result() for fut in futures]
-        except BaseException:
+            for k, fut in enumerate(futures, 1):
+                yield fut.result()
+                now = time.monotonic()
+                if progress and (now - shown > 0.2 or k == len(files)):
+                    shown = now
+                    print(f"\rprunekit: read {k:,}/{len(files):,} Parquet footers",
+                          end="\n" if k == len(files) else "", file=sys.stderr, flush=True)
+        finally:
             for fut in futures:
                 fut.cancel()
-            raise
 
 
 def _bytes_like(t: pa.DataType) -> bool:

@@ -1,0 +1,93 @@
+"""Row-group statistics of a 1,000-file Parquet dataset: ``prunekit.parquet`` against a plain
+pyarrow loop over ``ParquetFile.metadata`` (the floor: one thread, no Arrow output)."""
+
+import datetime
+import decimal
+import os
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import prunekit.parquet as ppq
+
+FILES, GROUPS, ROWS = 1_000, 8, 16  # 8,000 row groups of 16 rows, 7 columns
+
+
+def write_dataset(root: str, files: int = FILES, seed: int = 0) -> str:
+    """Write the dataset once (deterministic: fixed seed, fixed file names)."""
+    rng = np.random.default_rng(seed)
+    n = GROUPS * ROWS
+    t0 = datetime.datetime(2024, 1, 1)
+    for i in range(files):
+        x = rng.integers(0, 10**6, n)
+        table = pa.table({
+            "id": pa.array(x, pa.int64()),
+            "qty": pa.array(x % 50, pa.int32()),
+            "price": pa.array(x / 7.0, pa.float64()),
+            "flag": pa.array(rng.choice(["A", "N", "R"], n), pa.string()),
+            "comment": pa.array([f"c{v:07d}" for v in x], pa.string()),
+            "ship": pa.array([t0 + datetime.timedelta(seconds=int(v)) for v in x],
+                             pa.timestamp("us")),
+            "amount": pa.array([decimal.Decimal(int(v)).scaleb(-2) for v in x],
+                               pa.decimal128(12, 2)),
+        })
+        part = os.path.join(root, f"part={i % 10}")
+        os.makedirs(part, exist_ok=True)
+        pq.write_table(table, os.path.join(part, f"{i:05d}.parquet"), row_group_size=ROWS)
+    return root
+
+
+def pyarrow_loop(files: list[str]) -> list:
+    """What one writes by hand: every statistic as a Python object."""
+    out = []
+    for f in files:
+        md = pq.ParquetFile(f).metadata
+        for r in range(md.num_row_groups):
+            rg = md.row_group(r)
+            row = [rg.num_rows]
+            for c in range(rg.num_columns):
+                st = rg.column(c).statistics
+                row.append((st.min, st.max, st.null_count) if st is not None else None)
+            out.append(row)
+    return out
+
+
+class RowGroupStatistics:
+    timeout = 600
+
+    def setup_cache(self):
+        root = os.path.abspath("parquet_dataset")
+        if not os.path.exists(os.path.join(root, "part=9", f"{FILES - 1:05d}.parquet")):
+            write_dataset(root)
+        return root
+
+    def setup(self, root):
+        self.files = ppq.parquet_files(root)
+
+    def time_prunekit(self, root):
+        ppq.row_group_statistics(root, progress=False)
+
+    def time_prunekit_one_thread(self, root):
+        ppq.row_group_statistics(root, threads=1, progress=False)
+
+    def time_pyarrow_loop(self, root):
+        pyarrow_loop(self.files)
+
+    def peakmem_prunekit(self, root):
+        ppq.row_group_statistics(root, progress=False)
+
+    def track_row_groups_per_second(self, root):
+        start = time.perf_counter()
+        stats = ppq.row_group_statistics(root, progress=False)
+        return stats.num_rows / (time.perf_counter() - start)
+
+    track_row_groups_per_second.unit = "row groups/s"
+
+    def track_pyarrow_loop_row_groups_per_second(self, root):
+        start = time.perf_counter()
+        rows = pyarrow_loop(self.files)
+        return len(rows) / (time.perf_counter() - start)
+
+    track_pyarrow_loop_row_groups_per_second.unit = "row groups/s"
