@@ -1,0 +1,467 @@
+"""Hostile input (issue 3): every odd name, literal, size and statistic gives either a clear
+prunekit error or a correct answer, never a crash (no raw Numba, Arrow or RecursionError
+traceback), a hang or a wrong result.
+
+Correct means sound (SEMANTICS.md §3): checked against the rows the statistics were built from
+(``tests/reference.py``), or an exact outcome where the reason is written beside it. Malformed
+statistics are unknown, never trusted (SEMANTICS.md §1).
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import prunekit as pk
+from prunekit.kernels import codegen, run
+from tests.cases import ALL, BACKENDS, MAYBE, NONE
+
+sys.path.insert(0, str(Path(__file__).parent))
+import reference as ref  # noqa: E402
+import strategies as strat  # noqa: E402
+
+D = decimal.Decimal
+NAN, INF = math.nan, math.inf
+C, L = pk.col, pk.lit
+NAMES = {NONE: "NONE_MATCH", MAYBE: "MAYBE_MATCH", ALL: "ALL_MATCH"}
+
+
+def struct(**fields) -> pa.StructArray:
+    return pa.StructArray.from_arrays(list(fields.values()), list(fields))
+
+
+def stats(mn, mx, nulls, t=None, **extra) -> pa.StructArray:
+    """One statistics struct from Python lists (None is unknown)."""
+    fields = {"min": pa.array(mn, t), "max": pa.array(mx, t),
+              "null_count": pa.array(nulls, pa.int64())}
+    for k, v in extra.items():
+        fields[k] = v if isinstance(v, pa.Array) else pa.array(
+            v, pa.bool_() if k.endswith("_exact") else pa.int64())
+    return struct(**fields)
+
+
+def outcomes(predicate, schema, table, backend, **options) -> list[int]:
+    """Outcomes; any exception that is not a prunekit error fails the test with its type."""
+    try:
+        pred = pk.PruningPredicate(predicate, schema)
+        got = pred.classify(pk.Statistics.from_arrow(table, **options), backend=backend)
+    except pk.PrunekitError:
+        raise
+    except BaseException as e:  # noqa: BLE001 - the point is which exception
+        pytest.fail(f"raw {type(e).__module__}.{type(e).__name__}: {e}")
+    assert isinstance(got, np.ndarray) and got.dtype == np.int8 and len(got) == table.num_rows
+    return got.tolist()
+
+
+def assert_sound(example: strat.Example, predicate, backend: str, why: str = "") -> list[int]:
+    """Classify ``predicate`` (tree or SQL text) over the example's statistics; every outcome
+    must agree with the reference value of ``example.predicate`` on the example's rows."""
+    got = outcomes(predicate, example.schema, example.table, backend,
+                   nan_bounds=example.nan_bounds, no_nan=example.no_nan)
+    bad = []
+    for i, (o, rows) in enumerate(zip(got, example.containers, strict=True)):
+        truths = [ref.evaluate(example.predicate, example.types, r) for r in rows]
+        if example.row_counts[i] == 0 and o != NONE:
+            bad.append(f"container {i}: empty but {NAMES[o]}")
+        if o == NONE and any(t is True for t in truths):
+            bad.append(f"container {i}: NONE_MATCH but rows {rows} give {truths}")
+        if o == ALL and any(t is not True for t in truths):
+            bad.append(f"container {i}: ALL_MATCH but rows {rows} give {truths}")
+    label = predicate if isinstance(predicate, str) else predicate.sql()
+    assert not bad, f"{label} ({backend}; {why}):\n" + "\n".join(bad) + "\n" + \
+        example.describe()
+    return got
+
+
+def quote(name: str) -> str:
+    """A Spark SQL quoted identifier: backticks, an inner backtick doubled."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+# ==== 1. hostile column names ===================================================================
+HOSTILE_NAMES = [
+    "it's", 'say "hi"', "back`tick", "``", "with space", " ", "new\nline", "tab\there", "\r\n",
+    "e\u0301", "\U0001f980", "\u05e9\u05dc\u05d5\u05dd", "\u202eevil", "a\x00b", "",
+    "__import__('os').system('x')", '"); import os; #', "'''; import os; '''", "x] = 1; #",
+    "AND", "or", "null", "x > 5", "\\", "{0}", "%s",
+]
+PLAIN = "x"
+
+
+def _name_table(name: str) -> pa.Table:
+    # Container 0: all below 5; 1: all above 5; 2: straddles 5; 3: unknown bounds; 4: empty.
+    return pa.table({"row_count": [10, 10, 10, 10, 0],
+                     name: stats([0, 6, 0, None, None], [4, 9, 9, None, None], [0, 0, 0, 0, 0])})
+
+
+NAME_EXPECTED = [NONE, ALL, MAYBE, MAYBE, NONE]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES, ids=ascii)
+def test_hostile_column_name_resolves_and_prunes(name):
+    schema = pa.schema([(name, pa.int64()), ("other", pa.int64())])
+    table = _name_table(name)
+    for predicate in (f"{quote(name)} > 5", C(name) > 5, L(5) < C(name)):
+        pred = pk.PruningPredicate(predicate, schema)
+        assert pred.required_columns == {name: ("max", "min", "null_count")}
+        for backend in BACKENDS:
+            assert outcomes(predicate, schema, table, backend) == NAME_EXPECTED, backend
+
+
+_RENDER_BUG = pytest.mark.xfail(strict=True, reason=(
+    "expr/render.py quote_identifier leaves a name matching [A-Za-z_][A-Za-z0-9_]* unquoted "
+    "unless it is in a short _RESERVED set: SELECT/FROM/WHERE/DISTINCT/UNION/AS/ANY/RLIKE "
+    "render to SQL that does not parse (SqlSyntaxError), and current_date/current_timestamp/"
+    "current_user parse back as functions (the column silently disappears)"))
+ROUND_TRIP_NAMES = HOSTILE_NAMES + [
+    pytest.param(k, marks=_RENDER_BUG, id=k) for k in (
+        "SELECT", "from", "WHERE", "distinct", "UNION", "AS", "ANY", "RLIKE", "current_date",
+        "CURRENT_TIMESTAMP", "current_user")]
+
+
+@pytest.mark.parametrize("name", ROUND_TRIP_NAMES, ids=ascii)
+def test_hostile_column_name_round_trips_through_rendered_sql(name):
+    # explain() and error messages show the predicate as SQL; that text must name the same
+    # column and mean the same predicate.
+    schema = pa.schema([(name, pa.int64())])
+    table = _name_table(name)
+    text = pk.PruningPredicate(C(name) > 5, schema).expression.sql()
+    pred = pk.PruningPredicate(text, schema)
+    assert pred.required_columns == {name: ("max", "min", "null_count")}, text
+    assert outcomes(text, schema, table, "numpy") == NAME_EXPECTED, text
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES, ids=ascii)
+def test_hostile_column_name_in_explain_and_never_in_kernel_source(name):
+    schema = pa.schema([(name, pa.int64()), (PLAIN, pa.int64())])
+    pred = pk.PruningPredicate(f"{quote(name)} > 5 AND {quote(name)} IN (1, 2)", schema)
+    plain = pk.PruningPredicate(f"{PLAIN} > 5 AND {PLAIN} IN (1, 2)", schema)
+    text = pred.explain()
+    assert quote(name) in text or name in text, text
+    if "\n" not in name and "\r" not in name:  # those: test_newline_in_name_... below
+        assert text.count("\n") == plain.explain().count("\n"), text
+    # The generated kernel source holds only invented names (tests/test_kernels.py checks one
+    # name): for every hostile name it is the very source of the same predicate over "x".
+    table = _name_table(name)
+    renamed = table.rename_columns(["row_count", PLAIN])
+    for sliced in (0, 1):
+        batch = table.slice(sliced).to_batches()[0]
+        source = codegen.emit(pred.program, run.prepare(
+            pred.program, batch, {}, frozenset()).layout)
+        plain_batch = renamed.slice(sliced).to_batches()[0]
+        assert source == codegen.emit(plain.program, run.prepare(
+            plain.program, plain_batch, {}, frozenset()).layout)
+        for piece in ("import os", "__import__", "system(", "evil", "\x00"):
+            if piece in name:
+                assert piece not in source, source
+    for backend in BACKENDS:
+        assert pred.classify(table, backend=backend).tolist() == [NONE, NONE, MAYBE, MAYBE,
+                                                                  NONE]
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "explain() (expr/explain.py via expr/render.py quote_identifier) writes a newline inside a "
+    "backtick-quoted name raw, so a column name can forge lines of the explanation"))
+def test_newline_in_name_cannot_forge_explain_lines():
+    name = "x` > 5\n    may be TRUE:  forged"
+    schema = pa.schema([(name, pa.int64()), (PLAIN, pa.int64())])
+    text = pk.PruningPredicate(C(name) > 5, schema).explain()
+    plain = pk.PruningPredicate(C(PLAIN) > 5, schema).explain()
+    assert text.count("\n") == plain.count("\n"), text
+
+
+def test_column_names_differing_only_in_case():
+    schema = pa.schema([("A b", pa.int64()), ("a B", pa.int64())])
+    # An exact match wins; an ambiguous case-insensitive match is a clear error, not a guess.
+    assert pk.PruningPredicate("`a B` > 5", schema).required_columns == {
+        "a B": ("max", "min", "null_count")}
+    assert pk.PruningPredicate(C("A b") > 5, schema).required_columns == {
+        "A b": ("max", "min", "null_count")}
+    for predicate in ("`a b` > 5", C("a b") > 5):
+        with pytest.raises(pk.UnknownColumnError) as info:
+            pk.PruningPredicate(predicate, schema)
+        assert "a b" in str(info.value)
+
+
+def test_data_column_named_row_count_is_a_clear_error():
+    # ``row_count`` is the statistics layout's own column: a data column of that name cannot
+    # have a statistics struct, and must not be confused with the container's row count.
+    schema = pa.schema([("row_count", pa.int64())])
+    for table in (pa.table({"row_count": [10]}),
+                  pa.table({"row_count": stats([1], [2], [0])})):
+        for backend in BACKENDS:
+            with pytest.raises(pk.StatisticsError, match="row_count"):
+                pk.PruningPredicate("row_count > 5", schema).classify(table, backend=backend)
+
+
+def test_double_quoted_name_is_a_string_in_spark_sql():
+    # Spark SQL reads "x" as a string literal, not a column: comparing it with 5 is a type error.
+    with pytest.raises(pk.TypeMismatchError):
+        pk.PruningPredicate('"x" > 5', pa.schema([("x", pa.int64())]))
+
+
+# ==== 2. hostile string literals and statistics =================================================
+HOSTILE_STRINGS = [
+    "it's", 'say "hi"', "back\\slash", "\\'", "'", "\\", "nul\x00byte", "\x00", "tab\tnl\n",
+    "%_", "a%", "e\u0301", "\U0001f980", "\U0010ffff", "\u202eevil", "'); import os; #",
+    "\u00ff", "",
+]
+
+
+def sql_string(value: str) -> str:
+    """A Spark SQL string literal: backslash and quote escaped with a backslash."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+@pytest.mark.parametrize("value", HOSTILE_STRINGS, ids=ascii)
+def test_hostile_string_literals(value):
+    # Rows hold the literal itself, strings just above and below it in byte order, and NULLs.
+    rows = [[value], [value + "\x00"], [value, None], ["\x00" if value else "a"],
+            [value + "\U0010ffff", "\x7f"], []]
+    example = strat.exact_example({"s": (pa.string(), rows)}, C("s") == L(value))
+    spellings = [  # (tree for the reference, the same predicate as SQL text)
+        (C("s") == L(value), f"s = {sql_string(value)}"),
+        (C("s") != L(value), f"s <> {sql_string(value)}"),
+        (C("s") < L(value), f"s < {sql_string(value)}"),
+        (C("s") >= L(value), f"{sql_string(value)} <= s"),
+        (C("s").isin([value, value + "z", None]),
+         f"s IN ({sql_string(value)}, {sql_string(value + 'z')}, NULL)"),
+        (C("s").startswith(value), f"startswith(s, {sql_string(value)})"),
+    ]
+    for backend in BACKENDS:
+        for tree, sql in spellings:
+            example.predicate = tree
+            for predicate in (tree, sql):
+                got = assert_sound(example, predicate, backend)
+            if tree.sql().startswith("s = "):
+                assert got[0] == ALL and got[1] == NONE, got  # exact min = max = the value
+    pred = pk.PruningPredicate(C("s") == L(value), example.schema)
+    source = codegen.emit(pred.program, run.prepare(
+        pred.program, example.table.to_batches()[0], {}, frozenset()).layout)
+    for piece in ("import os", "\u202e", "\U0001f980", "\x00", "nul", "say"):
+        if piece in value:
+            assert piece not in source
+    assert pk.PruningPredicate(pred.expression.sql(), example.schema).classify(
+        example.table).tolist() == pred.classify(example.table).tolist()
+
+
+def test_like_patterns_with_escapes_and_nul():
+    rows = [["a%b"], ["ab"], ["a\x00c"], ["a\\b"], ["a_"], []]
+    for tree, sql in [
+        (C("s").like("a\\%%"), "s LIKE 'a\\\\%%'"),  # escaped % : prefix 'a%'
+        (C("s").like("a\x00%"), "s LIKE 'a\x00%'"),
+        (C("s").like("a\\\\%"), "s LIKE 'a\\\\\\\\%'"),  # escaped backslash: prefix 'a\'
+        (C("s").like("a\\_%"), "s LIKE 'a\\\\_%'"),
+    ]:
+        example = strat.exact_example({"s": (pa.string(), rows)}, tree)
+        for backend in BACKENDS:
+            for predicate in (tree, sql):
+                assert_sound(example, predicate, backend)
+
+
+def invalid_utf8(values: list[bytes | None], t: pa.DataType) -> pa.Array:
+    """A (large_)string array holding raw bytes that need not be UTF-8 (no validation)."""
+    big = pa.types.is_large_string(t) or pa.types.is_large_binary(t)
+    lengths = [0 if v is None else len(v) for v in values]
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64 if big else np.int32)
+    validity = None
+    if any(v is None for v in values):
+        validity = pa.py_buffer(np.packbits([v is not None for v in values],
+                                            bitorder="little").tobytes())
+    data = pa.py_buffer(b"".join(v or b"" for v in values))
+    return pa.Array.from_buffers(t, len(values), [validity, pa.py_buffer(offsets.tobytes()),
+                                                  data])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("t", [pa.string(), pa.large_string(), pa.binary()], ids=str)
+def test_invalid_utf8_statistics_are_never_trusted_wrongly(t, backend):
+    # Parquet truncates string bounds by bytes: a truncated min, or a max whose last byte was
+    # incremented, is often not UTF-8, but it still bounds the rows in byte order. Decoding it
+    # (lossily, U+FFFD = EF BF BD) would move the bound and lose rows.
+    mins = invalid_utf8([b"\xc3", b"\xf0", b"a\xff", b"\xff\xfe", None], t)
+    maxs = invalid_utf8([b"\xc4", b"\xff", b"a\xff\xff", b"\xff\xff", b"\xff"], t)
+    if pa.types.is_string(t):
+        with pytest.raises(pa.ArrowInvalid):  # the arrays really are invalid UTF-8
+            maxs.validate(full=True)
+    table = pa.table({"row_count": [10] * 5, "s": struct(
+        min=mins, max=maxs, null_count=pa.array([0] * 5),
+        min_exact=pa.array([False] * 5), max_exact=pa.array([False] * 5))})
+    schema = pa.schema([("s", pa.string())])
+    crab = "\U0001f980"  # F0 9F A6 80: inside [F0, FF], above U+FFFD's EF BF BD
+    cases = [  # predicate, a row each container may hold (None: no claim)
+        ("s = 'é'", ["é", None, None, None, None]),
+        (f"s = '{crab}'", [None, crab, None, None, crab]),
+        ("s > '\uffff'", [None, crab, None, None, crab]),
+        (f"s >= '{crab}'", [None, crab, None, None, crab]),
+        ("s LIKE 'é%'", ["é!", None, None, None, None]),
+        (f"s IN ('é', '{crab}')", ["é", crab, None, None, crab]),
+    ]
+    for sql, witnesses in cases:
+        got = outcomes(sql, schema, table, backend)
+        tree = pk.PruningPredicate(sql, schema).expression
+        for i, (o, w) in enumerate(zip(got, witnesses, strict=True)):
+            if w is not None:  # a row the bounds allow makes the predicate TRUE
+                assert ref.evaluate(tree, {"s": pa.string()}, {"s": w}) is True
+                assert o != NONE, f"{sql}: container {i} holds {w!r} but was pruned"
+    # Where bytes order decides, the answer follows bytes (or is unknown), never decoded text.
+    assert outcomes("s < 'z'", schema, table, backend)[0] in (NONE, MAYBE)  # C3.. > 'z'
+    assert outcomes("s > 'z'", schema, table, backend)[0] in (ALL, MAYBE)
+    assert outcomes("s = 'a'", schema, table, backend)[2] in (NONE, MAYBE)  # 'a' < 'a\xff'
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_binary_literal_against_invalid_utf8_bounds(backend):
+    mins = invalid_utf8([b"\x80", b"\xff"], pa.string())
+    maxs = invalid_utf8([b"\xfe", b"\xff\xff"], pa.string())
+    table = pa.table({"row_count": [3, 3], "s": struct(min=mins, max=maxs,
+                                                       null_count=pa.array([0, 0]))})
+    schema = pa.schema([("s", pa.string())])
+    # X'FF' is above every byte of container 0 and equal to container 1's exact min.
+    assert outcomes("s = X'FF'", schema, table, backend) == [NONE, MAYBE]
+    assert outcomes("s < X'FF'", schema, table, backend) == [ALL, NONE]
+
+
+# ==== 3. sizes: 100,000 IN values, 10,000-deep chains ===========================================
+BIG = 100_000
+IN_VALUES = list(range(0, 3 * BIG, 3))  # multiples of 3 up to 299,997
+SIZE_SCHEMA = pa.schema([("x", pa.int64()), ("y", pa.int64()), ("s", pa.string())])
+
+
+@pytest.fixture(scope="module")
+def size_table() -> pa.Table:
+    return pa.table({
+        "row_count": [10, 10, 10, 10, 10, 0],
+        # 1 (not a multiple of 3); beyond the list; 150,000 = 3 * 50,000 exactly; a range
+        # holding listed values; all NULL; empty.
+        "x": stats([1, 300_001, 150_000, 0, None, None], [1, 300_002, 150_000, 299_997, None,
+                                                          None], [0, 0, 0, 0, 10, 0]),
+        "y": stats([0, 0, 0, 5, None, None], [1, 1, 1, 9, None, None], [0, 0, 0, 0, 10, 0]),
+        "s": stats(["v1", "zz", "v99999", "a", None, None], ["v1", "zzz", "v99999", "w", None,
+                                                               None], [0, 0, 0, 0, 10, 0]),
+    })
+
+
+@pytest.fixture(scope="module")
+def big_in_sql() -> pk.PruningPredicate:
+    return pk.PruningPredicate("x IN (" + ", ".join(map(str, IN_VALUES)) + ")", SIZE_SCHEMA)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_in_list_of_100000_values(big_in_sql, size_table, backend):
+    expected = [NONE, NONE, ALL, MAYBE, NONE, NONE]
+    assert big_in_sql.classify(size_table, backend=backend).tolist() == expected
+    builder = pk.PruningPredicate(C("x").isin(IN_VALUES), SIZE_SCHEMA)
+    assert builder.classify(size_table, backend=backend).tolist() == expected
+    # NOT IN: 1 and the values beyond the list differ from all of them; 150,000 is listed.
+    negated = pk.PruningPredicate(~C("x").isin(IN_VALUES), SIZE_SCHEMA)
+    assert negated.classify(size_table, backend=backend).tolist() == [
+        ALL, ALL, NONE, MAYBE, NONE, NONE]
+    # With a NULL in the list, NOT IN is never TRUE.
+    with_null = pk.PruningPredicate(~C("x").isin([*IN_VALUES, None]), SIZE_SCHEMA)
+    assert with_null.classify(size_table, backend=backend).tolist() == [NONE] * 6
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_string_in_list_of_100000_values(size_table, backend):
+    words = [f"v{i}" for i in range(BIG)] + ["it's", "\x00", "\U0001f980"]
+    pred = pk.PruningPredicate(C("s").isin(words), SIZE_SCHEMA)
+    # 'v1' and 'v99999' are listed; nothing in ['zz', 'zzz'] is; 'a'..'w' holds listed ones.
+    assert pred.classify(size_table, backend=backend).tolist() == [
+        ALL, NONE, ALL, MAYBE, NONE, NONE]
+
+
+DEPTH = 10_000
+
+
+def _expected_chain(table: pa.Table) -> list[int]:
+    # x > 0 AND y < 2 AND y < 3 AND ... : the same as x > 0 AND y < 2.
+    return pk.PruningPredicate("x > 0 AND y < 2", SIZE_SCHEMA).classify(
+        table, backend="numpy").tolist()
+
+
+def test_expected_chain_outcome_is_what_the_rows_say(size_table):
+    # Container 0: x = 1, y in [0, 1]: every row matches; 3: x may be 0; 4: all NULL; 5: empty.
+    assert _expected_chain(size_table) == [ALL, ALL, ALL, NONE, NONE, NONE]
+
+
+def test_left_deep_and_chain_in_sql(size_table):
+    text = " AND ".join(["x > 0"] + [f"y < {i + 2}" for i in range(DEPTH)])
+    pred = pk.PruningPredicate(text, SIZE_SCHEMA)
+    assert pred.classify(size_table, backend="numpy").tolist() == _expected_chain(size_table)
+
+
+def test_left_deep_or_chain_from_the_builder(size_table):
+    tree = C("x") == 1
+    for i in range(1, DEPTH):
+        tree = tree | (C("x") == 3 * i + 1)  # 1, 4, 7, ...: 150,000 and 300,001.. are not
+    pred = pk.PruningPredicate(tree, SIZE_SCHEMA)
+    assert pred.classify(size_table, backend="numpy").tolist() == [
+        ALL, NONE, NONE, MAYBE, NONE, NONE]
+    assert len(pred.explain()) > DEPTH and len(tree.sql()) > DEPTH
+
+
+def test_right_deep_and_chain_from_the_builder(size_table):
+    tree = C("x") > 0
+    for i in range(DEPTH):
+        tree = (C("y") < i + 2) & tree
+    pred = pk.PruningPredicate(tree, SIZE_SCHEMA)
+    assert pred.classify(size_table, backend="numpy").tolist() == _expected_chain(size_table)
+
+
+def _deep_sql_or_clear_error(text: str, table: pa.Table, expected: list[int]) -> None:
+    """A very deep SQL text gives the right answer or a clear SqlSyntaxError saying why."""
+    try:
+        pred = pk.PruningPredicate(text, SIZE_SCHEMA)
+    except pk.SqlSyntaxError as e:
+        assert "deep" in str(e) and "prunekit.col" in str(e), str(e)
+        return
+    assert pred.classify(table, backend="numpy").tolist() == expected
+
+
+def test_right_deep_and_chain_in_sql(size_table):
+    text = "".join(f"y < {i + 2} AND (" for i in range(DEPTH)) + "x > 0" + ")" * DEPTH
+    _deep_sql_or_clear_error(text, size_table, _expected_chain(size_table))
+
+
+def test_nested_parentheses_in_sql(size_table):
+    text = "(" * DEPTH + "x = 1" + ")" * DEPTH
+    _deep_sql_or_clear_error(text, size_table, [ALL, NONE, NONE, MAYBE, NONE, NONE])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("extra", [0, 1], ids=["even", "odd"])
+def test_not_not_not_deep(size_table, backend, extra):
+    n = DEPTH + extra
+    plain = [ALL, NONE, NONE, MAYBE, NONE, NONE]  # x = 1
+    negated = [NONE, ALL, ALL, MAYBE, NONE, NONE]  # NOT x = 1 (NULL rows: neither)
+    expected = plain if n % 2 == 0 else negated
+    tree = C("x") == 1
+    for _ in range(n):
+        tree = ~tree
+    for predicate in ("NOT " * n + "x = 1", tree):
+        pred = pk.PruningPredicate(predicate, SIZE_SCHEMA)
+        assert pred.classify(size_table, backend=backend).tolist() == expected
+
+
+@pytest.mark.xfail(strict=True, raises=RecursionError, reason=(
+    "kernels/codegen.py spells an n-ary AND/OR step as one Python expression "
+    "'(s1 & s2 & ... & sN)'; CPython's compiler recurses once per operator and raises a raw "
+    "RecursionError ('maximum recursion depth exceeded during compilation') at a few thousand "
+    "terms. Below that, Numba's compile time grows steeply (a 1,000-term OR ~40 s here)."))
+def test_deep_chain_with_the_compiled_kernel(size_table):
+    tree = C("x") > 0
+    for i in range(DEPTH):
+        tree = tree & (C("y") < i + 2)
+    pred = pk.PruningPredicate(tree, SIZE_SCHEMA)
+    try:
+        got = pred.classify(size_table, backend="numba").tolist()
+    except pk.PrunekitError:
+        return  # a clear error is acceptable too
+    assert got == _expected_chain(size_table)
