@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-test
 
-.PHONY: venv demo test lint clean
+.PHONY: venv demo test lint clean fuzz
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,12 @@ demo: venv
 
 test: venv
 	$(BIN)/python -m pytest -q
+
+# Differential fuzzing against DataFusion and the reference evaluator; failures are written as
+# minimal JSON cases into tests/regressions/ (replayed by make test).
+FUZZ_MINUTES ?= 30
+fuzz: venv
+	nice -n 10 $(BIN)/python -m tests.fuzz --minutes $(FUZZ_MINUTES)
 
 lint: venv
 	$(BIN)/python -m ruff check .

@@ -955,6 +955,16 @@ CATEGORIES = {
                         "nan_count, so prunekit cannot rule out a NaN, which is greater than "
                         "every number; with the group's exact nan_count prunekit prunes too. "
                         "DataFusion assumes there is no NaN.",
+    "nan-bounds": "SEMANTICS.md §4: the group holds NaN; Parquet bounds leave it out, so "
+                  "prunekit must assume a NaN may satisfy a leaf (an all-NaN group has no "
+                  "bounds at all). From exact Spark/Delta-style statistics (NaN the greatest "
+                  "bound, nan_count) prunekit prunes the group too. DataFusion ignores NaN.",
+    "nan-caused": "SEMANTICS.md §4: the group holds NaN, and with those NaN replaced by NULL "
+                  "prunekit prunes it too: prunekit lets a NaN satisfy a leaf where Spark says "
+                  "it can (NaN is the greatest value; -NaN is NaN), DataFusion's min/max rules "
+                  "ignore NaN (its pruning of a leaf can be unsound, saved here by another "
+                  "conjunct). Gaps seen here: prunekit does not use 'every value is NaN' in "
+                  "column-vs-column comparisons or under unary minus.",
     "nan-present": "SEMANTICS.md §4: the group holds a NaN that the bounds do not show; "
                    "DataFusion ignores it and happens to be right only because the NaN rows do "
                    "not satisfy the whole predicate.",
@@ -1077,8 +1087,12 @@ def check(ds: Dataset, tree: n.Node, stats: pa.Table, schema: pa.Schema,
                 res.df_more[i] = "df-unsound-nan" if nan_rows else "df-unsound"
         elif res.outcomes_nan[i] == 0:
             res.df_more[i] = "nan-no-nan-count"
+        elif nan_rows and _prunes_with_nan_bounds(res.spark_sql, schema, stats, ds, i, backend):
+            res.df_more[i] = "nan-bounds"
         elif nan_rows and _prunes_without_nan(tree, res.spark_sql, schema, stats, ds, i, backend):
             res.df_more[i] = "nan-present"
+        elif nan_rows and _prunes_nan_as_null(tree, ds, i, backend):
+            res.df_more[i] = "nan-caused"
         elif not res.df_rows_agree:
             res.df_more[i] = "df-semantics"
         elif _prunes_rewritten(tree, schema, stats, i, backend):
@@ -1125,6 +1139,44 @@ def weakened(sql: str, schema: pa.Schema) -> list[str]:
                 reason = re.sub(rf"(?<![\w']){re.escape(name)}(?= \(| AS )", "<col>", reason)
             out.append(reason)
     return sorted(set(out))
+
+
+def _prunes_with_nan_bounds(sql, schema, stats, ds, i, backend) -> bool:
+    """Would prunekit prune group ``i`` from exact float statistics as Spark and Delta keep them
+    (NaN the greatest bound, so min = NaN means every value is NaN; exact nan_count)?"""
+    one = stats.slice(i, 1)
+    rows = ds.groups[i]
+    floats = [c for c, t in ds.columns if is_float(t) and c in one.column_names]
+    for c in floats:
+        t = ds.types[c]
+        vals = [r[c] for r in rows]
+        present = [v for v in vals if v is not None]
+        nums = [v for v in present if not is_nan(v)]
+        nans = len(present) - len(nums)
+        lo = min(nums) if nums else (NAN if nans else None)
+        hi = NAN if nans else (max(nums) if nums else None)
+        struct = pa.StructArray.from_arrays(
+            [pa.array([lo], t), pa.array([hi], t), pa.array([len(vals) - len(present)],
+                                                            pa.int64()),
+             pa.array([nans], pa.int64())], ["min", "max", "null_count", "nan_count"])
+        one = one.set_column(one.column_names.index(c), c, struct)
+    stats_i = pk.Statistics.from_arrow(one, nan_bounds=dict.fromkeys(floats, "include"))
+    return int(pk.PruningPredicate(sql, schema).classify(stats_i, backend=backend)[0]) == 0
+
+
+def _prunes_nan_as_null(tree, ds, i, backend) -> bool:
+    """Would prunekit prune group ``i`` (alone, rewritten and re-read) if its NaNs were NULL?
+    Then NaN is what keeps the group."""
+    rows = [{c: None if is_nan(v) else v for c, v in r.items()} for r in ds.groups[i]]
+    one = dataclasses.replace(ds, groups=[rows])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "nan-as-null.parquet"
+        write_parquet(one, path)
+        stats, _ = read_statistics(path)
+        schema = pq.read_schema(path)
+    out = pk.PruningPredicate(tree.sql(), schema).classify(pk.Statistics.from_arrow(stats),
+                                                           backend=backend)
+    return int(out[0]) == 0
 
 
 def _prunes_without_nan(tree, sql, schema, stats, ds, i, backend) -> bool:
@@ -1202,8 +1254,8 @@ class Report:
         return "\n".join(lines)
 
     def to_json(self) -> dict:
-        d = dataclasses.asdict(self)
-        return {k: dict(v) if isinstance(v, Counter) else v for k, v in d.items()}
+        return {f.name: dict(getattr(self, f.name)) if isinstance(getattr(self, f.name), Counter)
+                else getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
 def describe_category(cat: str) -> str:
