@@ -465,3 +465,182 @@ def test_deep_chain_with_the_compiled_kernel(size_table):
     except pk.PrunekitError:
         return  # a clear error is acceptable too
     assert got == _expected_chain(size_table)
+
+
+# ==== 4. NaN, ±inf and ±0 literals against float and int columns ================================
+NAN_SQL, INF_SQL, NINF_SQL = "CAST('NaN' AS DOUBLE)", "CAST('Infinity' AS DOUBLE)", \
+    "CAST('-inf' AS DOUBLE)"
+
+
+def _float_cases(c: str) -> list:
+    """(tree for the reference, the same predicate as Spark SQL text)."""
+    col = C(c)
+    return [
+        (col == L(NAN), f"{c} = {NAN_SQL}"), (col > L(NAN), f"{c} > double('NaN')"),
+        (col >= L(NAN), f"{c} >= CAST('nan' AS DOUBLE)"), (col < L(NAN), f"{c} < {NAN_SQL}"),
+        (col <= L(NAN), f"{NAN_SQL} >= {c}"), (col != L(NAN), f"{c} <> {NAN_SQL}"),
+        (col == L(INF), f"{c} = {INF_SQL}"), (col > L(INF), f"{c} > 1e400"),
+        (col >= L(-INF), f"{c} >= {NINF_SQL}"), (col < L(-INF), f"{c} < -1e400"),
+        (col <= L(INF), f"{c} <= CAST('inf' AS DOUBLE)"),
+        (col == L(-0.0), f"{c} = CAST('-0.0' AS DOUBLE)"), (col > L(-0.0), f"{c} > -0.0"),
+        (col < L(0.0), f"{c} < 0.0"), (col <= L(-0.0), f"{c} <= -CAST(0.0 AS DOUBLE)"),
+        (col >= L(0.0), f"{c} >= 0D"), (col != L(-0.0), f"{c} != -0.0D"),
+        (col.isin([NAN, -0.0]), f"{c} IN ({NAN_SQL}, CAST('-0.0' AS DOUBLE))"),
+        (~col.isin([NAN, INF]), f"{c} NOT IN ({NAN_SQL}, {INF_SQL})"),
+        (pk.isnan(col), f"isnan({c})"), (~pk.isnan(col), f"NOT isnan({c})"),
+    ]
+
+
+FLOAT_ROWS = [[NAN], [NAN, 1.0], [0.0], [-0.0], [-0.0, 0.0], [INF], [-INF], [INF, -INF, NAN],
+              [1.0, None], [None], [], [-0.0, NAN], [5e-324, -5e-324]]
+INT_ROWS = [[0], [-1, 1], [2**63 - 1], [-2**63], [None], [], [0, None], [-2**63, 2**63 - 1]]
+
+
+def _flip_zero_bounds(table: pa.Table, column: str) -> pa.Table:
+    """The same statistics with each 0.0 bound written as -0.0 and back (SEMANTICS §4: a zero
+    bound stands for both zeros)."""
+    s = table.column(column).combine_chunks()
+    fields = {s.type.field(i).name: s.field(i) for i in range(s.type.num_fields)}
+    for b in ("min", "max"):
+        vals = [None if v is None else (-v if v == 0 else v) for v in fields[b].to_pylist()]
+        fields[b] = pa.array(vals, fields[b].type)
+    return table.set_column(table.schema.get_field_index(column), column, struct(**fields))
+
+
+def _without_nan_count(table: pa.Table, column: str) -> pa.Table:
+    s = table.column(column).combine_chunks()
+    fields = {s.type.field(i).name: s.field(i) for i in range(s.type.num_fields)
+              if s.type.field(i).name != "nan_count"}
+    return table.set_column(table.schema.get_field_index(column), column, struct(**fields))
+
+
+@pytest.mark.parametrize("nan_bounds", ["exclude", "include"])
+@pytest.mark.parametrize("t", [pa.float64(), pa.float32()], ids=str)
+def test_nan_inf_and_zero_literals_against_float_columns(t, nan_bounds):
+    rows = [[strat.f32(v) if v is not None and t == pa.float32() else v for v in c]
+            for c in FLOAT_ROWS]
+    example = strat.exact_example({"f": (t, rows)}, C("f") == L(NAN), nan_bounds=nan_bounds)
+    tables = [example.table, _flip_zero_bounds(example.table, "f"),
+              _without_nan_count(example.table, "f")]
+    for tree, sql in _float_cases("f"):
+        example.predicate = tree
+        for k, table in enumerate(tables):
+            example.table = table
+            backends = BACKENDS if k == 0 and t == pa.float64() else ("numpy",)
+            for backend in backends:
+                for predicate in (tree, sql):
+                    got = assert_sound(example, predicate, backend, f"variant {k}")
+                    if tree.sql().startswith("f > CAST('NaN'"):
+                        assert set(got) == {NONE}, got  # nothing is above NaN
+        example.table = tables[0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nan_inf_and_zero_literals_against_int_columns(backend):
+    example = strat.exact_example({"x": (pa.int64(), INT_ROWS)}, C("x") == L(NAN))
+    for tree, sql in _float_cases("x")[:-2]:  # isnan of an integer is not a float question
+        example.predicate = tree
+        for predicate in (tree, sql):
+            assert_sound(example, predicate, backend)
+    # Exactly (no NULL in container 0..3): an integer is never NaN and always below NaN and
+    # +inf; -0.0 equals 0.
+    schema, table = example.schema, example.table
+    assert outcomes(f"x = {NAN_SQL}", schema, table, backend) == [NONE] * 8
+    assert outcomes(f"x < {NAN_SQL}", schema, table, backend)[:4] == [ALL] * 4
+    assert outcomes(f"x > {INF_SQL}", schema, table, backend) == [NONE] * 8
+    assert outcomes(f"x >= {NINF_SQL}", schema, table, backend)[:4] == [ALL] * 4
+    assert outcomes("x = CAST('-0.0' AS DOUBLE)", schema, table, backend)[:4] == [
+        ALL, MAYBE, NONE, NONE]  # [-1, 1] holds no 0 but its bounds do
+
+
+# ==== 5. int64 / uint64 / decimal(38) extremes ==================================================
+I64_MIN, I64_MAX, U64_MAX = -2**63, 2**63 - 1, 2**64 - 1
+D38 = 10**38 - 1
+DIGITS39 = "9" * 39
+EXTREME_COLUMNS = {
+    "x": (pa.int64(), [[I64_MIN], [I64_MAX], [0], [I64_MIN, I64_MAX], [None], []]),
+    "u": (pa.uint64(), [[0], [U64_MAX], [2**63], [0, U64_MAX], [None], []]),
+    "d": (pa.decimal128(38, 0), [[D(-D38)], [D(D38)], [D(0)], [D(-D38), D(D38)], [None], []]),
+    "e": (pa.decimal128(38, 10), [[D("-" + "9" * 28 + ".9999999999")],
+                                  [D("9" * 28 + ".9999999999")], [D(0)],
+                                  [D("-0.0000000001"), D("0.0000000001")], [None], []]),
+}
+N_EXT = 6
+EXTREMES = [  # (tree, SQL, exact outcomes per container or None)
+    (C("x") > L(I64_MAX), "x > 9223372036854775807", [NONE] * N_EXT),
+    (C("x") >= L(I64_MAX), "x >= 9223372036854775807", [NONE, ALL, NONE, MAYBE, NONE, NONE]),
+    (C("x") == L(I64_MIN), "x = -9223372036854775808", [ALL, NONE, NONE, MAYBE, NONE, NONE]),
+    (C("x") == L(I64_MIN - 1), "x = -9223372036854775809", [NONE] * N_EXT),
+    (C("x") < L(I64_MIN - 1), "x < -9223372036854775809", [NONE] * N_EXT),
+    (C("x") > L(I64_MIN - 1), "x > -9223372036854775809", [ALL] * 4 + [NONE, NONE]),
+    (C("x") != L(I64_MAX + 1), "x <> 9223372036854775808", [ALL] * 4 + [NONE, NONE]),
+    (C("x").isin([I64_MAX + 1, I64_MIN - 1]), "x IN (9223372036854775808, "
+     "-9223372036854775809)", [NONE] * N_EXT),
+    (C("x").isin([I64_MAX, int(DIGITS39)]), f"x IN (9223372036854775807, {DIGITS39})",
+     [NONE, ALL, NONE, MAYBE, NONE, NONE]),
+    (C("x") < L(int(DIGITS39)), f"x < {DIGITS39}", [ALL] * 4 + [NONE, NONE]),
+    (C("x") > L(-int(DIGITS39)), f"x > -{DIGITS39}", [ALL] * 4 + [NONE, NONE]),
+    (C("x") == L(D("9223372036854775807.0")), "x = 9223372036854775807.0",
+     [NONE, ALL, NONE, MAYBE, NONE, NONE]),
+    (C("x") > L(D("9223372036854775806.5")), "x > 9223372036854775806.5",
+     [NONE, ALL, NONE, MAYBE, NONE, NONE]),
+    (C("x") > L(2**200), "x > " + str(2**200), [NONE] * N_EXT),
+    (C("u") > L(U64_MAX), "u > 18446744073709551615", [NONE] * N_EXT),
+    (C("u") >= L(U64_MAX), "u >= 18446744073709551615", [NONE, ALL, NONE, MAYBE, NONE, NONE]),
+    (C("u") == L(U64_MAX + 1), "u = 18446744073709551616", [NONE] * N_EXT),
+    (C("u") < L(U64_MAX + 1), "u < 18446744073709551616", [ALL] * 4 + [NONE, NONE]),
+    (C("u") == L(-1), "u = -1", [NONE] * N_EXT),
+    (C("u") > L(-1), "u > -1", [ALL] * 4 + [NONE, NONE]),
+    (C("u") <= L(0), "u <= 0", [ALL, NONE, NONE, MAYBE, NONE, NONE]),
+    (C("u") == L(2**63), "u = 9223372036854775808", [NONE, NONE, ALL, MAYBE, NONE, NONE]),
+    (C("u") < L(I64_MIN), "u < -9223372036854775808", [NONE] * N_EXT),
+    (C("u").isin([0, U64_MAX, U64_MAX + 1, -1]),
+     "u IN (0, 18446744073709551615, 18446744073709551616, -1)",
+     [ALL, ALL, NONE, MAYBE, NONE, NONE]),  # bounds alone cannot prove the values between
+    (C("d") == L(D38), f"d = {D38}", [NONE, ALL, NONE, MAYBE, NONE, NONE]),
+    (C("d") == L(-D38), f"d = -{D38}", [ALL, NONE, NONE, MAYBE, NONE, NONE]),
+    (C("d") > L(D38), f"d > {D38}", [NONE] * N_EXT),
+    (C("d") < L(-D38), f"d < -{D38}", [NONE] * N_EXT),
+    (C("d") == L(D38 + 1), f"d = {D38 + 1}", [NONE] * N_EXT),
+    (C("d") == L(int(DIGITS39)), f"d = {DIGITS39}", [NONE] * N_EXT),
+    (C("d") < L(int(DIGITS39)), f"d < {DIGITS39}", [ALL] * 4 + [NONE, NONE]),
+    (C("d") > L(-int(DIGITS39)), f"d > -{DIGITS39}", [ALL] * 4 + [NONE, NONE]),
+    (C("d") >= L(D38), f"d >= {D38}", [NONE, ALL, NONE, MAYBE, NONE, NONE]),
+    (C("d").isin([D38, -D38, int(DIGITS39)]), f"d IN ({D38}, -{D38}, {DIGITS39})",
+     [ALL, ALL, NONE, MAYBE, NONE, NONE]),
+    (C("e") == L(D("9" * 28 + ".9999999999")), "e = " + "9" * 28 + ".9999999999",
+     [NONE, ALL, NONE, NONE, NONE, NONE]),
+    (C("e") > L(D("9" * 28 + ".9999999998")), "e > " + "9" * 28 + ".9999999998",
+     [NONE, ALL, NONE, NONE, NONE, NONE]),
+    (C("e") < L(D("-" + "9" * 28 + ".99999999985")), "e < -" + "9" * 28 + ".99999999985",
+     [ALL, NONE, NONE, NONE, NONE, NONE]),
+    (C("e") > L(D("0.00000000005")), "e > 0.00000000005", [NONE, ALL, NONE, MAYBE, NONE, NONE]),
+    (C("e") == L(D("0.00000000005")), "e = 0.00000000005", [NONE] * N_EXT),
+]
+
+
+@pytest.fixture(scope="module")
+def extremes_example() -> strat.Example:
+    return strat.exact_example(EXTREME_COLUMNS, C("x") > 0)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("tree", "sql", "expected"), EXTREMES, ids=[s for _, s, _ in EXTREMES])
+def test_integer_and_decimal_extremes(extremes_example, tree, sql, expected, backend):
+    example = extremes_example
+    example.predicate = tree
+    for predicate in (tree, sql):
+        got = assert_sound(example, predicate, backend)
+        assert got == expected, f"{predicate}: {got}"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_int64_column_statistics_beyond_a_narrow_column_type(backend):
+    # int64 statistics for an int8 column (a writer that widened): bounds outside int8 still
+    # bound, and a literal outside int8 still folds to FALSE.
+    table = pa.table({"row_count": [10, 10], "i8": stats([-1000, -5], [1000, 5], [0, 0])})
+    schema = pa.schema([("i8", pa.int8())])
+    assert outcomes("i8 > 128", schema, table, backend) == [NONE, NONE]
+    assert outcomes("i8 >= -129", schema, table, backend) == [ALL, ALL]
+    assert outcomes("i8 > 4", schema, table, backend) == [MAYBE, MAYBE]
+    assert outcomes("i8 < 6", schema, table, backend) == [MAYBE, ALL]
