@@ -1002,6 +1002,8 @@ class Outcome:
     df_rows_agree: bool | None = None
     df_more: dict = dataclasses.field(default_factory=dict)  # group -> category
     pk_more: int = 0  # groups prunekit prunes and DataFusion keeps
+    df_fully_more: int = 0  # groups DataFusion calls fully matched and prunekit not ALL_MATCH
+    df_fully_unsound: int = 0  # ... of which hold a row that is not TRUE
     roundtrip: str | None = None  # SQL text and tree disagree
 
 
@@ -1072,6 +1074,10 @@ def check(ds: Dataset, tree: n.Node, stats: pa.Table, schema: pa.Schema,
     if sum(kept) != res.df_counts[1]:
         res.df_more[-1] = (f"unexplained: the file's metric keeps {res.df_counts[1]}, the "
                            f"single-group files keep {sum(kept)}")
+    for i, o in enumerate(res.outcomes):
+        if fully[i] and o != 2:
+            res.df_fully_more += 1
+            res.df_fully_unsound += any(t is not True for t in truths[i])
     floats = _float_columns(tree, types)
     for i, o in enumerate(res.outcomes):
         if o == 0 and kept[i]:
@@ -1200,6 +1206,8 @@ class Report:
     df_pruned: int = 0
     df_more: Counter = dataclasses.field(default_factory=Counter)
     pk_more: int = 0
+    df_fully_more: int = 0
+    df_fully_unsound: int = 0
     df_errors: Counter = dataclasses.field(default_factory=Counter)
     df_rows_differ: int = 0
     pk_errors: Counter = dataclasses.field(default_factory=Counter)
@@ -1225,6 +1233,8 @@ class Report:
             self.df_pruned += res.df_kept.count(False)
             self.df_rows_differ += not res.df_rows_agree
             self.pk_more += res.pk_more
+            self.df_fully_more += res.df_fully_more
+            self.df_fully_unsound += res.df_fully_unsound
             for cat in res.df_more.values():
                 self.df_more[cat.split(":")[0]] += 1
 
@@ -1240,6 +1250,8 @@ class Report:
             f"pruned; row-level answer differs from Spark's on {self.df_rows_differ}; errors "
             f"{sum(self.df_errors.values())} {dict(self.df_errors)}",
             f"  groups prunekit prunes and DataFusion keeps: {self.pk_more}",
+            f"  groups DataFusion calls fully matched and prunekit not ALL_MATCH: "
+            f"{self.df_fully_more} (holding a row that is not TRUE: {self.df_fully_unsound})",
             f"  groups DataFusion prunes and prunekit keeps: {sum(self.df_more.values())}",
         ]
         described = set()
