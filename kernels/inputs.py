@@ -79,6 +79,9 @@ def slot_data(arr: pa.Array | None) -> SlotData:
     """Wrap one Arrow array (already holding its parent's nulls) without copying values."""
     if arr is None or pa.types.is_null(arr.type) or len(arr) == arr.null_count:
         return _ABSENT
+    if pa.types.is_float16(arr.type):
+        # Numba has no float16 (a raw NotImplementedError); widening to float64 is exact.
+        arr = arr.cast(pa.float64())
     bufs = arr.buffers()
     bitmap = _validity(arr)
     t, off, n = arr.type, arr.offset, len(arr)
@@ -88,7 +91,15 @@ def slot_data(arr: pa.Array | None) -> SlotData:
         # The low 64 bits of a little-endian decimal128 are the value when |v| < 2**63
         # (precision <= 18): a strided view, no copy.
         words = np.frombuffer(bufs[1], "<i8")
-        return SlotData(words[2 * off: 2 * (off + n): 2], bitmap, off)
+        low, high = words[2 * off: 2 * (off + n): 2], words[2 * off + 1: 2 * (off + n): 2]
+        fits = high == (low >> 63)
+        if not fits.all():
+            # A value beyond int64 does not fit the declared precision (Arrow's full
+            # validation rejects it); its low word alone would be a wrong bound, so the
+            # statistic is malformed and read as unknown (SEMANTICS.md: never trusted).
+            valid = fits & SlotData(low, bitmap, off).valid_mask(n)
+            return SlotData(low, np.packbits(valid, bitorder="little"), 0)
+        return SlotData(low, bitmap, off)
     if pa.types.is_date32(t):
         dtype = np.int32
     elif pa.types.is_date64(t) or pa.types.is_timestamp(t):
@@ -96,6 +107,19 @@ def slot_data(arr: pa.Array | None) -> SlotData:
     else:
         dtype = np.dtype(t.to_pandas_dtype())
     return SlotData(np.frombuffer(bufs[1], dtype)[off: off + n], bitmap, off)
+
+
+def _count(arr: pa.Array | None) -> pa.Array | None:
+    """A count statistic (``row_count``, ``null_count``, ``nan_count``) as int64.
+
+    Numba and NumPy compare uint64 with int64 in float64, which is inexact above 2**53
+    (``null_count == row_count`` could hold for 2**53 and 2**53 + 1); a count beyond int64 is
+    no real count, so it is unknown."""
+    if arr is None or not pa.types.is_uint64(arr.type):
+        return arr
+    too_big = pc.fill_null(pc.greater(arr, pa.scalar(2**63 - 1, pa.uint64())), False)
+    kept = pc.if_else(too_big, pa.scalar(None, pa.uint64()), arr)
+    return kept.cast(pa.int64(), safe=False)  # only nulls hold values beyond int64
 
 
 def compatible(stats_type: pa.DataType, expected: pa.DataType) -> bool:
@@ -134,9 +158,11 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
     for s in program.slots:
         if s.column is None:
             idx = batch.schema.get_field_index("row_count")
-            slots.append(slot_data(batch.column(idx)) if idx >= 0 else _ABSENT)
+            slots.append(slot_data(_count(batch.column(idx))) if idx >= 0 else _ABSENT)
         elif (s.column, s.stat) in codes:
             slots.append(codes[(s.column, s.stat)])
+        elif s.stat in ("null_count", "nan_count"):
+            slots.append(slot_data(_count(fields[s.column].get(s.stat))))
         else:
             slots.append(slot_data(fields[s.column].get(s.stat)))
     params = [_param_value(i, p, types, codes) for i, p in enumerate(program.params)]
