@@ -17,3 +17,53 @@ def test_every_query_runs_and_prunes_something(query):
     outcome = workload.predicate(query).classify(stats)
     assert len(outcome) == 20_000 and set(np.unique(outcome)) <= {0, 1, 2}
     assert (outcome == 0).any(), f"{query} prunes nothing on the benchmark workload"
+
+
+def test_new_queries_are_what_the_issue_asks():
+    assert len(workload.IN_VALUES) == len(set(workload.IN_VALUES)) == 64
+    assert workload.QUERIES["Q6"].startswith("id IN (")
+    q7 = workload.QUERIES["Q7"]
+    assert all(c in q7 for c in workload.SCHEMA.names)
+    program = workload.predicate("Q7").program
+    assert {s.column for s in program.slots} >= set(workload.SCHEMA.names)
+
+
+@pytest.mark.parametrize("query", sorted(workload.QUERIES))
+def test_pyarrow_baseline_equals_classify(query):
+    from benchmarks import baselines
+
+    stats = workload.statistics(20_000, seed=1)
+    pred = workload.predicate(query)
+    expected = pred.classify(stats)
+    np.testing.assert_array_equal(baselines.pyarrow_compute(pred.program, stats), expected)
+    np.testing.assert_array_equal(pred.classify(stats, backend="numpy"), expected)
+
+
+def test_floor_reads_the_query_buffers():
+    from benchmarks import baselines
+
+    stats = workload.statistics(5_000)
+    program = workload.predicate("Q2").program  # row_count, id and price
+    words, tails = baselines.floor_buffers(stats, program)
+    nbytes = sum(w.nbytes for w in words) + sum(t.nbytes for t in tails)
+    assert nbytes >= 5_000 * 8 * 7  # row_count, 3 per column (min, max, null_count)
+    expected = sum(int(w.sum(dtype=np.int64)) for w in words) + sum(int(t.sum()) for t in tails)
+    wrapped = (expected + 2**63) % 2**64 - 2**63  # int64 adds wrap
+    assert baselines.floor((words, tails)) == wrapped
+
+
+def test_large_workloads_come_from_a_memory_mapped_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("PRUNEKIT_BENCH_DIR", str(tmp_path))
+    path = workload.ipc_path(3_000, seed=2)
+    assert path.startswith(str(tmp_path))
+    assert workload.read_table(3_000, seed=2).equals(workload.generate(3_000, seed=2))
+
+
+def test_new_shapes_bind_and_run():
+    from benchmarks import bench_latency
+
+    stats = workload.statistics(2_000)
+    for seed in range(5):
+        pred = workload.pk.PruningPredicate(bench_latency.new_shape_sql(seed), workload.SCHEMA)
+        np.testing.assert_array_equal(pred.classify(stats),
+                                      pred.classify(stats, backend="numpy"))
