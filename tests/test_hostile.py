@@ -833,3 +833,226 @@ def test_decimal_bounds_beyond_their_precision_are_unknown(backend):
     assert outcomes("d <= 9", schema, table, backend) == [MAYBE, ALL, ALL, MAYBE, MAYBE]
     sliced = table.slice(1)  # the same at a nonzero offset
     assert outcomes("d > 10", schema, sliced, backend) == [NONE, NONE, MAYBE, MAYBE]
+
+
+# ---- shapes: lengths, zero containers, chunks, slices, missing and mistyped statistics -------
+def test_from_numpy_lengths_that_disagree():
+    good = np.array([1, 2, 3])
+    variants = {
+        "masked min": {"min": np.ma.masked_array([1, 2], mask=[0, 1]), "max": good,
+                       "null_count": good},
+        "arrow max": {"min": good, "max": pa.array([1, 2, 3, 4]), "null_count": good},
+        "nan_count": {"min": good * 1.0, "max": good * 1.0, "null_count": good,
+                      "nan_count": np.array([0])},
+        "flags": {"min": good, "max": good, "null_count": good,
+                  "min_exact": np.array([True] * 5)},
+    }
+    for name, columns in variants.items():
+        for row_count in (np.array([9, 9, 9]), None):
+            with pytest.raises(pk.StatisticsError, match="length") as info:
+                pk.Statistics.from_numpy(row_count=row_count, columns={"x": columns})
+            assert "x." in str(info.value), (name, str(info.value))
+
+
+EMPTY_SCHEMA = pa.schema([("x", pa.int64()), ("s", pa.string()), ("b", pa.bool_())])
+
+
+def _empty_tables() -> dict:
+    full = pa.table({"row_count": [10], "x": stats([1], [2], [0]),
+                     "s": stats(["a"], ["b"], [0]), "b": stats([True], [True], [0], pa.bool_())})
+    return {
+        "no rows": full.slice(0, 0), "sliced past the end": full.slice(1),
+        "no batches": pa.Table.from_batches([], full.schema),
+        "empty batches": pa.Table.from_batches(
+            [pa.RecordBatch.from_pylist([], schema=full.schema)] * 3),
+        "row_count only": pa.table({"row_count": pa.array([], pa.int64())}),
+        "record batch": pa.record_batch({"row_count": pa.array([], pa.int64())}),
+        "from_numpy": pk.Statistics.from_numpy(row_count=np.array([], np.int64), columns={
+            "x": {"min": np.array([], np.int64), "max": np.array([], np.int64),
+                  "null_count": np.array([], np.int64)}}),
+    }
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name", list(_empty_tables()))
+def test_zero_containers(name, backend):
+    table = _empty_tables()[name]
+    for sql in ("x > 5", "s LIKE 'a%' OR b", "x IN (1, 2, 3) AND s IS NULL"):
+        pred = pk.PruningPredicate(sql, EMPTY_SCHEMA)
+        got = pred.classify(table, backend=backend)
+        assert isinstance(got, np.ndarray) and got.dtype == np.int8 and got.shape == (0,)
+        pruned = pred.prune(table)
+        assert pruned.dtype == np.bool_ and pruned.shape == (0,)
+
+
+LAYOUT_SCHEMA = pa.schema([("x", pa.int64()), ("s", pa.string()), ("b", pa.bool_()),
+                           ("d", pa.decimal128(10, 2)), ("w", pa.decimal128(38, 0)),
+                           ("f", pa.float64())])
+LAYOUT_PREDICATES = ["x > 5", "s >= 'm'", "b", "d < 1.5", "w = 7", "f <= 0",
+                     "x > 5 AND s >= 'm' AND NOT b", "d < 1.5 OR w = 7 OR f > 0"]
+
+
+@pytest.fixture(scope="module")
+def layout_example() -> strat.Example:
+    """41 containers of random rows (NULLs included) and their exact statistics."""
+    rng = np.random.default_rng(3)
+    words = ["", "a", "m", "ma", "z", "\U0001f980"]
+
+    def cells(draw):
+        k = int(rng.integers(0, 4))
+        return [None if rng.random() < 0.15 else draw() for _ in range(k)]
+
+    n = 41
+    columns = {
+        "x": (pa.int64(), [cells(lambda: int(rng.integers(0, 10))) for _ in range(n)]),
+        "s": (pa.string(), [cells(lambda: words[rng.integers(0, 6)]) for _ in range(n)]),
+        "b": (pa.bool_(), [cells(lambda: bool(rng.random() < 0.5)) for _ in range(n)]),
+        "d": (pa.decimal128(10, 2), [cells(lambda: D(int(rng.integers(0, 300))).scaleb(-2))
+                                     for _ in range(n)]),
+        "w": (pa.decimal128(38, 0), [cells(lambda: D(int(rng.integers(5, 9))))
+                                     for _ in range(n)]),
+        "f": (pa.float64(), [cells(lambda: float(rng.choice([-1.0, -0.0, 0.0, 2.0, NAN])))
+                             for _ in range(n)]),
+    }
+    sizes = [len(c) for c in columns["x"][1]]
+    for name in columns:  # the same number of rows per container in every column
+        t, per = columns[name]
+        columns[name] = (t, [(c + [None] * k)[:k] for c, k in zip(per, sizes, strict=True)])
+    return strat.exact_example(columns, C("x") > 5)
+
+
+def _rebuilt_with_offsets(table: pa.Table, lead: int, child_lead: int) -> pa.Table:
+    """The same statistics, each struct at offset ``lead`` over children at ``child_lead``
+    (neither a multiple of 8), with the struct's own validity bitmap sliced too."""
+    out = {}
+    for name in table.column_names:
+        col = table.column(name).combine_chunks()
+        if not pa.types.is_struct(col.type):
+            out[name] = pa.concat_arrays([pa.nulls(lead, col.type), col]).slice(lead)
+            continue
+        kids = []
+        for i in range(col.type.num_fields):
+            child = col.field(i)
+            pad = pa.nulls(lead + child_lead, child.type)
+            kids.append(pa.concat_arrays([pad, child]).slice(child_lead))
+        mask = pa.array([True] * lead + [not v for v in col.is_valid().to_pylist()])
+        names = [col.type.field(i).name for i in range(col.type.num_fields)]
+        out[name] = pa.StructArray.from_arrays(kids, names, mask=mask).slice(lead)
+    return pa.table(out)
+
+
+def _layouts(table: pa.Table) -> dict:
+    n = table.num_rows
+    empty = pa.RecordBatch.from_pylist([], schema=table.schema)
+    cuts = [0, 0, 1, 1, 4, 4, 11, 12, 12, 30, n, n]  # empty chunks included
+    batches = []
+    for a, z in zip(cuts, cuts[1:], strict=False):
+        batches += table.slice(a, z - a).to_batches() or [empty]
+    chunked = pa.Table.from_batches(batches, table.schema)
+    assert any(b.num_rows == 0 for b in chunked.to_batches())
+    return {
+        "plain": (table, slice(None)),
+        "chunked with empty chunks": (chunked, slice(None)),
+        "one container per chunk": (pa.Table.from_batches(table.to_batches(max_chunksize=1)),
+                                    slice(None)),
+        "sliced at 3": (table.slice(3), slice(3, None)),
+        "sliced 9..22": (table.slice(9, 13), slice(9, 22)),
+        "offsets 5 over 3": (_rebuilt_with_offsets(table, 5, 3), slice(None)),
+        "offsets 13 over 7, then sliced": (_rebuilt_with_offsets(table, 13, 7).slice(2),
+                                           slice(2, None)),
+        "columns chunked differently": (pa.table({
+            name: pa.chunked_array(
+                [table.column(name).combine_chunks().slice(a, z - a)
+                 for a, z in zip(c, c[1:], strict=False)])
+            for name, c in zip(table.column_names, [[0, 7, n], [0, 3, 3, n], [0, n],
+                                                    [0, 20, 21, n], [0, 1, n], [0, 9, n],
+                                                    [0, 40, n]], strict=False)}),
+            slice(None)),
+    }
+
+
+@pytest.mark.parametrize("sql", LAYOUT_PREDICATES)
+def test_chunked_and_sliced_statistics(layout_example, sql):
+    example = layout_example
+    pred = pk.PruningPredicate(sql, example.schema)
+    base_table = example.table
+    example.predicate = pred.expression
+    base = assert_sound(example, sql, "numpy")
+    assert set(base) >= {NONE, MAYBE}, base  # the predicate really prunes here
+    for name, (table, part) in _layouts(base_table).items():
+        assert table.num_rows == len(base[part]), name
+        for backend in BACKENDS:
+            got = pred.classify(table, backend=backend).tolist()
+            assert got == base[part], f"{name} ({backend}): {got} != {base[part]}"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_column_without_statistics_is_unknown(backend):
+    # The API (kernels/inputs.py) reads a column that has no statistics struct as every
+    # statistic unknown: MAYBE for non-empty containers; the other columns still prune.
+    schema = pa.schema([("x", pa.int64()), ("nostats", pa.int64())])
+    table = pa.table({"row_count": [10, 10, 0, None], "x": stats([0, 6, 0, 0], [4, 9, 9, 9],
+                                                                   [0, 0, 0, 0])})
+    assert outcomes("nostats > 5", schema, table, backend) == [MAYBE, MAYBE, NONE, MAYBE]
+    assert outcomes("nostats IS NULL", schema, table, backend) == [MAYBE, MAYBE, NONE, MAYBE]
+    assert outcomes("x > 5 AND nostats = 1", schema, table, backend) == [
+        NONE, MAYBE, NONE, MAYBE]
+    assert outcomes("x > 5 OR nostats = 1", schema, table, backend) == [
+        MAYBE, ALL, NONE, MAYBE]
+    assert pk.PruningPredicate("nostats > 5", schema).required_columns == {
+        "nostats": ("max", "min", "null_count")}
+    # A statistics column the schema does not name is ignored.
+    extra = table.append_column("unrelated", stats([1] * 4, [2] * 4, [0] * 4))
+    assert outcomes("x > 5", schema, extra, backend) == [NONE, ALL, NONE, MAYBE]
+
+
+WRONG_TYPES = [  # column type, statistics type, min, max, predicate
+    (pa.timestamp("us"), pa.timestamp("ms"), 0, 10, "t > TIMESTAMP_NTZ '2020-01-01 00:00:00'"),
+    (pa.timestamp("us"), pa.timestamp("us", "UTC"), 0, 10,
+     "t > TIMESTAMP_NTZ '2020-01-01 00:00:00'"),
+    (pa.timestamp("us", "UTC"), pa.timestamp("us", "Europe/Paris"), 0, 10,
+     "t > TIMESTAMP '2020-01-01 00:00:00'"),
+    (pa.decimal128(10, 2), pa.decimal128(10, 3), D("1.000"), D("2.000"), "t > 5"),
+    (pa.decimal128(10, 2), pa.decimal128(12, 2), D("1.00"), D("2.00"), "t > 5"),
+    (pa.decimal128(10, 0), pa.int64(), 0, 1, "t > 5"),
+    (pa.int64(), pa.decimal128(18, 0), D(0), D(1), "t > 5"),
+    (pa.date32(), pa.date64(), 0, 86_400_000, "t > DATE '2021-01-01'"),
+    (pa.int64(), pa.bool_(), False, True, "t > 5"),
+    (pa.bool_(), pa.int64(), 0, 1, "t"),
+    (pa.decimal128(38, 0), pa.string(), "1", "2", "t > 5"),
+    (pa.string(), pa.decimal128(38, 0), D(1), D(2), "t > 'a'"),
+    (pa.uint64(), pa.uint32(), 1, 2, "t > 5"),
+    (pa.int64(), pa.time64("us"), 0, 1, "t > 5"),
+    (pa.int64(), pa.duration("s"), 0, 1, "t > 5"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("column", "stat", "lo", "hi", "sql"), WRONG_TYPES,
+                         ids=[f"{w[0]} with {w[1]}" for w in WRONG_TYPES])
+def test_statistics_type_contradicts_schema(column, stat, lo, hi, sql, backend):
+    # Each must be a clear StatisticsError naming the column and both types (reading the
+    # values as the column's type would misplace every bound).
+    table = pa.table({"row_count": [10], "t": stats([lo], [hi], [0], stat)})
+    with pytest.raises(pk.StatisticsError) as info:
+        pk.PruningPredicate(sql, pa.schema([("t", column)])).classify(table, backend=backend)
+    message = str(info.value)
+    assert "'t'" in message and str(stat) in message and str(column) in message, message
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("column", "stat", "lo", "hi", "sql", "expected"), [
+    (pa.int64(), pa.uint32(), [0, 6], [2**32 - 1, 9], "t > 5", [MAYBE, ALL]),
+    (pa.int8(), pa.int64(), [-1000, 6], [1000, 9], "t > 5", [MAYBE, ALL]),
+    (pa.string(), pa.string_view(), ["a", "n"], ["b", "z"], "t >= 'm'", [NONE, ALL]),
+    (pa.string(), pa.binary_view(), [b"a", b"n"], [b"b", b"z"], "t >= 'm'", [NONE, ALL]),
+    (pa.string(), pa.large_binary(), [b"a", b"n"], [b"b", b"z"], "t >= 'm'", [NONE, ALL]),
+    (pa.binary(), pa.string(), ["a", "n"], ["b", "z"], "t >= X'6D'", [NONE, ALL]),
+    (pa.float32(), pa.float64(), [0.5, 6.0], [1.5, 9.0], "t > 5", [NONE, ALL]),
+    (pa.int64(), pa.null(), [None, None], [None, None], "t > 5", [MAYBE, MAYBE]),
+], ids=str)
+def test_statistics_type_differs_but_orders_the_same(column, stat, lo, hi, sql, expected,
+                                                     backend):
+    table = pa.table({"row_count": [10, 10], "t": stats(lo, hi, [0, 0], stat,
+                                                        nan_count=[0, 0])})
+    assert outcomes(sql, pa.schema([("t", column)]), table, backend) == expected
