@@ -887,9 +887,9 @@ def parse_scans(plan: str) -> list[Scan]:
         file = m_path[1] if m_path else "?"
         if f and int(f[2]) == 0:  # the whole file pruned from its statistics
             out.append(Scan(file, None, 0, 0))
-        elif m:
+        elif m and int(m[1]) > 0:
             out.append(Scan(file, int(m[1]), int(m[2]), int(m[3]) if m[3] else None))
-        else:  # no pruning predicate: every group read
+        else:  # no pruning predicate, or its evaluation failed ("0 total"): every group read
             out.append(Scan(file, None, None, None))
     return out
 
@@ -912,6 +912,7 @@ class DataFusion:
             self.ctx.register_parquet(f"g{i}", str(p))
         self.ctx.register_record_batches("m", [ds.table(with_rid=True).to_batches()])
         self.ngroups = len(group_paths)
+        self.last_plan_empty = False
         self.sizes = [len(g) for g in ds.groups]
 
     def _plan(self, sql: str) -> str:
@@ -922,6 +923,7 @@ class DataFusion:
         """(total, kept, fully matched) for the whole file; a plan without a scan (the
         planner folded the filter to FALSE) keeps nothing."""
         scans = [s for s in parse_scans(self._plan(f"SELECT * FROM t WHERE {where}"))]
+        self.last_plan_empty = not scans
         if not scans:
             return self.ngroups, 0, 0
         (s,) = scans
@@ -975,9 +977,15 @@ CATEGORIES = {
     "self-compare": "prunekit reads a column compared with itself (x = x, x < x) as two "
                     "columns' bounds; DataFusion simplifies x = x to x IS NOT NULL. Spelled out "
                     "(x IS NOT NULL OR NULL), prunekit prunes the group too.",
+    "planner-false": "DataFusion's optimizer folds the whole filter to FALSE by reasoning "
+                     "across leaves (x = 'a' AND x = 'b'); prunekit's three-valued lattice "
+                     "(SEMANTICS.md §3) judges each leaf on its own, so two leaves that are "
+                     "each possible in the group keep it.",
     "weakened": "SEMANTICS.md §5: prunekit weakens a sub-expression it does not reason about "
-                "to 'anything' (the reason in brackets is explain()'s 'weakened:' line), even "
-                "for a group whose column is all NULL; DataFusion evaluates it on min/max.",
+                "to 'anything' (the reason in brackets is explain()'s 'weakened:' line, or the "
+                "guard under which explain() shows a leaf WIDENED, such as unary minus at the "
+                "type's minimum, where integers wrap), even for a group whose column is all "
+                "NULL; DataFusion evaluates it on min/max.",
     "df-semantics": "DataFusion's SQL means something else for this predicate (its row-level "
                     "answer differs from Spark's), so its pruning is not comparable here.",
 }
@@ -999,6 +1007,7 @@ class Outcome:
     df_kept: list | None = None
     df_fully: list | None = None
     df_rows_agree: bool | None = None
+    df_planner_false: bool = False  # DataFusion's optimizer folded the filter to FALSE
     df_more: dict = dataclasses.field(default_factory=dict)  # group -> category
     pk_more: int = 0  # groups prunekit prunes and DataFusion keeps
     df_fully_more: int = 0  # groups DataFusion calls fully matched and prunekit not ALL_MATCH
@@ -1057,7 +1066,13 @@ def check(ds: Dataset, tree: n.Node, stats: pa.Table, schema: pa.Schema,
         return res
     try:
         res.df_counts = df.file_counts(res.df)
-        kept, fully = df.per_group(res.df)
+        res.df_planner_false = df.last_plan_empty
+        total, kept_n, fully_n = res.df_counts
+        if 0 < kept_n < total:
+            kept, fully = df.per_group(res.df)
+        else:  # all or nothing: no attribution needed
+            kept = [kept_n == total] * total
+            fully = [bool(fully_n) and fully_n == total] * total
         true_rows = df.rows(res.df)
     except Exception as e:  # noqa: BLE001 - DataFusion's errors are data here
         res.df_error = f"{type(e).__name__}: {str(e).splitlines()[0][:160]}"
@@ -1102,6 +1117,8 @@ def check(ds: Dataset, tree: n.Node, stats: pa.Table, schema: pa.Schema,
             res.df_more[i] = "df-semantics"
         elif _prunes_rewritten(tree, schema, stats, i, backend):
             res.df_more[i] = "self-compare"
+        elif res.df_counts[1] == 0 and res.df_planner_false:
+            res.df_more[i] = "planner-false"
         elif weakened(res.spark_sql, schema):
             res.df_more[i] = "weakened[" + "; ".join(weakened(res.spark_sql, schema)) + "]"
         else:
@@ -1134,15 +1151,23 @@ def _prunes_rewritten(tree, schema, stats, i, backend) -> bool:
 
 
 def weakened(sql: str, schema: pa.Schema) -> list[str]:
-    """The sub-expressions prunekit's explain() says it weakened to "anything", columns named
-    ``<col>``."""
+    """What prunekit's explain() says it gave up on, columns named ``<col>``: sub-expressions
+    weakened to "anything" (``weakened: ...``) and guards where a leaf is widened to anything
+    (``WIDENED``, e.g. unary minus at the type's minimum), numbers as ``N``."""
     out = []
-    for line in pk.PruningPredicate(sql, schema).explain().splitlines():
+    lines = pk.PruningPredicate(sql, schema).explain().splitlines()
+    for k, line in enumerate(lines):
         if line.startswith("weakened:"):
             reason = line.split(":", 1)[1].strip()
-            for name in schema.names:
-                reason = re.sub(rf"(?<![\w']){re.escape(name)}(?= \(| AS )", "<col>", reason)
-            out.append(reason)
+        elif line.strip().startswith("WIDENED") and k + 1 < len(lines):
+            guard = re.sub(r"-?\d[\d.]*(E[+-]?\d+)?", "N", lines[k + 1].strip())
+            reason = f"widened where {guard}"
+        else:
+            continue
+        for name in schema.names:
+            reason = re.sub(rf"(?<![\w']){re.escape(name)}(?= \(| AS | =| IS)", "<col>",
+                            reason)
+        out.append(reason)
     return sorted(set(out))
 
 
