@@ -146,14 +146,15 @@ class Prepared:
 
 
 def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bool],
-            no_nan: frozenset[str]) -> Prepared:
-    """Everything one kernel call over ``batch`` needs."""
+            no_nan: frozenset[str], cache: dict | None = None) -> Prepared:
+    """Everything one kernel call over ``batch`` needs. ``cache`` keeps work that depends on
+    the batch alone (string codes) for the next call over the same batch."""
     n = batch.num_rows
     types = dict(program.column_types)
     fields: dict[str, dict[str, pa.Array]] = {}
     for name in types:
         fields[name] = _struct_fields(batch, name, types[name])
-    codes = _rank_codes(program, fields, types)
+    codes = _rank_codes(program, fields, types, cache)
     slots = []
     for s in program.slots:
         if s.column is None:
@@ -201,39 +202,74 @@ def _as_rankable(arr: pa.Array, key: str) -> pa.Array:
     return arr.cast(pa.large_binary())
 
 
-def _rank_codes(program: Program, fields: dict, types: dict) -> dict:
-    """Order-preserving int64 codes for every code-domain min/max and literal, per rank group."""
+def _rank_codes(program: Program, fields: dict, types: dict, cache: dict | None) -> dict:
+    """Order-preserving int64 codes for every code-domain min/max and literal, per rank group.
+
+    The distinct bound values of a group, sorted, are u_0 < u_1 < ...; u_i gets code 2i + 1,
+    and a literal gets 2i + 1 if it equals u_i, else 2i where i values are below it. Coding
+    the bounds is the expensive part (a sort of every min and max), so it is kept in ``cache``
+    (owned by the Statistics object: its arrays do not change) and only literals are placed
+    per call, by counting or one rank over the distinct values."""
     groups: dict[str, list] = {}
     for name, t in types.items():
         if domain_of(t) == "code":
             groups.setdefault(_rank_key(t), []).append(name)
     out: dict = {}
     for key, names in groups.items():
-        parts, owners = [], []
+        owners = []
         for name in names:
             for stat in ("min", "max"):
                 arr = fields[name].get(stat)
                 if arr is not None and not pa.types.is_null(arr.type):
-                    parts.append(_as_rankable(arr, key))
                     owners.append((name, stat, arr))
         literal_type = pa.large_binary() if key == "bytes" else types[names[0]]
+        cache_key = ("codes", key, tuple((name, stat) for name, stat, _ in owners))
+        coded = cache.get(cache_key) if cache is not None else None
+        if coded is None:
+            coded = _code_bounds([arr for _, _, arr in owners], key, literal_type)
+            if cache is not None:
+                cache[cache_key] = coded
+        distinct, codes = coded
+        for (name, stat, arr), c in zip(owners, codes, strict=True):
+            out[(name, stat)] = (_ABSENT if arr.null_count == len(arr) else
+                                 SlotData(c, _validity(arr), arr.offset))
         literals = _group_literals(program, names, types)
-        parts.append(pa.array([v for _, v in literals], literal_type))
-        combined = pa.concat_arrays(
-            [p.cast(literal_type) if p.type != literal_type else p for p in parts])
-        ranks = pc.rank(combined, sort_keys="ascending", tiebreaker="dense")
-        codes = ranks.to_numpy().astype(np.int64)
-        start = 0
-        for name, stat, arr in owners:
-            if arr.null_count == len(arr):
-                out[(name, stat)] = _ABSENT
-            else:
-                out[(name, stat)] = SlotData(codes[start: start + len(arr)], _validity(arr),
-                                             arr.offset)
-            start += len(arr)
-        for (param_index, _), code in zip(literals, codes[start:], strict=True):
+        lit_codes = _literal_codes(distinct, pa.array([v for _, v in literals], literal_type))
+        for (param_index, _), code in zip(literals, lit_codes, strict=True):
             out.setdefault(("param", param_index), []).append(code)
     return out
+
+
+def _code_bounds(arrays: list[pa.Array], key: str, literal_type: pa.DataType) -> tuple:
+    """(sorted distinct values, codes per array) for the bounds of one rank group."""
+    parts = [_as_rankable(a, key) for a in arrays]
+    parts = [p.cast(literal_type) if p.type != literal_type else p for p in parts]
+    combined = pa.concat_arrays(parts) if parts else pa.array([], literal_type)
+    if len(combined) == 0:
+        return pa.array([], literal_type), [np.zeros(0, np.int64) for _ in arrays]
+    ranks = pc.rank(combined, sort_keys="ascending", tiebreaker="dense").to_numpy()
+    _, first = np.unique(ranks, return_index=True)
+    distinct = combined.take(pa.array(first)).drop_null()  # in rank order: sorted
+    codes = ranks.astype(np.int64) * 2 - 1  # rank r (from 1) is u_(r-1): code 2(r-1) + 1
+    out, start = [], 0
+    for a in arrays:
+        out.append(codes[start: start + len(a)])
+        start += len(a)
+    return distinct, out
+
+
+def _literal_codes(distinct: pa.Array, literals: pa.Array) -> np.ndarray:
+    if len(literals) == 0:
+        return np.zeros(0, np.int64)
+    equal = pc.is_in(literals, value_set=distinct).to_numpy(zero_copy_only=False)
+    if len(literals) <= 16:  # a comparison pass per literal
+        below = np.array([pc.sum(pc.less(distinct, lit)).as_py() or 0 for lit in literals],
+                         np.int64)
+    else:  # one rank of distinct values and literals together, minus literals below
+        together = pc.rank(pa.concat_arrays([distinct, literals]), tiebreaker="min").to_numpy()
+        among = pc.rank(literals, tiebreaker="min").to_numpy()
+        below = together[len(distinct):].astype(np.int64) - among.astype(np.int64)
+    return below * 2 + equal.astype(np.int64)
 
 
 def _group_literals(program: Program, names: list[str], types: dict) -> list:

@@ -14,43 +14,190 @@
 
 from __future__ import annotations
 
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pyarrow as pa
 
 from prunekit.expr.program import Program
 
-from .codegen import emit, kernel_args, load_kernel
+from .codegen import CHUNK, UNROLL, emit, kernel_args, load_kernel, on_disk
 from .inputs import prepare
 from .interpret import interpret
 
 _sources: dict[tuple, str] = {}
 
 
-def kernel_for(program: Program, layout: tuple):
-    """The compiled kernel for this program shape and batch layout (source cached by key)."""
-    key = (program.steps, tuple(s.stat for s in program.slots), len(program.params),
-           len(program.flags), layout)
+def list_lengths(params: list) -> tuple:
+    """Per parameter: the length of a list short enough to unroll, else -1."""
+    return tuple(len(p) if isinstance(p, np.ndarray) and p.ndim == 1 and len(p) <= UNROLL
+                 else -1 for p in params)
+
+
+def kernel_for(program: Program, layout: tuple, lengths: tuple = ()):
+    """The compiled kernel for this program shape, batch layout and unrolled list lengths
+    (source cached by key)."""
+    return load_kernel(_source(_key(program, layout, lengths), program, layout, lengths))
+
+
+def _key(program: Program, layout: tuple, lengths: tuple) -> tuple:
+    return (program.steps, tuple(s.stat for s in program.slots), len(program.params),
+            len(program.flags), layout, lengths)
+
+
+def _source(key: tuple, program: Program, layout: tuple, lengths: tuple) -> str:
     source = _sources.get(key)
     if source is None:
-        source = _sources[key] = emit(program, layout)
-    return load_kernel(source)
+        source = _sources[key] = emit(program, layout, list_lengths=lengths)
+    return source
+
+
+# ---- first use of a shape ----------------------------------------------------------------
+# Compiling a fused kernel takes 0.2-2 s. A shape seen for the first time (in this process and
+# on disk) is answered by the NumPy interpreter while a background thread compiles its kernel;
+# later calls use the kernel once it is ready. Kernels already in Numba's disk cache load in
+# milliseconds and are used at once.
+_ready: dict[tuple, object] = {}
+_building: dict[tuple, threading.Event] = {}
+_building_lock = threading.Lock()
+
+
+def ready_kernel(program: Program, prepared, args: list, wait: bool):
+    """The kernel for ``prepared``'s shape if it can run now, else None: then the caller
+    interprets this batch and calls ``start_build``. ``wait``: compile it now if needed.
+
+    A call while the kernel compiles waits for it: interpreting at the same time would compete
+    with the compiler for the GIL and be slower than the wait."""
+    lengths = list_lengths(prepared.params)
+    key = _key(program, prepared.layout, lengths)
+    kernel = _ready.get(key)
+    if kernel is not None:
+        return kernel
+    building = _building.get(key)
+    if building is not None:
+        building.wait()
+        kernel = _ready.get(key)
+        if kernel is not None:
+            return kernel
+    source = _source(key, program, prepared.layout, lengths)
+    if wait or on_disk(source):
+        kernel = load_kernel(source)
+        kernel(0, 0, np.empty(0, np.int8), *args)  # compile (or load) for these types now
+        _ready[key] = kernel
+        return kernel
+    return None
+
+
+def start_build(program: Program, prepared, args: list) -> None:
+    """Compile the kernel for ``prepared``'s shape on a background thread (once)."""
+    lengths = list_lengths(prepared.params)
+    key = _key(program, prepared.layout, lengths)
+    with _building_lock:
+        if key in _ready or key in _building:
+            return
+        _building[key] = threading.Event()
+    source = _source(key, program, prepared.layout, lengths)
+    # Not a daemon: a short-lived process (the command line) waits for the compilation at exit,
+    # so that the next process finds the kernel in the disk cache.
+    threading.Thread(target=_build, args=(key, source, args), daemon=False,
+                     name="prunekit-compile").start()
+
+
+def _build(key: tuple, source: str, args: list) -> None:
+    try:
+        kernel = load_kernel(source)
+        kernel(0, 0, np.empty(0, np.int8), *args)
+        _ready[key] = kernel
+    except Exception:  # noqa: BLE001 - the interpreter keeps answering; a later wait=True
+        pass  # call compiles in the foreground and reports the error
+    finally:
+        with _building_lock:
+            _building.pop(key).set()
+
+
+# ---- threads ---------------------------------------------------------------------------
+# Kernels release the GIL (nogil=True), so a batch is split into ranges run on a small pool of
+# Python threads: no Numba threading layer (OpenMP stalled 4-8 ms at random on a 2-core VM,
+# is not fork-safe, and the workqueue layer refuses concurrent callers), no environment
+# variables for users to set. Below PARALLEL_MIN containers one range runs on the calling
+# thread: handing work to a thread costs tens of microseconds (see PARALLEL_NOTE).
+PARALLEL_MIN = 262_144
+PARALLEL_NOTE = "set from benchmarks/bench_threads.py on the 2-core VM"
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _get_pool() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix="prunekit")
+        return _pool
+
+
+def _forget_pool_after_fork() -> None:
+    # A forked child has the pool object but not its threads: start a new one if needed.
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_after_fork)
+
+
+def run_kernel(kernel, n: int, out: np.ndarray, args: list, parallel: bool | None = None) -> None:
+    """Fill ``out[:n]``: in ranges on the thread pool for large batches, else inline."""
+    parts = _workers() if parallel is None else (_workers() if parallel else 1)
+    if parallel is None and n < PARALLEL_MIN:
+        parts = 1
+    if parts <= 1:
+        kernel(0, n, out, *args)
+        return
+    step = -(-n // parts)
+    step += (-step) % CHUNK  # whole chunks per range
+    bounds = [(lo, min(n, lo + step)) for lo in range(0, n, step)]
+    futures = [_get_pool().submit(kernel, lo, hi, out, *args) for lo, hi in bounds[1:]]
+    kernel(bounds[0][0], bounds[0][1], out, *args)  # the calling thread takes the first range
+    for f in futures:
+        f.result()
 
 
 def evaluate(program: Program, batches: list[pa.RecordBatch], nan_in_bounds: dict[str, bool],
-             no_nan: frozenset[str], backend: str = "numba") -> np.ndarray:
-    """Outcomes for every container of ``batches``, in order, as one int8 array."""
+             no_nan: frozenset[str], backend: str = "auto",
+             caches: list[dict] | None = None) -> np.ndarray:
+    """Outcomes for every container of ``batches``, in order, as one int8 array.
+
+    ``backend``: ``"auto"`` (the kernel when ready, else the interpreter while it compiles),
+    ``"numba"`` (always the kernel, compiling first if needed) or ``"numpy"``. ``caches``
+    (one dict per batch, kept by the caller with the batches) saves string codes between
+    calls."""
     total = sum(b.num_rows for b in batches)
     out = np.empty(total, np.int8)
     start = 0
-    for batch in batches:
+    for index, batch in enumerate(batches):
         n = batch.num_rows
         if n == 0:
             continue
-        prepared = prepare(program, batch, nan_in_bounds, no_nan)
-        if backend == "numpy":
+        prepared = prepare(program, batch, nan_in_bounds, no_nan,
+                           caches[index] if caches is not None else None)
+        kernel = None
+        if backend != "numpy":
+            args = kernel_args(program, prepared)
+            kernel = ready_kernel(program, prepared, args, wait=backend == "numba")
+        if kernel is None:
             out[start: start + n] = interpret(program, prepared)
+            if backend == "auto":
+                start_build(program, prepared, args)
         else:
-            kernel = kernel_for(program, prepared.layout)
-            kernel(n, out[start: start + n], *kernel_args(program, prepared))
+            run_kernel(kernel, n, out[start: start + n], args)
         start += n
     return out

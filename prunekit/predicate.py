@@ -96,18 +96,23 @@ class PruningPredicate:
         return explain_tree(self._rewriter, self.expression.display())
 
     def classify(self, statistics: Statistics | pa.Table | pa.RecordBatch, *,
-                 backend: str = "numba") -> np.ndarray:
+                 backend: str = "auto") -> np.ndarray:
         """One outcome per container as int8: NONE_MATCH=0, MAYBE_MATCH=1, ALL_MATCH=2.
 
-        ``backend="numpy"`` runs the reference interpreter instead of the compiled kernel.
+        ``backend``: ``"auto"`` runs the compiled kernel for this predicate's shape when it is
+        ready (in memory or in the disk cache); the first time a shape is seen it answers with
+        the NumPy interpreter while the kernel compiles in the background. ``"numba"`` always
+        uses the kernel, compiling it first if needed; ``"numpy"`` always interprets. All three
+        give identical outcomes.
         """
         if not isinstance(statistics, Statistics):
             statistics = Statistics.from_arrow(statistics)
-        if backend not in ("numba", "numpy"):
-            raise ValueError(f"backend must be 'numba' or 'numpy', got {backend!r}")
+        if backend not in ("auto", "numba", "numpy"):
+            raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {backend!r}")
         try:
-            return evaluate(self.program, statistics.table.to_batches(),
-                            statistics.nan_in_bounds, statistics.no_nan, backend=backend)
+            batches, caches = statistics.batches_and_caches()
+            return evaluate(self.program, batches, statistics.nan_in_bounds,
+                            statistics.no_nan, backend=backend, caches=caches)
         except PrunekitError:
             raise
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:

@@ -60,6 +60,15 @@ class Statistics:
     def __len__(self) -> int:
         return self.table.num_rows
 
+    def batches_and_caches(self) -> tuple[list[pa.RecordBatch], list[dict]]:
+        """The record batches, and a dict per batch where classify keeps work that depends on
+        the statistics alone (order-preserving codes of string bounds), so that a second
+        predicate over the same Statistics does not redo it. Keep one Statistics object for
+        many predicates; the codes cost 16 bytes per container and string column."""
+        batches = self.table.to_batches()
+        caches = self.__dict__.setdefault("_caches", [{} for _ in batches])
+        return batches, caches
+
     def __repr__(self) -> str:
         return f"<Statistics: {len(self)} containers, columns {self.columns}>"
 

@@ -1,8 +1,10 @@
 """Kernels: compiled == interpreted for every op and layout, one kernel per shape, no user text
 in generated source, and a disk cache that degrades silently."""
 
+import concurrent.futures
 import decimal
 import importlib
+import multiprocessing
 import subprocess
 import sys
 
@@ -156,7 +158,25 @@ def test_kernels_work_without_any_cache_directory(monkeypatch):
     monkeypatch.setattr(run, "_sources", {})
     pred = pk.PruningPredicate("x BETWEEN 3 AND 4", SCHEMA)
     stats = random_statistics(np.random.default_rng(2), 40)
-    np.testing.assert_array_equal(pred.classify(stats), pred.classify(stats, backend="numpy"))
+    np.testing.assert_array_equal(pred.classify(stats, backend="numba"),
+                                  pred.classify(stats, backend="numpy"))
+
+
+def test_first_use_interprets_while_the_kernel_compiles(monkeypatch, tmp_path):
+    monkeypatch.setattr(codegen, "_CACHE_DIR", [tmp_path])  # nothing on disk yet
+    monkeypatch.setattr(run, "_ready", {})
+    built = []
+    real_build = run._build
+    monkeypatch.setattr(run, "_build", lambda *a: (built.append(a[0]), real_build(*a)))
+    pred = pk.PruningPredicate("x > 3 AND f < 2.5 AND s >= 'b'", SCHEMA)
+    stats = random_statistics(np.random.default_rng(5), 300)
+    first = pred.classify(stats)  # interpreted; the kernel compiles on a thread
+    assert len(built) == 1  # a compilation was started for this shape
+    second = pred.classify(stats)  # waits for that compilation, then runs the kernel
+    assert built[0] in run._ready
+    np.testing.assert_array_equal(first, pred.classify(stats, backend="numpy"))
+    np.testing.assert_array_equal(second, first)
+    assert len(built) == 1  # compiled once
 
 
 def test_disk_cache_is_reused_by_a_fresh_process(tmp_path):
@@ -178,3 +198,44 @@ def test_disk_cache_is_reused_by_a_fresh_process(tmp_path):
 def test_codegen_module_reload_is_harmless():
     importlib.reload(ops)  # helpers are jitted with cache=True and reload cleanly
     assert ops.NONE_MATCH == 0
+
+
+def _parallel_outcomes(pred, stats):
+    """Outcomes through the thread pool (forced: these statistics are below the threshold)."""
+    batch = stats.table.to_batches()[0]
+    prepared = run.prepare(pred.program, batch, stats.nan_in_bounds, stats.no_nan)
+    args = codegen.kernel_args(pred.program, prepared)
+    kernel = run.ready_kernel(pred.program, prepared, args, wait=True)
+    out = np.empty(len(stats), np.int8)
+    run.run_kernel(kernel, len(stats), out, args, parallel=True)
+    return out
+
+
+def test_threads_and_several_callers_agree():
+    pred = pk.PruningPredicate("x > 3 AND (f < 2.5 OR x IN (1, 2, 9))", SCHEMA)
+    stats = pk.Statistics.from_arrow(random_statistics(np.random.default_rng(6), 50_000))
+    expected = pred.classify(stats, backend="numpy")
+    with concurrent.futures.ThreadPoolExecutor(4) as callers:
+        results = list(callers.map(lambda _: _parallel_outcomes(pred, stats), range(8)))
+    for got in results:
+        np.testing.assert_array_equal(got, expected)
+
+
+def _classify_in_child(queue):
+    pred = pk.PruningPredicate("x > 3 AND (f < 2.5 OR x IN (1, 2, 9))", SCHEMA)
+    stats = pk.Statistics.from_arrow(random_statistics(np.random.default_rng(6), 50_000))
+    queue.put(bool((_parallel_outcomes(pred, stats) ==
+                    pred.classify(stats, backend="numpy")).all()))
+
+
+def test_parallel_classify_works_after_fork():
+    pred = pk.PruningPredicate("x > 3 AND (f < 2.5 OR x IN (1, 2, 9))", SCHEMA)
+    stats = pk.Statistics.from_arrow(random_statistics(np.random.default_rng(6), 50_000))
+    _parallel_outcomes(pred, stats)  # the parent's pool threads exist before the fork
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_classify_in_child, args=(queue,))
+    child.start()
+    child.join(timeout=120)
+    assert child.exitcode == 0, "the forked child failed or hung"
+    assert queue.get(timeout=5) is True
