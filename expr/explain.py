@@ -96,9 +96,20 @@ def render_step(r, step: int, depth: int = 0) -> str:
     return f"{s.op}({', '.join(parts)})"
 
 
+def printable(text: str) -> str:
+    """``text`` on one line: control characters and line separators (which a column name or a
+    string literal may hold) shown as escapes, so they cannot forge lines of the explanation.
+
+    >>> print(printable("a\\nb\\u2028c"))
+    a\\nb\\u2028c
+    """
+    return "".join(ch if ch.isprintable() or ch == " " else
+                   ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
 def explain_tree(r, predicate_sql: str) -> str:
     """The whole explanation: predicate, bound tree with each leaf's conditions, notes."""
-    lines = [f"predicate: {predicate_sql}"]
+    lines = [f"predicate: {printable(predicate_sql)}"]
     stack: list[tuple[object, int]] = [(r.root, 0)]
     while stack:
         node, depth = stack.pop()
@@ -119,14 +130,14 @@ def explain_tree(r, predicate_sql: str) -> str:
             lines.append(pad + "WIDENED (anything where the guard may hold)")
             stack.extend([(node.arg, depth + 1), (node.guard, depth + 1)])
         else:
-            lines.append(pad + leaf_sql(node))
+            lines.append(pad + printable(leaf_sql(node)))
             bits = r.leaf_bits.get(id(node))
             if bits is not None:
                 for label, step in (("TRUE: ", bits.true), ("FALSE:", bits.false),
                                     ("NULL: ", bits.null)):
-                    lines.append(f"{pad}    may be {label} {render_step(r, step)}")
+                    lines.append(f"{pad}    may be {label} {printable(render_step(r, step))}")
     lines.append("outcome: NONE_MATCH when row_count = 0 or the root cannot be TRUE; ALL_MATCH "
                  "when it can be\nneither FALSE nor NULL; otherwise MAYBE_MATCH.")
     for note in r.p.notes:
-        lines.append(f"weakened: {note}")
+        lines.append(f"weakened: {printable(note)}")
     return "\n".join(lines)

@@ -35,7 +35,10 @@ def quote_identifier(name: str) -> str:
     ('x', '`a b`', '`a``b`')
     """
     if _PLAIN.match(name) and name.lower() not in _RESERVED:
-        return name
+        from .sql import reads_as_column  # sql.py is the only module that uses sqlglot
+
+        if reads_as_column(name):
+            return name
     return "`" + name.replace("`", "``") + "`"
 
 

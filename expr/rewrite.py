@@ -114,8 +114,13 @@ class Rewriter:
         lo_ok, hi_ok = p.and_(lo_v, ordered), p.and_(hi_v, ordered)
         nan, not_nan = p.const(False), p.const(True)
         if col.domain == "float" and not col.convert:
-            lo_ok = p.and_(lo_ok, p.not_(p.op("isnan", lo)))
-            hi_ok = p.and_(hi_ok, p.not_(p.op("isnan", hi)))
+            # Where bounds include NaN it is the greatest value: a NaN min over a numeric max
+            # is min > max, which IEEE's NaN > 5.0 (False) does not see; both are unknown.
+            nan_over = p.and_(p.flag(name, "nan_in_bounds"), lo_v, hi_v, p.op("isnan", lo),
+                              p.not_(p.op("isnan", hi)))
+            ordered = p.and_(ordered, p.not_(nan_over))
+            lo_ok = p.and_(lo_ok, p.not_(nan_over), p.not_(p.op("isnan", lo)))
+            hi_ok = p.and_(hi_ok, p.not_(nan_over), p.not_(p.op("isnan", hi)))
             nan_slot = p.slot(name, "nan_count")
             nan_n, nan_v = p.load(nan_slot), p.valid(nan_slot)
             no_nan = p.or_(p.and_(nan_v, p.eq(nan_n, zero)), p.flag(name, "no_nan"))
@@ -125,7 +130,7 @@ class Rewriter:
             counted = p.and_(nan_v, nulls_ok, self.rows_ok,
                              p.eq(p.op("add", nan_n, nc), self.rows))
             # With NaN as the greatest value, a NaN minimum means every value is NaN.
-            nan_min = p.and_(p.flag(name, "nan_in_bounds"), lo_v, p.op("isnan", lo))
+            nan_min = p.and_(p.flag(name, "nan_in_bounds"), lo_v, p.op("isnan", lo), ordered)
             not_nan = p.not_(p.or_(counted, nan_min))
         x_slots = p.slot(name, "min_exact"), p.slot(name, "max_exact")
         lo_x = p.and_(p.valid(x_slots[0]), p.load(x_slots[0]))

@@ -14,6 +14,7 @@ prunekit.expr.errors.SqlSyntaxError: malformed SQL in predicate: ... (line 1, co
 from __future__ import annotations
 
 import decimal
+import functools
 import sys
 import threading
 
@@ -49,6 +50,26 @@ _NOT_AN_EXPRESSION = (exp.Alias, exp.Query, exp.Star, exp.Command, exp.Create, e
 _VALUE_OPERATORS = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%",
                     exp.IntDiv: "div", exp.DPipe: "||", exp.BitwiseAnd: "&",
                     exp.BitwiseOr: "|", exp.BitwiseXor: "^"}
+
+
+@functools.lru_cache(maxsize=4096)
+def reads_as_column(name: str) -> bool:
+    """Whether ``name`` written bare reads back as that column: not a keyword (``SELECT``),
+    not a function without parentheses (``current_date``).
+
+    >>> reads_as_column("price"), reads_as_column("select"), reads_as_column("current_date")
+    (True, False, False)
+    """
+    def plain_column(node: object) -> bool:
+        return isinstance(node, exp.Column) and not node.table and node.name == name and \
+            not node.this.args.get("quoted")
+
+    try:  # alone, and as an operand (INTERVAL and friends read the next token)
+        alone = sqlglot.parse_one(name, read="spark")
+        compared = sqlglot.parse_one(f"{name} > 0", read="spark")
+    except (ParseError, TokenError):
+        return False
+    return plain_column(alone) and isinstance(compared, exp.GT) and plain_column(compared.this)
 
 
 def parse(text: str) -> n.Node:

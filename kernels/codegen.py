@@ -148,9 +148,14 @@ def emit(program: Program, layout: tuple, cache: bool = True,
         else:
             spelling = ops.OPS[step.op][0]
             operands = [f"s{a}" for a in step.args]
-            text = ("(" + spelling.join(operands) + ")") if "{" not in spelling else \
-                spelling.format(*operands)
-            body.append(f"            {name} = {text}")
+            if "{" in spelling:
+                body.append(f"            {name} = {spelling.format(*operands)}")
+                continue
+            # A long AND/OR as one expression would recurse in CPython's compiler (a raw
+            # RecursionError at a few thousand terms): fold it in groups instead.
+            for k in range(0, len(operands), 16):
+                group = ([name] if k else []) + operands[k: k + 16]
+                body.append(f"            {name} = ({spelling.join(group)})")
     assert program.steps[-1].op == "outcome"
     lines = [_HEADER.format(stamp=_STAMP, cache=cache, chunk=CHUNK,
                             args="".join(", " + a for a in args))]

@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
+from prunekit.expr.errors import UnsupportedError
 from prunekit.expr.program import Program
 
 from .codegen import CHUNK, UNROLL, emit, kernel_args, load_kernel, on_disk
@@ -59,6 +60,10 @@ def _source(key: tuple, program: Program, layout: tuple, lengths: tuple) -> str:
 # on disk) is answered by the NumPy interpreter while a background thread compiles its kernel;
 # later calls use the kernel once it is ready. Kernels already in Numba's disk cache load in
 # milliseconds and are used at once.
+# Numba's compile time grows faster than linearly with a kernel's size (a 1,000-term OR took
+# ~40 s); programs beyond this many steps are always interpreted (Q7 of the benchmarks, a
+# 20-leaf tree, has about 420).
+MAX_COMPILED_STEPS = 4_000
 _ready: dict[tuple, object] = {}
 _building: dict[tuple, threading.Event] = {}
 _building_lock = threading.Lock()
@@ -81,6 +86,12 @@ def ready_kernel(program: Program, prepared, args: list, wait: bool):
         kernel = _ready.get(key)
         if kernel is not None:
             return kernel
+    if len(program.steps) > MAX_COMPILED_STEPS:
+        if wait:
+            raise UnsupportedError(
+                f"the predicate's statistics program has {len(program.steps)} steps, more than "
+                f"the {MAX_COMPILED_STEPS} prunekit compiles; use backend='auto' or 'numpy'")
+        return None
     source = _source(key, program, prepared.layout, lengths)
     if wait or on_disk(source):
         kernel = load_kernel(source)
@@ -92,6 +103,8 @@ def ready_kernel(program: Program, prepared, args: list, wait: bool):
 
 def start_build(program: Program, prepared, args: list) -> None:
     """Compile the kernel for ``prepared``'s shape on a background thread (once)."""
+    if len(program.steps) > MAX_COMPILED_STEPS:
+        return
     lengths = list_lengths(prepared.params)
     key = _key(program, prepared.layout, lengths)
     with _building_lock:
