@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-test
 
-.PHONY: venv demo test lint clean fuzz
+.PHONY: venv demo test lint clean fuzz bench
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +20,13 @@ demo: venv
 
 test: venv
 	$(BIN)/python -m pytest -q
+	$(BIN)/asv check --python=same
+
+# The asv suite, each benchmark once (about 6 minutes on 2 cores), then one table of ratios.
+# An existing environment saves results only under an explicit commit hash.
+bench: venv
+	$(BIN)/asv run --python=same --quick --show-stderr --set-commit-hash $$(git rev-parse HEAD)
+	$(BIN)/python -m benchmarks.summary
 
 # Differential fuzzing against DataFusion and the reference evaluator; failures are written as
 # minimal JSON cases into tests/regressions/ (replayed by make test).

@@ -98,6 +98,34 @@ def floor(buffers: tuple) -> int:
     return int(_sum(*buffers))
 
 
+def split(buffers: tuple, parts: int) -> list[tuple]:
+    """``buffers`` cut into ``parts`` equal ranges of words (tails go to the first)."""
+    words, tails = buffers
+    out = []
+    for k in range(parts):
+        piece = List()
+        for w in words:
+            step = -(-len(w) // parts)
+            piece.append(w[k * step: (k + 1) * step])
+        out.append((piece, tails if k == 0 else List([np.zeros(0, np.uint8)])))
+    return out
+
+
+_pool: list = []
+
+
+def floor_threads(pieces: list[tuple]) -> int:
+    """The floor on one thread per piece (``split``): what the cores together can read, for
+    comparison with classify, which splits large batches over a thread pool."""
+    if not _pool:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _pool.append(ThreadPoolExecutor(max_workers=len(pieces)))
+    futures = [_pool[0].submit(_sum, *p) for p in pieces[1:]]
+    total = int(_sum(*pieces[0]))
+    return total + sum(int(f.result()) for f in futures)
+
+
 # ---- pyarrow.compute -----------------------------------------------------------------------
 def _domain_array(arr: pa.Array, stat: str) -> pa.Array:
     """A slot's statistic in the program's domain, as pyarrow compares it."""

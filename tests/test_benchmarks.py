@@ -1,5 +1,7 @@
 """The benchmark workload is deterministic and every benchmark query binds and runs."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -67,3 +69,40 @@ def test_new_shapes_bind_and_run():
         pred = workload.pk.PruningPredicate(bench_latency.new_shape_sql(seed), workload.SCHEMA)
         np.testing.assert_array_equal(pred.classify(stats),
                                       pred.classify(stats, backend="numpy"))
+
+
+def test_every_asv_benchmark_runs_once(tmp_path, monkeypatch):
+    """A one-repetition dry run of the whole asv suite on small inputs (``asv check`` only
+    checks signatures), so a broken benchmark fails ``make test``."""
+    from benchmarks import bench_classify, bench_latency
+
+    monkeypatch.setenv("PRUNEKIT_BENCH_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("PRUNEKIT_CACHE_DIR", os.environ.get("PRUNEKIT_CACHE_DIR", ""))
+    monkeypatch.setattr(bench_latency, "N", 3_000)
+    monkeypatch.setattr(bench_latency.FreshProcess, "runs", 1)
+    monkeypatch.setattr(bench_classify.Ratios, "budget", 0.01)
+    monkeypatch.setattr(workload, "DISK_CACHE_MIN", 3_000)  # the memory-mapped path too
+    workload.statistics.cache_clear()
+
+    def run(cls, *params):
+        bench = cls()
+        try:
+            bench.setup(*params)
+        except NotImplementedError:  # asv's "skipped"
+            return
+        try:
+            for name in dir(cls):
+                if name.startswith(("time_", "peakmem_", "track_")):
+                    value = getattr(bench, name)(*params)
+                    assert name.startswith(("time_", "peakmem_")) or value >= 0, name
+        finally:
+            getattr(bench, "teardown", lambda *a: None)(*params)
+
+    for cls in (bench_classify.Classify, bench_classify.ClassifyCached, bench_classify.Floor,
+                bench_classify.PyArrow, bench_classify.NumPy, bench_classify.Ratios,
+                bench_classify.PeakMemory):
+        for query in cls.params[1]:
+            run(cls, 3_000, query)
+    run(bench_latency.NewShape)
+    for query in bench_latency.FreshProcess.params:
+        run(bench_latency.FreshProcess, query)
