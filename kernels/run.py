@@ -59,7 +59,7 @@ def _source(key: tuple, program: Program, layout: tuple, lengths: tuple) -> str:
 # Compiling a fused kernel takes 0.2-2 s. A shape seen for the first time (in this process and
 # on disk) is answered by the NumPy interpreter while a background thread compiles its kernel;
 # later calls use the kernel once it is ready. Kernels already in Numba's disk cache load in
-# milliseconds and are used at once.
+# milliseconds once Numba is set up in the process (see NUMBA_SETUP_S).
 # Numba's compile time grows faster than linearly with a kernel's size (a 1,000-term OR took
 # ~40 s); programs beyond this many steps are always interpreted (Q7 of the benchmarks, a
 # 20-leaf tree, has about 420).
@@ -69,7 +69,7 @@ _building: dict[tuple, threading.Event] = {}
 _building_lock = threading.Lock()
 
 
-def ready_kernel(program: Program, prepared, args: list, wait: bool):
+def ready_kernel(program: Program, prepared, args: list, wait: bool, total: int = 0):
     """The kernel for ``prepared``'s shape if it can run now, else None: then the caller
     interprets this batch and calls ``start_build``. ``wait``: compile it now if needed.
 
@@ -93,12 +93,26 @@ def ready_kernel(program: Program, prepared, args: list, wait: bool):
                 f"the {MAX_COMPILED_STEPS} prunekit compiles; use backend='auto' or 'numpy'")
         return None
     source = _source(key, program, prepared.layout, lengths)
-    if wait or on_disk(source):
+    if wait or (on_disk(source) and (
+            _ready or _interpreting_costs_more(program, max(total, prepared.n)))):
         kernel = load_kernel(source)
         kernel(0, 0, np.empty(0, np.int8), *args)  # compile (or load) for these types now
         _ready[key] = kernel
         return kernel
     return None
+
+
+# Loading a kernel from the disk cache is quick once Numba has set itself up in the process,
+# but the first load pays that set-up: 0.3-0.5 s on the 2-core VM, as much as the rest of
+# `import prunekit`. Until then the interpreter answers, unless it would be slower: it costs
+# about INTERPRET_NS nanoseconds per container and program step (Q2 of the benchmarks: 112
+# steps, 1M containers, 40-70 ms).
+NUMBA_SETUP_S = 0.4
+INTERPRET_NS = 0.6
+
+
+def _interpreting_costs_more(program: Program, containers: int) -> bool:
+    return len(program.steps) * containers * INTERPRET_NS * 1e-9 > NUMBA_SETUP_S
 
 
 def start_build(program: Program, prepared, args: list) -> None:
@@ -195,6 +209,8 @@ def evaluate(program: Program, batches: list[pa.RecordBatch], nan_in_bounds: dic
     calls."""
     total = sum(b.num_rows for b in batches)
     out = np.empty(total, np.int8)
+    decided: dict[tuple, object] = {}  # per batch shape: the kernel, or None to interpret
+    to_build: list = []
     start = 0
     for index, batch in enumerate(batches):
         n = batch.num_rows
@@ -205,12 +221,19 @@ def evaluate(program: Program, batches: list[pa.RecordBatch], nan_in_bounds: dic
         kernel = None
         if backend != "numpy":
             args = kernel_args(program, prepared)
-            kernel = ready_kernel(program, prepared, args, wait=backend == "numba")
+            key = _key(program, prepared.layout, list_lengths(prepared.params))
+            if key in decided:  # decided once per call: never wait on our own compilation
+                kernel = decided[key]
+            else:
+                kernel = decided[key] = ready_kernel(program, prepared, args,
+                                                     wait=backend == "numba", total=total)
+                if kernel is None and backend == "auto":
+                    to_build.append((prepared, args))
         if kernel is None:
             out[start: start + n] = interpret(program, prepared)
-            if backend == "auto":
-                start_build(program, prepared, args)
         else:
             run_kernel(kernel, n, out[start: start + n], args)
         start += n
+    for prepared, args in to_build:  # after answering: the compiler would slow this call
+        start_build(program, prepared, args)
     return out
