@@ -239,3 +239,21 @@ def test_parallel_classify_works_after_fork():
     child.join(timeout=120)
     assert child.exitcode == 0, "the forked child failed or hung"
     assert queue.get(timeout=5) is True
+
+
+def test_import_and_first_answer_do_not_load_numba(tmp_path):
+    # Numba's import and set-up cost more than interpreting a first call; only the background
+    # compilation loads it (kernels/compiled.py).
+    script = ("import sys, numpy as np, prunekit as pk;"
+              "assert 'numba' not in sys.modules, 'import';"
+              "import prunekit.kernels.run as run;"
+              "run.start_build = lambda *a: None;"  # no background compilation to race with
+              "s = pk.Statistics.from_numpy(row_count=np.array([1]), columns={'q': {"
+              "'min': np.array([1]), 'max': np.array([2]), 'null_count': np.array([0])}});"
+              "print(pk.PruningPredicate('q > 1', {'q': 'int64'}).classify(s),"
+              "'numba' in sys.modules)")
+    env = {"PRUNEKIT_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[-1] == "False", out.stdout  # the answer came without Numba
