@@ -1239,6 +1239,7 @@ class Report:
     reader: str = ""
     seconds: float = 0.0
     failures: list = dataclasses.field(default_factory=list)  # saved JSON paths or messages
+    notes: list = dataclasses.field(default_factory=list)  # DataFusion findings
 
     def add(self, res: Outcome) -> None:
         self.predicates += 1
@@ -1284,6 +1285,9 @@ class Report:
             why = "" if base in described else ": " + describe_category(cat)
             described.add(base)
             lines.append(f"    {k:6d}  {cat}{why}")
+        if self.notes:
+            lines.append(f"  DataFusion findings: {len(self.notes)}")
+            lines += [f"    {m}" for m in self.notes]
         if self.failures:
             lines.append(f"  FAILURES: {len(self.failures)}")
             lines += [f"    {f}" for f in self.failures]
@@ -1454,10 +1458,15 @@ def check_case(ds: Dataset, tree: n.Node, root: Path, datafusion: bool = True,
 
 def shrink_and_save(ds: Dataset, tree: n.Node, kind: str, seed: object, root: Path,
                     budget_s: float = 60.0) -> Path:
-    datafusion = kind == "unexplained"
+    """Shrink while the failure (or, for kind "datafusion", DataFusion's unsound pruning)
+    persists; save the minimal case."""
+    datafusion = kind in ("unexplained", "datafusion")
 
     def fails(d, t):
-        return failure_kind(check_case(d, t, root, datafusion)) == kind
+        res = check_case(d, t, root, datafusion)
+        if kind == "datafusion":
+            return "df-unsound" in res.df_more.values()
+        return failure_kind(res) == kind
 
     small_ds, small_tree = shrink(ds, tree, fails, budget_s)
     res = check_case(small_ds, small_tree, root, datafusion)
@@ -1504,6 +1513,14 @@ def run(seeds, predicates_per_dataset: int = 20, datafusion: bool = True,
                                                f"{tree.sql()}")
                         continue
                     report.add(res)
+                    if "df-unsound" in res.df_more.values():  # a finding about DataFusion
+                        msg = f"seed {seed} predicate {k}: DataFusion unsound: {res.spark_sql}"
+                        if save_failures:
+                            msg += " -> " + shrink_and_save(ds, tree, "datafusion", [seed, k],
+                                                            root).name
+                        report.notes.append(msg)
+                        if log:
+                            log(msg)
                     kind = failure_kind(res)
                     if kind:
                         msg = f"seed {seed} predicate {k}: {kind}: {res.spark_sql}"

@@ -90,7 +90,8 @@ def test_regression_cases_exist():
     assert len(HANDMADE) >= 8, [p.name for p in CASES]
     for path in CASES:
         ds, tree, d = diff.load_case(path)
-        assert d["kind"] in ("handmade", "unsound", "unexplained", "roundtrip", "crash")
+        assert d["kind"] in ("handmade", "unsound", "unexplained", "roundtrip", "crash",
+                             "datafusion")
         assert ds.groups and all(ds.groups)
 
 
