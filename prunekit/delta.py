@@ -22,8 +22,8 @@ bound a true bound (SEMANTICS.md §1):
   UTF-8 byte order, Spark's string order), inexact. Every writer above keeps at least that
   prefix of the true maximum.
 - Decimals are read from the JSON text exactly; a value with more digits than the scale is
-  rounded outwards (inexact). Floats are rounded outwards to the column's precision (exact
-  when that is the nearest value). Binary columns have no bounds.
+  rounded outwards (inexact). Floats are read as the nearest value of the column's type
+  (writers print them to read back exactly). Binary columns have no bounds.
 - ``tightBounds: false`` or a deletion vector: bounds inexact (still bounds), null counts
   unknown. Columns absent from the statistics (``dataSkippingNumIndexedCols``) are unknown.
 - Float bounds: Spark counts NaN as the greatest value, but delta-rs copies Parquet bounds,
@@ -371,24 +371,25 @@ def _value(raw, t: pa.DataType, upper: bool) -> tuple:
 
 
 def _float(raw, t: pa.DataType, upper: bool) -> tuple:
+    """The float nearest the JSON text: writers print floats so that they read back exactly
+    (Java's ``Float.toString``, Rust's shortest form, or the float32 as a double)."""
     if isinstance(raw, str):
         raw = {"NaN": "NaN", "Infinity": "Infinity", "-Infinity": "-Infinity"}[raw]
     d = decimal.Decimal(raw if not isinstance(raw, float) else repr(raw))
     if d.is_nan():
         return float("nan"), True
-    kind = np.float32 if t == pa.float32() else np.float64
-    nearest = kind(float(d))
-    v = nearest
-    if d.is_finite() and np.isfinite(v) and decimal.Decimal(float(v)) != d:
-        above = decimal.Decimal(float(v)) > d
-        if above != upper:  # rounded the wrong way: one step outwards
-            v = np.nextafter(v, kind(np.inf if upper else -np.inf))
-    elif d.is_finite() and not np.isfinite(v) and (v > 0) != upper:
-        v = np.nextafter(v, kind(0))  # overflowed the wrong way: the largest finite value
-    v = float(v)
+    v = float(d)  # correctly rounded to double
+    if t == pa.float32() and d.is_finite():
+        with np.errstate(over="ignore"):
+            f = np.float32(v)
+        if np.isfinite(f):  # rounding twice may miss the nearest float32 by one step
+            near = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
+            f = min((x for x in near if np.isfinite(x)),
+                    key=lambda x: abs(decimal.Decimal(float(x)) - d))
+        v = float(f)
     if v == 0:  # a zero bound stands for both zeros (SEMANTICS §4)
         v = 0.0 if upper else -0.0
-    return v, bool(v == nearest)
+    return v, True
 
 
 _TS = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?"
