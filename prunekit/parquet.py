@@ -36,7 +36,9 @@ import pyarrow.parquet as pq
 
 from prunekit.expr.errors import StatisticsError
 
-__all__ = ["data_schema", "parquet_files", "row_group_statistics"]
+from .statistics import Statistics
+
+__all__ = ["data_schema", "parquet_files", "row_group_statistics", "statistics"]
 
 RESERVED = ("file", "row_group", "row_count")
 _TAIL = 64 * 1024  # one read usually holds the whole footer
@@ -130,6 +132,20 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
             fields["min_exact"] = fields["max_exact"] = pa.array(exact, pa.bool_())
         columns[name] = pa.StructArray.from_arrays(list(fields.values()), list(fields))
     return pa.table(columns)
+
+
+def statistics(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
+               threads: int | None = None, progress: bool | None = None) -> Statistics:
+    """:func:`row_group_statistics` wrapped as a :class:`prunekit.Statistics` (float bounds
+    exclude NaN, Parquet's rule).
+
+    >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as pq
+    >>> d = tempfile.mkdtemp()
+    >>> pq.write_table(pa.table({"f": [1.0, float("nan")]}), os.path.join(d, "a.parquet"))
+    >>> statistics(d)
+    <Statistics: 1 containers, columns ['f']>
+    """
+    return Statistics.from_arrow(row_group_statistics(paths, threads=threads, progress=progress))
 
 
 def data_schema(statistics: pa.Table) -> pa.Schema:

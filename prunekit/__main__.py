@@ -1,0 +1,3 @@
+from prunekit.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,222 @@
+"""The ``prunekit`` command line.
+
+``prunekit scan PATH --where SQL [--format table|json] [--explain] [--show-all]``: PATH is a
+Parquet file, a directory of Parquet files (searched recursively) or a glob, or a Delta table
+(a directory with ``_delta_log``). A container is a Parquet row group or a Delta data file.
+The listing shows the containers that must be read (``--show-all``: every container); the
+summary counts containers, rows and bytes per outcome: skipped (NONE_MATCH), read without the
+filter (ALL_MATCH), read and filtered (MAYBE_MATCH). Bytes are the compressed column chunks
+of a row group, or a Delta file's ``size``.
+
+Exit status: 0 on success, 2 on bad input (unknown column, bad SQL, missing path, unreadable
+statistics) with one line on stderr.
+
+``--format json`` prints one object, schema version 1 (fields are only ever added)::
+
+    {"version": 1, "path": str, "format": "parquet" | "delta", "where": str,
+     "listed": "kept" | "all",
+     "containers": [{"file": str, "row_group": int | null,
+                     "outcome": "NONE_MATCH" | "MAYBE_MATCH" | "ALL_MATCH",
+                     "rows": int | null, "bytes": int | null}, ...],
+     "summary": {"skip" | "read_without_filter" | "read_and_filter" | "total":
+                 {"containers": int, "rows": int, "bytes": int,
+                  "containers_without_row_count": int}},
+     "explain": str | null}
+
+``file`` is relative to PATH when PATH is a directory; ``rows`` sums the known row counts.
+
+>>> import os, tempfile, pyarrow as pa, pyarrow.parquet as pq
+>>> d = tempfile.mkdtemp()
+>>> pq.write_table(pa.table({"x": list(range(8))}), os.path.join(d, "a.parquet"),
+...                row_group_size=4)
+>>> main(["scan", d, "--where", "x > 5", "--format", "json"])  # doctest: +ELLIPSIS
+{"version": 1, ..."summary": {"skip": {"containers": 1, "rows": 4, ...
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from prunekit import delta, parquet
+from prunekit.expr.errors import PrunekitError
+
+from .predicate import PruningPredicate
+
+OUTCOMES = ("NONE_MATCH", "MAYBE_MATCH", "ALL_MATCH")
+GROUPS = (("skip", 0, "skip (NONE_MATCH)"),
+          ("read_without_filter", 2, "read without filter (ALL_MATCH)"),
+          ("read_and_filter", 1, "read and filter (MAYBE_MATCH)"))
+JSON_VERSION = 1
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2 (argparse prints the usage too)
+        raise _BadInput(f"{message} (see 'prunekit {self.prog.split()[-1]} --help')"
+                        if " " in self.prog else message)
+
+
+class _BadInput(Exception):
+    pass
+
+
+def _parser() -> argparse.ArgumentParser:
+    top = _Parser(prog="prunekit", description="Decide which containers of a dataset a query "
+                  "can skip, from their statistics alone.")
+    sub = top.add_subparsers(dest="command", parser_class=_Parser)
+    scan = sub.add_parser("scan", help="classify the row groups or files of a dataset",
+                          description=__doc__.split("\n\n")[1])
+    scan.add_argument("path", metavar="PATH",
+                      help="a Parquet file, directory or glob, or a Delta table directory")
+    scan.add_argument("--where", required=True, metavar="SQL",
+                      help="the filter, in Spark SQL (e.g. \"x > 5 AND s LIKE 'ab%%'\")")
+    scan.add_argument("--format", choices=("table", "json"), default="table",
+                      help="output format (json: schema version 1, see the module docs)")
+    scan.add_argument("--explain", action="store_true",
+                      help="also print the statistics program, leaf by leaf")
+    scan.add_argument("--show-all", action="store_true",
+                      help="list every container, skipped ones included")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return 2
+        return _scan(args)
+    except SystemExit as e:  # --help
+        return e.code if isinstance(e.code, int) else 0
+    except (_BadInput, PrunekitError, OSError, pa.ArrowException) as e:
+        text = " ".join(str(e).split()) or type(e).__name__
+        print(f"prunekit: error: {text}", file=sys.stderr)
+        return 2
+
+
+def _scan(args) -> int:
+    path = args.path
+    if delta.is_delta_table(path):
+        kind, stats = "delta", delta.statistics(path)
+        table = stats.table
+        files = [_relative(p, path) for p in table.column("path").to_pylist()]
+        groups = [None] * len(files)
+        sizes = table.column("size").to_pylist()
+    else:
+        if os.path.isdir(path) and not parquet.parquet_files(path):
+            raise _BadInput(f"{path}: no Parquet files and no _delta_log (not a Parquet "
+                            "dataset nor a Delta table)")
+        kind, stats = "parquet", parquet.statistics(path)
+        table = stats.table
+        names = table.column("file").to_pylist()
+        groups = table.column("row_group").to_pylist()
+        sizes = _row_group_bytes(names, groups)
+        files = [_relative(p, path) for p in names]
+    pred = PruningPredicate(args.where, parquet.data_schema(table))
+    outcome = pred.classify(stats)
+    rows = table.column("row_count").to_pylist()
+    listed = range(len(files)) if args.show_all else np.flatnonzero(outcome).tolist()
+    report = {
+        "version": JSON_VERSION, "path": path, "format": kind, "where": args.where,
+        "listed": "all" if args.show_all else "kept",
+        "containers": [{"file": files[i], "row_group": groups[i],
+                        "outcome": OUTCOMES[outcome[i]], "rows": rows[i], "bytes": sizes[i]}
+                       for i in listed],
+        "summary": _summary(outcome, rows, sizes),
+        "explain": pred.explain() if args.explain else None,
+    }
+    if args.format == "json":
+        print(json.dumps(report))
+    else:
+        print(_render(report, len(set(files))))
+    return 0
+
+
+def _relative(p: str, root: str) -> str:
+    if os.path.isdir(root):
+        return os.path.relpath(p, root)
+    return os.path.basename(p) if os.path.isfile(root) else p
+
+
+def _row_group_bytes(files: list[str], groups: list[int]) -> list[int]:
+    meta: dict[str, pq.FileMetaData] = {}
+    out = []
+    for f, g in zip(files, groups, strict=True):
+        if f not in meta:
+            meta[f] = pq.read_metadata(f)
+        rg = meta[f].row_group(g)
+        out.append(sum(rg.column(c).total_compressed_size for c in range(rg.num_columns)))
+    return out
+
+
+def _summary(outcome: np.ndarray, rows: list, sizes: list) -> dict:
+    def total(mask) -> dict:
+        idx = np.flatnonzero(mask).tolist()
+        return {"containers": len(idx),
+                "rows": sum(rows[i] for i in idx if rows[i] is not None),
+                "bytes": sum(sizes[i] for i in idx if sizes[i] is not None),
+                "containers_without_row_count": sum(rows[i] is None for i in idx)}
+    out = {key: total(outcome == code) for key, code, _ in GROUPS}
+    out["total"] = total(np.ones(len(outcome), bool))
+    return out
+
+
+def _bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:,} {unit}" if unit == "B" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def _render(report: dict, n_files: int) -> str:
+    s = report["summary"]
+    n = s["total"]["containers"]
+    what = (f"Parquet, {n:,} row groups in {n_files:,} files" if report["format"] == "parquet"
+            else f"Delta table, {n:,} data files")
+    lines = [f"{report['path']}: {what}", f"where {report['where']}", ""]
+    if report["containers"]:
+        parquet_ = report["format"] == "parquet"
+        head = ("file", "row group", "outcome", "rows", "bytes")
+        cells = [(c["file"], "" if c["row_group"] is None else str(c["row_group"]),
+                  c["outcome"], "?" if c["rows"] is None else f"{c['rows']:,}",
+                  "?" if c["bytes"] is None else _bytes(c["bytes"]))
+                 for c in report["containers"]]
+        w = [max(len(r[k]) for r in [head, *cells]) for k in range(5)]
+        for r in [head, *cells]:
+            group = f"  {r[1]:>{w[1]}}" if parquet_ else ""
+            lines.append(f"{r[0]:<{w[0]}}{group}  {r[2]:<{w[2]}}  {r[3]:>{w[3]}}  "
+                         f"{r[4]:>{w[4]}}")
+        lines.append("")
+    elif report["listed"] == "kept":
+        lines += ["no container can hold a matching row", ""]
+    all_ = s["total"]
+    label_w = max(len(label) for _, _, label in GROUPS)
+    lines.append(f"{'':<{label_w}}  {'containers':>16}  {'rows':>20}  {'bytes':>20}")
+    for key, _, label in [*GROUPS, ("total", None, "total")]:
+        g = s[key]
+        cells = []
+        for stat, fmt in (("containers", "{:,}"), ("rows", "{:,}"), ("bytes", None)):
+            share = g[stat] / all_[stat] if all_[stat] else 0.0
+            text = _bytes(g[stat]) if fmt is None else fmt.format(g[stat])
+            cells.append(f"{text} ({share:6.1%})")
+        lines.append(f"{label:<{label_w}}  {cells[0]:>16}  {cells[1]:>20}  {cells[2]:>20}")
+    if all_["containers_without_row_count"]:
+        lines.append(f"({all_['containers_without_row_count']:,} containers have no row "
+                     "count; their rows are not counted)")
+    if report["explain"] is not None:
+        lines += ["", report["explain"]]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
