@@ -22,11 +22,12 @@ test: venv
 	$(BIN)/python -m pytest -q
 	$(BIN)/asv check --python=same
 
-# The asv suite, each benchmark once (about 6 minutes on 2 cores), then one table of ratios.
+# The asv suite, each benchmark once (about 8 minutes on 2 cores), then one table of ratios
+# (printed even when a benchmark failed; the exit status is asv's).
 # An existing environment saves results only under an explicit commit hash.
 bench: venv
-	$(BIN)/asv run --python=same --quick --show-stderr --set-commit-hash $$(git rev-parse HEAD)
-	$(BIN)/python -m benchmarks.summary
+	$(BIN)/asv run --python=same --quick --show-stderr --set-commit-hash $$(git rev-parse HEAD); \
+	status=$$?; $(BIN)/python -m benchmarks.summary; exit $$status
 
 # Differential fuzzing against DataFusion and the reference evaluator; failures are written as
 # minimal JSON cases into tests/regressions/ (replayed by make test).
