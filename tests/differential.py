@@ -910,6 +910,7 @@ class DataFusion:
         self.ctx.register_parquet("t", str(path))
         for i, p in enumerate(group_paths):
             self.ctx.register_parquet(f"g{i}", str(p))
+            self.ctx.register_parquet(f"h{i}", str(Path(p).with_name(f"h{i}.parquet")))
         self.ctx.register_record_batches("m", [ds.table(with_rid=True).to_batches()])
         self.ngroups = len(group_paths)
         self.last_plan_empty = False
@@ -929,15 +930,24 @@ class DataFusion:
         (s,) = scans
         return (self.ngroups, self.ngroups if s.kept is None else s.kept, s.fully)
 
-    def per_group(self, where: str) -> tuple[list[bool], list[bool]]:
+    def per_group(self, where: str, expected: int) -> tuple[list[bool], list[bool]]:
         """(kept, fully matched) per group, from files of (the group, the group, all rows):
-        DataFusion keeps ``2 * kept + kept(all rows)`` of their row groups."""
-        sql = " UNION ALL ".join(f"SELECT * FROM g{i} WHERE {where}" for i in
+        DataFusion keeps ``2 * kept + kept(all rows)`` of their row groups. When that does not
+        add up to the ``expected`` count of the whole file, from files of (the group, the
+        group, one middling row)."""
+        for prefix in ("g", "h"):
+            kept, fully = self._per_group(where, prefix)
+            if sum(kept) == expected:
+                break
+        return kept, fully
+
+    def _per_group(self, where: str, prefix: str) -> tuple[list[bool], list[bool]]:
+        sql = " UNION ALL ".join(f"SELECT * FROM {prefix}{i} WHERE {where}" for i in
                                  range(self.ngroups))
         scans = {s.file: s for s in parse_scans(self._plan(sql))}
         kept, fully = [], []
         for i in range(self.ngroups):
-            s = scans.get(f"g{i}.parquet")
+            s = scans.get(f"{prefix}{i}.parquet")
             kept.append(s is not None and (s.kept is None or s.kept // 2 > 0))
             fully.append(s is not None and (s.fully or 0) // 2 > 0)
         return kept, fully
@@ -1069,7 +1079,7 @@ def check(ds: Dataset, tree: n.Node, stats: pa.Table, schema: pa.Schema,
         res.df_planner_false = df.last_plan_empty
         total, kept_n, fully_n = res.df_counts
         if 0 < kept_n < total:
-            kept, fully = df.per_group(res.df)
+            kept, fully = df.per_group(res.df, kept_n)
         else:  # all or nothing: no attribution needed
             kept = [kept_n == total] * total
             fully = [bool(fully_n) and fully_n == total] * total
@@ -1320,12 +1330,20 @@ class Workspace:
         self.df = None
         if datafusion:
             paths = []
+            middle = {}  # one row of middling values: bounds for context, rarely extreme
+            for c, t in ds.columns:
+                vals = sorted((r[c] for h in ds.groups for r in h if r[c] is not None and
+                               not is_nan(r[c])), key=lambda v, t=t: _order_key(v, t))
+                middle[c] = vals[len(vals) // 2] if vals else None
             for i, g in enumerate(ds.groups):
                 # The group twice, then every row as one group: DataFusion prunes a group of an
                 # all-NULL column only when the file has bounds for that column somewhere, so
                 # the last group gives the file the context the whole dataset gives it.
+                # And with one middling row as context: a context group whose bounds break
+                # DataFusion's evaluation (a CAST that overflows) makes it keep everything.
                 p = self.dir / f"g{i}.parquet"
                 write_parquet(ds, p, [g, g, [r for h in ds.groups for r in h]])
+                write_parquet(ds, self.dir / f"h{i}.parquet", [g, g, [middle]])
                 paths.append(p)
             self.df = DataFusion(ds, self.path, paths)
 
