@@ -97,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
         return _scan(args)
     except SystemExit as e:  # --help
         return e.code if isinstance(e.code, int) else 0
+    except BrokenPipeError:  # `prunekit scan ... | head`: the reader left, not an error
+        sys.stdout = open(os.devnull, "w")
+        return 0
     except (_BadInput, PrunekitError, OSError, pa.ArrowException) as e:
         text = " ".join(str(e).split()) or type(e).__name__
         print(f"prunekit: error: {text}", file=sys.stderr)
