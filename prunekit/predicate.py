@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping
 
 import numpy as np
 import pyarrow as pa
 
+from prunekit.expr import bound as b
+from prunekit.expr import nodes as n
 from prunekit.expr.bind import bind
 from prunekit.expr.errors import PrunekitError, StatisticsError
-from prunekit.expr.explain import explain_tree
+from prunekit.expr.explain import explain_tree, leaf_sql, printable
 from prunekit.expr.nodes import Node
 from prunekit.expr.rewrite import Rewriter
 from prunekit.expr.sql import parse
@@ -18,6 +21,11 @@ from prunekit.kernels.run import evaluate
 from .statistics import Statistics
 
 NONE_MATCH, MAYBE_MATCH, ALL_MATCH = 0, 1, 2
+OUTCOME_NAMES = ("NONE_MATCH", "MAYBE_MATCH", "ALL_MATCH")
+
+
+class AliasError(PrunekitError, ValueError):
+    """``aliases`` cannot be applied: a cycle, or an alias named like a schema column."""
 
 
 class PruningPredicate:
@@ -29,6 +37,12 @@ class PruningPredicate:
         Spark SQL text (``"x > 5 AND s LIKE 'ab%'"``) or a tree built with ``prunekit.col``.
     schema : pyarrow.Schema or mapping of name to pyarrow.DataType
         Types of the data columns the predicate may name.
+    aliases : mapping of name to SQL text or Expression, optional
+        Derived columns (a projection's outputs, DataFusion's PushDownFilter): each reference
+        to an alias is replaced by its expression over the schema's columns before binding.
+        Aliases may use other aliases; a cycle is an error, and so is an alias named like a
+        schema column (names match case-insensitively, as Spark's): an alias never shadows a
+        column. ``.expression`` is the rewritten tree.
 
     Examples
     --------
@@ -45,13 +59,17 @@ class PruningPredicate:
     [0, 1, 1, 1, 1]
     >>> pred.prune(stats).tolist()
     [False, True, True, True, True]
+
+    A filter on a derived column, rewritten onto the base column:
+
+    >>> pk.PruningPredicate("d = DATE '1994-01-01'", {"ts": pa.timestamp("us")},
+    ...                     aliases={"d": "CAST(ts AS DATE)"}).expression.sql()
+    "TRY_CAST(ts AS DATE) = DATE '1994-01-01'"
     """
 
-    def __init__(self, predicate: str | Node, schema: pa.Schema | Mapping[str, pa.DataType]):
-        if isinstance(schema, Mapping):
-            schema = pa.schema(list(schema.items()))
-        if not isinstance(schema, pa.Schema):
-            raise TypeError(f"schema must be a pyarrow.Schema, got {type(schema).__name__}")
+    def __init__(self, predicate: str | Node, schema: pa.Schema | Mapping[str, pa.DataType], *,
+                 aliases: Mapping[str, str | Node] | None = None):
+        schema = _as_schema(schema)
         if isinstance(predicate, str):
             self.expression = parse(predicate)
         elif isinstance(predicate, Node):
@@ -59,9 +77,39 @@ class PruningPredicate:
         else:
             raise TypeError("predicate must be SQL text or a prunekit expression, got "
                             f"{type(predicate).__name__}")
+        self.aliases = dict(aliases or {})
+        if self.aliases:
+            self.expression = _expand_aliases(self.expression, self.aliases, schema)
         self.schema = schema
+        self.pushdown = None  # what from_query found (expr.query.Pushdown)
         self._rewriter = Rewriter()
         self.program = self._rewriter.program(bind(self.expression, schema))
+
+    @classmethod
+    def from_query(cls, sql: str, table: str, schema: pa.Schema | Mapping[str, pa.DataType], *,
+                   dialect: str = "spark") -> PruningPredicate:
+        """The predicate for the scans of ``table`` in a whole query (CTEs, subqueries, joins,
+        UNION): the OR over the table's scans of the conjuncts each scan's rows must pass,
+        TRUE if some scan has none. Never pushed past a LIMIT or a window, nor onto an
+        aggregate; the rules are in ``prunekit/expr/query.py``. ``explain()`` shows each
+        scan's conjuncts and what was not pushed, and why.
+
+        >>> import pyarrow as pa
+        >>> q = '''SELECT o_orderpriority, count(*) FROM orders LEFT JOIN lineitem
+        ...        ON l_orderkey = o_orderkey AND l_commitdate < l_receiptdate
+        ...        WHERE o_orderdate >= DATE '1993-07-01' GROUP BY o_orderpriority'''
+        >>> schema = {"l_orderkey": pa.int64(), "l_commitdate": pa.date32(),
+        ...           "l_receiptdate": pa.date32()}
+        >>> PruningPredicate.from_query(q, "lineitem", schema).expression.sql()
+        'l_commitdate < l_receiptdate'
+        """
+        from prunekit.expr.query import pushdown
+
+        schema = _as_schema(schema)
+        found = pushdown(sql, table, schema, dialect=dialect)
+        pred = cls(found.predicate, schema)
+        pred.pushdown = found
+        return pred
 
     def __repr__(self) -> str:
         return f"PruningPredicate({self.expression.display()!r})"
@@ -90,10 +138,50 @@ class PruningPredicate:
                 out.setdefault(slot.column, []).append(slot.stat)
         return {c: tuple(sorted(s)) for c, s in out.items()}
 
-    def explain(self) -> str:
-        """The rewritten statistics program, readable: each leaf and when it may be TRUE, FALSE
-        or NULL."""
-        return explain_tree(self._rewriter, self.expression.display())
+    def explain(self, statistics: Statistics | pa.Table | pa.RecordBatch | None = None
+                ) -> str | Explanation:
+        """Without statistics: the rewritten statistics program, readable (each leaf and when
+        it may be TRUE, FALSE or NULL). With statistics: an :class:`Explanation` of these
+        containers: each one's outcome, and for every conjunct and leaf how many containers it
+        alone rules out (its own outcome there is NONE_MATCH).
+
+        >>> import numpy as np, pyarrow as pa
+        >>> pred = PruningPredicate("x > 5 AND y < 0", {"x": pa.int64(), "y": pa.int64()})
+        >>> stats = Statistics.from_numpy(row_count=np.array([10, 10, 10]), columns={
+        ...     "x": {"min": np.array([0, 6, 0]), "max": np.array([4, 9, 9]),
+        ...           "null_count": np.array([0, 0, 0])},
+        ...     "y": {"min": np.array([0, 0, -5]), "max": np.array([3, 3, 3]),
+        ...           "null_count": np.array([0, 0, 0])}})
+        >>> e = pred.explain(stats)
+        >>> e.outcomes.tolist(), [c.ruled_out for c in e.conjuncts]
+        ([0, 0, 1], [1, 2])
+        >>> print(e)   # doctest: +NORMALIZE_WHITESPACE
+        predicate: x > 5 AND y < 0
+        3 containers: 2 NONE_MATCH (skipped), 1 MAYBE_MATCH, 0 ALL_MATCH
+        ruled out alone (of 3):
+          2  AND
+          1      x > 5    [conjunct 1]
+          2      y < 0    [conjunct 2]
+        container 0: NONE_MATCH  (ruled out by conjuncts 1, 2)
+        container 1: NONE_MATCH  (ruled out by conjunct 2)
+        container 2: MAYBE_MATCH
+        """
+        lines = [] if self.pushdown is None else _pushdown_lines(self.pushdown)
+        lines += [f"alias: {printable(k)} = {printable(_display(v))}"
+                  for k, v in self.aliases.items()]
+        if statistics is None:
+            head, *rest = explain_tree(self._rewriter, self.expression.display()).split("\n")
+            return "\n".join([head, *lines, *rest])
+        if not isinstance(statistics, Statistics):
+            statistics = Statistics.from_arrow(statistics)
+        return Explanation(self, statistics, lines)
+
+    def _repr_html_(self) -> str:
+        cols = "; ".join(f"{c}: {', '.join(s)}" for c, s in self.required_columns.items())
+        return (f"<div><b>PruningPredicate</b> <code>{html.escape(self.expression.display())}"
+                f"</code><br>statistics read: {html.escape(cols or 'row_count only')}"
+                f"<details><summary>explain</summary><pre>{html.escape(self.explain())}</pre>"
+                "</details></div>")
 
     def classify(self, statistics: Statistics | pa.Table | pa.RecordBatch, *,
                  backend: str = "auto") -> np.ndarray:
@@ -121,3 +209,186 @@ class PruningPredicate:
     def prune(self, statistics: Statistics | pa.Table | pa.RecordBatch) -> np.ndarray:
         """A bool per container: True where it must be read (``outcome != NONE_MATCH``)."""
         return self.classify(statistics) != NONE_MATCH
+
+
+def _as_schema(schema: pa.Schema | Mapping[str, pa.DataType]) -> pa.Schema:
+    if isinstance(schema, Mapping):
+        schema = pa.schema(list(schema.items()))
+    if not isinstance(schema, pa.Schema):
+        raise TypeError(f"schema must be a pyarrow.Schema, got {type(schema).__name__}")
+    return schema
+
+
+def _display(value: str | Node) -> str:
+    return value if isinstance(value, str) else value.display()
+
+
+def _expand_aliases(tree: Node, aliases: Mapping[str, str | Node], schema: pa.Schema) -> Node:
+    """Replace references to aliases by their expressions; aliases may use aliases."""
+    columns = {name.lower() for name in schema.names}
+    table: dict[str, tuple[str, Node]] = {}
+    for name, value in aliases.items():
+        if not isinstance(name, str):
+            raise TypeError(f"alias names must be strings, got {type(name).__name__}")
+        key = name.lower()
+        if key in columns:
+            raise AliasError(f"alias {name!r} is also a column of the schema; rename the alias "
+                             "(an alias never shadows a column)")
+        if key in table:
+            raise AliasError(f"aliases {table[key][0]!r} and {name!r} differ only in case")
+        if isinstance(value, str):
+            value = parse(value)
+        elif not isinstance(value, Node):
+            raise TypeError(f"alias {name!r} must be SQL text or an expression, got "
+                            f"{type(value).__name__}")
+        table[key] = (name, value)
+
+    def uses(key: str) -> list[str]:
+        return sorted({c.name.lower() for c in table[key][1].walk()
+                       if isinstance(c, n.Column) and c.name.lower() in table})
+
+    def substitute(node: Node) -> Node:
+        return n.transform(node, lambda x: done[x.name.lower()] if isinstance(x, n.Column)
+                           and x.name.lower() in table else x)
+
+    done: dict[str, Node] = {}
+    for start in table:  # depth-first with an explicit path, which names a cycle
+        path: list[str] = []
+        stack: list[tuple[str, bool]] = [(start, False)]
+        while stack:
+            key, expanded = stack.pop()
+            if key in done:
+                continue
+            if expanded:
+                done[key] = substitute(table[key][1])
+                path.pop()
+                continue
+            if key in path:
+                cycle = path[path.index(key):] + [key]
+                raise AliasError("aliases refer to each other in a cycle: "
+                                 + " -> ".join(table[c][0] for c in cycle))
+            path.append(key)
+            stack.append((key, True))
+            stack.extend((u, False) for u in uses(key) if u not in done)
+    return substitute(tree)
+
+
+def _pushdown_lines(found) -> list[str]:
+    count = len(found.scans)
+    out = [f"pushed down from the query for table {printable(found.table)}: {count} "
+           f"scan{'s' * (count != 1)}{', OR-ed' * (count > 1)}"]
+    for i, scan in enumerate(found.scans, 1):
+        shown = " AND ".join(scan) if scan else "TRUE (no filter)"
+        out.append(f"  scan {i}: {printable(shown)}")
+    out += [f"  {printable(note)}" for note in found.notes]
+    return out
+
+
+def _kids(x: object) -> tuple:
+    if isinstance(x, (b.BAnd, b.BOr, b.Either)):
+        return x.args
+    if isinstance(x, (b.BNot, b.BIsBool)):
+        return (x.arg,)
+    if isinstance(x, b.Widen):
+        return (x.arg, x.guard)
+    return ()
+
+
+def _label(x: object) -> str:
+    if isinstance(x, b.BIsBool):
+        return f"IS {'TRUE' if x.value else 'FALSE'}"
+    names = {b.BAnd: "AND", b.BOr: "OR", b.BNot: "NOT", b.Either: "EITHER (ANSI or legacy)",
+             b.Widen: "WIDENED"}
+    return names.get(type(x)) or printable(leaf_sql(x))
+
+
+class ExplainedNode:
+    """One node of the bound tree: ``none`` (bool per container, None if it could not be
+    evaluated alone) marks where its own outcome is NONE_MATCH; ``ruled_out`` counts them."""
+
+    def __init__(self, depth: int, label: str, none: np.ndarray | None, conjunct: int | None):
+        self.depth, self.label, self.conjunct, self.none = depth, label, conjunct, none
+        self.ruled_out = None if none is None else int(none.sum())
+
+    def __repr__(self) -> str:
+        return f"<ExplainedNode {self.label!r} ruled out {self.ruled_out}>"
+
+
+class Explanation:
+    """What a predicate did to some containers: ``outcomes`` (int8 per container), ``nodes``
+    (the bound tree, parents first, each with ``ruled_out``), ``conjuncts`` (the top-level
+    ones, numbered from 1). A node "rules a container out alone" when its own outcome there is
+    NONE_MATCH, whatever NOT or OR stands above it. ``str()`` is text; notebooks show
+    ``_repr_html_``."""
+
+    LIST = 20  # containers listed one per line
+
+    def __init__(self, pred: PruningPredicate, stats: Statistics, header: list[str]):
+        self.predicate = pred.expression.display()
+        self.header = header
+        self.outcomes = pred.classify(stats)
+        batches, caches = stats.batches_and_caches()
+        root = pred._rewriter.root
+        top = root.args if isinstance(root, b.BAnd) else (root,)
+        self.nodes: list[ExplainedNode] = []
+        stack: list[tuple[object, int]] = [(root, 0)]
+        while stack:
+            x, depth = stack.pop()
+            try:  # the subtree alone, as its own program (interpreted: no kernel to compile)
+                none = evaluate(Rewriter().program(x), batches, stats.nan_in_bounds,
+                                stats.no_nan, backend="numpy", caches=caches) == NONE_MATCH
+            except Exception:  # a node kind this walk does not know: no count, never a guess
+                none = None
+            index = next((i for i, t in enumerate(top, 1) if t is x), None)
+            self.nodes.append(ExplainedNode(depth, _label(x), none, index))
+            stack.extend((k, depth + 1) for k in reversed(_kids(x)))
+        self.conjuncts = sorted((nd for nd in self.nodes if nd.conjunct), key=lambda d: d.conjunct)
+
+    def counts(self) -> dict[str, int]:
+        """Containers per outcome, by name."""
+        got = np.bincount(self.outcomes.astype(np.int64), minlength=3)
+        return {name: int(got[i]) for i, name in enumerate(OUTCOME_NAMES)}
+
+    def _why(self, i: int) -> str:
+        hit = [str(c.conjunct) for c in self.conjuncts if c.none is not None and c.none[i]]
+        if not hit or len(self.conjuncts) < 2:
+            return ""
+        return f"  (ruled out by conjunct{'s' * (len(hit) > 1)} {', '.join(hit)})"
+
+    def __str__(self) -> str:
+        total, c = len(self.outcomes), self.counts()
+        lines = [f"predicate: {printable(self.predicate)}", *self.header,
+                 f"{total} containers: {c['NONE_MATCH']} NONE_MATCH (skipped), "
+                 f"{c['MAYBE_MATCH']} MAYBE_MATCH, {c['ALL_MATCH']} ALL_MATCH",
+                 f"ruled out alone (of {total}):"]
+        width = len(str(total))
+        for nd in self.nodes:
+            count = "?" if nd.ruled_out is None else str(nd.ruled_out)
+            tag = f"    [conjunct {nd.conjunct}]" if nd.conjunct and len(self.conjuncts) > 1 else ""
+            lines.append(f"  {count:>{width}}  {'    ' * nd.depth}{nd.label}{tag}")
+        for i in range(min(total, self.LIST)):
+            lines.append(f"container {i}: {OUTCOME_NAMES[self.outcomes[i]]}{self._why(i)}")
+        if total > self.LIST:
+            lines.append(f"... {total - self.LIST} more containers")
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        e, c = html.escape, self.counts()
+        rows = "".join(
+            f"<tr><td style='text-align:right'>{'?' if nd.ruled_out is None else nd.ruled_out}"
+            f"</td><td style='text-align:left;padding-left:{1.5 * nd.depth}em'><code>"
+            f"{e(nd.label)}</code>{f' (conjunct {nd.conjunct})' if nd.conjunct else ''}"
+            "</td></tr>" for nd in self.nodes)
+        listed = "".join(f"<tr><td>{i}</td><td>{OUTCOME_NAMES[o]}</td><td>{e(self._why(i))}"
+                         "</td></tr>" for i, o in enumerate(self.outcomes[:self.LIST]))
+        more = (f"<p>... {len(self.outcomes) - self.LIST} more containers</p>"
+                if len(self.outcomes) > self.LIST else "")
+        head = "".join(f"<br>{e(h)}" for h in self.header)
+        summary = ", ".join(f"{v} {k}" for k, v in c.items())
+        return (f"<div><b>predicate</b> <code>{e(self.predicate)}</code>{head}<br>"
+                f"{len(self.outcomes)} containers: {summary}"
+                "<table><tr><th>ruled out alone</th><th>node</th></tr>" + rows + "</table>"
+                "<table><tr><th>container</th><th>outcome</th><th></th></tr>" + listed
+                + "</table>" + more + "</div>")
