@@ -17,11 +17,12 @@ from prunekit.expr.errors import (
 from prunekit.expr.nodes import Node as Expression
 from prunekit.expr.nodes import and_, col, isnan, lit, or_
 
+from .plot import plot
 from .predicate import ALL_MATCH, MAYBE_MATCH, NONE_MATCH, PruningPredicate
 from .statistics import Statistics
 
 __all__ = [
     "ALL_MATCH", "MAYBE_MATCH", "NONE_MATCH", "Expression", "PruningPredicate", "PrunekitError",
     "SqlSyntaxError", "Statistics", "StatisticsError", "TypeMismatchError", "UnknownColumnError",
-    "UnsupportedError", "and_", "col", "isnan", "lit", "or_",
+    "UnsupportedError", "and_", "col", "isnan", "lit", "or_", "plot",
 ]
