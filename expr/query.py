@@ -105,7 +105,7 @@ def pushdown(sql: str, table: str, schema, dialect: str = "spark") -> Pushdown:
 
 def _result(w: _Walker, table: str, schema) -> Pushdown:
     out = Pushdown(table, n.Literal(True), notes=w.notes)
-    alternatives: list[n.Node] = []
+    alternatives: list[tuple[frozenset, n.Node]] = []
     for conjs in w.scans:
         kept: dict[str, n.Node] = {}
         for c in conjs or ():
@@ -121,10 +121,13 @@ def _result(w: _Walker, table: str, schema) -> Pushdown:
         out.scans.append(tuple(kept) or None)
         if kept:
             alt = n.and_(*kept.values()) if len(kept) > 1 else next(iter(kept.values()))
-            if not any(alt.same_as(a) for a in alternatives):
-                alternatives.append(alt)
+            alternatives.append((frozenset(kept), alt))
+    # A OR (A AND B) is A: drop a scan's filter that contains another's.
+    alternatives = [(k, a) for i, (k, a) in enumerate(alternatives) if not any(
+        o < k or (o == k and j < i) for j, (o, _) in enumerate(alternatives))]
     if all(out.scans) and alternatives:
-        out.predicate = alternatives[0] if len(alternatives) == 1 else n.or_(*alternatives)
+        nodes = [a for _, a in alternatives]
+        out.predicate = nodes[0] if len(nodes) == 1 else n.or_(*nodes)
     return out
 
 
