@@ -496,7 +496,11 @@ def cast_column(col: b.BColumn, to: pa.DataType) -> b.BColumn | None:
     if pa.types.is_integer(s) and pa.types.is_integer(to):
         lo, hi = L.int_range(s)
         lo2, hi2 = L.int_range(to)
-        return same if lo2 <= lo and hi <= hi2 else None
+        if not (lo2 <= lo and hi <= hi2):
+            return None
+        # The values are the column's own; the type is the target's, which arithmetic on the
+        # cast (CAST(x AS BIGINT) * 1000) overflows at.
+        return same if col.domain != "int" else b.BColumn(col.name, col.stats_type, to, "int")
     if pa.types.is_integer(s) and pa.types.is_decimal(to):
         lo, hi = L.int_range(s)
         return same if max(-lo, hi) < 10 ** (to.precision - to.scale) else None
@@ -529,12 +533,88 @@ def _neg(node: n.Neg, kids: tuple) -> object:
         if hasattr(x.value, "as_tuple"):
             return LitOp(L.negate(x.value), x.type)
         raise TypeMismatchError(f"cannot negate {x.value!r}")
+    if isinstance(x, ColOp) and x.col.convert and x.col.convert[0] == "affine":
+        return ColOp(_extend(x.col, _steps(x.col), x.col.type, (("mul", -1),)))
     if isinstance(x, ColOp):
         return ColOp(x.col, not x.negated)
     return OpaqueOp(getattr(x, "why", "negation of an expression"), boolean=False)
 
 
+# ---- integer arithmetic with a constant ---------------------------------------------------
+def _int_literal_type(lit: LitOp) -> pa.DataType | None:
+    """Spark's type of an integer literal: INT when it fits, else BIGINT (wider: DECIMAL)."""
+    if isinstance(lit.value, bool) or not isinstance(lit.value, int):
+        return None
+    if lit.type is not None:
+        return lit.type if pa.types.is_signed_integer(lit.type) else None
+    for t in (pa.int32(), pa.int64()):
+        lo, hi = L.int_range(t)
+        if lo <= lit.value <= hi:
+            return t
+    return None
+
+
+def _affine_base(x: ColOp) -> b.BColumn | None:
+    """The column as an integer expression arithmetic can extend, or None."""
+    col = x.col
+    steps = col.convert[1] if col.convert and col.convert[0] == "affine" else ()
+    if (col.convert and not steps) or col.domain != "int" or not pa.types.is_signed_integer(
+            col.type) or not pa.types.is_signed_integer(col.stats_type):
+        return None
+    if x.negated:
+        return _extend(col, steps, col.type, (("mul", -1),))
+    return col
+
+
+def _extend(col: b.BColumn, steps: tuple, t: pa.DataType, more: tuple) -> b.BColumn:
+    tmin, tmax = L.int_range(t)
+    return b.BColumn(col.name, col.stats_type, t, "int",
+                     ("affine", steps + tuple(s + (tmin, tmax) for s in more)))
+
+
+def _arith(op: str, left: object, right: object) -> object | None:
+    """``x + c``, ``x - c``, ``c - x``, ``x * c`` (also nested) on a signed integer column, as
+    the column seen through that map (``BColumn.convert = ("affine", steps)``): the kernel
+    moves the bounds step by step, and where a step could overflow the result type (Spark's
+    legacy mode wraps, ANSI mode fails) both bounds become unknown. None: not such a case."""
+    if isinstance(left, LitOp) and isinstance(right, ColOp) and op in ("+", "*"):
+        left, right = right, left
+    if isinstance(left, LitOp) and isinstance(right, ColOp) and op == "-":
+        base = _affine_base(right)
+        c_type = _int_literal_type(left)
+        if base is None or c_type is None:
+            return None
+        t = _wider(base.type, c_type)
+        return ColOp(_extend(base, _steps(base), t, (("mul", -1), ("add", left.value))))
+    if not (isinstance(left, ColOp) and isinstance(right, LitOp)):
+        return None
+    base, c_type = _affine_base(left), _int_literal_type(right)
+    if base is None or c_type is None:
+        return None
+    c = right.value
+    t = _wider(base.type, c_type)
+    tmin, tmax = L.int_range(pa.int64())
+    if op == "*" and c == 0:
+        return None  # every value becomes 0: left to the general rule
+    if op == "-" and not tmin <= -c <= tmax:
+        return None
+    step = ("mul", c) if op == "*" else ("add", c if op == "+" else -c)
+    return ColOp(_extend(base, _steps(base), t, (step,)))
+
+
+def _steps(col: b.BColumn) -> tuple:
+    return col.convert[1] if col.convert and col.convert[0] == "affine" else ()
+
+
+def _wider(s: pa.DataType, t: pa.DataType) -> pa.DataType:
+    return s if s.bit_width >= t.bit_width else t
+
+
 def _func(node: n.Func, kids: tuple) -> object:
+    if node.name in ("+", "-", "*") and len(kids) == 2:
+        got = _arith(node.name, kids[0], kids[1])
+        if got is not None:
+            return got
     returns_value = node.name in VALUE_FUNCTIONS
     return OpaqueOp(f"{node.display()} is not used for pruning", boolean=False if returns_value
                     else None)

@@ -24,7 +24,9 @@ class BColumn:
     ``convert`` is how the kernel maps the column's statistic values into the compared domain:
     ``()`` as is, ``("tofloat",)`` integer to DOUBLE, ``("floordiv", k)`` timestamp to date,
     ``("mul", k)`` a decimal rescaled to a larger scale (for comparing two decimal columns),
-    ``("tofloat32",)`` integer to FLOAT (rounded to nearest, as Spark's legacy mode casts).
+    ``("tofloat32",)`` integer to FLOAT (rounded to nearest, as Spark's legacy mode casts),
+    ``("affine", steps)`` integer arithmetic with constants, each step ``("add" | "mul", c,
+    tmin, tmax)`` in a result type of range [tmin, tmax] (``bind._arith``).
     ``type`` is the type literals are coerced to (the cast's target type).
     """
 
@@ -38,6 +40,21 @@ class BColumn:
         from .render import quote_identifier
 
         return quote_identifier(self.name)
+
+    def label(self) -> str:
+        """How explain() shows the column with its conversion: ``tofloat(x)``, ``(x + 5) * -2``.
+        """
+        if not self.convert:
+            return self.sql()
+        if self.convert[0] != "affine":
+            return f"{self.convert[0]}({self.sql()})"
+        text = self.sql()
+        for op, c, _, _ in self.convert[1]:
+            if op == "add":
+                text = f"{text} {'+' if c >= 0 else '-'} {abs(c)}"
+            else:
+                text = f"({text}) * {c}" if " " in text else f"{text} * {c}"
+        return text
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,7 @@ def leaf_sql(leaf: object) -> str:
         return {True: "TRUE", False: "FALSE", None: "NULL"}[leaf.value]
     if isinstance(leaf, b.Opaque):
         return f"<anything: {leaf.why}>"
-    col = quote_identifier(getattr(leaf, "col", None).name) if hasattr(leaf, "col") else ""
-    if getattr(leaf, "col", None) is not None and leaf.col.convert:
-        col = f"{leaf.col.convert[0]}({col})"
+    col = leaf.col.label() if hasattr(leaf, "col") else ""
     t = leaf.col.type if hasattr(leaf, "col") else None
 
     def lit(v: object) -> str:

@@ -20,6 +20,7 @@ from . import nodes as n
 from .errors import UnsupportedError
 from .literals import unscaled_to_decimal
 
+_INFIX = {"+", "-", "*", "/", "%", "div", "||", "&", "|", "^"}  # sql.py's value operators
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _RESERVED = {"and", "or", "not", "null", "true", "false", "is", "in", "like", "between", "case"}
 
@@ -185,6 +186,8 @@ def to_sql(root: n.Node, strict: bool = True) -> str:
         if isinstance(node, n.Neg):
             # "--x" would start a SQL comment: parenthesise anything but a plain column.
             return f"-{kids[0]}" if isinstance(c[0], n.Column) else f"-({kids[0]})"
+        if isinstance(node, n.Func) and node.name in _INFIX and len(kids) == 2:
+            return f"({kids[0]} {node.name.upper()} {kids[1]})"  # parenthesised: no precedence
         if isinstance(node, n.Func):
             return f"{node.name}({', '.join(kids)})"
         raise TypeError(f"cannot render {type(node).__name__}")

@@ -149,12 +149,15 @@ class Rewriter:
                 lo_ok = p.and_(lo_ok, p.op("within", lo, limit))
                 hi_ok = p.and_(hi_ok, p.op("within", hi, limit))
                 lo, hi = p.op("mul", lo, k), p.op("mul", hi, k)
+            elif kind == "affine":  # integer arithmetic with constants (bind._arith)
+                lo, lo_ok, hi, hi_ok, lo_x, hi_x = self._affine(
+                    name, args[0], lo, lo_ok, hi, hi_ok, lo_x, hi_x)
             elif kind == "toint":  # uint64 as int64 where it fits
                 lo_ok = p.and_(lo_ok, p.op("fits_int64", lo))
                 hi_ok = p.and_(hi_ok, p.op("fits_int64", hi))
                 lo, hi = p.op("toint", lo), p.op("toint", hi)
         facts = Facts(hn, nulls, lo, lo_ok, hi, hi_ok, lo_x, hi_x, nan, not_nan)
-        shown = col.sql() if not col.convert else f"{col.convert[0]}({col.sql()})"
+        shown = col.label()
         for field, label in (("hn", "has values"), ("nulls", "has nulls"), ("lo_ok", ".min known"),
                              ("hi_ok", ".max known"), ("lo_exact", ".min exact"),
                              ("hi_exact", ".max exact"), ("nan", "may be NaN"),
@@ -166,6 +169,29 @@ class Rewriter:
             self.names.setdefault(lo, f"{shown}.min")
             self.names.setdefault(hi, f"{shown}.max")
         return facts
+
+    def _affine(self, name: str, steps: tuple, lo, lo_ok, hi, hi_ok, lo_x, hi_x) -> tuple:
+        """Bounds through ``+ c`` and ``* c`` steps in a result type [tmin, tmax]. A step that
+        could overflow for some value between the bounds makes both bounds unknown: Spark's
+        legacy mode wraps such a value anywhere (ANSI mode fails the query)."""
+        p = self.p
+        for op, c, tmin, tmax in steps:
+            if op == "add":
+                safe = (p.and_(hi_ok, p.le(hi, p.param(tmax - c, name))) if c >= 0 else
+                        p.and_(lo_ok, p.ge(lo, p.param(tmin - c, name))))
+                k = p.param(c, name)
+                lo, hi = p.op("add", lo, k), p.op("add", hi, k)
+            else:  # mul by c != 0: every value v with tmin <= v * c <= tmax
+                low, high = (-(-tmin // c), tmax // c) if c > 0 else (-(-tmax // c), tmin // c)
+                low, high = max(low, -(2**63)), min(high, 2**63 - 1)  # x itself is an int64
+                safe = p.and_(lo_ok, hi_ok, p.ge(lo, p.param(low, name)),
+                              p.le(hi, p.param(high, name)))
+                k = p.param(c, name)
+                lo, hi = p.op("mul", lo, k), p.op("mul", hi, k)
+                if c < 0:  # decreasing: the bounds trade places
+                    lo, hi, lo_x, hi_x = hi, lo, hi_x, lo_x
+            lo_ok, hi_ok = p.and_(lo_ok, safe), p.and_(hi_ok, safe)
+        return lo, lo_ok, hi, hi_ok, lo_x, hi_x
 
     # ---- nodes -------------------------------------------------------------------------
     def bits(self, node: object) -> Bits:

@@ -393,6 +393,41 @@ def negate(v: V | Wild | None) -> V | Wild | None:
     raise TypeError(f"cannot negate {v}")
 
 
+NOT_INTEGER = object()
+
+
+def _integer_type(arg: n.Node, v: V | Wild | None) -> pa.DataType | None:
+    """Spark's type of an integer operand: a signed integer column or cast keeps its type; a
+    bare integer literal is INT when it fits, else BIGINT. None: not integer arithmetic."""
+    if isinstance(v, V) and v.kind == "num" and v.type is not None:
+        return v.type if pa.types.is_signed_integer(v.type) else None
+    if isinstance(arg, n.Literal) and isinstance(arg.value, int) and not isinstance(
+            arg.value, bool) and arg.type is None:
+        for t in (pa.int32(), pa.int64()):
+            lo, hi = int_range(t)
+            if lo <= arg.value <= hi:
+                return t
+    return None
+
+
+def int_arithmetic(node: n.Func, kids: tuple) -> V | Wild | None | object:
+    """``a + b``, ``a - b``, ``a * b`` over integers, in the wider operand type, wrapping on
+    overflow as Spark's non-ANSI arithmetic does (ANSI mode fails the query instead);
+    NOT_INTEGER for any other operands."""
+    a, b = kids
+    if a is None or b is None:
+        return None  # NULL in arithmetic is NULL, whatever the types
+    types = [_integer_type(arg, v) for arg, v in zip(node.args, kids, strict=True)]
+    if None in types:
+        return NOT_INTEGER
+    if isinstance(a, Wild) or isinstance(b, Wild):
+        return Wild(_hash(node.name, kids))
+    t = max(types, key=lambda x: x.bit_width)
+    x, y = int(a.value), int(b.value)
+    exact = x + y if node.name == "+" else x - y if node.name == "-" else x * y
+    return V("num", Fraction(_wrap(exact, t)), t)
+
+
 # ---- LIKE ----------------------------------------------------------------------------------
 def like_regex(pattern: str, escape: str) -> re.Pattern:
     """``%`` any run, ``_`` one character, ``escape`` makes the next character literal."""
@@ -505,6 +540,11 @@ def _is_null(a) -> V:
 
 def evaluate(tree: n.Node, types: dict[str, pa.DataType], row: dict[str, object]) -> bool | None:
     """The value of predicate ``tree`` for one ``row``: True, False or None (NULL)."""
+    return truth(evaluate_value(tree, types, row))
+
+
+def evaluate_value(tree: n.Node, types: dict[str, pa.DataType], row: dict[str, object]):
+    """The value of any expression ``tree`` for one ``row``: a V, a Wild, or None (NULL)."""
 
     def step(node: n.Node, kids: tuple):
         if isinstance(node, n.Column):
@@ -542,7 +582,11 @@ def evaluate(tree: n.Node, types: dict[str, pa.DataType], row: dict[str, object]
         if isinstance(node, n.Neg):
             return negate(kids[0])
         if isinstance(node, n.Func):
+            if node.name in ("+", "-", "*") and len(kids) == 2:
+                value = int_arithmetic(node, kids)
+                if value is not NOT_INTEGER:
+                    return value
             return Wild(_hash(node.name, kids))
         raise TypeError(f"unknown node {type(node).__name__}")
 
-    return truth(n.fold(tree, step))
+    return n.fold(tree, step)

@@ -627,9 +627,13 @@ def operands(draw, ctx: Ctx, fam: str | None = None, depth: int = 2, other: Oper
     for _ in range(draw(st.sampled_from([0] * 6 + [1] * 3 + [2])) if depth else 0):
         numeric = pa.types.is_integer(op.type) or pa.types.is_floating(op.type) or \
             pa.types.is_decimal(op.type)
-        kind = draw(st.sampled_from(["cast"] * 3 + ["neg"] * 2 + ["func"] if numeric else
-                                    ["cast"] * 3 + ["func"]))
-        if kind == "cast":
+        kinds = ["cast"] * 3 + ["neg"] * 2 + ["func"] if numeric else ["cast"] * 3 + ["func"]
+        if pa.types.is_signed_integer(op.type):
+            kinds += ["arith"] * 6
+        kind = draw(st.sampled_from(kinds))
+        if kind == "arith":
+            op = draw(_arithmetic(op))
+        elif kind == "cast":
             to = draw(st.sampled_from(cast_targets(op.type, ctx.faithful)))
             samples = _samples_through(op.samples, lambda v, to=to: ref.cast(v, to), op.type,
                                        to)
@@ -642,6 +646,28 @@ def operands(draw, ctx: Ctx, fam: str | None = None, depth: int = 2, other: Oper
     if fam is not None and cmp_family(op.type) != fam:
         return Operand(n.Column(name), t, tuple(ctx.palettes[name]))
     return op
+
+
+ARITH_CONSTANTS = [-3, -1, 0, 1, 2, 7, 1000, -100_000, 2**31 - 1, 2**31, 2**62, -(2**63) + 1]
+
+
+@st.composite
+def _arithmetic(draw, op: Operand) -> Operand:
+    """``op + c``, ``op - c``, ``c - op``, ``op * c`` or ``c * op`` on a signed integer."""
+    c = n.Literal(draw(st.sampled_from(ARITH_CONSTANTS)))
+    form = draw(st.sampled_from(["+", "-", "*", "c-", "c*", "c+"]))
+    name = form[-1]
+    args = (c, op.node) if form.startswith("c") else (op.node, c)
+    node = n.Func(name, args)
+    c_value = ref.literal_value(c)
+
+    def through(v):
+        return ref.int_arithmetic(node, (c_value, v) if form.startswith("c") else (v, c_value))
+
+    sample = through(ref.from_python(op.samples[0], op.type)) if op.samples else None
+    t = sample.type if isinstance(sample, ref.V) else max(
+        [op.type, pa.int32() if abs(c.value) < 2**31 else pa.int64()], key=lambda x: x.bit_width)
+    return Operand(node, t, _samples_through(op.samples, through, op.type, t), op.opaque)
 
 
 # ---- literals ------------------------------------------------------------------------------

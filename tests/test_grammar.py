@@ -314,7 +314,7 @@ FORMS = {
                           m(MAYBE, "the function decides", x=(6, 9, 0), y=(0, 1, 0))]),
     "unknown function AND": (["my_udf(x) AND x > 5", "x > 5 AND my_udf(x)",
                               "NOT my_udf(x) AND x > 5", "my_udf(x) > 3 AND x > 5",
-                              "x > 5 AND upper(s) = 'A'", "x > 5 AND x + 1 > 0",
+                              "x > 5 AND upper(s) = 'A'", "x > 5 AND x % 7 > 0",
                               "x > 5 AND (my_udf(x) OR my_udf(s))", "x > 5 AND s RLIKE 'a'"],
                              [c(0, 4, 0, NONE, "x > 5 impossible; the function is irrelevant"),
                               c(6, 9, 0, MAYBE, "the function decides")]),

@@ -1,0 +1,81 @@
+"""Predicates DataFusion's pruning gives up on and prunekit prunes (issue 7, acceptance 2).
+
+Each case runs both on the same Parquet file of row groups with known ranges: DataFusion through
+``EXPLAIN ANALYZE`` (its ``row_groups_pruned_statistics`` metric), prunekit through
+``prunekit.parquet``. DataFusion's behaviour, from its reference docs
+(/work/shared/reference/datafusion-PruningPredicate-v50.md): the predicate is rewritten leaf by
+leaf into min/max expressions only for a column, a CAST or TRY_CAST of one, or a negated one
+compared with a literal (the table of rewritten predicates there); any other expression, such as
+``x + 5 > 12``, is "unhandled" and rewritten to ``true``, which keeps every container. The tests
+check that behaviour on DataFusion itself, so a DataFusion that learns a rule shows up here.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import prunekit as pk
+import prunekit.parquet
+from tests.differential import parse_scans
+
+datafusion = pytest.importorskip("datafusion", reason="datafusion (a test dependency) is missing")
+
+GROUPS = 10  # row group g holds x in [100 * g, 100 * g + 99]
+
+
+@pytest.fixture(scope="module")
+def ranges_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("beyond") / "ranges.parquet"
+    x = pa.array(range(100 * GROUPS), pa.int64())
+    pq.write_table(pa.table({"x": x, "y": pa.array(range(100 * GROUPS), pa.int32())}), path,
+                   row_group_size=100)
+    return path
+
+
+def datafusion_kept(path, where: str) -> int:
+    ctx = datafusion.SessionContext(
+        datafusion.SessionConfig().with_target_partitions(1)
+        .set("datafusion.execution.parquet.pruning", "true")
+        .set("datafusion.execution.parquet.pushdown_filters", "false"))
+    ctx.register_parquet("t", str(path))
+    rows = ctx.sql(f"EXPLAIN ANALYZE SELECT * FROM t WHERE {where}").to_arrow_table().to_pylist()
+    (scan,) = parse_scans("\n".join(r["plan"] for r in rows))
+    return GROUPS if scan.kept is None else scan.kept
+
+
+def prunekit_kept(path, where: str) -> int:
+    table = prunekit.parquet.row_group_statistics(path)
+    pred = pk.PruningPredicate(where, prunekit.parquet.data_schema(table))
+    return int(pred.prune(table).sum())
+
+
+def truly_kept(path, where: str) -> int:
+    """Row groups holding a row that satisfies ``where`` (the answer pruning must keep)."""
+    ctx = datafusion.SessionContext()
+    ctx.register_parquet("t", str(path))
+    hits = ctx.sql(f"SELECT DISTINCT x / 100 AS g FROM t WHERE {where}").to_arrow_table()
+    return hits.num_rows
+
+
+# (rule of issue 7, predicate in SQL both engines read alike)
+CASES = [
+    ("x + c", "x + 150 > 1000"),
+    ("x - c", "x - 250 < 0"),
+    ("c - x", "900 - x < 50"),
+    ("x * c", "x * 3 >= 2400"),
+    ("x * -c", "x * -2 > -300"),
+    ("nested", "(x + 1) * 2 - 7 <= 200"),
+    ("narrow type", "y + 1000 < 1300"),
+]
+
+
+@pytest.mark.parametrize(("rule", "where"), CASES, ids=[c[0] for c in CASES])
+def test_prunekit_prunes_where_datafusion_keeps_everything(ranges_file, rule, where):
+    needed = truly_kept(ranges_file, where)
+    ours = prunekit_kept(ranges_file, where)
+    theirs = datafusion_kept(ranges_file, where)
+    assert ours >= needed  # sound: every group with a matching row is kept
+    assert ours == needed, f"prunekit keeps {ours}, only {needed} hold matching rows"
+    assert theirs == GROUPS, f"DataFusion now prunes {rule} ({theirs} kept): update this test"
