@@ -250,10 +250,17 @@ def _code_bounds(arrays: list[pa.Array], key: str, literal_type: pa.DataType) ->
     combined = pa.concat_arrays(parts) if parts else pa.array([], literal_type)
     if len(combined) == 0:
         return pa.array([], literal_type), [np.zeros(0, np.int64) for _ in arrays]
-    ranks = pc.rank(combined, sort_keys="ascending", tiebreaker="dense").to_numpy()
-    _, first = np.unique(ranks, return_index=True)
-    distinct = combined.take(pa.array(first)).drop_null()  # in rank order: sorted
-    codes = ranks.astype(np.int64) * 2 - 1  # rank r (from 1) is u_(r-1): code 2(r-1) + 1
+    # Hash the bounds to their distinct values first (bounds repeat: a vocabulary, a date
+    # prefix), then sort only those: ranking all of them took 3 s at 1M containers.
+    encoded = pc.dictionary_encode(combined)
+    order = pc.sort_indices(encoded.dictionary).to_numpy()
+    distinct = encoded.dictionary.take(pa.array(order))  # sorted, distinct, no nulls
+    rank_of = np.empty(len(order), np.int64)
+    rank_of[order] = np.arange(len(order), dtype=np.int64)
+    # u_i gets code 2i + 1; a NULL bound is masked by its validity, so its code is unused.
+    indices = encoded.indices.fill_null(0).to_numpy() if len(order) else np.zeros(
+        len(combined), np.int64)
+    codes = rank_of[indices] * 2 + 1 if len(order) else indices
     out, start = [], 0
     for a in arrays:
         out.append(codes[start: start + len(a)])
