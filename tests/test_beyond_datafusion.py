@@ -79,3 +79,40 @@ def test_prunekit_prunes_where_datafusion_keeps_everything(ranges_file, rule, wh
     assert ours >= needed  # sound: every group with a matching row is kept
     assert ours == needed, f"prunekit keeps {ours}, only {needed} hold matching rows"
     assert theirs == GROUPS, f"DataFusion now prunes {rule} ({theirs} kept): update this test"
+
+
+@pytest.fixture(scope="module")
+def equal_columns_file(tmp_path_factory):
+    # a in [100g, 100g + 99] per row group g; b = 500 everywhere, so b = 500 holds in every
+    # group and only a = b decides.
+    path = tmp_path_factory.mktemp("beyond_eq") / "equal.parquet"
+    a = pa.array(range(100 * GROUPS), pa.int64())
+    pq.write_table(pa.table({"x": a, "a": a, "b": pa.array([500] * (100 * GROUPS), pa.int64())}),
+                   path, row_group_size=100)
+    return path
+
+
+def test_column_comparison_under_is_true_prunes_where_datafusion_keeps_everything(
+        equal_columns_file):
+    # DataFusion 55 prunes a > b itself (beyond what its v50 docs list), but not under IS TRUE;
+    # prunekit reads IS TRUE of a comparison like the comparison (never NULL, else the same).
+    where = "(a > b) IS TRUE"
+    needed = truly_kept(equal_columns_file, where)
+    assert prunekit_kept(equal_columns_file, where) == needed == 5
+    assert datafusion_kept(equal_columns_file, where) == GROUPS
+
+
+@pytest.mark.parametrize("where", ["a > b", "NOT (a <= b OR a < 0)", "a BETWEEN b AND 700",
+                                   "a > b + 100", "a > b AND a < b + 200"])
+def test_column_comparisons_prune_as_tightly_as_datafusion(equal_columns_file, where):
+    needed = truly_kept(equal_columns_file, where)
+    assert prunekit_kept(equal_columns_file, where) == needed
+    assert datafusion_kept(equal_columns_file, where) >= needed
+
+
+def test_equality_chain_prunes_as_datafusion_does(equal_columns_file):
+    # a = b AND b = 500 implies a = 500. DataFusion gets there in its planner (it propagates
+    # the equality), not in its pruning rewrite; prunekit matches it from statistics alone.
+    where = "a = b AND b = 500"
+    assert prunekit_kept(equal_columns_file, where) == truly_kept(equal_columns_file, where) == 1
+    assert datafusion_kept(equal_columns_file, where) == 1
