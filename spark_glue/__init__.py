@@ -1,1 +1,35 @@
-"""Spark integration (mapInArrow over statistics DataFrames); not built yet, see issue 6."""
+"""Spark integration: classify a DataFrame of container statistics with prunekit's kernels.
+
+>>> import prunekit.spark_glue as sg     # imports nothing of pyspark until a name is used
+>>> sorted(sg.__all__)[:3]
+['classify_dataframe', 'data_schema', 'demo']
+
+``classify_dataframe(stats_df, predicate, schema=None)`` adds an int8 ``outcome`` column
+(0 NONE_MATCH, 1 MAYBE_MATCH, 2 ALL_MATCH); ``prune_dataframe`` keeps the containers that may
+match; ``to_spark_sql(pred, stats_df.schema)`` is the same outcome as Spark SQL;
+``local_session()`` starts an embedded Spark; ``spark_errors()`` turns an executor's prunekit
+error back into that error on the driver. See ``frame.py`` for how batches travel.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_WHERE = {
+    "classify_dataframe": "frame", "prune_dataframe": "frame", "data_schema": "frame",
+    "local_session": "_spark", "spark_errors": "_spark", "to_spark_sql": "sql", "demo": "_demo",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str):
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'prunekit.spark_glue' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{where}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)

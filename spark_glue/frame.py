@@ -1,0 +1,313 @@
+"""Classify a Spark DataFrame of statistics with the same kernels as ``PruningPredicate``.
+
+What travels to executors is bytes: the pickled statistics program (plain data), the NaN
+semantics and the Arrow types the program was bound with. Each Python worker unpickles it once
+per payload and keeps the kernels it compiles or loads in ``prunekit.kernels.run``'s
+process-wide cache, so a reused worker (Spark's default) compiles a shape once.
+
+Two ways to ship batches (``method``):
+
+- ``"udf"`` (Spark >= 4.1, the default there): an Arrow UDF over one struct of only the
+  statistics the predicate reads; the other columns never leave the JVM, which zips the
+  outcome back onto each row (and prunes what a later query does not use).
+- ``"map"``: ``DataFrame.mapInArrow`` over every column; batches come back unchanged with
+  ``outcome`` appended, the output schema declared as the input's plus an int8 column.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import pickle
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+
+import numpy as np
+import pyarrow as pa
+
+from prunekit.expr.errors import PrunekitError, StatisticsError, UnsupportedError
+from prunekit.kernels.inputs import compatible, prepare
+from prunekit.kernels.run import evaluate
+from prunekit.predicate import NONE_MATCH, PruningPredicate
+from prunekit.statistics import Statistics
+
+from . import sql as S
+from ._spark import F, T, arrow_udf_available, retag, spark_errors
+
+__all__ = ["classify_dataframe", "data_schema", "prune_dataframe", "spark_errors"]
+
+_SPARK_TO_ARROW = {
+    "ByteType": pa.int8(), "ShortType": pa.int16(), "IntegerType": pa.int32(),
+    "LongType": pa.int64(), "FloatType": pa.float32(), "DoubleType": pa.float64(),
+    "BooleanType": pa.bool_(), "StringType": pa.string(), "BinaryType": pa.binary(),
+    "DateType": pa.date32(), "TimestampType": pa.timestamp("us", tz="UTC"),
+    "TimestampNTZType": pa.timestamp("us"),
+}
+
+
+def _arrow_type(spark_type) -> pa.DataType | None:
+    name = type(spark_type).__name__
+    if name == "DecimalType":
+        return pa.decimal128(spark_type.precision, spark_type.scale)
+    if name == "StringType" or name.startswith("CharType") or name.startswith("VarcharType"):
+        return pa.string()
+    return _SPARK_TO_ARROW.get(name)
+
+
+def data_schema(stats_schema) -> pa.Schema:
+    """The data columns' types read off the statistics structs' ``min``/``max`` fields (a
+    Spark TIMESTAMP is an instant: ``timestamp('us', tz='UTC')``; TIMESTAMP_NTZ has no zone).
+
+    >>> from pyspark.sql import types as T
+    >>> x = T.StructType([T.StructField("min", T.DateType()), T.StructField("max", T.DateType()),
+    ...                   T.StructField("null_count", T.LongType())])
+    >>> data_schema(T.StructType([T.StructField("row_count", T.LongType()),
+    ...                           T.StructField("x", x), T.StructField("path", T.StringType())]))
+    x: date32[day]
+    """
+    fields = []
+    for f in stats_schema.fields:
+        kids = getattr(f.dataType, "fields", None)
+        if f.name == "row_count" or kids is None:
+            continue
+        types = {k.name: _arrow_type(k.dataType) for k in kids if k.name in ("min", "max")}
+        t = types.get("min") or types.get("max")
+        if t is not None:
+            fields.append(pa.field(f.name, t))
+    return pa.schema(fields)
+
+
+def _predicate(predicate, schema, stats_df) -> PruningPredicate:
+    if isinstance(predicate, PruningPredicate):
+        return predicate
+    if schema is None:
+        schema = data_schema(stats_df.schema)
+    elif not isinstance(schema, (pa.Schema, Mapping)) and hasattr(schema, "fields"):
+        schema = data_schema_of_spark_types(schema)
+    return PruningPredicate(predicate, schema)
+
+
+def data_schema_of_spark_types(schema) -> pa.Schema:
+    """A Spark ``StructType`` of data columns as an Arrow schema (same mapping as above)."""
+    out = []
+    for f in schema.fields:
+        t = _arrow_type(f.dataType)
+        if t is None:
+            raise UnsupportedError(f"column {f.name!r}: no Arrow type for Spark {f.dataType}")
+        out.append(pa.field(f.name, t))
+    return pa.schema(out)
+
+
+# ---- the payload and the executor side -------------------------------------------------------
+def _payload(pred: PruningPredicate, nan_bounds, no_nan, backend: str) -> bytes:
+    stats = _modes(pred, nan_bounds)
+    data = (pred.program, stats, frozenset(no_nan), backend)
+    return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _modes(pred: PruningPredicate, nan_bounds) -> dict[str, bool]:
+    cols = [c for c, _ in pred.program.column_types]
+    if isinstance(nan_bounds, str):
+        if nan_bounds not in ("exclude", "include"):
+            raise StatisticsError(f"nan_bounds must be 'exclude' or 'include', got "
+                                  f"{nan_bounds!r}")
+        return dict.fromkeys(cols, nan_bounds == "include")
+    return {c: nan_bounds.get(c, "exclude") == "include" for c in cols}
+
+
+_STATE: dict[str, tuple] = {}  # per worker process: payload digest -> unpickled payload
+
+
+def _state(payload: bytes) -> tuple:
+    key = hashlib.sha256(payload).hexdigest()
+    found = _STATE.get(key)
+    if found is None:
+        _writable_numba_cache()
+        found = _STATE[key] = pickle.loads(payload)
+    return found
+
+
+def _writable_numba_cache() -> None:
+    """Numba caches its own helpers beside prunekit's source; on executors where that is
+    read-only, point it at prunekit's writable cache directory (before Numba is imported)."""
+    if "numba" in sys.modules or os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    from prunekit.kernels import codegen
+
+    if not os.access(os.path.dirname(codegen.__file__), os.W_OK):
+        where = codegen.cache_dir()
+        if where is not None:
+            os.environ["NUMBA_CACHE_DIR"] = str(where.parent / "numba")
+
+
+def _relabel(kid: pa.DataType, expected: pa.DataType) -> bool:
+    """A cast that only re-labels or re-scales the same kind of value (timestamp zone or
+    unit, decimal precision, date width); anything else is left for the kernels to refuse."""
+    same_kind = (pa.types.is_timestamp, pa.types.is_decimal, pa.types.is_date)
+    return not compatible(kid, expected) and any(k(kid) and k(expected) for k in same_kind)
+
+
+def _conform(batch: pa.RecordBatch, program) -> pa.RecordBatch:
+    """Cast min/max to the types the program was bound with where only a label differs
+    (Spark sends TIMESTAMP in the session's zone): the values are what Spark sent."""
+    columns, changed = list(batch.columns), False
+    for name, expected in program.column_types:
+        i = batch.schema.get_field_index(name)
+        if i < 0 or not pa.types.is_struct(columns[i].type):
+            continue
+        t = columns[i].type
+        todo = [k for k in range(t.num_fields)
+                if t.field(k).name in ("min", "max") and _relabel(t.field(k).type, expected)]
+        if not todo:
+            continue
+        kids = columns[i].flatten()
+        for k in todo:
+            try:
+                kids[k] = kids[k].cast(expected)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                raise StatisticsError(
+                    f"statistics {name}.{t.field(k).name} are {kids[k].type}, which cannot "
+                    f"stand for column {name!r} of type {expected}: {e}") from None
+        columns[i] = pa.StructArray.from_arrays(kids, [t.field(k).name
+                                                      for k in range(t.num_fields)])
+        changed = True
+    if not changed:
+        return batch
+    return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
+
+
+def _outcomes(state: tuple, batch: pa.RecordBatch) -> np.ndarray:
+    program, modes, no_nan, backend = state
+    if batch.num_rows == 0:
+        return np.empty(0, np.int8)
+    try:
+        return evaluate(program, [_conform(batch, program)], modes, no_nan, backend=backend)
+    except PrunekitError as e:  # tagged, so that spark_errors() can re-raise it on the driver
+        raise retag(e, f"prunekit {type(e).__name__}: {e}") from None
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
+        raise StatisticsError(f"prunekit StatisticsError: statistics could not be read: "
+                              f"{e}") from None
+
+
+def _map_batches(payload: bytes, column: str,
+                 batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body: each batch back unchanged with the int8 outcome appended."""
+    state = _state(payload)
+    for batch in batches:
+        out = pa.array(_outcomes(state, batch), pa.int8())
+        yield pa.RecordBatch.from_arrays(
+            [*batch.columns, out],
+            schema=batch.schema.append(pa.field(column, pa.int8(), nullable=False)))
+
+
+def _udf_outcomes(payload: bytes, stats: pa.Array) -> pa.Array:
+    """Arrow UDF body: one struct of the statistics read (row_count and a struct per column)."""
+    if isinstance(stats, pa.ChunkedArray):
+        stats = stats.combine_chunks()
+    batch = pa.RecordBatch.from_struct_array(stats)
+    return pa.array(_outcomes(_state(payload), batch), pa.int8())
+
+
+# ---- the driver side --------------------------------------------------------------------------
+def _check_on_driver(pred: PruningPredicate, stats_df) -> None:
+    """Refuse malformed statistics types now (as prunekit errors), not in an executor."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    try:
+        arrow = to_arrow_schema(stats_df.schema, timezone="UTC")
+    except Exception as e:  # noqa: BLE001 - pyspark raises several kinds
+        raise StatisticsError(f"the statistics DataFrame has a column Arrow cannot carry: "
+                              f"{e}") from None
+    empty = arrow.empty_table()
+    Statistics.from_arrow(empty)  # the canonical layout: struct fields, count types
+    batch = _conform(pa.RecordBatch.from_pylist([], schema=arrow), pred.program)
+    prepare(pred.program, batch, {}, frozenset())  # min/max types against the schema
+
+
+def _needed(pred: PruningPredicate, stats_df) -> list:
+    """One struct column of only the statistics the program reads that the DataFrame has."""
+    fields = S.present_fields(stats_df.schema)
+    parts = []
+    if None in fields:
+        parts.append(F.col(S.quote("row_count")).alias("row_count"))
+    for column, stats in pred.required_columns.items():
+        have = [s for s in stats if s in fields.get(column, {})]
+        if have:
+            ref = F.col(S.quote(column))
+            parts.append(F.struct(*[ref.getField(s).alias(s) for s in have]).alias(column))
+    return parts
+
+
+def classify_dataframe(stats_df, predicate, schema=None, *,
+                       nan_bounds: str | Mapping[str, str] = "exclude",
+                       no_nan: Iterable[str] = (), column: str = "outcome",
+                       engine: str = "kernels", method: str = "auto", backend: str = "numba"):
+    """``stats_df`` with an int8 column ``outcome`` per container: 0 NONE_MATCH, 1
+    MAYBE_MATCH, 2 ALL_MATCH, exactly as ``PruningPredicate.classify`` on the same statistics.
+
+    Parameters
+    ----------
+    stats_df : pyspark.sql.DataFrame
+        Statistics in the canonical layout (``row_count`` and one struct per data column with
+        ``min``, ``max``, ``null_count`` and optionally ``nan_count``, ``min_exact``,
+        ``max_exact``; a null means unknown). Other columns pass through untouched.
+    predicate : str, Expression or PruningPredicate
+    schema : pyarrow.Schema, mapping, pyspark StructType or None
+        The data columns' types; None reads them off the structs' ``min``/``max`` types.
+    nan_bounds, no_nan : as in ``Statistics`` (Spark and Delta statistics include NaN).
+    engine : ``"kernels"`` (the Numba kernels in Python workers) or ``"sql"`` (the same
+        program as Spark SQL, evaluated by Spark; see ``to_spark_sql``).
+    method : ``"udf"`` (an Arrow UDF over only the statistics read; Spark >= 4.1), ``"map"``
+        (``mapInArrow`` over every column) or ``"auto"`` (``"udf"`` where available).
+    backend : the kernels' backend in executors (``"numba"``, ``"numpy"`` or ``"auto"``).
+
+    Lazy like every DataFrame: an error in an executor surfaces at the action; run the action
+    inside ``with prunekit.spark_glue.spark_errors():`` to get it as the prunekit error.
+    """
+    pred = _predicate(predicate, schema, stats_df)
+    if column in stats_df.columns:
+        raise ValueError(f"the statistics DataFrame already has a column {column!r}; pass "
+                         "column=... to name the outcome column")
+    if engine == "sql":
+        from .sqlframe import classify_with_sql
+
+        return classify_with_sql(stats_df, pred, nan_bounds=nan_bounds, no_nan=no_nan,
+                                 column=column)
+    if engine != "kernels":
+        raise ValueError(f"engine must be 'kernels' or 'sql', got {engine!r}")
+    if backend not in ("numba", "numpy", "auto"):
+        raise ValueError(f"backend must be 'numba', 'numpy' or 'auto', got {backend!r}")
+    if method == "auto":
+        method = "udf" if arrow_udf_available() else "map"
+    _check_on_driver(pred, stats_df)
+    payload = _payload(pred, nan_bounds, no_nan, backend)
+    if method == "map":
+        out_schema = T.StructType([*stats_df.schema.fields,
+                                   T.StructField(column, T.ByteType(), False)])
+        return stats_df.mapInArrow(functools.partial(_map_batches, payload, column), out_schema)
+    if method != "udf":
+        raise ValueError(f"method must be 'udf', 'map' or 'auto', got {method!r}")
+    from pyspark.sql.functions import arrow_udf
+
+    # Nothing read (a constant predicate): a placeholder field, as the struct needs one.
+    parts = _needed(pred, stats_df) or [F.lit(None).cast("int").alias("_prunekit")]
+    return stats_df.withColumn(column, arrow_udf(_udf_for(payload), T.ByteType())(
+        F.struct(*parts)))
+
+
+def _udf_for(payload: bytes):
+    # A closure over bytes (no dispatcher, no program object): Spark pickles it per task.
+    def outcomes(stats: pa.Array) -> pa.Array:
+        return _udf_outcomes(payload, stats)
+
+    return outcomes
+
+
+def prune_dataframe(stats_df, predicate, schema=None, **options):
+    """The containers that may hold a matching row (``outcome != NONE_MATCH``), with
+    ``stats_df``'s columns unchanged. Options as in ``classify_dataframe``."""
+    column = options.pop("column", "_prunekit_outcome")
+    out = classify_dataframe(stats_df, predicate, schema, column=column, **options)
+    return out.filter(F.col(S.quote(column)) != NONE_MATCH).drop(column)
+
