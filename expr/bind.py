@@ -168,7 +168,8 @@ def _either_reading(op: n.Op, col: b.BColumn, lit: LitOp) -> object:
 def _rounds_to_float32(col: b.BColumn) -> bool:
     """An integer column (not uint64, which Spark reads as DECIMAL) whose values FLOAT cannot
     all represent."""
-    if col.convert or not pa.types.is_integer(col.type) or col.type == pa.uint64():
+    if not isinstance(col, b.BColumn) or col.convert or not pa.types.is_integer(
+            col.type) or col.type == pa.uint64():
         return False
     lo, hi = L.int_range(col.type)
     return max(-lo, hi) > 2**24
@@ -244,6 +245,10 @@ def _col_cmp(op: n.Op, left: b.BColumn, right: b.BColumn) -> object:
 
 def _common_domain(x: b.BColumn, y: b.BColumn) -> tuple:
     """The two columns converted to one comparable domain, or (None, None)."""
+    if isinstance(x, b.BSum) or isinstance(y, b.BSum):  # a sum compares with integers only
+        ints = all(c.domain == "int" and pa.types.is_signed_integer(c.type) and (
+            not c.convert or c.convert[0] == "affine") for c in (x, y))
+        return (x, y) if ints else (None, None)
     if x.domain == y.domain and x.convert == y.convert and _same_family(x.type, y.type):
         return x, y
     if all(c.domain == "int" and pa.types.is_signed_integer(c.type) and (
@@ -476,7 +481,7 @@ def _cast(node: n.Cast, kids: tuple) -> object:
     x = kids[0]
     if isinstance(x, LitOp):
         return LitOp(L.cast_literal(x.value, node.to), node.to)
-    if not isinstance(x, ColOp) or x.negated or x.col.convert:
+    if not isinstance(x, ColOp) or x.negated or x.col.convert or isinstance(x.col, b.BSum):
         return OpaqueOp(getattr(x, "why", f"CAST of an expression to {node.to}"),
                         boolean=pa.types.is_boolean(node.to))
     converted = cast_column(x.col, node.to)
@@ -561,6 +566,8 @@ def _int_literal_type(lit: LitOp) -> pa.DataType | None:
 def _affine_base(x: ColOp) -> b.BColumn | None:
     """The column as an integer expression arithmetic can extend, or None."""
     col = x.col
+    if not isinstance(col, b.BColumn):
+        return None  # (a + b) * 2: arithmetic on a sum is left to the general rule
     steps = col.convert[1] if col.convert and col.convert[0] == "affine" else ()
     if (col.convert and not steps) or col.domain != "int" or not pa.types.is_signed_integer(
             col.type) or not pa.types.is_signed_integer(col.stats_type):
@@ -581,6 +588,8 @@ def _arith(op: str, left: object, right: object) -> object | None:
     the column seen through that map (``BColumn.convert = ("affine", steps)``): the kernel
     moves the bounds step by step, and where a step could overflow the result type (Spark's
     legacy mode wraps, ANSI mode fails) both bounds become unknown. None: not such a case."""
+    if isinstance(left, ColOp) and isinstance(right, ColOp):
+        return _column_sum(op, left, right)
     if isinstance(left, LitOp) and isinstance(right, ColOp) and op in ("+", "*"):
         left, right = right, left
     if isinstance(left, LitOp) and isinstance(right, ColOp) and op == "-":
@@ -604,6 +613,17 @@ def _arith(op: str, left: object, right: object) -> object | None:
         return None
     step = ("mul", c) if op == "*" else ("add", c if op == "+" else -c)
     return ColOp(_extend(base, _steps(base), t, (step,)))
+
+
+def _column_sum(op: str, left: ColOp, right: ColOp) -> object | None:
+    """``a + b`` or ``a - b`` of two plain signed integer columns (``bound.BSum``)."""
+    cols = (left.col, right.col)
+    if op not in ("+", "-") or left.negated or right.negated or not all(
+            isinstance(c, b.BColumn) and not c.convert and c.domain == "int" and
+            pa.types.is_signed_integer(c.type) for c in cols):
+        return None
+    return ColOp(b.BSum(left.col, right.col, 1 if op == "+" else -1,
+                        _wider(left.col.type, right.col.type)))
 
 
 def _steps(col: b.BColumn) -> tuple:

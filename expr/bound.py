@@ -58,6 +58,33 @@ class BColumn:
 
 
 @dataclass(frozen=True)
+class BSum:
+    """``a + b`` (``sign`` 1) or ``a - b`` (-1) of two signed integer columns, in Spark's
+    result type ``type``; leaves use it like a column (``rewrite.Rewriter.facts``)."""
+
+    a: BColumn
+    b: BColumn
+    sign: int
+    type: pa.DataType
+    domain: str = "int"
+    convert: tuple = ()
+
+    @property
+    def name(self) -> str:  # literals compared with it are integers: no ranking by column
+        return self.a.name
+
+    @property
+    def stats_type(self) -> pa.DataType:
+        return self.type
+
+    def sql(self) -> str:
+        return self.label()
+
+    def label(self) -> str:
+        return f"({self.a.label()} {'+' if self.sign > 0 else '-'} {self.b.label()})"
+
+
+@dataclass(frozen=True)
 class Const:
     """TRUE, FALSE or NULL (None) for every row."""
 

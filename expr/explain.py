@@ -75,6 +75,9 @@ def render_step(r, step: int, depth: int = 0) -> str:
     if s.op == "flag":
         col, name = p.flags[s.args[0]]
         return f"{quote_identifier(col)}.{name}"
+    if s.op == "param":  # a constant of the rewrite itself (literals are named by leaves)
+        value = p.params[s.args[0]].value
+        return repr(value) if not isinstance(value, tuple) else f"({len(value)} values)"
     if s.op in ("load", "valid"):
         slot = p.slots[s.args[0]]
         name = ("row_count" if slot.column is None

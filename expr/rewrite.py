@@ -53,6 +53,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import bound as b
+from . import literals as L
 from .leaves import LEAF_RULES, Bits
 from .program import Program, ProgramBuilder
 
@@ -92,8 +93,35 @@ class Rewriter:
     def facts(self, col: b.BColumn) -> Facts:
         found = self._facts.get(col)
         if found is None:
-            found = self._facts[col] = self._derive(col)
+            derive = self._derive_sum if isinstance(col, b.BSum) else self._derive
+            found = self._facts[col] = derive(col)
         return found
+
+    def _derive_sum(self, s: b.BSum) -> Facts:
+        """``a + b`` (or ``a - b``) over the rows where both are non-NULL lies within the sum
+        of the bounds (``a - b``: ``[min(a) - max(b), max(a) - min(b)]``). The bounds are used
+        only when all four are known and within 2**62 (their sums cannot overflow int64) and
+        the sums lie in the result type (else a row may wrap, in Spark's legacy mode). Never
+        exact: the two minima need not sit in one row. NULL where either is NULL."""
+        p, fa, fb = self.p, self.facts(s.a), self.facts(s.b)
+        name = s.a.name
+        small = p.param(2**62, name)
+        known = p.and_(fa.lo_ok, fa.hi_ok, fb.lo_ok, fb.hi_ok,
+                       *(p.op("within", v, small) for v in (fa.lo, fa.hi, fb.lo, fb.hi)))
+        # In int64 before adding: NumPy adds two int32 arrays in int32 (wrapping).
+        a_lo, a_hi, b_lo, b_hi = (p.op("toint", v) for v in (fa.lo, fa.hi, fb.lo, fb.hi))
+        if s.sign < 0:
+            minus = p.param(-1, name)
+            b_lo, b_hi = p.op("mul", b_hi, minus), p.op("mul", b_lo, minus)
+        lo, hi = p.op("add", a_lo, b_lo), p.op("add", a_hi, b_hi)
+        tmin, tmax = L.int_range(s.type)
+        ok = p.and_(known, p.ge(lo, p.param(tmin, name)), p.le(hi, p.param(tmax, name)))
+        shown = s.label()
+        self.names.setdefault(ok, f"{shown} bounds known")
+        self.names.setdefault(lo, f"{shown}.min")
+        self.names.setdefault(hi, f"{shown}.max")
+        return Facts(p.and_(fa.hn, fb.hn), p.or_(fa.nulls, fb.nulls), lo, ok, hi, ok,
+                     p.const(False), p.const(False), p.const(False), p.const(True))
 
     def _derive(self, col: b.BColumn) -> Facts:
         p, name = self.p, col.name

@@ -1,6 +1,7 @@
 """The ``prunekit`` command line.
 
-``prunekit scan PATH --where SQL [--format table|json] [--explain] [--show-all]``: PATH is a
+``prunekit scan PATH --where SQL [--format table|json] [--explain] [--show-all] [--plot PNG]``:
+PATH is a
 Parquet file, a directory of Parquet files (searched recursively) or a glob, or a Delta table
 (a directory with ``_delta_log``). A container is a Parquet row group or a Delta data file.
 The listing shows the containers that must be read (``--show-all``: every container); the
@@ -21,7 +22,7 @@ statistics) with one line on stderr.
      "summary": {"skip" | "read_without_filter" | "read_and_filter" | "total":
                  {"containers": int, "rows": int, "bytes": int,
                   "containers_without_row_count": int}},
-     "explain": str | null}
+     "explain": str | null, "plot": str | null}
 
 ``file`` is relative to PATH when PATH is a directory; ``rows`` sums the known row counts.
 
@@ -83,6 +84,11 @@ def _parser() -> argparse.ArgumentParser:
                       help="also print the statistics program, leaf by leaf")
     scan.add_argument("--show-all", action="store_true",
                       help="list every container, skipped ones included")
+    scan.add_argument("--plot", metavar="PNG",
+                      help="also draw the containers' [min, max] of one column, pruned ones "
+                      "greyed (needs matplotlib: pip install 'prunekit[plot]')")
+    scan.add_argument("--plot-column", metavar="COLUMN",
+                      help="the column to draw (default: the first the filter reads)")
     return top
 
 
@@ -100,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `prunekit scan ... | head`: the reader left, not an error
         sys.stdout = open(os.devnull, "w")
         return 0
-    except (_BadInput, PrunekitError, OSError, pa.ArrowException) as e:
+    except (_BadInput, PrunekitError, OSError, pa.ArrowException, ImportError, KeyError,
+            TypeError) as e:
         text = " ".join(str(e).split()) or type(e).__name__
         print(f"prunekit: error: {text}", file=sys.stderr)
         return 2
@@ -136,12 +143,28 @@ def _scan(args) -> int:
                        for i in listed],
         "summary": _summary(outcome, rows, sizes),
         "explain": pred.explain() if args.explain else None,
+        "plot": _plot(pred, stats, args) if args.plot else None,
     }
     if args.format == "json":
         print(json.dumps(report))
     else:
         print(_render(report, len(set(files))))
     return 0
+
+
+def _plot(pred: PruningPredicate, stats, args) -> str:
+    from prunekit.plot import plot
+
+    types = {f.name: f.type for f in pred.schema} if hasattr(pred.schema, "names") else dict(
+        pred.schema)
+    drawable = [c for c in pred.required_columns if pa.types.is_integer(types[c]) or
+                pa.types.is_floating(types[c]) or pa.types.is_temporal(types[c])]
+    column = args.plot_column or (drawable[0] if drawable else None)
+    if column is None:
+        raise _BadInput("--plot: the filter reads no numeric or temporal column; name one "
+                        "with --plot-column")
+    plot(pred, stats, column, path=args.plot)
+    return args.plot
 
 
 def _relative(p: str, root: str) -> str:

@@ -75,3 +75,33 @@ def test_overflowing_constant_is_not_folded():
 def test_explain_shows_the_arithmetic():
     text = pk.PruningPredicate("(x + 1) * -3 > 5", {"x": I64}).explain()
     assert "(x + 1) * -3" in text
+
+
+# Two columns (rows of one container as (a, b)); the sum is in the wider type.
+SUM_CASES = [
+    (I64, I64, [(1, 2), (4, 3)], "a + b > 10", NONE, "a + b <= 4 + 3"),
+    (I64, I64, [(10, 5), (20, 6)], "a - b > 3", ALL, "a - b >= 10 - 6"),
+    (I64, I64, [(10, 5), (20, 6)], "a - b > 5", MAYBE, "[4, 15] straddles 5"),
+    (I64, I64, [(1, None), (4, None)], "a + b > 0", NONE, "b is NULL: the sum is NULL"),
+    (I64, I64, [(1, None), (4, 3)], "a + b > 0", MAYBE, "a NULL sum in one row"),
+    (I64, I64, [(MAX64, 1), (0, 0)], "a + b < 0", MAYBE, "the sum may wrap"),
+    (I32, I32, [(2**31 - 1, 1), (0, 0)], "a + b > 0", MAYBE, "INT + INT wraps at 2**31"),
+    (I32, I64, [(2**31 - 1, 1), (0, 1)], "a + b > 0", ALL, "INT + BIGINT is BIGINT"),
+    (I64, I64, [(5, 1), (7, 3)], "a + b = 6", MAYBE, "bounds [6, 10], never exact"),
+    (I64, I64, [(5, 1), (7, 3)], "(a + b) > b", ALL, "a sum against a column"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("ta", "tb", "rows", "sql", "expected", "why"), SUM_CASES,
+                         ids=[f"{c[3]} {c[2]}" for c in SUM_CASES])
+def test_column_sums(ta, tb, rows, sql, expected, why, backend):
+    types = {"a": ta, "b": tb}
+    pred = pk.PruningPredicate(sql, types)
+    example = strat.exact_example({"a": (ta, [[r[0] for r in rows]]),
+                                   "b": (tb, [[r[1] for r in rows]])}, pred.expression)
+    got = int(pred.classify(example.statistics(), backend=backend)[0])
+    truths = [ref.evaluate(pred.expression, types, {"a": r[0], "b": r[1]}) for r in rows]
+    assert got != NONE or True not in truths, f"unsound NONE_MATCH: {why}"
+    assert got != ALL or all(v is True for v in truths), f"unsound ALL_MATCH: {why}"
+    assert got == expected, f"{why}\n{pred.explain()}"

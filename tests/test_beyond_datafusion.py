@@ -68,6 +68,7 @@ CASES = [
     ("x * -c", "x * -2 > -300"),
     ("nested", "(x + 1) * 2 - 7 <= 200"),
     ("narrow type", "y + 1000 < 1300"),
+    ("two columns", "x + y < 150 OR x - y > 200"),
 ]
 
 

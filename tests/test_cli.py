@@ -61,9 +61,9 @@ def test_json_is_the_documented_schema(data, capsys):
     report = json.loads(out)
     assert code == 0
     assert set(report) == {"version", "path", "format", "where", "listed", "containers",
-                           "summary", "explain"}
+                           "summary", "explain", "plot"}
     assert report["version"] == 1 and report["format"] == "parquet" and report["listed"] == "kept"
-    assert report["explain"] is None
+    assert report["explain"] is None and report["plot"] is None
     assert [(c["file"], c["row_group"], c["outcome"], c["rows"]) for c in report["containers"]] \
         == [("a.parquet", 0, "ALL_MATCH", 10), ("a.parquet", 1, "MAYBE_MATCH", 10)]
     assert all(c["bytes"] > 0 for c in report["containers"])
@@ -78,6 +78,18 @@ def test_json_is_the_documented_schema(data, capsys):
     report = json.loads(out)
     assert report["listed"] == "all" and len(report["containers"]) == 10
     assert "may be TRUE" in report["explain"]
+
+
+def test_plot_writes_a_png(data, capsys, tmp_path):
+    pytest.importorskip("matplotlib", reason="matplotlib (the plot extra) is not installed")
+    out_png = tmp_path / "x.png"
+    code, out, _ = run(capsys, "scan", str(data / "pq"), "--where", "x < 15 AND s > 'v0'",
+                       "--format", "json", "--plot", str(out_png))
+    assert code == 0 and json.loads(out)["plot"] == str(out_png)
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    code, _, err = run(capsys, "scan", str(data / "pq"), "--where", "x < 15", "--plot",
+                       str(tmp_path / "y.png"), "--plot-column", "nope")
+    assert code == 2 and err.startswith("prunekit: error:") and len(err.splitlines()) == 1
 
 
 def test_explain_in_table_output(data, capsys):
