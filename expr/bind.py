@@ -15,6 +15,7 @@ BAnd(args=(Bound(col=x, op='gt', value=5), NonNull(col=x, truth=True)))
 from __future__ import annotations
 
 import dataclasses
+import decimal
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -249,6 +250,10 @@ def _common_domain(x: b.BColumn, y: b.BColumn) -> tuple:
         ints = all(c.domain == "int" and pa.types.is_signed_integer(c.type) and (
             not c.convert or c.convert[0] == "affine") for c in (x, y))
         return (x, y) if ints else (None, None)
+    if isinstance(x, b.BFloatOp) or isinstance(y, b.BFloatOp):  # DOUBLE with DOUBLE only
+        doubles = all(isinstance(c, b.BFloatOp) or (c.type == pa.float64() and not c.convert)
+                      for c in (x, y))
+        return (x, y) if doubles else (None, None)
     if x.domain == y.domain and x.convert == y.convert and _same_family(x.type, y.type):
         return x, y
     if all(c.domain == "int" and pa.types.is_signed_integer(c.type) and (
@@ -481,7 +486,8 @@ def _cast(node: n.Cast, kids: tuple) -> object:
     x = kids[0]
     if isinstance(x, LitOp):
         return LitOp(L.cast_literal(x.value, node.to), node.to)
-    if not isinstance(x, ColOp) or x.negated or x.col.convert or isinstance(x.col, b.BSum):
+    if not isinstance(x, ColOp) or x.negated or x.col.convert or not isinstance(x.col,
+                                                                                 b.BColumn):
         return OpaqueOp(getattr(x, "why", f"CAST of an expression to {node.to}"),
                         boolean=pa.types.is_boolean(node.to))
     converted = cast_column(x.col, node.to)
@@ -588,6 +594,9 @@ def _arith(op: str, left: object, right: object) -> object | None:
     the column seen through that map (``BColumn.convert = ("affine", steps)``): the kernel
     moves the bounds step by step, and where a step could overflow the result type (Spark's
     legacy mode wraps, ANSI mode fails) both bounds become unknown. None: not such a case."""
+    floats = _float_arith(op, left, right)
+    if floats is not None:
+        return floats
     if isinstance(left, ColOp) and isinstance(right, ColOp):
         return _column_sum(op, left, right)
     if isinstance(left, LitOp) and isinstance(right, ColOp) and op in ("+", "*"):
@@ -613,6 +622,35 @@ def _arith(op: str, left: object, right: object) -> object | None:
         return None
     step = ("mul", c) if op == "*" else ("add", c if op == "+" else -c)
     return ColOp(_extend(base, _steps(base), t, (step,)))
+
+
+def _float_side(x: object) -> object | None:
+    """A DOUBLE column (or DOUBLE arithmetic) as a BFloatOp side, a numeric literal as its
+    DOUBLE value (Spark casts it so), else None."""
+    if isinstance(x, ColOp) and not x.negated:
+        col = x.col
+        if isinstance(col, b.BFloatOp) or (isinstance(col, b.BColumn) and not col.convert and
+                                           col.type == pa.float64()):
+            return col
+        return None
+    if isinstance(x, LitOp) and x.value is not None and not isinstance(x.value, bool) and \
+            isinstance(x.value, (int, float, decimal.Decimal)) and (
+            x.type is None or pa.types.is_floating(x.type) or pa.types.is_integer(x.type)
+            or pa.types.is_decimal(x.type)):
+        return float(x.value)
+    return None
+
+
+def _float_arith(op: str, left: object, right: object) -> object | None:
+    """``a + b``, ``a - b``, ``a * b`` in DOUBLE where a DOUBLE column takes part
+    (``bound.BFloatOp``; the price * (1 - discount) of an alias). FLOAT columns are left out:
+    Spark computes FLOAT arithmetic in FLOAT, which the kernel does not reproduce."""
+    if op not in ("+", "-", "*"):
+        return None
+    a, c = _float_side(left), _float_side(right)
+    if a is None or c is None or (isinstance(a, float) and isinstance(c, float)):
+        return None
+    return ColOp(b.BFloatOp(op, a, c))
 
 
 def _column_sum(op: str, left: ColOp, right: ColOp) -> object | None:

@@ -85,6 +85,40 @@ class BSum:
 
 
 @dataclass(frozen=True)
+class BFloatOp:
+    """``a op b`` (op ``+``, ``-`` or ``*``) in DOUBLE, where each side is a DOUBLE column, a
+    float constant or another BFloatOp; leaves use it like a float column
+    (``rewrite.Rewriter.facts``)."""
+
+    op: str
+    a: object
+    b: object
+    type: pa.DataType = pa.float64()
+    domain: str = "float"
+    convert: tuple = ()
+
+    @property
+    def name(self) -> str:  # the first column's: literals compared with it are floats
+        for side in (self.a, self.b):
+            if not isinstance(side, float):
+                return side.name
+        raise ValueError("a BFloatOp has a column")
+
+    @property
+    def stats_type(self) -> pa.DataType:
+        return self.type
+
+    def sql(self) -> str:
+        return self.label()
+
+    def label(self) -> str:
+        def side(x: object) -> str:
+            return repr(x) if isinstance(x, float) else x.label()
+
+        return f"({side(self.a)} {self.op} {side(self.b)})"
+
+
+@dataclass(frozen=True)
 class Const:
     """TRUE, FALSE or NULL (None) for every row."""
 

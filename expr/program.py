@@ -38,6 +38,8 @@ OTHER_OPS = {
     "fits_int64",  # (a,) a uint64 value is at most 2**63 - 1
     "tofloat",  # (a,) a column cast to DOUBLE (order-preserving, rounding)
     "tofloat32",  # (a,) a column cast to FLOAT, as a double (order-preserving, rounding)
+    "min2",  # (a, b) the smaller (floats; callers rule out NaN)
+    "max2",  # (a, b) the larger
     "floordiv",  # (a, k) floor division by a positive constant step (timestamp -> date)
     "any_in",  # (list, lo, lo_ok, hi, hi_ok) a list element lies in [lo, hi] (unknown: open)
     "covers",  # (list, lo, hi) every integer of [lo, hi] is in the list

@@ -50,6 +50,7 @@ MAYBE_MATCH; a container [5, 5] with exact bounds and no NULLs is ALL_MATCH (tes
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from . import bound as b
@@ -93,9 +94,74 @@ class Rewriter:
     def facts(self, col: b.BColumn) -> Facts:
         found = self._facts.get(col)
         if found is None:
-            derive = self._derive_sum if isinstance(col, b.BSum) else self._derive
+            derive = (self._derive_sum if isinstance(col, b.BSum) else self._derive_float_op
+                      if isinstance(col, b.BFloatOp) else self._derive)
             found = self._facts[col] = derive(col)
         return found
+
+    def _float_side(self, x: object, name: str) -> Facts:
+        if not isinstance(x, float):
+            return self.facts(x)
+        p = self.p
+        c = p.param(x, name)
+        self.names.setdefault(c, repr(x))
+        t, f = p.const(True), p.const(False)
+        return Facts(t, f, c, t, c, t, t, t, f, t)
+
+    def _derive_float_op(self, e: b.BFloatOp) -> Facts:
+        """``a + b``, ``a - b``, ``a * b`` in DOUBLE. Rounding to nearest is monotone in the
+        exact result, and the exact sum or product over two intervals is extreme at their
+        ends, so the operation applied to the bounds (all four corners for ``*``) bounds every
+        non-NaN result exactly as Spark computes it. NaN where either side may be NaN, and
+        where infinities can meet: inf - inf, inf * 0. Bounds are used only when all four are
+        known and none computed is NaN; never exact."""
+        p, name = self.p, e.name
+        fa, fb = self._float_side(e.a, name), self._float_side(e.b, name)
+        inf = p.param(math.inf, name)
+        neg_inf = p.param(-math.inf, name)
+        zero = p.param(0.0, name)
+
+        def may_be(f: Facts, value: int, at_hi: bool) -> int:  # +-inf at one end
+            end, ok = (f.hi, f.hi_ok) if at_hi else (f.lo, f.lo_ok)
+            return p.and_(f.hn, f.not_nan, p.or_(p.not_(ok), p.eq(end, value)))
+
+        a_pinf, a_ninf = may_be(fa, inf, True), may_be(fa, neg_inf, False)
+        b_pinf, b_ninf = may_be(fb, inf, True), may_be(fb, neg_inf, False)
+        b_lo, b_hi = fb.lo, fb.hi
+        if e.op == "-":  # a - b is a + (-b) exactly: negation does not round
+            minus = p.param(-1.0, name)
+            b_lo, b_hi = p.op("mul", fb.hi, minus), p.op("mul", fb.lo, minus)
+            b_pinf, b_ninf = b_ninf, b_pinf
+        if e.op in ("+", "-"):
+            lo, hi = p.op("add", fa.lo, b_lo), p.op("add", fa.hi, b_hi)
+            made_nan = p.or_(p.and_(a_pinf, b_ninf), p.and_(a_ninf, b_pinf))
+        else:
+            corners = [p.op("mul", x, y) for x in (fa.lo, fa.hi) for y in (fb.lo, fb.hi)]
+            lo = p.op("min2", p.op("min2", corners[0], corners[1]),
+                      p.op("min2", corners[2], corners[3]))
+            hi = p.op("max2", p.op("max2", corners[0], corners[1]),
+                      p.op("max2", corners[2], corners[3]))
+
+            def may_be_zero(f: Facts) -> int:
+                inside = p.and_(f.lo_ok, f.hi_ok, p.le(f.lo, zero), p.ge(f.hi, zero))
+                return p.and_(f.hn, f.not_nan, p.or_(p.not_(p.and_(f.lo_ok, f.hi_ok)), inside))
+
+            a_inf, b_inf = p.or_(a_pinf, a_ninf), p.or_(b_pinf, b_ninf)
+            made_nan = p.or_(p.and_(a_inf, may_be_zero(fb)), p.and_(b_inf, may_be_zero(fa)))
+            # A corner of 0 * inf is NaN: min/max would then be meaningless.
+            ok_corners = p.not_(p.or_(*(p.op("isnan", c) for c in corners)))
+        known = p.and_(fa.lo_ok, fa.hi_ok, fb.lo_ok, fb.hi_ok,
+                       p.not_(p.op("isnan", lo)), p.not_(p.op("isnan", hi)))
+        if e.op == "*":
+            known = p.and_(known, ok_corners)
+        nan = p.or_(fa.nan, fb.nan, made_nan)
+        shown = e.label()
+        self.names.setdefault(known, f"{shown} bounds known")
+        self.names.setdefault(lo, f"{shown}.min")
+        self.names.setdefault(hi, f"{shown}.max")
+        self.names.setdefault(nan, f"{shown} may be NaN")
+        return Facts(p.and_(fa.hn, fb.hn), p.or_(fa.nulls, fb.nulls), lo, known, hi, known,
+                     p.const(False), p.const(False), nan, p.const(True))
 
     def _derive_sum(self, s: b.BSum) -> Facts:
         """``a + b`` (or ``a - b``) over the rows where both are non-NULL lies within the sum

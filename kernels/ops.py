@@ -101,6 +101,8 @@ OPS = {
     # int64 -> float32 directly (one correct rounding, as Java's (float) cast), then widened.
     "tofloat32": ("np.float64(np.float32({0}))", _tofloat32),
     "floordiv": ("({0} // {1})", _floordiv),
+    "min2": ("min({0}, {1})", np.minimum),
+    "max2": ("max({0}, {1})", np.maximum),
     "any_in": ("any_in({0}, {1}, {2}, {3}, {4})", _any_in_np),
     "covers": ("covers({0}, {1}, {2})", _covers_np),
     "outcome": ("outcome({0}, {1}, {2}, {3})", _outcome_np),

@@ -428,6 +428,32 @@ def int_arithmetic(node: n.Func, kids: tuple) -> V | Wild | None | object:
     return V("num", Fraction(_wrap(exact, t)), t)
 
 
+def double_arithmetic(node: n.Func, kids: tuple) -> V | Wild | None | object:
+    """``a + b``, ``a - b``, ``a * b`` in DOUBLE when a DOUBLE column (or DOUBLE arithmetic)
+    takes part and the other side is one too or a numeric literal (cast to DOUBLE, rounded to
+    nearest); IEEE arithmetic as Python's floats do it (NaN, infinities, -0.0 included)."""
+    def side(arg: n.Node, v) -> float | None:
+        if isinstance(v, V) and v.kind == "float" and v.type == pa.float64():
+            return v.value
+        if isinstance(arg, n.Literal) and isinstance(v, V) and v.kind == "num" and (
+                arg.type is None or not pa.types.is_floating(arg.type) or
+                arg.type == pa.float64()):
+            return float(v.value)
+        return None
+
+    a, b = kids
+    if a is None or b is None:
+        return None
+    if isinstance(a, Wild) or isinstance(b, Wild):
+        return NOT_INTEGER
+    x, y = side(node.args[0], a), side(node.args[1], b)
+    columns = [isinstance(v, V) and v.kind == "float" for v in kids]
+    if x is None or y is None or not any(columns):
+        return NOT_INTEGER
+    value = x + y if node.name == "+" else x - y if node.name == "-" else x * y
+    return V("float", value, pa.float64())
+
+
 # ---- LIKE ----------------------------------------------------------------------------------
 def like_regex(pattern: str, escape: str) -> re.Pattern:
     """``%`` any run, ``_`` one character, ``escape`` makes the next character literal."""
@@ -584,6 +610,8 @@ def evaluate_value(tree: n.Node, types: dict[str, pa.DataType], row: dict[str, o
         if isinstance(node, n.Func):
             if node.name in ("+", "-", "*") and len(kids) == 2:
                 value = int_arithmetic(node, kids)
+                if value is NOT_INTEGER:
+                    value = double_arithmetic(node, kids)
                 if value is not NOT_INTEGER:
                     return value
             return Wild(_hash(node.name, kids))

@@ -84,8 +84,6 @@ def test_arithmetic_alias_is_sound(seed):
     assert not ((~(revenue > 500).all(axis=1)) & (out == pk.ALL_MATCH)).any()
 
 
-@pytest.mark.skip(reason="needs float arithmetic on two columns (price * (1 - discount)); "
-                  "prunekit reasons about integer arithmetic only so far (issue 7 item 1)")
 def test_alias_arithmetic_prunes():
     stats, revenue = revenue_case(0)
     pred = pk.PruningPredicate("revenue > 500", SCHEMA,

@@ -28,7 +28,7 @@ PREDICATES = [
     "s LIKE 'ab%' AND NOT b", "isnan(f) OR f = CAST('NaN' AS DOUBLE)", "x < f",
     "CAST(x AS DOUBLE) >= 7.5", "CAST(t AS DATE) = DATE '1970-01-01'", "u > 5 AND x <=> 3",
     "b IS NOT TRUE OR x IS NULL", "-f < 2", "x = 4 AND (s > 'b' OR s IS NULL)", "d < e",
-    "x < u", "t > ts", "CAST(x AS FLOAT) < 16777217",
+    "x < u", "t > ts", "CAST(x AS FLOAT) < 16777217", "f * (1 - f) > 0.2",
 ]
 
 

@@ -225,6 +225,76 @@ def test_column_sums_are_sound(example):
     record(example, outcome)
 
 
+_SPECIAL = [0.0, -0.0, math.inf, -math.inf, NAN, 1e308, -1e308, 5e-324, 1.0, -1.0]
+
+
+@st.composite
+def double_examples(draw) -> strat.Example:
+    """Two DOUBLE columns with NaN, infinities, signed zeros and extremes among the values;
+    ``+``, ``-``, ``*`` between them and with constants, compared with a literal near a value
+    the rows take (issue 7, item 1: price * (1 - discount))."""
+    value = st.one_of(st.floats(-1e3, 1e3, allow_nan=False).map(lambda v: round(v, 2)),
+                      st.sampled_from(_SPECIAL), st.floats(allow_nan=True))
+    cells = st.lists(st.one_of(value, value, value, st.none()), max_size=4)
+    k = draw(st.integers(1, 5))
+    sizes = [len(c) for c in draw(st.lists(cells, min_size=k, max_size=k))]
+    cols = {name: [[draw(st.one_of(value, st.none())) for _ in range(m)] for m in sizes]
+            for name in "ab"}
+
+    def operand(depth: int) -> n.Node:
+        if depth == 0 or draw(st.integers(0, 2)) == 0:
+            return n.Column(draw(st.sampled_from("ab")))
+        x = operand(depth - 1)
+        y = (operand(depth - 1) if draw(st.booleans()) else
+             n.Literal(draw(st.sampled_from([1, 2, -1, 0, 0.5, D("0.05"), 1e300]))))
+        if draw(st.booleans()):
+            x, y = y, x
+        return n.Func(draw(st.sampled_from(["+", "-", "*"])), (x, y))
+
+    node = operand(2)
+    if isinstance(node, n.Column):
+        node = n.Func("-", (n.Literal(1), node))
+    types = {"a": pa.float64(), "b": pa.float64()}
+    rows = [dict(zip("ab", r, strict=True)) for i in range(k)
+            for r in zip(cols["a"][i], cols["b"][i], strict=True)]
+    probe = ref.evaluate_value(node, types, draw(st.sampled_from(rows))) if rows else None
+    base = probe.value if isinstance(probe, ref.V) and math.isfinite(probe.value) else 0.0
+    literal = draw(st.sampled_from([base, base + 1, base - 1, math.nextafter(base, math.inf)]))
+    op = draw(st.sampled_from([n.Op.LT, n.Op.LE, n.Op.GT, n.Op.GE, n.Op.EQ, n.Op.NE]))
+    return strat.exact_example({c: (pa.float64(), cols[c]) for c in "ab"},
+                               n.Compare(op, node, n.Literal(literal)),
+                               nan_bounds=draw(st.sampled_from(["exclude", "include"])))
+
+
+@settings(max_examples=400, database=None, derandomize=True)
+@given(double_examples())
+def test_double_arithmetic_is_sound(example):
+    pred = pk.PruningPredicate(example.predicate, example.schema)
+    outcome = pred.classify(example.statistics(), backend="numpy")
+    assert_sound(example, outcome, "numpy")
+    record(example, outcome)
+
+
+def test_double_arithmetic_decides():
+    seen: Counter = Counter()
+
+    @settings(max_examples=300, database=None, derandomize=True)
+    @given(double_examples())
+    def run(example):
+        pred = pk.PruningPredicate(example.predicate, example.schema)
+        out = pred.classify(example.statistics(), backend="numpy")
+        if seen["compiled"] < 10:
+            seen["compiled"] += 1
+            np.testing.assert_array_equal(
+                pred.classify(example.statistics(), backend="numba"), out)
+        for o, rows in zip(out.tolist(), example.containers, strict=True):
+            seen[(NAMES[o], bool(rows))] += 1
+
+    run()
+    for o in ("NONE_MATCH", "ALL_MATCH"):
+        assert seen[(o, True)] >= 10, dict(seen)
+
+
 def test_integer_arithmetic_decides_and_the_kernel_agrees():
     """Not vacuous: the arithmetic examples reach NONE_MATCH and ALL_MATCH on non-empty
     containers, and the compiled kernel gives the interpreter's outcomes."""
