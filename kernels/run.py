@@ -146,9 +146,16 @@ def _build(key: tuple, source: str, args: list) -> None:
 # Python threads: no Numba threading layer (OpenMP stalled 4-8 ms at random on a 2-core VM,
 # is not fork-safe, and the workqueue layer refuses concurrent callers), no environment
 # variables for users to set. Below PARALLEL_MIN containers one range runs on the calling
-# thread: handing work to a thread costs tens of microseconds (see PARALLEL_NOTE).
+# thread: handing work to a thread costs tens of microseconds.
+#
+# Measured on the 2-core VM (median of 30, serial vs 2 threads, benchmark workload, load ~3):
+#   containers      16K     64K     256K     1M
+#   Q1 (compute)    0.26x   0.72x   1.19x    1.56x
+#   Q2 (7 arrays)   0.80x   0.91x   0.94x    0.99x
+#   Q3, Q5          0.85x   0.92x   0.96x    0.99x
+# Queries that read several arrays are bound by memory bandwidth, which a second core does not
+# add to; compute-bound ones gain from 256K containers on. Hence the threshold.
 PARALLEL_MIN = 262_144
-PARALLEL_NOTE = "set from benchmarks/bench_threads.py on the 2-core VM"
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
