@@ -108,6 +108,18 @@ def slot_data(arr: pa.Array | None) -> SlotData:
     return SlotData(np.frombuffer(bufs[1], dtype)[off: off + n], bitmap, off)
 
 
+def _flag_data(arr: pa.Array | None, n: int) -> SlotData:
+    """An exactness flag: a missing field means exact (the default), but a present one that is
+    NULL means unknown, so not exact, also when every entry of the batch is NULL (which
+    ``slot_data`` would call absent: a batch of Spark's must answer as the whole table does)."""
+    if arr is None:
+        return _ABSENT
+    if pa.types.is_null(arr.type) or arr.null_count == len(arr):
+        unknown = np.zeros(n // 8 + 2, np.uint8)
+        return SlotData(unknown, unknown, 0, bits=True)
+    return slot_data(arr)
+
+
 def _count(arr: pa.Array | None) -> pa.Array | None:
     """A count statistic (``row_count``, ``null_count``, ``nan_count``) as int64.
 
@@ -165,6 +177,8 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
             slots.append(codes[(s.column, s.stat)])
         elif s.stat in ("null_count", "nan_count"):
             slots.append(slot_data(_count(fields[s.column].get(s.stat))))
+        elif s.stat in DEFAULTS:
+            slots.append(_flag_data(fields[s.column].get(s.stat), n))
         else:
             slots.append(slot_data(fields[s.column].get(s.stat)))
     params = [_param_value(i, p, types, codes) for i, p in enumerate(program.params)]

@@ -1043,3 +1043,21 @@ def test_statistics_type_differs_but_orders_the_same(column, stat, lo, hi, sql, 
     table = pa.table({"row_count": [10, 10], "t": stats(lo, hi, [0, 0], stat,
                                                         nan_count=[0, 0])})
     assert outcomes(sql, pa.schema([("t", column)]), table, backend) == expected
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_unknown_exactness_reads_alike_in_any_batch(backend):
+    # A NULL min_exact is unknown, so not exact, whether or not the rest of its batch is NULL
+    # too (Spark hands prunekit batches of 10,000 containers: each must answer as the table).
+    def table(flags):
+        k = len(flags)
+        x = pa.StructArray.from_arrays(
+            [pa.array([5] * k), pa.array([5] * k), pa.array([0] * k, pa.int64()),
+             pa.array(flags, pa.bool_()), pa.array([True] * k)],
+            ["min", "max", "null_count", "min_exact", "max_exact"])
+        return pa.table({"row_count": pa.array([10] * k, pa.int64()), "x": x})
+
+    pred = pk.PruningPredicate("x = 5", {"x": pa.int64()})
+    alone = pred.classify(table([None]), backend=backend).tolist()
+    mixed = pred.classify(table([None, True]), backend=backend).tolist()
+    assert alone == [MAYBE] and mixed == [MAYBE, ALL]
