@@ -179,7 +179,9 @@ def check(root: str, where: str, con) -> list[tuple[str, int, int]]:
     return out
 
 
-def run(root: str, **sizes) -> int:
+def run(root: str, spark: bool = False, **sizes) -> int:
+    """Generate (once), scan, self-check; with ``spark`` also prune the row-group statistics
+    in a local Spark session (``prunekit.spark_glue``) and check Spark agrees with classify."""
     import duckdb
 
     generate(root, **sizes)
@@ -199,6 +201,8 @@ def run(root: str, **sizes) -> int:
                   f"reading everything {everything:,}  {'ok' if ok else 'MISMATCH'}")
         print("\n" + "-" * 100 + "\n")
     print(pk.PruningPredicate(FILTERS[0], SCHEMA).explain())
+    if spark:
+        failures += _spark_part(root)
     if failures:
         print(f"\nUNSOUND OR FAILED: {failures} checks failed", file=sys.stderr)
         return 1
@@ -206,11 +210,29 @@ def run(root: str, **sizes) -> int:
     return 0
 
 
+def _spark_part(root: str) -> int:
+    """The same filters over the row-group statistics as a Spark DataFrame; 1 on a failure."""
+    print("\n" + "-" * 100 + "\n\nThe same filters in Spark (prunekit.spark_glue, local[*]):")
+    try:
+        from prunekit import parquet, spark_glue
+
+        result = spark_glue.demo(parquet.row_group_statistics(os.path.join(root, "parquet")),
+                                 FILTERS, schema=SCHEMA)
+    except ImportError as e:
+        print(f"Spark part skipped ({e}): pip install 'prunekit[spark]'")
+        return 0
+    print(result["text"])
+    return sum(not r["agree"] for r in result["predicates"])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m prunekit.demo", description=__doc__)
     parser.add_argument("--dir", default=os.environ.get("PRUNEKIT_DEMO_DIR", "demo_data"),
                         help="where the generated data lives (default: demo_data)")
-    return run(parser.parse_args(argv).dir)
+    parser.add_argument("--no-spark", action="store_true",
+                        help="skip the Spark part (it starts a local Spark session)")
+    args = parser.parse_args(argv)
+    return run(args.dir, spark=not args.no_spark)
 
 
 if __name__ == "__main__":
