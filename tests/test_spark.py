@@ -377,3 +377,38 @@ def test_demo_runs_on_a_table(spark):
     assert report["predicates"][0]["agree"] and report["predicates"][1]["agree"]
     assert "x > 5" in report["text"]
 
+
+
+def test_parquet_statistics_read_by_executors(spark, tmp_path):
+    # Footers read by executors give the outcomes of footers read here, also for types Spark
+    # has no name for (uint64, nanosecond timestamps: converted so the bounds still hold).
+    import pyarrow.parquet as pq
+
+    import prunekit.parquet as pkpq
+
+    rows = 600
+    t = pa.table({
+        "x": pa.array(range(rows), pa.int64()),
+        "u": pa.array([2**63 + i for i in range(rows)], pa.uint64()),
+        "ts": pa.array([1_600_000_000_000_000_000 + 1_001 * i for i in range(rows)],
+                       pa.timestamp("ns")),
+        "s": pa.array([f"k{i:04d}" for i in range(rows)], pa.large_string()),
+        "f": pa.array([i / 7 for i in range(rows)], pa.float64()),
+    })
+    for k in range(3):
+        pq.write_table(t.slice(200 * k, 200), tmp_path / f"p{k}.parquet", row_group_size=50)
+    local = pkpq.row_group_statistics(tmp_path).sort_by([("file", "ascending"),
+                                                         ("row_group", "ascending")])
+    df = sg.parquet_statistics(spark, str(tmp_path), files_per_task=1)
+    remote = df.toArrow().sort_by([("file", "ascending"), ("row_group", "ascending")])
+    assert remote.num_rows == local.num_rows == 12
+    for sql in ["x BETWEEN 120 AND 260", "u > 9223372036854776300", "s >= 'k0333'",
+                "ts < TIMESTAMP_NTZ '2020-09-13 12:26:40.0003'", "f < 10 OR x = 599"]:
+        want = pk.PruningPredicate(sql, pkpq.data_schema(local)).classify(local)
+        got = pk.PruningPredicate(sql, pkpq.data_schema(remote)).classify(remote)
+        if sql.startswith("ts"):  # nanoseconds rounded outwards: looser, never stronger
+            assert ((got == want) | (got == pk.MAYBE_MATCH)).all(), sql
+            assert (got == pk.NONE_MATCH).sum() >= 6, sql
+        else:
+            assert got.tolist() == want.tolist(), sql
+        assert (want == pk.NONE_MATCH).any(), f"{sql} prunes nothing: a vacuous check"
