@@ -250,6 +250,17 @@ class Either:
     args: tuple
 
 
+def children(x: object) -> tuple:
+    """The operands of a combinator (``()`` for a leaf)."""
+    if isinstance(x, (BAnd, BOr, Either)):
+        return x.args
+    if isinstance(x, (BNot, BIsBool)):
+        return (x.arg,)
+    if isinstance(x, Widen):
+        return (x.arg, x.guard)
+    return ()
+
+
 LEAVES = (Const, Opaque, Bound, InRange, NonNull, NanEq, IsNullLeaf, IsNanLeaf, ColCmp, InList,
           Prefix)
 COMBINATORS = (BNot, BAnd, BOr, BIsBool, Widen, Either)

@@ -296,7 +296,7 @@ class Rewriter:
             x, expanded = stack.pop()
             if id(x) in done:
                 continue
-            kids = _kids(x)
+            kids = b.children(x)
             if kids and not expanded:
                 stack.append((x, True))
                 stack.extend((k, False) for k in kids)
@@ -342,16 +342,6 @@ class Rewriter:
         bits = self.bits(root)
         outcome = self.p.op("outcome", bits.true, bits.false, bits.null, self.empty)
         return self.p.build(outcome)
-
-
-def _kids(x: object) -> tuple:
-    if isinstance(x, (b.BAnd, b.BOr, b.Either)):
-        return x.args
-    if isinstance(x, (b.BNot, b.BIsBool)):
-        return (x.arg,)
-    if isinstance(x, b.Widen):
-        return (x.arg, x.guard)
-    return ()
 
 
 def rewrite(bound: object) -> Program:

@@ -284,16 +284,6 @@ def _pushdown_lines(found) -> list[str]:
     return out
 
 
-def _kids(x: object) -> tuple:
-    if isinstance(x, (b.BAnd, b.BOr, b.Either)):
-        return x.args
-    if isinstance(x, (b.BNot, b.BIsBool)):
-        return (x.arg,)
-    if isinstance(x, b.Widen):
-        return (x.arg, x.guard)
-    return ()
-
-
 def _label(x: object) -> str:
     if isinstance(x, b.BIsBool):
         return f"IS {'TRUE' if x.value else 'FALSE'}"
@@ -341,7 +331,7 @@ class Explanation:
                 none = None
             index = next((i for i, t in enumerate(top, 1) if t is x), None)
             self.nodes.append(ExplainedNode(depth, _label(x), none, index))
-            stack.extend((k, depth + 1) for k in reversed(_kids(x)))
+            stack.extend((k, depth + 1) for k in reversed(b.children(x)))
         self.conjuncts = sorted((nd for nd in self.nodes if nd.conjunct), key=lambda d: d.conjunct)
 
     def counts(self) -> dict[str, int]:
