@@ -106,8 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `prunekit scan ... | head`: the reader left, not an error
         sys.stdout = open(os.devnull, "w")
         return 0
-    except (_BadInput, PrunekitError, OSError, pa.ArrowException, ImportError, KeyError,
-            TypeError) as e:
+    except (_BadInput, PrunekitError, OSError, pa.ArrowException) as e:
         text = " ".join(str(e).split()) or type(e).__name__
         print(f"prunekit: error: {text}", file=sys.stderr)
         return 2
@@ -153,7 +152,7 @@ def _scan(args) -> int:
 
 
 def _plot(pred: PruningPredicate, stats, args) -> str:
-    from prunekit.plot import plot
+    from prunekit.plot import plot  # imports matplotlib itself, when called
 
     types = {f.name: f.type for f in pred.schema} if hasattr(pred.schema, "names") else dict(
         pred.schema)
@@ -163,7 +162,10 @@ def _plot(pred: PruningPredicate, stats, args) -> str:
     if column is None:
         raise _BadInput("--plot: the filter reads no numeric or temporal column; name one "
                         "with --plot-column")
-    plot(pred, stats, column, path=args.plot)
+    try:
+        plot(pred, stats, column, path=args.plot)
+    except (ImportError, KeyError, TypeError) as e:  # no matplotlib, no such column, a type
+        raise _BadInput(f"--plot: {e}") from None
     return args.plot
 
 
