@@ -57,8 +57,20 @@ class BColumn:
         return text
 
 
+class _Expression:
+    """What a computed operand shares with a column for the leaves: its statistics are of its
+    own type, and it shows as its label."""
+
+    @property
+    def stats_type(self) -> pa.DataType:
+        return self.type
+
+    def sql(self) -> str:
+        return self.label()
+
+
 @dataclass(frozen=True)
-class BSum:
+class BSum(_Expression):
     """``a + b`` (``sign`` 1) or ``a - b`` (-1) of two signed integer columns, in Spark's
     result type ``type``; leaves use it like a column (``rewrite.Rewriter.facts``)."""
 
@@ -73,19 +85,12 @@ class BSum:
     def name(self) -> str:  # literals compared with it are integers: no ranking by column
         return self.a.name
 
-    @property
-    def stats_type(self) -> pa.DataType:
-        return self.type
-
-    def sql(self) -> str:
-        return self.label()
-
     def label(self) -> str:
         return f"({self.a.label()} {'+' if self.sign > 0 else '-'} {self.b.label()})"
 
 
 @dataclass(frozen=True)
-class BFloatOp:
+class BFloatOp(_Expression):
     """``a op b`` (op ``+``, ``-`` or ``*``) in DOUBLE, where each side is a DOUBLE column, a
     float constant or another BFloatOp; leaves use it like a float column
     (``rewrite.Rewriter.facts``)."""
@@ -103,13 +108,6 @@ class BFloatOp:
             if not isinstance(side, float):
                 return side.name
         raise ValueError("a BFloatOp has a column")
-
-    @property
-    def stats_type(self) -> pa.DataType:
-        return self.type
-
-    def sql(self) -> str:
-        return self.label()
 
     def label(self) -> str:
         def side(x: object) -> str:

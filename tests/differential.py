@@ -556,15 +556,6 @@ def _comparable(a: pa.DataType, b: pa.DataType) -> bool:
                                                      pa.types.is_decimal(b))
 
 
-def _through(samples: tuple, f, t_from: pa.DataType, t_to: pa.DataType) -> tuple:
-    out = []
-    for s in samples:
-        v = f(ref.from_python(s, t_from))
-        if v is not None and not (v.kind == "float" and math.isnan(v.value)):
-            out.append(ref.to_python(v, t_to))
-    return tuple(out)
-
-
 def _cast_targets(t: pa.DataType) -> list:
     """Order-preserving casts that Spark and DataFusion evaluate alike."""
     if pa.types.is_integer(t):
@@ -591,9 +582,10 @@ def operand(rng: np.random.Generator, ds: Dataset, samples: dict, name: str | No
         if targets:
             to = _pick(rng, targets)
             op = Operand(n.Cast(op.node, to), to,
-                         _through(op.samples, lambda v, to=to: ref.cast(v, to), t, to))
+                         ref.samples_through(op.samples, lambda v, to=to: ref.cast(v, to), t, to))
     if _chance(rng, 0.1) and (is_float(op.type) or pa.types.is_decimal(op.type)):
-        op = Operand(n.Neg(op.node), op.type, _through(op.samples, ref.negate, op.type, op.type))
+        op = Operand(n.Neg(op.node), op.type,
+                     ref.samples_through(op.samples, ref.negate, op.type, op.type))
     return op
 
 

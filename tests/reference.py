@@ -380,6 +380,17 @@ def _display(v: V) -> str:
     return f"ts{v.value}"
 
 
+def samples_through(samples: tuple, f, t_from: pa.DataType, t_to: pa.DataType) -> tuple:
+    """Row values of type ``t_from`` mapped by ``f`` (on V values) to row values of ``t_to``,
+    dropping NULL and NaN results (samples for literals near what an expression takes)."""
+    out = []
+    for s in samples:
+        v = f(from_python(s, t_from))
+        if v is not None and not (v.kind == "float" and math.isnan(v.value)):
+            out.append(to_python(v, t_to))
+    return tuple(out)
+
+
 def negate(v: V | Wild | None) -> V | Wild | None:
     """``-v``: integers wrap at their type's minimum, as Spark's non-ANSI arithmetic does."""
     if v is None or isinstance(v, Wild):

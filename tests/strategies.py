@@ -574,15 +574,6 @@ def cmp_family(t: pa.DataType) -> str:
     return ref.family(t)
 
 
-def _samples_through(samples: tuple, f, t_from: pa.DataType, t_to: pa.DataType) -> tuple:
-    out = []
-    for s in samples:
-        v = f(ref.from_python(s, t_from))
-        if v is not None and not (v.kind == "float" and math.isnan(v.value)):
-            out.append(ref.to_python(v, t_to))
-    return tuple(out)
-
-
 def cast_targets(t: pa.DataType, faithful: bool) -> list:
     if pa.types.is_integer(t):
         out = INT_TYPES + [pa.float64(), pa.float32(), pa.decimal128(20, 0),
@@ -635,11 +626,11 @@ def operands(draw, ctx: Ctx, fam: str | None = None, depth: int = 2, other: Oper
             op = draw(_arithmetic(op))
         elif kind == "cast":
             to = draw(st.sampled_from(cast_targets(op.type, ctx.faithful)))
-            samples = _samples_through(op.samples, lambda v, to=to: ref.cast(v, to), op.type,
+            samples = ref.samples_through(op.samples, lambda v, to=to: ref.cast(v, to), op.type,
                                        to)
             op = Operand(n.Cast(op.node, to, draw(st.booleans())), to, samples, op.opaque)
         elif kind == "neg":
-            samples = _samples_through(op.samples, ref.negate, op.type, op.type)
+            samples = ref.samples_through(op.samples, ref.negate, op.type, op.type)
             op = Operand(n.Neg(op.node), op.type, samples, op.opaque)
         else:
             op = Operand(n.Func("my_udf", (op.node,)), op.type, op.samples, True)
@@ -667,7 +658,7 @@ def _arithmetic(draw, op: Operand) -> Operand:
     sample = through(ref.from_python(op.samples[0], op.type)) if op.samples else None
     t = sample.type if isinstance(sample, ref.V) else max(
         [op.type, pa.int32() if abs(c.value) < 2**31 else pa.int64()], key=lambda x: x.bit_width)
-    return Operand(node, t, _samples_through(op.samples, through, op.type, t), op.opaque)
+    return Operand(node, t, ref.samples_through(op.samples, through, op.type, t), op.opaque)
 
 
 # ---- literals ------------------------------------------------------------------------------
