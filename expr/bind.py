@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import decimal
+import math
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -357,6 +358,13 @@ def _in(node: n.In, kids: tuple) -> object:
         return b.BOr(tuple(compare(n.Op.EQ, arg, v) for v in values)) if values else b.Const(
             False)
     col = arg.col
+    readings = _list_readings(col, values)
+    if readings is not None:
+        as_double = _in(node, (arg, *readings[0]))
+        if len(readings) == 1:
+            return as_double
+        # Legacy FLOAT: each element as compare() reads a FLOAT literal (the column rounds too).
+        return b.Either((as_double, b.BOr(tuple(compare(n.Op.EQ, arg, v) for v in readings[1]))))
     exact, extra, nan, null = set(), [], False, False
     for v in values:
         if v.value is None:
@@ -379,6 +387,53 @@ def _in(node: n.In, kids: tuple) -> object:
         # then be FALSE where the numbers say TRUE, never TRUE where they say it cannot be.
         return b.Either((result, b.Const(False)))
     return result
+
+
+def _list_readings(col: b.BColumn, values: tuple) -> tuple | None:
+    """The element lists an IN list compares as, where that is not each element as itself.
+
+    Spark compares an IN list in one common type of the column and every element (its
+    ``InConversion``), not element by element. A DOUBLE element makes that type DOUBLE for an
+    exact numeric column, so the exact elements round first: ``c IN (9007199254740993, 1.0E0)``
+    holds for c = 2**53 in both modes (checked against Spark 4.3). A FLOAT element (no DOUBLE)
+    with an integer column gives DOUBLE under ANSI and FLOAT under legacy mode: both readings,
+    whose union is sound under either. ``None``: no element is approximate, or none is exact.
+
+    >>> col = b.BColumn("c", pa.int64(), pa.int64(), "int")
+    >>> _list_readings(col, (LitOp(9007199254740993), LitOp(1.0)))
+    ((LitOp(value=9007199254740992.0, type=DataType(double)), \
+LitOp(value=1.0, type=DataType(double))),)
+    """
+    if not (pa.types.is_integer(col.type) or pa.types.is_decimal(col.type)):
+        return None
+    approx = {_approximate(v) for v in values} - {None}
+    exact = [_approximate(v) is None and not isinstance(v.value, bool)
+             and isinstance(v.value, (int, decimal.Decimal)) for v in values]
+    if not approx or not any(exact):
+        return None
+    as_double = tuple(LitOp(_to_double(v.value), pa.float64()) if e or _approximate(v) else v
+                      for v, e in zip(values, exact, strict=True))
+    if pa.float64() in approx or not pa.types.is_integer(col.type) or col.type == pa.uint64():
+        return (as_double,)
+    as_float = tuple(LitOp(L.round_to_float32(v.value), pa.float32()) if e else v
+                     for v, e in zip(values, exact, strict=True))
+    return (as_double, as_float)
+
+
+def _approximate(v: LitOp) -> pa.DataType | None:
+    """DOUBLE or FLOAT for an approximate literal (a Python float is a DOUBLE), else None."""
+    if v.value is None or isinstance(v.value, str):
+        return None
+    if v.type in (pa.float64(), pa.float32()):
+        return v.type
+    return pa.float64() if v.type is None and isinstance(v.value, float) else None
+
+
+def _to_double(value: object) -> float:
+    try:
+        return float(value)  # correctly rounded from int, Decimal and float32 values alike
+    except OverflowError:
+        return math.copysign(math.inf, value)
 
 
 def _between(node: n.Between, kids: tuple) -> object:

@@ -534,6 +534,12 @@ def _or(values: tuple) -> bool | None:
 
 
 def _in(arg, values: tuple) -> bool | None:
+    # Spark compares the list in one common type of the argument and every element: beside a
+    # DOUBLE or FLOAT, exact numbers become DOUBLE first (InConversion; FLOAT with an integer
+    # argument is DOUBLE under ANSI, the reading modelled here). 2**53 IN (2**53 + 1, 1.0E0).
+    if any(isinstance(v, V) and v.kind == "float" for v in (arg, *values)):
+        arg, *values = (V("float", to_double(v), pa.float64())
+                        if isinstance(v, V) and v.kind == "num" else v for v in (arg, *values))
     results = [_eq(arg, v) for v in values]
     if any(r is True for r in results):
         return True

@@ -886,8 +886,9 @@ def leaves(draw, ctx: Ctx) -> n.Node:
         return _maybe_not(draw, n.IsNull(op.node))
     if kind == "in":
         op = draw(operands(ctx))
+        # "any" mixes exact and DOUBLE elements in one list: Spark then compares in DOUBLE.
         mode = "any" if pa.types.is_floating(op.type) else draw(
-            st.sampled_from(["exact", "exact", "float"]))
+            st.sampled_from(["exact", "exact", "float", "any"]))
         items = draw(st.lists(literals(op, mode, null=False), min_size=1, max_size=4))
         if one_in(draw, 3):
             items.insert(draw(st.integers(0, len(items))), n.Literal(None))

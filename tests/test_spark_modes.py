@@ -46,6 +46,16 @@ SPARK_4_3 = [
     (pa.decimal128(5, 2), "1.25", "c = '1.245'", False, False),
     (pa.decimal128(5, 2), "1.25", "c = '1.25'", True, True),
     (pa.float64(), 1.5, "c = '1.5'", True, True),
+    # An IN list is compared in one common type of the column and every element: a DOUBLE
+    # element makes it DOUBLE in both modes (so 2**53 + 1 rounds to 2**53 and matches), a FLOAT
+    # element with an integer column makes it DOUBLE under ANSI and FLOAT under legacy.
+    (pa.int64(), 2**53, "c IN (9007199254740993, 1.0E0)", True, True),
+    (pa.int64(), 2**53, "c IN (9007199254740993, 1.0E0, 2.5)", True, True),
+    (pa.int64(), 2**53, "c IN (9007199254740993, 2.5)", False, False),
+    (pa.decimal128(20, 0), str(2**53), "c IN (9007199254740993, 1.0E0)", True, True),
+    (pa.int32(), 16777217, "c IN (CAST(16777216 AS FLOAT), 3)", False, True),
+    (pa.int32(), 16777217, "c IN (16777216.0, 3)", False, False),
+    (pa.int32(), 2, "c IN (2.5, 1E0)", False, False),
 ]
 
 
