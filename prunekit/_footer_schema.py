@@ -177,7 +177,7 @@ def writer(created_by: bytes | None) -> Writer:
         return Writer(False, True, False)
     text = created_by.decode("utf-8", "replace")
     m = _CREATED.fullmatch(text) or _CREATED.match(text)
-    app = (m.group(1) if m else text).strip().lower()
+    app = (m.group(1) if m else text).strip()  # compared case-sensitively, as parquet-cpp does
     v = _VERSION.match((m.group(2) or "") if m else "")
     version = tuple(int(x or 0) for x in v.groups()) if v else (0, 0, 0)
     old = (app == "parquet-cpp" and version < (1, 3, 0)) or \

@@ -72,7 +72,7 @@ def statistics_table(files: list[str], footers: list[bytes]) -> pa.Table:
             continue
         for leaf in plan.leaves:
             idx = rgs[rows, tf.R_FIRST_CHUNK] + leaf.index
-            parts[leaf.key].append((rows, _column(buf, chunks[idx], leaf, typed[leaf.index],
+            parts[leaf.key].append((rows, _column(buf, chunks[idx], leaf, int(typed[leaf.index]),
                                                   who, types[leaf.key])))
     for key, t in types.items():
         columns[key] = _assemble(parts[key], t, n)
@@ -96,9 +96,12 @@ def _groups(files, buf, ftab, elements, orders):
                      e[:, [tf.S_NAME_OFF, tf.S_NAME_LEN, tf.S_CHILDREN, tf.S_REPETITION]]]
             plan = _PLANS[(schema, arrow)] = fs.plan(files[f], schema, arrow, names)
         count = row[tf.F_ORDERS_COUNT]
-        # Column orders that do not match the leaves read as "none" (deprecated bounds only).
-        typed = orders[row[tf.F_ORDERS_FIRST]:row[tf.F_ORDERS_FIRST] + count].tobytes() \
-            if count == plan.n_leaves else bytes(8 * plan.n_leaves)
+        if count < 0:
+            typed = bytes(8 * plan.n_leaves)  # ORDER_NONE: deprecated bounds only
+        elif count == plan.n_leaves:
+            typed = orders[row[tf.F_ORDERS_FIRST]:row[tf.F_ORDERS_FIRST] + count].tobytes()
+        else:  # orders that do not match the leaves: no bound is trusted
+            typed = np.full(plan.n_leaves, tf.ORDER_UNKNOWN, np.int64).tobytes()
         created = None if row[tf.F_CREATED_LEN] < 0 else \
             buf[row[tf.F_CREATED_OFF]:row[tf.F_CREATED_OFF] + row[tf.F_CREATED_LEN]].tobytes()
         who = _WRITERS.get(created)
@@ -107,16 +110,17 @@ def _groups(files, buf, ftab, elements, orders):
         key = (id(plan), typed, who)
         if key not in index:
             index[key] = len(keys)
-            keys.append((plan, np.frombuffer(typed, np.int64).astype(bool), who))
+            keys.append((plan, np.frombuffer(typed, np.int64), who))
         groups.append(index[key])
     plans = [k[0] for k in keys]
     return groups, keys, plans
 
 
-def _column(buf, ch, leaf: fs.Leaf, typed: bool, who: fs.Writer, t: pa.DataType) -> dict:
+def _column(buf, ch, leaf: fs.Leaf, order: int, who: fs.Writer, t: pa.DataType) -> dict:
     """min, max, null_count, min_exact, max_exact of one leaf over some row groups."""
     phys = fs.PHYSICAL.index(leaf.column.physical_type)
     ch = np.asfortranarray(ch)  # contiguous columns for NumPy and Numba
+    typed = order == tf.ORDER_TYPE_DEFINED
     if typed:
         min_off, min_len, max_off, max_len = (ch[:, tf.C_MINV_OFF], ch[:, tf.C_MINV_LEN],
                                               ch[:, tf.C_MAXV_OFF], ch[:, tf.C_MAXV_LEN])
@@ -132,7 +136,7 @@ def _column(buf, ch, leaf: fs.Leaf, typed: bool, who: fs.Writer, t: pa.DataType)
     usable &= _writer_trusts(who, leaf.sort_order, phys, buf, min_off, min_len, max_off,
                              max_len)
     nulls = pa.array(ch[:, tf.C_NULLS], pa.int64(), mask=~(usable & (ch[:, tf.C_NULLS_SET] == 1)))
-    spec = _decoder(leaf.column, leaf.type, bool(typed))
+    spec = None if order == tf.ORDER_UNKNOWN else _decoder(leaf.column, leaf.type, typed)
     both = usable & (min_len >= 0) & (max_len >= 0)
     if spec is None or pa.types.is_null(t):
         lo = hi = pa.nulls(len(ch), t)

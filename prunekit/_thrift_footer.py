@@ -43,6 +43,9 @@ N_FILE_FIELDS = 15
 S_NAME_OFF, S_NAME_LEN, S_CHILDREN, S_REPETITION, S_TYPE = range(5)
 N_SCHEMA_FIELDS = 5
 
+# Column orders: none written (old writers), TYPE_ORDER, or another union member (the spec:
+# readers that do not know it ignore the column's min and max).
+ORDER_NONE, ORDER_TYPE_DEFINED, ORDER_UNKNOWN = 0, 1, 2
 ERRORS = {1: "a value runs past the end of the footer", 2: "an unknown Thrift wire type",
           3: "nesting deeper than 64", 4: "a negative size", 5: "no schema"}
 
@@ -451,7 +454,7 @@ def walk(buf, starts, ends, arrow_key):
                 files[f, F_ORDERS_COUNT] = n
                 for _ in range(n):
                     orders = _grow(orders, no)
-                    orders[no, 0] = 0
+                    orders[no, 0] = ORDER_UNKNOWN  # a union member this code does not know
                     ol = 0
                     while pos >= 0:
                         ofid, ot, pos = _field(buf, pos, end, ol)
@@ -459,7 +462,7 @@ def walk(buf, starts, ends, arrow_key):
                             break
                         ol = ofid
                         if ofid == 1 and ot == _STRUCT:
-                            orders[no, 0] = 1
+                            orders[no, 0] = ORDER_TYPE_DEFINED
                         pos = _skip(buf, pos, end, ot, stack)
                     no += 1
                     if pos < 0:

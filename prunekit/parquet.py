@@ -153,7 +153,16 @@ def data_schema(statistics: pa.Table) -> pa.Schema:
     """
     return pa.schema([(f.name, f.type.field("min").type) for f in statistics.schema
                       if pa.types.is_struct(f.type) and f.type.get_field_index("min") >= 0
-                      and len(split_leaf_key(f.name)) == 1])
+                      and not _nested_key(f.name)])
+
+
+def _nested_key(name: str) -> bool:
+    """Whether a statistics column is a field of a struct (``a.b``); names that are no leaf
+    key at all (other readers' columns) count as top-level."""
+    try:
+        return len(split_leaf_key(name)) > 1
+    except StatisticsError:
+        return False
 
 
 # ---- one file ----------------------------------------------------------------------------
