@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from prunekit.expr.errors import StatisticsError
 
@@ -33,6 +34,9 @@ _WRITERS: dict = {}  # created_by bytes -> Writer
 
 def statistics_table(files: list[str], footers: list[bytes]) -> pa.Table:
     """The statistics table of ``files`` from their footers' Thrift bytes."""
+    if len(_PLANS) > 1024:  # many distinct schemas over a long session: start afresh
+        _PLANS.clear()
+        _WRITERS.clear()
     lengths = np.fromiter((len(b) for b in footers), np.int64, len(footers))
     ends = np.cumsum(lengths)
     starts = ends - lengths
@@ -145,19 +149,23 @@ def _column(buf, ch, leaf: fs.Leaf, order: int, who: fs.Writer, t: pa.DataType) 
         hi = fv.decode(spec, leaf.type, buf, max_off, max_len, both, True)
         if lo.type != t:
             lo, hi = lo.cast(t), hi.cast(t)
+    if not _bytes_like(t):
+        # Only byte arrays carry exactness in the layout (so every file's table has the same
+        # columns, which spark_glue relies on); a bound its writer marks inexact (none do
+        # today) is dropped rather than taken for a value.
+        inexact = (min_flag == 0) | (max_flag == 0)
+        if inexact.any():
+            lo, hi = (pc.if_else(pa.array(inexact), pa.nulls(len(ch), t), a) for a in (lo, hi))
+        return {"min": lo, "max": hi, "null_count": nulls}
     known = np.asarray(lo.is_valid()) & np.asarray(hi.is_valid())
-    if _bytes_like(t):
-        # Writers may truncate long values into wider bounds: a bound is a value only when
-        # the writer says so or the pair meets (then it is the only value).
-        same = tf.bytes_equal(buf, min_off, min_len, max_off, max_len)
-        min_exact = (min_flag == 1) | ((min_flag != 0) & same)
-        max_exact = (max_flag == 1) | ((max_flag != 0) & same)
-    else:
-        min_exact, max_exact = min_flag != 0, max_flag != 0
+    # Writers may truncate long values into wider bounds: a bound is a value only when the
+    # writer says so or the pair meets (then it is the only value).
+    same = tf.bytes_equal(buf, min_off, min_len, max_off, max_len)
+    min_exact = (min_flag == 1) | ((min_flag != 0) & same)
+    max_exact = (max_flag == 1) | ((max_flag != 0) & same)
     return {"min": lo, "max": hi, "null_count": nulls,
             "min_exact": pa.array(min_exact, pa.bool_(), mask=~known),
-            "max_exact": pa.array(max_exact, pa.bool_(), mask=~known),
-            "inexact": bool((known & ~(min_exact & max_exact)).any())}
+            "max_exact": pa.array(max_exact, pa.bool_(), mask=~known)}
 
 
 def _writer_trusts(who, order, phys, buf, min_off, min_len, max_off, max_len):
@@ -177,8 +185,7 @@ def _writer_trusts(who, order, phys, buf, min_off, min_len, max_off, max_len):
 
 def _assemble(parts: list, t: pa.DataType, n: int) -> pa.StructArray:
     """One struct column over all row groups from per-group parts; unknown where no part."""
-    exact = _bytes_like(t) or any(p["inexact"] for _, p in parts)
-    names = ["min", "max", "null_count"] + (["min_exact", "max_exact"] if exact else [])
+    names = ["min", "max", "null_count"] + (["min_exact", "max_exact"] if _bytes_like(t) else [])
     blank = {"min": pa.nulls(1, t), "max": pa.nulls(1, t), "null_count": pa.nulls(1, pa.int64()),
              "min_exact": pa.nulls(1, pa.bool_()), "max_exact": pa.nulls(1, pa.bool_())}
     if len(parts) == 1 and len(parts[0][0]) == n:

@@ -10,7 +10,7 @@ type. Anything the footer does not say exactly is an Arrow null (unknown), never
 - Strings and binary get ``min_exact``/``max_exact``: a bound is a value that occurs when the
   writer says so (``is_min_value_exact``/``is_max_value_exact``) or the pair meets
   (``min == max``); writers may truncate long values (DuckDB at 256 bytes, parquet-rs at 64)
-  into wider bounds. Other types get the fields only when a writer marks a bound inexact.
+  into wider bounds. A bound of another type that its writer marks inexact is unknown.
 - Statistics pyarrow's reader would hide are unknown: writers with known bugs (PARQUET-251,
   parquet-mr before 1.10 and parquet-cpp before 1.3 for unsigned orders), sort orders that are
   undefined (INT96, intervals, null columns). A file without type-defined column orders (old

@@ -456,3 +456,20 @@ def test_finer_file_units_round_outwards():
     hi = fv.decode(("div", 1000), t, buf, off, length, ok, True)
     assert lo.cast(pa.int64()).to_pylist() == [1, -2, 2]
     assert hi.cast(pa.int64()).to_pylist() == [2, -1, 2]
+
+
+def test_exactness_flags(tmp_path):
+    """is_max_value_exact = false: a string bound stays a bound but is no value; any other
+    type's bound becomes unknown (the layout has exactness for byte arrays only)."""
+    pq.write_table(pa.table({"x": [5, 9], "s": ["a", "b"]}), tmp_path / "src.parquet")
+    body, footer = _parts(str(tmp_path / "src.parquet"))
+    assert footer.count(b"\x11\x11\x00") == 2  # max, min exact: true, true
+    path = str(tmp_path / "flags.parquet")
+    _with_footer(path, body, footer.replace(b"\x11\x11\x00", b"\x12\x11\x00"))
+    row = ppq.row_group_statistics(path).to_pylist()[0]
+    assert row["x"] == {"min": None, "max": None, "null_count": 0}
+    assert row["s"] == {"min": "a", "max": "b", "null_count": 0, "min_exact": True,
+                        "max_exact": False}
+    stats = pk.Statistics.from_arrow(ppq.row_group_statistics(path))
+    assert pk.PruningPredicate("s = 'b'", {"s": pa.string()}).classify(stats).tolist() == [1]
+    assert pk.PruningPredicate("s > 'b'", {"s": pa.string()}).classify(stats).tolist() == [0]
