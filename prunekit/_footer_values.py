@@ -134,6 +134,9 @@ def _bytes(t, buf, off, length, ok) -> pa.Array:
 
 
 def _decimal(big_endian: bool, t, buf, off, length, ok) -> pa.Array:
+    if t.byte_width < 16:  # decimal32/64: read as decimal128 of the same precision (exact)
+        return _decimal(big_endian, pa.decimal128(t.precision, t.scale), buf, off, length,
+                        ok).cast(t)
     words = t.byte_width // 8
     limit = 10 ** t.precision
     limbs = np.array([(limit >> (64 * w)) & (2**64 - 1) for w in range(words)], np.uint64)

@@ -473,3 +473,23 @@ def test_exactness_flags(tmp_path):
     stats = pk.Statistics.from_arrow(ppq.row_group_statistics(path))
     assert pk.PruningPredicate("s = 'b'", {"s": pa.string()}).classify(stats).tolist() == [1]
     assert pk.PruningPredicate("s > 'b'", {"s": pa.string()}).classify(stats).tolist() == [0]
+
+
+@pytest.mark.parametrize("t", [pa.decimal32(5, 2), pa.decimal64(12, 2), pa.decimal128(4, 2),
+                               pa.decimal256(40, 2)])
+def test_decimal_encodings(t):
+    """Big-endian of any length (sign extension beyond the width is fine, anything else is
+    unknown), little-endian INT32/INT64, and the precision as a limit."""
+    from prunekit import _footer_values as fv
+    values = [(b"\xff\x85", True, -123), (b"\x00" * 20 + b"\x7b", True, 123),
+              (b"\x01" + b"\x00" * 19 + b"\x7b", True, None), (b"\x27\x10", True, 10**4),
+              (b"", True, None), ((-123).to_bytes(4, "little", signed=True), False, -123),
+              ((10**4).to_bytes(8, "little", signed=True), False, 10**4),
+              ((9999).to_bytes(8, "little", signed=True), False, 9999), (b"\x85", False, None)]
+    for raw, big, want in values:
+        buf = np.frombuffer(raw + bytes(64), np.uint8)
+        got = fv.decode(("decimal", big), t, buf, np.array([0]), np.array([len(raw)]),
+                        np.array([True]), False).to_pylist()[0]
+        if want is not None and abs(want) >= 10 ** t.precision:
+            want = None
+        assert got == (None if want is None else decimal.Decimal(want).scaleb(-2)), (raw, t)
