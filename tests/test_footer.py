@@ -493,3 +493,49 @@ def test_decimal_encodings(t):
         if want is not None and abs(want) >= 10 ** t.precision:
             want = None
         assert got == (None if want is None else decimal.Decimal(want).scaleb(-2)), (raw, t)
+
+
+_LEAF_KINDS = ["i32", "i64", "u64", "f64", "str", "bin", "dec18", "dec38", "date", "ts_us",
+               "bool"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(kinds=st.lists(st.sampled_from(_LEAF_KINDS), min_size=1, max_size=4, unique=True),
+       depth=st.integers(1, 3), rows=st.integers(1, 30), group=st.integers(1, 8),
+       seed=st.integers(0, 2**16), null_p=st.sampled_from([0.0, 0.25, 1.0]))
+def test_nested_leaf_bounds_are_the_data_bounds(tmp_path_factory, kinds, depth, rows, group,
+                                                seed, null_p):
+    """Structs nested ``depth`` deep, NULL structs at every level: each leaf's statistics
+    equal min, max and null count of its values (NULL where an enclosing struct is NULL)."""
+    rng = np.random.default_rng(seed)
+    leaves = _table(kinds, rows, seed, null_p)
+    arr = pa.StructArray.from_arrays([c.combine_chunks() for c in leaves.columns],
+                                     leaves.column_names)
+    path = ["s0"]
+    for level in range(depth - 1):
+        mask = pa.array(rng.random(rows) < null_p / 2)
+        arr = pa.StructArray.from_arrays([arr], [f"s{level + 1}"], mask=mask)
+        path.append(f"s{level + 1}")
+    table = pa.table({"top": arr, "flat": pa.array(range(rows), pa.int64())})
+    file = str(tmp_path_factory.mktemp("nest") / "n.parquet")
+    pq.write_table(table, file, row_group_size=group)
+    stats = ppq.row_group_statistics(file)
+    parts = ["top"] + path[::-1][:-1]  # top.s2.s1.<kind> for depth 3
+    for kind in kinds:
+        key = ".".join(parts + [kind])
+        values = _leaf_values(table, parts + [kind])
+        col = stats.column(key).combine_chunks()
+        for g in range(stats.num_rows):
+            part = values.slice(g * group, group)
+            assert col.field("null_count")[g].as_py() == part.null_count, (key, g)
+            if pa.types.is_floating(part.type):
+                part = part.filter(pc.invert(pc.is_nan(part)))
+            want = pc.min_max(part)
+            for k in ("min", "max"):
+                got = col.field(k)[g]
+                if pa.types.is_timestamp(part.type):
+                    got, exp = got.cast(pa.int64()).as_py(), want[k].cast(pa.int64()).as_py()
+                else:
+                    got, exp = got.as_py(), want[k].as_py()
+                assert got == exp, (key, g, k, got, exp)
