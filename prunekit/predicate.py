@@ -14,11 +14,12 @@ from prunekit.expr.bind import bind
 from prunekit.expr.errors import PrunekitError, StatisticsError
 from prunekit.expr.explain import explain_tree, leaf_sql, printable
 from prunekit.expr.nodes import Node
+from prunekit.expr.resolve import leaves
 from prunekit.expr.rewrite import Rewriter
 from prunekit.expr.sql import parse
 from prunekit.kernels.run import evaluate
 
-from .statistics import Statistics
+from .statistics import Statistics, with_legacy_keys
 
 NONE_MATCH, MAYBE_MATCH, ALL_MATCH = 0, 1, 2
 OUTCOME_NAMES = ("NONE_MATCH", "MAYBE_MATCH", "ALL_MATCH")
@@ -81,6 +82,7 @@ class PruningPredicate:
         if self.aliases:
             self.expression = _expand_aliases(self.expression, self.aliases, schema)
         self.schema = schema
+        self._leaf_keys = frozenset(leaves(schema))  # for old-layout statistics keys
         self.pushdown = None  # what from_query found (expr.query.Pushdown)
         self._rewriter = Rewriter()
         self.program = self._rewriter.program(bind(self.expression, schema))
@@ -172,9 +174,7 @@ class PruningPredicate:
         if statistics is None:
             head, *rest = explain_tree(self._rewriter, self.expression.display()).split("\n")
             return "\n".join([head, *lines, *rest])
-        if not isinstance(statistics, Statistics):
-            statistics = Statistics.from_arrow(statistics)
-        return Explanation(self, statistics, lines)
+        return Explanation(self, self._statistics(statistics), lines)
 
     def _repr_html_(self) -> str:
         cols = "; ".join(f"{c}: {', '.join(s)}" for c, s in self.required_columns.items())
@@ -193,8 +193,7 @@ class PruningPredicate:
         uses the kernel, compiling it first if needed; ``"numpy"`` always interprets. All three
         give identical outcomes.
         """
-        if not isinstance(statistics, Statistics):
-            statistics = Statistics.from_arrow(statistics)
+        statistics = self._statistics(statistics)
         if backend not in ("auto", "numba", "numpy"):
             raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {backend!r}")
         try:
@@ -205,6 +204,12 @@ class PruningPredicate:
             raise
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
             raise StatisticsError(f"statistics could not be read: {e}") from None
+
+    def _statistics(self, statistics: Statistics | pa.Table | pa.RecordBatch) -> Statistics:
+        if not isinstance(statistics, Statistics):
+            statistics = Statistics.from_arrow(statistics)
+        return with_legacy_keys(statistics, (c for c, _ in self.program.column_types),
+                                self._leaf_keys)
 
     def prune(self, statistics: Statistics | pa.Table | pa.RecordBatch) -> np.ndarray:
         """A bool per container: True where it must be read (``outcome != NONE_MATCH``)."""

@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from prunekit.expr.errors import PrunekitError, StatisticsError, UnsupportedError
+from prunekit.expr.resolve import nest
 from prunekit.kernels.inputs import compatible, prepare
 from prunekit.kernels.run import evaluate
 from prunekit.predicate import NONE_MATCH, PruningPredicate
@@ -66,7 +67,7 @@ def data_schema(stats_schema) -> pa.Schema:
     ...                           T.StructField("x", x), T.StructField("path", T.StringType())]))
     x: date32[day]
     """
-    fields = []
+    leaf_types = {}
     for f in stats_schema.fields:
         kids = getattr(f.dataType, "fields", None)
         if f.name == "row_count" or kids is None:
@@ -74,8 +75,8 @@ def data_schema(stats_schema) -> pa.Schema:
         types = {k.name: _arrow_type(k.dataType) for k in kids if k.name in ("min", "max")}
         t = types.get("min") or types.get("max")
         if t is not None:
-            fields.append(pa.field(f.name, t))
-    return pa.schema(fields)
+            leaf_types[f.name] = t
+    return nest(leaf_types)  # leaf keys (address.city) back to struct columns
 
 
 def _predicate(predicate, schema, stats_df) -> PruningPredicate:
