@@ -440,7 +440,7 @@ def test_prunekit_parquet_keys_a_dotted_top_level_column_in_backticks(tmp_path):
 NESTED = strat.examples(max_depth=2, faithful=True, nest=False).flatmap(strat.nested)
 
 
-@settings(max_examples=800)
+@settings(max_examples=400)
 @given(NESTED)
 def test_nested_outcomes_are_sound(example):
     pred = pk.PruningPredicate(example.predicate, example.schema)
