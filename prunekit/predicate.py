@@ -36,8 +36,12 @@ class PruningPredicate:
     ----------
     predicate : str or Expression
         Spark SQL text (``"x > 5 AND s LIKE 'ab%'"``) or a tree built with ``prunekit.col``.
+        A dotted name reads a field of a struct column (``address.city``, built as
+        ``col("address", "city")``); a column whose own name holds a dot is backticked
+        (```a.b```). Names resolve per part as Spark's do (case-insensitively); there are no
+        table qualifiers. Statistics of a field are keyed by ``leaf_key`` (``address.city``).
     schema : pyarrow.Schema or mapping of name to pyarrow.DataType
-        Types of the data columns the predicate may name.
+        Types of the data columns the predicate may name (struct columns included).
     aliases : mapping of name to SQL text or Expression, optional
         Derived columns (a projection's outputs, DataFusion's PushDownFilter): each reference
         to an alias is replaced by its expression over the schema's columns before binding.
@@ -60,6 +64,12 @@ class PruningPredicate:
     [0, 1, 1, 1, 1]
     >>> pred.prune(stats).tolist()
     [False, True, True, True, True]
+
+    A field of a struct column reads the statistics of its leaf, keyed ``address.city``:
+
+    >>> pk.PruningPredicate("Address.City = 'Oslo'", {"address": pa.struct([("city",
+    ...     pa.string())])}).required_columns
+    {'address.city': ('max', 'max_exact', 'min', 'min_exact', 'null_count')}
 
     A filter on a derived column, rewritten onto the base column:
 
@@ -253,8 +263,15 @@ def _expand_aliases(tree: Node, aliases: Mapping[str, str | Node], schema: pa.Sc
                        if isinstance(c, n.Column) and c.name.lower() in table})
 
     def substitute(node: Node) -> Node:
-        return n.transform(node, lambda x: done[x.name.lower()] if isinstance(x, n.Column)
-                           and x.name.lower() in table else x)
+        def one(x: Node) -> Node:
+            if not isinstance(x, n.Column) or x.name.lower() not in table:
+                return x
+            if x.fields:  # alias.field would need the field of an expression
+                raise AliasError(f"{x.sql()} reads a field of alias {table[x.name.lower()][0]!r}"
+                                 "; only a column's struct fields can be read")
+            return done[x.name.lower()]
+
+        return n.transform(node, one)
 
     done: dict[str, Node] = {}
     for start in table:  # depth-first with an explicit path, which names a cycle
