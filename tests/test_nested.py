@@ -112,6 +112,16 @@ def test_ambiguous_case_is_an_error_per_part():
         pk.PruningPredicate("s.ab = 1", schema)
 
 
+def test_an_alias_field_is_refused_and_from_query_stays_sound():
+    with pytest.raises(pk.PrunekitError, match="reads a field of alias 'c'"):
+        pk.PruningPredicate("c.city = 'x'", SCHEMA, aliases={"c": "address"})
+    # expr/query.py reads address.city as column city of a source named address: it is not
+    # pushed (TRUE keeps every container), never pushed wrongly.
+    q = "SELECT id FROM t WHERE address.city = 'Oslo' AND id > 3"
+    got = pk.PruningPredicate.from_query(q, "t", SCHEMA).expression.sql()
+    assert got in ("id > 3", "address.city = 'Oslo' AND id > 3"), got
+
+
 # ---- outcomes, one container per row --------------------------------------------------------
 def c(rows, **leaf_stats):
     """One container: ``row_count`` and ``{leaf: (min, max, null_count[, nan_count])}``."""
