@@ -198,6 +198,8 @@ def _build(e: exp.Expression, kids: tuple[n.Node, ...]) -> n.Node:
         # Every part after the first is a struct field: prunekit has no table qualifiers
         # (expr/resolve.py explains an unknown first part).
         return n.Column(parts[0], tuple(parts[1:]))
+    if isinstance(e, exp.Column):  # t.* and the like
+        raise SqlSyntaxError(f"not a column reference: {e.sql(dialect='spark')!r}")
     if isinstance(e, (exp.Literal, exp.Null, exp.Boolean, exp.HexString, exp.Neg)) and not kids:
         return n.Literal(_literal_value(e))
     if isinstance(e, (exp.Cast, exp.TryCast)):

@@ -90,6 +90,7 @@ def test_paths_resolve_to_leaf_keys(text, key):
     ("id.x = 1", pk.TypeMismatchError, "id has type int64, not a struct: it has no field 'x'"),
     ("address.city.x = 1", pk.TypeMismatchError, "address.city has type string"),
     ("address = 1", None, None),  # a struct has no order: unknown, not an error
+    ("address.* IS NULL", pk.SqlSyntaxError, r"not a column reference: 'address\.\*'"),
 ])
 def test_resolution_errors_are_clear(text, error, match):
     if error is None:
