@@ -287,6 +287,20 @@ def test_delta_reads_nested_statistics(delta_table):
         assert r["`a.b`"]["null_count"] == 1 and r["a.b"]["null_count"] == 0
 
 
+def test_delta_nested_statistics_survive_a_checkpoint(tmp_path):
+    from deltalake import DeltaTable
+
+    path = str(tmp_path / "t")
+    for k in range(2):
+        write_deltalake(path, _delta_rows(k), mode="append")
+    before = pd.file_statistics(path).to_pylist()
+    DeltaTable(path).create_checkpoint()
+    write_deltalake(path, _delta_rows(2), mode="append")
+    after = pd.file_statistics(path).to_pylist()
+    assert len(after) == 3 and all(r in after for r in before)
+    assert all(r["address.city"]["min"] is not None for r in after)
+
+
 DELTA_PREDICATES = [  # Spark SQL for prunekit, the same for DuckDB
     ("address.city = 'Oslo'", "address.city = 'Oslo'"),
     ("payload.meta.version >= 3", "payload.meta.version >= 3"),
