@@ -24,7 +24,9 @@ import pyarrow as pa
 from . import bound as b
 from . import literals as L
 from . import nodes as n
-from .errors import SqlSyntaxError, TypeMismatchError, UnknownColumnError
+from .errors import SqlSyntaxError, TypeMismatchError
+from .paths import leaf_key, split_leaf_key
+from .resolve import resolve, walk_leaves
 
 
 # ---- operands: what a non-boolean sub-expression binds to ------------------------------
@@ -77,26 +79,10 @@ def domain_of(t: pa.DataType) -> str | None:
 
 def bind(root: n.Node, schema: pa.Schema) -> object:
     """Bind a predicate tree against ``schema``; the result is a bound predicate."""
-    names = {f.name: f.type for f in schema}
-    folded: dict[str, list[str]] = {}
-    for name in names:
-        folded.setdefault(name.lower(), []).append(name)
-
-    def resolve(name: str) -> str:
-        # Spark resolves column names case-insensitively; an exact match wins, and an
-        # ambiguous case-insensitive match is an error rather than a guess.
-        if name in names:
-            return name
-        matches = folded.get(name.lower(), [])
-        if len(matches) == 1:
-            return matches[0]
-        raise UnknownColumnError(name, list(names))
-
     def step(node: n.Node, kids: tuple) -> object:
-        if isinstance(node, n.Column):
-            name = resolve(node.name)
-            t = names[name]
-            return ColOp(b.BColumn(name, t, t, domain_of(t) or "none"))
+        if isinstance(node, n.Column):  # a path of struct fields: expr/resolve.py
+            path, t = resolve(schema, node.parts)
+            return ColOp(b.BColumn(leaf_key(path), t, t, domain_of(t) or "none"))
         if isinstance(node, n.Literal):
             return LitOp(node.value, node.type)
         return _BIND[type(node)](node, kids)
@@ -503,6 +489,8 @@ def _prefix(arg: object, prefix: bytes, exact: bool) -> object:
 
 def _is_null(node: n.IsNull, kids: tuple) -> object:
     x = kids[0]
+    if isinstance(x, ColOp) and pa.types.is_struct(x.col.type):
+        return _struct_is_null(x.col)
     if isinstance(x, ColOp):
         return b.IsNullLeaf(x.col)
     if isinstance(x, LitOp):
@@ -511,6 +499,18 @@ def _is_null(node: n.IsNull, kids: tuple) -> object:
         return b.Opaque(x.why)
     # A predicate is NULL exactly when its value may be NULL: TRUE/FALSE rows give FALSE.
     return b.BAnd((b.BNot(b.BIsBool(x, True)), b.BNot(b.BIsBool(x, False))))
+
+
+def _struct_is_null(col: b.BColumn) -> object:
+    """``s IS NULL`` for a struct: statistics are per leaf, and a NULL struct makes every leaf
+    NULL (Parquet and Delta null counts count those rows), so one leaf without NULLs proves
+    ``s`` is never NULL. Nothing proves it NULL (all-NULL leaves fit a non-NULL struct): the
+    AND's last term may be TRUE or FALSE, never NULL, as ``s IS NULL`` itself."""
+    found = [b.IsNullLeaf(b.BColumn(leaf_key(p), t, t, domain_of(t) or "none"))
+             for p, t in walk_leaves(split_leaf_key(col.name), col.type)]
+    unknown = b.BIsBool(b.Opaque(f"{col.sql()} IS NULL: leaf statistics cannot prove a "
+                                 "struct NULL"), True)
+    return b.BAnd((*found, unknown))
 
 
 def _is_nan(node: n.IsNan, kids: tuple) -> object:

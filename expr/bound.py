@@ -37,9 +37,9 @@ class BColumn:
     convert: tuple = ()
 
     def sql(self) -> str:
-        from .render import quote_identifier
+        from .render import key_sql  # name is a leaf key (expr/paths.py): address.city
 
-        return quote_identifier(self.name)
+        return key_sql(self.name)
 
     def label(self) -> str:
         """How explain() shows the column with its conversion: ``tofloat(x)``, ``(x + 5) * -2``.

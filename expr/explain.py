@@ -20,7 +20,7 @@ neither FALSE nor NULL; otherwise MAYBE_MATCH.
 from __future__ import annotations
 
 from . import bound as b
-from .render import domain_literal_sql, quote_identifier
+from .render import domain_literal_sql, key_sql
 
 _SYMBOL = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "=", "ne": "<>"}
 
@@ -51,7 +51,7 @@ def leaf_sql(leaf: object) -> str:
     if isinstance(leaf, b.IsNanLeaf):
         return f"isnan({col})"
     if isinstance(leaf, b.ColCmp):
-        return f"{quote_identifier(leaf.a.name)} {_SYMBOL[leaf.op]} {quote_identifier(leaf.b.name)}"
+        return f"{key_sql(leaf.a.name)} {_SYMBOL[leaf.op]} {key_sql(leaf.b.name)}"
     if isinstance(leaf, b.InList):
         shown = ", ".join(lit(v) for v in leaf.values[:8])
         more = f", ... ({len(leaf.values)} values)" if len(leaf.values) > 8 else ""
@@ -74,14 +74,14 @@ def render_step(r, step: int, depth: int = 0) -> str:
         return {True: "TRUE", False: "FALSE"}.get(s.args[0], str(s.args[0]))
     if s.op == "flag":
         col, name = p.flags[s.args[0]]
-        return f"{quote_identifier(col)}.{name}"
+        return f"{key_sql(col)}.{name}"
     if s.op == "param":  # a constant of the rewrite itself (literals are named by leaves)
         value = p.params[s.args[0]].value
         return repr(value) if not isinstance(value, tuple) else f"({len(value)} values)"
     if s.op in ("load", "valid"):
         slot = p.slots[s.args[0]]
         name = ("row_count" if slot.column is None
-                else f"{quote_identifier(slot.column)}.{slot.stat}")
+                else f"{key_sql(slot.column)}.{slot.stat}")
         return name if s.op == "load" else f"{name} known"
     if depth > 6:
         return "..."

@@ -284,7 +284,16 @@ def transform(root: Node, fn: Callable[[Node], Node]) -> Node:
 # ---- node classes ----------------------------------------------------------------------
 @dataclass(frozen=True, eq=False, repr=False)
 class Column(Node):
+    """A data column, or with ``fields`` a field of a struct column: ``address.city`` is
+    ``Column("address", ("city",))``. ``name`` is always the top-level column."""
+
     name: str
+    fields: tuple[str, ...] = ()
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """The whole path: ``(name, *fields)``."""
+        return (self.name, *self.fields)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -405,15 +414,21 @@ class Func(Node):
 
 
 # ---- constructors ----------------------------------------------------------------------
-def col(name: str) -> Column:
-    """A reference to the data column ``name`` (any characters; no quoting needed).
+def col(name: str, *fields: str) -> Column:
+    """A reference to the data column ``name`` (any characters; no quoting needed), or with
+    ``fields`` to a field of a struct column, one argument per level: ``col("address",
+    "city")`` is ``address.city``, while ``col("address.city")`` is a top-level column whose
+    name holds a dot (backticked in SQL). No string is ever split at dots.
 
     >>> (col("order date") >= lit(_dt.date(1994, 1, 1))).sql()
     "`order date` >= DATE '1994-01-01'"
+    >>> col("address", "city").sql(), col("a.b").sql(), col("a.b", "c").sql()
+    ('address.city', '`a.b`', '`a.b`.c')
     """
-    if not isinstance(name, str):
-        raise TypeError(f"column name must be a string, got {type(name).__name__}")
-    return Column(name)
+    for part in (name, *fields):
+        if not isinstance(part, str):
+            raise TypeError(f"column name must be a string, got {type(part).__name__}")
+    return Column(name, tuple(fields))
 
 
 def lit(value: Any, type: pa.DataType | None = None) -> Literal:

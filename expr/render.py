@@ -19,6 +19,7 @@ import pyarrow as pa
 from . import nodes as n
 from .errors import UnsupportedError
 from .literals import unscaled_to_decimal
+from .paths import split_leaf_key
 
 _INFIX = {"+", "-", "*", "/", "%", "div", "||", "&", "|", "^"}  # sql.py's value operators
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -41,6 +42,15 @@ def quote_identifier(name: str) -> str:
         if reads_as_column(name):
             return name
     return "`" + name.replace("`", "``") + "`"
+
+
+def key_sql(key: str) -> str:
+    """The column reference a statistics key (``expr/paths.py``) stands for, as Spark SQL.
+
+    >>> key_sql("address.city"), key_sql("`a.b`"), key_sql("`a.b`.x y")
+    ('address.city', '`a.b`', '`a.b`.`x y`')
+    """
+    return ".".join(quote_identifier(p) for p in split_leaf_key(key))
 
 
 def literal_sql(value: object, type: pa.DataType | None = None) -> str:
@@ -151,7 +161,7 @@ def to_sql(root: n.Node, strict: bool = True) -> str:
     def render(node: n.Node, kids: tuple[str, ...]) -> str:
         c = node.children()
         if isinstance(node, n.Column):
-            return quote_identifier(node.name)
+            return ".".join(quote_identifier(p) for p in node.parts)
         if isinstance(node, n.Literal):
             return literal_sql(node.value, node.type)
         if isinstance(node, (n.And, n.Or)):

@@ -127,9 +127,23 @@ def _syntax_error(e: Exception, text: str) -> SqlSyntaxError:
                           first.get("col", 1))
 
 
+def _column_parts(e: exp.Expression) -> list[str] | None:
+    """The path of a column reference: ``a.b.c`` is a Column with qualifiers, five parts or
+    more nest it in Dot nodes; a backticked part keeps its dots (`` `a.b`.c ``)."""
+    tail: list[str] = []
+    while isinstance(e, exp.Dot) and isinstance(e.expression, exp.Identifier):
+        tail.append(e.expression.name)
+        e = e.this
+    if not isinstance(e, exp.Column) or not isinstance(e.this, exp.Identifier):
+        return None
+    return [p.name for p in e.parts] + tail[::-1]
+
+
 def _sub_expressions(e: exp.Expression) -> list[exp.Expression]:
     """The children of ``e`` that are converted before ``e`` itself."""
     if isinstance(e, (exp.Column, exp.Literal, exp.Null, exp.Boolean, exp.HexString)):
+        return []
+    if isinstance(e, exp.Dot) and _column_parts(e) is not None:
         return []
     if isinstance(e, (exp.Cast, exp.TryCast)) and _is_literal(e.this):
         return []
@@ -180,8 +194,12 @@ def _build(e: exp.Expression, kids: tuple[n.Node, ...]) -> n.Node:
         raise SqlSyntaxError(f"unexpected {e.key} in predicate: {e.sql(dialect='spark')!r}")
     if isinstance(e, exp.Paren):
         return kids[0]
-    if isinstance(e, exp.Column):
-        return n.Column(".".join(p.name for p in e.parts))
+    if isinstance(e, (exp.Column, exp.Dot)) and (parts := _column_parts(e)) is not None:
+        # Every part after the first is a struct field: prunekit has no table qualifiers
+        # (expr/resolve.py explains an unknown first part).
+        return n.Column(parts[0], tuple(parts[1:]))
+    if isinstance(e, exp.Column):  # t.* and the like
+        raise SqlSyntaxError(f"not a column reference: {e.sql(dialect='spark')!r}")
     if isinstance(e, (exp.Literal, exp.Null, exp.Boolean, exp.HexString, exp.Neg)) and not kids:
         return n.Literal(_literal_value(e))
     if isinstance(e, (exp.Cast, exp.TryCast)):

@@ -3,10 +3,11 @@
 One row per live data file of a snapshot (adds minus removes, replayed from the latest
 checkpoint at or before the version, then the JSON commits): ``path`` (a local path when the
 log's path is relative or ``file:``), ``size`` (``add.size``, bytes), ``row_count``
-(``numRecords`` minus the deletion vector's cardinality) and, per top-level data column of a
-primitive type, a struct ``{min, max, null_count, min_exact, max_exact}``. Only pyarrow and
-``json`` read the log. Delta's statistics are deliberately loose; each rule below keeps every
-bound a true bound (SEMANTICS.md §1):
+(``numRecords`` minus the deletion vector's cardinality) and, per leaf of a primitive type (a
+top-level column or a field of a struct, keyed by ``leaf_key``: ``address.city``), a struct
+``{min, max, null_count, min_exact, max_exact}``; nested statistics follow the same rules.
+Only pyarrow and ``json`` read the log. Delta's statistics are deliberately loose; each rule
+below keeps every bound a true bound (SEMANTICS.md §1):
 
 - Partition columns: ``min = max =`` the partition value, exact; ``null_count`` is 0 or
   ``row_count``. A timestamp partition value without a zone offset is widened by 14 hours each
@@ -48,6 +49,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from prunekit.expr.errors import StatisticsError
+from prunekit.expr.paths import leaf_key
 
 from .statistics import Statistics
 
@@ -236,22 +238,35 @@ def _schema(meta: dict) -> tuple[dict, set, int]:
     config = meta.get("configuration") or {}
     mapped = config.get("delta.columnMapping.mode", "none") != "none"
     columns: dict[str, tuple] = {}
-    for field in json.loads(meta["schemaString"])["fields"]:
-        t = _arrow_type(field["type"])
-        if t is None:
-            continue  # nested and other types: no statistics
-        if field["name"] in RESERVED:
-            raise StatisticsError(f"a data column named {field['name']!r} clashes with the "
-                                  f"statistics layout's own {field['name']!r} column")
-        key = field["name"]
+    # Struct fields nest in minValues/maxValues/nullCount as they do in the schema; each leaf
+    # becomes one statistics column keyed by its logical path (leaf_key), read by its physical
+    # path (column mapping names every level).
+    stack = [((), (), f) for f in reversed(json.loads(meta["schemaString"])["fields"])]
+    while stack:
+        path, keys, field = stack.pop()
+        name = field["name"]
+        key = name
         if mapped:
             key = (field.get("metadata") or {}).get("delta.columnMapping.physicalName", key)
-        columns[field["name"]] = (t, key)
+        kind = field["type"]
+        if isinstance(kind, dict) and kind.get("type") == "struct":
+            stack.extend(((*path, name), (*keys, key), f)
+                         for f in reversed(kind.get("fields") or ()))
+            continue
+        t = _arrow_type(kind)
+        if t is None:
+            continue  # arrays, maps and other types: no statistics
+        column = leaf_key((*path, name))
+        if column in RESERVED:
+            raise StatisticsError(f"a data column named {name!r} clashes with the "
+                                  f"statistics layout's own {name!r} column")
+        columns[column] = (t, (*keys, key))
     try:
         prefix = int(config.get("delta.dataSkippingStringPrefixLength", 32))
     except ValueError:
         prefix = 32
-    return columns, set(meta.get("partitionColumns") or ()), max(prefix, 3)
+    partitions = {leaf_key((p,)) for p in meta.get("partitionColumns") or ()}
+    return columns, partitions, max(prefix, 3)
 
 
 def _arrow_type(kind) -> pa.DataType | None:
@@ -280,12 +295,12 @@ def _file_row(add: dict, columns: dict, partitions: set, prefix: int) -> tuple:
     tight = stats.get("tightBounds") is not False and not dv
     parts = add.get("partitionValues") or {}
     cells = []
-    for name, (t, key) in columns.items():
-        if name in partitions:
-            cells.append(_partition(parts.get(key), t, rows))
+    for name, (t, keys) in columns.items():
+        if name in partitions:  # a partition column is top-level: its key is its name
+            cells.append(_partition(parts.get(keys[0]), t, rows))
             continue
-        lo, hi = (_get(stats.get(k), key) for k in ("minValues", "maxValues"))
-        nulls = _get(stats.get("nullCount"), key) if tight else None
+        lo, hi = (_get(stats.get(k), keys) for k in ("minValues", "maxValues"))
+        nulls = _get(stats.get("nullCount"), keys) if tight else None
         if not isinstance(nulls, int) or isinstance(nulls, bool) or nulls < 0:
             nulls = None
         lo, lo_exact = _bound(lo, t, prefix, upper=False)
@@ -294,8 +309,11 @@ def _file_row(add: dict, columns: dict, partitions: set, prefix: int) -> tuple:
     return rows, cells
 
 
-def _get(values, key):
-    return values.get(key) if isinstance(values, dict) else None
+def _get(values, keys: tuple):
+    """The value at a leaf's path in nested statistics; None where any level is missing."""
+    for key in keys:
+        values = values.get(key) if isinstance(values, dict) else None
+    return values
 
 
 def _partition(text, t: pa.DataType, rows: int | None) -> tuple:

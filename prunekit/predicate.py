@@ -14,11 +14,12 @@ from prunekit.expr.bind import bind
 from prunekit.expr.errors import PrunekitError, StatisticsError
 from prunekit.expr.explain import explain_tree, leaf_sql, printable
 from prunekit.expr.nodes import Node
+from prunekit.expr.resolve import leaves
 from prunekit.expr.rewrite import Rewriter
 from prunekit.expr.sql import parse
 from prunekit.kernels.run import evaluate
 
-from .statistics import Statistics
+from .statistics import Statistics, with_legacy_keys
 
 NONE_MATCH, MAYBE_MATCH, ALL_MATCH = 0, 1, 2
 OUTCOME_NAMES = ("NONE_MATCH", "MAYBE_MATCH", "ALL_MATCH")
@@ -35,8 +36,12 @@ class PruningPredicate:
     ----------
     predicate : str or Expression
         Spark SQL text (``"x > 5 AND s LIKE 'ab%'"``) or a tree built with ``prunekit.col``.
+        A dotted name reads a field of a struct column (``address.city``, built as
+        ``col("address", "city")``); a column whose own name holds a dot is backticked
+        (```a.b```). Names resolve per part as Spark's do (case-insensitively); there are no
+        table qualifiers. Statistics of a field are keyed by ``leaf_key`` (``address.city``).
     schema : pyarrow.Schema or mapping of name to pyarrow.DataType
-        Types of the data columns the predicate may name.
+        Types of the data columns the predicate may name (struct columns included).
     aliases : mapping of name to SQL text or Expression, optional
         Derived columns (a projection's outputs, DataFusion's PushDownFilter): each reference
         to an alias is replaced by its expression over the schema's columns before binding.
@@ -60,6 +65,12 @@ class PruningPredicate:
     >>> pred.prune(stats).tolist()
     [False, True, True, True, True]
 
+    A field of a struct column reads the statistics of its leaf, keyed ``address.city``:
+
+    >>> pk.PruningPredicate("Address.City = 'Oslo'", {"address": pa.struct([("city",
+    ...     pa.string())])}).required_columns
+    {'address.city': ('max', 'max_exact', 'min', 'min_exact', 'null_count')}
+
     A filter on a derived column, rewritten onto the base column:
 
     >>> pk.PruningPredicate("d = DATE '1994-01-01'", {"ts": pa.timestamp("us")},
@@ -81,6 +92,7 @@ class PruningPredicate:
         if self.aliases:
             self.expression = _expand_aliases(self.expression, self.aliases, schema)
         self.schema = schema
+        self._leaf_keys = frozenset(leaves(schema))  # for old-layout statistics keys
         self.pushdown = None  # what from_query found (expr.query.Pushdown)
         self._rewriter = Rewriter()
         self.program = self._rewriter.program(bind(self.expression, schema))
@@ -172,9 +184,7 @@ class PruningPredicate:
         if statistics is None:
             head, *rest = explain_tree(self._rewriter, self.expression.display()).split("\n")
             return "\n".join([head, *lines, *rest])
-        if not isinstance(statistics, Statistics):
-            statistics = Statistics.from_arrow(statistics)
-        return Explanation(self, statistics, lines)
+        return Explanation(self, self._statistics(statistics), lines)
 
     def _repr_html_(self) -> str:
         cols = "; ".join(f"{c}: {', '.join(s)}" for c, s in self.required_columns.items())
@@ -193,8 +203,7 @@ class PruningPredicate:
         uses the kernel, compiling it first if needed; ``"numpy"`` always interprets. All three
         give identical outcomes.
         """
-        if not isinstance(statistics, Statistics):
-            statistics = Statistics.from_arrow(statistics)
+        statistics = self._statistics(statistics)
         if backend not in ("auto", "numba", "numpy"):
             raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {backend!r}")
         try:
@@ -205,6 +214,12 @@ class PruningPredicate:
             raise
         except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
             raise StatisticsError(f"statistics could not be read: {e}") from None
+
+    def _statistics(self, statistics: Statistics | pa.Table | pa.RecordBatch) -> Statistics:
+        if not isinstance(statistics, Statistics):
+            statistics = Statistics.from_arrow(statistics)
+        return with_legacy_keys(statistics, (c for c, _ in self.program.column_types),
+                                self._leaf_keys)
 
     def prune(self, statistics: Statistics | pa.Table | pa.RecordBatch) -> np.ndarray:
         """A bool per container: True where it must be read (``outcome != NONE_MATCH``)."""
@@ -248,8 +263,15 @@ def _expand_aliases(tree: Node, aliases: Mapping[str, str | Node], schema: pa.Sc
                        if isinstance(c, n.Column) and c.name.lower() in table})
 
     def substitute(node: Node) -> Node:
-        return n.transform(node, lambda x: done[x.name.lower()] if isinstance(x, n.Column)
-                           and x.name.lower() in table else x)
+        def one(x: Node) -> Node:
+            if not isinstance(x, n.Column) or x.name.lower() not in table:
+                return x
+            if x.fields:  # alias.field would need the field of an expression
+                raise AliasError(f"{x.sql()} reads a field of alias {table[x.name.lower()][0]!r}"
+                                 "; only a column's struct fields can be read")
+            return done[x.name.lower()]
+
+        return n.transform(node, one)
 
     done: dict[str, Node] = {}
     for start in table:  # depth-first with an explicit path, which names a cycle

@@ -1,9 +1,21 @@
 """Statistics of N containers in the canonical Arrow layout.
 
-Layout: an integer column ``row_count``; for each data column a struct column named after it
-with fields ``min``, ``max`` (the column's type), ``null_count`` (int64), and optionally
-``nan_count`` (int64), ``min_exact`` / ``max_exact`` (bool). An Arrow null means unknown. Other
-columns (a file path, a row-group index) are allowed and ignored.
+Layout: an integer column ``row_count``; for each leaf of the data (a top-level column, or a
+field of a struct column, at any depth) a struct column with fields ``min``, ``max`` (the
+leaf's type), ``null_count`` (int64), and optionally ``nan_count`` (int64), ``min_exact`` /
+``max_exact`` (bool). An Arrow null means unknown. Other columns (a file path, a row-group
+index) are allowed and ignored.
+
+A leaf's statistics column is named by ``prunekit.expr.paths.leaf_key``: the path's parts
+joined by ``.``, a part holding ``.`` or a backtick in backticks. Field ``city`` of struct
+``address`` is ``address.city``; a top-level column named ``a.b`` is ``"`a.b`"``. A leaf's
+``null_count`` counts the rows where the leaf is NULL, including those where a parent struct
+is NULL (as Parquet and Delta count them).
+
+Old layout: a top-level column whose name holds a dot used to be keyed by its raw name
+(``a.b``). ``PruningPredicate.classify`` still reads such a column when the key is not
+ambiguous: the statistics have no ``"`a.b`"`` column and the predicate's schema has no struct
+leaf ``a.b`` (:func:`with_legacy_keys`).
 """
 
 from __future__ import annotations
@@ -14,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from prunekit.expr.errors import StatisticsError
+from prunekit.expr.paths import split_leaf_key
 
 REQUIRED_FIELDS = ("min", "max", "null_count")
 COUNT_FIELDS = ("null_count", "nan_count")
@@ -168,6 +181,11 @@ def _validate(table: pa.Table) -> list[str]:
             continue
         if not pa.types.is_struct(t):
             continue  # extra columns (file path, row-group index) are allowed
+        try:
+            split_leaf_key(field.name)
+        except StatisticsError as e:
+            raise StatisticsError(f"{e}; name a leaf's statistics with "
+                                  "prunekit.expr.paths.leaf_key(path)") from None
         sub = {t.field(i).name: t.field(i).type for i in range(t.num_fields)}
         missing = [f for f in REQUIRED_FIELDS if f not in sub]
         if missing:
@@ -185,3 +203,43 @@ def _validate(table: pa.Table) -> list[str]:
                 raise StatisticsError(f"{field.name}.{f} must be a boolean, got {sub[f]}")
         names.append(field.name)
     return names
+
+
+def with_legacy_keys(stats: Statistics, wanted: Iterable[str],
+                     schema_leaves: Iterable[str]) -> Statistics:
+    """``stats`` with old-layout columns renamed to the keys in ``wanted`` they stand for.
+
+    A top-level column ``a.b`` is keyed ``"`a.b`"``; statistics built before nested fields
+    may call it ``a.b``. That raw column is used when nothing else can be meant: ``wanted``
+    (the keys a predicate reads) holds ``"`a.b`"``, ``stats`` has no such column, and
+    ``a.b`` is not a leaf of the data schema (``schema_leaves``) nor wanted itself. Returns
+    ``stats`` itself when nothing is renamed; the renamed copy is kept on ``stats`` for the next
+    call, so string codes are ranked once.
+
+    >>> import numpy as np
+    >>> old = Statistics.from_numpy(row_count=[1], columns={"a.b": {
+    ...     "min": np.array([1]), "max": np.array([2]), "null_count": [0]}})
+    >>> with_legacy_keys(old, ["`a.b`"], ["`a.b`"]).columns
+    ['`a.b`']
+    >>> with_legacy_keys(old, ["`a.b`"], ["`a.b`", "a.b"]).columns   # a.b is a struct leaf
+    ['a.b']
+    """
+    have, leaves, wanted = set(stats.columns), set(schema_leaves), set(wanted)
+    renames = {}
+    for key in wanted - have:
+        parts = split_leaf_key(key)
+        raw = parts[0]
+        if len(parts) == 1 and raw != key and raw in have and raw not in leaves | wanted:
+            renames[raw] = key
+    if not renames:
+        return stats
+    memo = stats.__dict__.setdefault("_legacy", {})
+    found = memo.get(tuple(sorted(renames.items())))
+    if found is None:
+        table = stats.table.rename_columns([renames.get(c, c) for c in stats.table.column_names])
+        modes = {renames.get(c, c): "include" if v else "exclude"
+                 for c, v in stats.nan_in_bounds.items()}
+        found = Statistics(table, nan_bounds=modes,
+                           no_nan=[renames.get(c, c) for c in stats.no_nan])
+        memo[tuple(sorted(renames.items()))] = found
+    return found

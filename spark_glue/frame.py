@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from prunekit.expr.errors import PrunekitError, StatisticsError, UnsupportedError
+from prunekit.expr.resolve import nest
 from prunekit.kernels.inputs import compatible, prepare
 from prunekit.kernels.run import evaluate
 from prunekit.predicate import NONE_MATCH, PruningPredicate
@@ -66,7 +67,7 @@ def data_schema(stats_schema) -> pa.Schema:
     ...                           T.StructField("x", x), T.StructField("path", T.StringType())]))
     x: date32[day]
     """
-    fields = []
+    leaf_types = {}
     for f in stats_schema.fields:
         kids = getattr(f.dataType, "fields", None)
         if f.name == "row_count" or kids is None:
@@ -74,8 +75,8 @@ def data_schema(stats_schema) -> pa.Schema:
         types = {k.name: _arrow_type(k.dataType) for k in kids if k.name in ("min", "max")}
         t = types.get("min") or types.get("max")
         if t is not None:
-            fields.append(pa.field(f.name, t))
-    return pa.schema(fields)
+            leaf_types[f.name] = t
+    return nest(leaf_types)  # leaf keys (address.city) back to struct columns
 
 
 def _predicate(predicate, schema, stats_df) -> PruningPredicate:
@@ -190,12 +191,14 @@ def _outcomes(state: tuple, batch: pa.RecordBatch) -> np.ndarray:
                               f"{e}") from None
 
 
-def _map_batches(payload: bytes, column: str,
-                 batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """mapInArrow body: each batch back unchanged with the int8 outcome appended."""
+def _map_batches(payload: bytes, column: str, batches: Iterator[pa.RecordBatch],
+                 names: tuple[str, ...] | None = None) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body: each batch back unchanged with the int8 outcome appended. ``names``:
+    the statistics columns' real names, when Spark carried them under placeholders."""
     state = _state(payload)
     for batch in batches:
-        out = pa.array(_outcomes(state, batch), pa.int8())
+        named = batch if names is None else pa.RecordBatch.from_arrays(batch.columns, names)
+        out = pa.array(_outcomes(state, named), pa.int8())
         yield pa.RecordBatch.from_arrays(
             [*batch.columns, out],
             schema=batch.schema.append(pa.field(column, pa.int8(), nullable=False)))
@@ -283,9 +286,13 @@ def classify_dataframe(stats_df, predicate, schema=None, *,
     _check_on_driver(pred, stats_df)
     payload = _payload(pred, nan_bounds, no_nan, backend)
     if method == "map":
-        out_schema = T.StructType([*stats_df.schema.fields,
-                                   T.StructField(column, T.ByteType(), False)])
-        return stats_df.mapInArrow(functools.partial(_map_batches, payload, column), out_schema)
+        names = tuple(stats_df.columns)
+        if any("." in c or "`" in c for c in names):
+            # pyspark's mapInArrow reads each column as df[name], which parses "address.city"
+            # (a leaf key) as a field path: carry the columns under placeholders instead.
+            inner = stats_df.toDF(*(f"_prunekit_{i}" for i in range(len(names))))
+            return _map_in_arrow(inner, payload, column, names).toDF(*names, column)
+        return _map_in_arrow(stats_df, payload, column, None)
     if method != "udf":
         raise ValueError(f"method must be 'udf', 'map' or 'auto', got {method!r}")
     from pyspark.sql.functions import arrow_udf
@@ -294,6 +301,12 @@ def classify_dataframe(stats_df, predicate, schema=None, *,
     parts = _needed(pred, stats_df) or [F.lit(None).cast("int").alias("_prunekit")]
     return stats_df.withColumn(column, arrow_udf(_udf_for(payload), T.ByteType())(
         F.struct(*parts)))
+
+
+def _map_in_arrow(df, payload: bytes, column: str, names: tuple[str, ...] | None):
+    out_schema = T.StructType([*df.schema.fields, T.StructField(column, T.ByteType(), False)])
+    return df.mapInArrow(functools.partial(_map_batches, payload, column, names=names),
+                         out_schema)
 
 
 def _udf_for(payload: bytes):

@@ -581,6 +581,20 @@ def _is_null(a) -> V:
     return _b(a is None)
 
 
+def column_value(node: n.Column, types: dict[str, pa.DataType], row: dict[str, object]):
+    """A column, or a field of a struct column (``node.fields``; a struct is a dict in a row):
+    NULL when a struct on the way is NULL (Spark's GetStructField). A whole struct is a V of
+    kind "struct", which only IS NULL reads."""
+    value, t = row[node.name], types[node.name]
+    for f in node.fields:
+        if value is None:
+            return None
+        value, t = value[f], t.field(f).type
+    if pa.types.is_struct(t):
+        return None if value is None else V("struct", repr(value), t)
+    return from_python(value, t)
+
+
 def evaluate(tree: n.Node, types: dict[str, pa.DataType], row: dict[str, object]) -> bool | None:
     """The value of predicate ``tree`` for one ``row``: True, False or None (NULL)."""
     return truth(evaluate_value(tree, types, row))
@@ -591,7 +605,7 @@ def evaluate_value(tree: n.Node, types: dict[str, pa.DataType], row: dict[str, o
 
     def step(node: n.Node, kids: tuple):
         if isinstance(node, n.Column):
-            return from_python(row[node.name], types[node.name])
+            return column_value(node, types, row)
         if isinstance(node, n.Literal):
             return literal_value(node)
         if isinstance(node, n.Compare):

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 import prunekit as pk
 from prunekit.expr import nodes as n
+from prunekit.expr.paths import leaf_key
 
 D = decimal.Decimal
 CTX = decimal.Context(prec=120)
@@ -443,12 +444,13 @@ def stats_rows(table: pa.Table) -> list[dict]:
 
 
 @st.composite
-def examples(draw, max_depth: int = 3, faithful: bool = False, max_containers: int = 6
-             ) -> Example:
+def examples(draw, max_depth: int = 3, faithful: bool = False, max_containers: int = 6,
+             nest: bool = True) -> Example:
     """One schema, containers of rows, their statistics, and a predicate over them.
 
     ``faithful`` restricts CAST targets to types Spark SQL can name (for the SQL round trip);
-    ``max_depth`` bounds the nesting of AND/OR/NOT."""
+    ``max_depth`` bounds the nesting of AND/OR/NOT; ``nest`` lets a third of the examples move
+    columns into structs (``nested``)."""
     schema = draw(schemas())
     types = {f.name: f.type for f in schema}
     palettes: dict[str, list] = {}
@@ -515,8 +517,71 @@ def examples(draw, max_depth: int = 3, faithful: bool = False, max_containers: i
                                       table.slice(cut).to_batches())
     ctx = Ctx(types, palettes, faithful)
     predicate = draw(predicates(ctx, max_depth))
-    return Example(schema, containers, table, nan_bounds, no_nan, row_counts, predicate,
-                   palettes)
+    example = Example(schema, containers, table, nan_bounds, no_nan, row_counts, predicate,
+                      palettes)
+    return draw(nested(example)) if nest and one_in(draw, 3) else example
+
+
+# Where a generated column may move (issue 7, item 7): a field of a struct, of a struct whose
+# name holds a dot, two levels down, or a top-level column whose own name holds a dot.
+NEST_PLACES = [(), ("s",), ("s.t",), ("n", "m"), None]
+
+
+@st.composite
+def nested(draw, ex: Example) -> Example:
+    """``ex`` with some columns moved into struct columns (or renamed to hold a dot): the rows
+    nest as dicts, a struct is sometimes NULL where all its leaves are, the statistics columns
+    are renamed to the leaves' keys (``leaf_key``), and the predicate follows, sometimes with
+    an ``IS NULL`` of a whole struct added."""
+    paths = {}
+    for f in ex.schema:
+        place = draw(st.sampled_from(NEST_PLACES))
+        paths[f.name] = (f"{f.name}.v",) if place is None else (*place, f.name)
+    tree: dict = {}  # nested dict of the schema: name -> type or dict
+    for f in ex.schema:
+        node = tree
+        for part in paths[f.name][:-1]:
+            node = node.setdefault(part, {})
+        node[paths[f.name][-1]] = f.type
+
+    def struct_type(node: dict) -> pa.DataType:
+        return pa.struct([pa.field(k, struct_type(v) if isinstance(v, dict) else v)
+                          for k, v in node.items()])
+
+    schema = pa.schema([pa.field(k, struct_type(v) if isinstance(v, dict) else v)
+                        for k, v in tree.items()])
+
+    leaf_of = {p: c for c, p in paths.items()}
+
+    def build(node: dict, prefix: tuple, row: dict) -> dict | None:
+        out = {k: build(v, (*prefix, k), row) if isinstance(v, dict) else row[leaf_of[
+            (*prefix, k)]] for k, v in node.items()}
+        if prefix and all(v is None for v in out.values()) and draw(st.booleans()):
+            return None  # a NULL struct: every leaf below is NULL, as the rows say
+        return out
+
+    containers = [[build(tree, (), row) for row in rows] for rows in ex.containers]
+    renames = {c: leaf_key(p) for c, p in paths.items()}
+    table = ex.table.rename_columns([renames.get(c, c) for c in ex.table.column_names])
+    nan_bounds = ex.nan_bounds if isinstance(ex.nan_bounds, str) else {
+        renames[c]: m for c, m in ex.nan_bounds.items()}
+    no_nan = tuple(renames[c] for c in ex.no_nan)
+    predicate = n.transform(ex.predicate, lambda x: n.Column(paths[x.name][0], tuple(
+        paths[x.name][1:])) if isinstance(x, n.Column) else x)
+    structs = [(k,) for k, v in tree.items() if isinstance(v, dict)]
+    structs += [(*p, k) for p in structs for k, v in _at(tree, p).items() if isinstance(v, dict)]
+    if structs and draw(st.booleans()):
+        p = draw(st.sampled_from(structs))
+        test = _maybe_not(draw, n.IsNull(n.Column(p[0], p[1:])))
+        predicate = (n.and_ if draw(st.booleans()) else n.or_)(predicate, test)
+    return Example(schema, containers, table, nan_bounds, no_nan, ex.row_counts, predicate,
+                   ex.palettes)
+
+
+def _at(tree: dict, path: tuple) -> dict:
+    for part in path:
+        tree = tree[part]
+    return tree
 
 
 def exact_example(columns: dict, predicate: n.Node, nan_bounds: str = "exclude",

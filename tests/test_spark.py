@@ -314,6 +314,32 @@ def test_outcomes_of_sliced_batches_in_the_executor_function():
     assert out[1].slice(0, 0).schema.field("outcome").type == pa.int8()
 
 
+@pytest.mark.parametrize("options", [{"method": "udf"}, {"method": "map"}, {"engine": "sql"}])
+def test_struct_fields_keyed_by_leaf_key(spark, options):
+    # Statistics columns named by leaf_key: "address.city" (a struct field) and "`a.b`" (a
+    # top-level column whose name holds a dot) are Spark column names holding dots and
+    # backticks; the data schema read off them nests address.city back into a struct.
+    def st(lo, hi, nulls, t):
+        return pa.StructArray.from_arrays([pa.array(lo, t), pa.array(hi, t),
+                                           pa.array(nulls, pa.int64())],
+                                          ["min", "max", "null_count"])
+
+    table = pa.table({"id": np.arange(4), "row_count": pa.array([10, 10, 10, 0]),
+                      "address.city": st(["Bergen", "Oslo", "A", None], ["Bergen", "Oslo", "Z",
+                                                                          None],
+                                         [0, 0, 3, 0], pa.string()),
+                      "`a.b`": st([1, 5, 1, 1], [2, 5, 9, 1], [0, 0, 0, 0], pa.int64())})
+    df = spark.createDataFrame(table)
+    schema = sg.data_schema(df.schema)
+    assert schema.field("address").type == pa.struct([("city", pa.string())])
+    assert schema.field("a.b").type == pa.int64()
+    for q in ["address.city = 'Oslo'", "`a.b` = 5 OR address IS NULL", "address IS NOT NULL"]:
+        want = pk.PruningPredicate(q, schema).classify(table).tolist()
+        got = sg.classify_dataframe(df, q, **options).orderBy("id").toArrow()
+        assert got.column("outcome").to_pylist() == want, q
+        assert want[3] == 0 and len(set(want)) > 1, (q, want)
+
+
 def test_malformed_statistics_are_refused_on_the_driver(spark):
     x = pa.StructArray.from_arrays([pa.array(["a"]), pa.array(["b"]), pa.array([0])],
                                    ["min", "max", "null_count"])
