@@ -43,6 +43,7 @@ import pyarrow.parquet as pq
 
 from prunekit.expr.errors import StatisticsError
 from prunekit.expr.paths import split_leaf_key
+from prunekit.expr.resolve import nest
 
 from .statistics import Statistics
 
@@ -142,27 +143,27 @@ def statistics(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
 
 
 def data_schema(statistics: pa.Table) -> pa.Schema:
-    """The data columns' types of a statistics table: each struct's ``min`` type. Fields of
-    structs (statistics columns ``a.b``, see ``prunekit.expr.paths.leaf_key``) are left out.
+    """The data columns' types of a statistics table: each struct's ``min`` type, with fields of
+    structs (statistics columns ``a.b``, see ``prunekit.expr.paths.leaf_key``) nested back into
+    struct columns. Columns whose names are no leaf key (other readers' columns) are left out.
 
     >>> import pyarrow as pa
     >>> x = pa.StructArray.from_arrays([pa.array([1]), pa.array([3]), pa.array([None],
     ...     pa.int64())], ["min", "max", "null_count"])
-    >>> data_schema(pa.table({"row_count": [5], "x": x, "file": ["a.parquet"]}))
+    >>> data_schema(pa.table({"row_count": [5], "x": x, "a.b": x, "file": ["a.parquet"]}))
     x: int64
+    a: struct<b: int64>
+      child 0, b: int64
     """
-    return pa.schema([(f.name, f.type.field("min").type) for f in statistics.schema
-                      if pa.types.is_struct(f.type) and f.type.get_field_index("min") >= 0
-                      and not _nested_key(f.name)])
-
-
-def _nested_key(name: str) -> bool:
-    """Whether a statistics column is a field of a struct (``a.b``); names that are no leaf
-    key at all (other readers' columns) count as top-level."""
-    try:
-        return len(split_leaf_key(name)) > 1
-    except StatisticsError:
-        return False
+    leaf_types = {}
+    for f in statistics.schema:
+        if pa.types.is_struct(f.type) and f.type.get_field_index("min") >= 0:
+            try:
+                split_leaf_key(f.name)
+            except StatisticsError:
+                continue
+            leaf_types[f.name] = f.type.field("min").type
+    return nest(leaf_types)
 
 
 # ---- one file ----------------------------------------------------------------------------

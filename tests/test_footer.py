@@ -189,7 +189,8 @@ def test_nested_leaves_bounds_equal_the_data(tmp_path, seed):
     names = set(stats.column_names)
     assert {"address.city", "address.zip", "address.geo.lat", "`a.b`.c", "x"} <= names
     assert not any(n.startswith(("tags", "m")) for n in names), "no bounds under lists or maps"
-    assert ppq.data_schema(stats) == pa.schema([("x", pa.int64())]), "nested keys left out"
+    unrepeated = pa.schema([f for f in data.schema if f.name not in ("tags", "m")])
+    assert ppq.data_schema(stats) == unrepeated, "struct leaves nested back, lists/maps left out"
     checked = 0
     for key, parts in [("address.city", ["address", "city"]), ("address.zip", ["address", "zip"]),
                        ("address.geo.lat", ["address", "geo", "lat"]), ("`a.b`.c", ["a.b", "c"])]:

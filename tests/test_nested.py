@@ -439,7 +439,6 @@ def test_datafusion_55_does_not_prune_struct_fields_and_prunekit_does(struct_fil
     assert sorted(int(g) for g in groups) == np.flatnonzero(kept).tolist()  # exactly those
 
 
-@pytest.mark.xfail(strict=True, reason="nested Parquet leaves come with the footer decoder branch")
 def test_prunekit_parquet_reads_nested_leaves(struct_file):
     import prunekit.parquet
 
@@ -450,7 +449,6 @@ def test_prunekit_parquet_reads_nested_leaves(struct_file):
     assert pred.classify(table).tolist() == [NONE, ALL, NONE, NONE]
 
 
-@pytest.mark.xfail(strict=True, reason="nested Parquet leaves come with the footer decoder branch")
 def test_prunekit_parquet_keys_a_dotted_top_level_column_in_backticks(tmp_path):
     import prunekit.parquet
 
