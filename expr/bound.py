@@ -26,7 +26,7 @@ class BColumn:
     ``("mul", k)`` a decimal rescaled to a larger scale (for comparing two decimal columns),
     ``("tofloat32",)`` integer to FLOAT (rounded to nearest, as Spark's legacy mode casts),
     ``("affine", steps)`` integer arithmetic with constants, each step ``("add" | "mul", c,
-    tmin, tmax)`` in a result type of range [tmin, tmax] (``bind._arith``).
+    tmin, tmax)`` in a result type of range [tmin, tmax] (``arith.arith``).
     ``type`` is the type literals are coerced to (the cast's target type).
     """
 

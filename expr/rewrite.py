@@ -243,7 +243,7 @@ class Rewriter:
                 lo_ok = p.and_(lo_ok, p.op("within", lo, limit))
                 hi_ok = p.and_(hi_ok, p.op("within", hi, limit))
                 lo, hi = p.op("mul", lo, k), p.op("mul", hi, k)
-            elif kind == "affine":  # integer arithmetic with constants (bind._arith)
+            elif kind == "affine":  # integer arithmetic with constants (arith.arith)
                 lo, lo_ok, hi, hi_ok, lo_x, hi_x = self._affine(
                     name, args[0], lo, lo_ok, hi, hi_ok, lo_x, hi_x)
             elif kind == "toint":  # uint64 as int64 where it fits
