@@ -44,7 +44,7 @@ def _affine_base(x: ColOp) -> b.BColumn | None:
 
 
 def extend(col: b.BColumn, steps: tuple, t: pa.DataType, more: tuple) -> b.BColumn:
-    tmin, tmax = L.int_range(t)
+    tmin, tmax = type_range(t)
     return b.BColumn(col.name, col.stats_type, t, "int",
                      ("affine", steps + tuple(s + (tmin, tmax) for s in more)))
 
@@ -54,9 +54,14 @@ def arith(op: str, left: object, right: object) -> object | None:
     the column seen through that map (``BColumn.convert = ("affine", steps)``): the kernel
     moves the bounds step by step, and where a step could overflow the result type (Spark's
     legacy mode wraps, ANSI mode fails) both bounds become unknown. None: not such a case."""
-    floats = _float_arith(op, left, right)
-    if floats is not None:
-        return floats
+    for rule in (_float_arith, _int_arith, _decimal_arith):
+        got = rule(op, left, right)
+        if got is not None:
+            return got
+    return None
+
+
+def _int_arith(op: str, left: object, right: object) -> object | None:
     if isinstance(left, ColOp) and isinstance(right, ColOp):
         return _column_sum(op, left, right)
     if isinstance(left, LitOp) and isinstance(right, ColOp) and op in ("+", "*"):
@@ -130,3 +135,178 @@ def steps_of(col: b.BColumn) -> tuple:
 
 def _wider(s: pa.DataType, t: pa.DataType) -> pa.DataType:
     return s if s.bit_width >= t.bit_width else t
+
+
+# ---- decimals ----------------------------------------------------------------------------
+LIMIT = 2**62  # known bounds of a decimal expression lie within +-LIMIT (rewrite checks it)
+
+
+def type_range(t: pa.DataType) -> tuple[int, int]:
+    """The range a step's result must stay in: the type's, and for a decimal (whose unscaled
+    values may need up to 127 bits) also within +-2**62, so that the kernel's int64 holds it.
+    Beyond that a bound is unknown, as where Spark's result would overflow."""
+    lo, hi = L.int_range(t)
+    if pa.types.is_decimal(t):
+        return max(lo, -LIMIT), min(hi, LIMIT)
+    return lo, hi
+
+
+_DIGITS = {8: 3, 16: 5, 32: 10, 64: 20}  # Spark's DecimalType.forType of TINYINT .. BIGINT
+
+
+def _adjusted(p: int, s: int) -> pa.DataType | None:
+    """Spark's result type DECIMAL(p, s), or None where precision beyond 38 makes Spark cut
+    the scale (the result is then rounded, which these exact maps do not model)."""
+    if p <= 38:
+        return pa.decimal128(p, s)
+    scale = max(38 - (p - s), min(s, 6))
+    return pa.decimal128(38, s) if scale == s else None
+
+
+def decimal_result(op: str, t1: pa.DataType, t2: pa.DataType) -> pa.DataType | None:
+    """Spark's DECIMAL type of ``t1 op t2`` for + - * (DecimalPrecision), if exact.
+
+    >>> decimal_result("*", pa.decimal128(15, 2), pa.decimal128(16, 2))
+    Decimal128Type(decimal128(32, 4))
+    """
+    p1, s1, p2, s2 = t1.precision, t1.scale, t2.precision, t2.scale
+    if op == "*":
+        return _adjusted(p1 + p2 + 1, s1 + s2)
+    s = max(s1, s2)
+    return _adjusted(max(p1 - s1, p2 - s2) + s + 1, s)
+
+
+def _as_decimal(t: pa.DataType) -> pa.DataType | None:
+    if pa.types.is_decimal(t):
+        return t
+    if pa.types.is_signed_integer(t):
+        return pa.decimal128(_DIGITS[t.bit_width], 0)
+    return None
+
+
+def _literal_decimal(lit: LitOp) -> tuple[pa.DataType, int] | None:
+    """Spark's DECIMAL type of a literal next to a decimal, and its unscaled value: an integer
+    takes the fewest digits that hold it (``spark.sql.legacy.literal.pickMinimumPrecision``,
+    default true), ``2.50`` is DECIMAL(3, 2)."""
+    v, t = lit.value, lit.type
+    if isinstance(v, bool) or not isinstance(v, (int, decimal.Decimal)):
+        return None
+    if t is not None:
+        t = _as_decimal(t)
+        if t is None:
+            return None
+        d = decimal.Decimal(v).scaleb(t.scale, context=L.EXACT)
+        return (t, int(d)) if d == d.to_integral_value() else None
+    if isinstance(v, int):
+        return pa.decimal128(len(str(abs(v))), 0), v
+    if not v.is_finite():
+        return None
+    _, digits, exp = v.as_tuple()
+    scale = max(-exp, 0)
+    precision = max(len(digits) + max(exp, 0), scale, 1)
+    if precision > 38:
+        return None
+    return pa.decimal128(precision, scale), int(v.scaleb(scale, context=L.EXACT))
+
+
+def _decimal_base(x: ColOp) -> b.BColumn | None:
+    """A decimal column, or a decimal or integer one through affine steps, that constant
+    arithmetic can extend (its statistics are unscaled int64 values)."""
+    col = x.col
+    if not isinstance(col, b.BColumn) or col.domain != "int" or (
+            col.convert and col.convert[0] != "affine") or _as_decimal(col.type) is None:
+        return None
+    if not (pa.types.is_signed_integer(col.stats_type) or pa.types.is_decimal(
+            col.stats_type) and col.stats_type.precision <= 18):
+        return None
+    if x.negated:  # -x: exact for a decimal, and an integer step checks its own overflow
+        return extend(col, steps_of(col), col.type, (("mul", -1),))
+    return col
+
+
+def _decimal_arith(op: str, left: object, right: object) -> object | None:
+    """``+ - *`` where a DECIMAL takes part, in Spark's result type (``decimal_result``),
+    on unscaled values: a constant is an affine step (rescale by 10**k, add, multiply), two
+    operands a ``BSum`` or ``BProd``. A result beyond its precision is NULL in legacy mode
+    (ANSI fails): where that may happen, the bounds are unknown and NULL is possible."""
+    if op not in ("+", "-", "*"):
+        return None
+    if isinstance(left, ColOp) and isinstance(right, ColOp):
+        return _decimal_pair(op, left, right)
+    flipped = isinstance(left, LitOp)
+    x, lit = (right, left) if flipped else (left, right)
+    if not (isinstance(x, ColOp) and isinstance(lit, LitOp)):
+        return None
+    base, c = _decimal_base(x), _literal_decimal(lit)
+    if base is None or c is None or not (pa.types.is_decimal(base.type) or
+                                         pa.types.is_decimal(c[0])):
+        return None
+    (tc, cu), tx = c, _as_decimal(base.type)
+    t = decimal_result(op, tx, tc) if not flipped else decimal_result(op, tc, tx)
+    if t is None:
+        return None
+    if op == "*":
+        steps = (("mul", cu),) if cu != 0 else None
+    else:
+        k = t.scale - tx.scale
+        shift = ((("mul", 10**k),) if k else ()) + ((("mul", -1),) if flipped and op == "-"
+                                                   else ())
+        c_at = cu * 10 ** (t.scale - tc.scale)
+        steps = shift + (("add", -c_at if op == "-" and not flipped else c_at),)
+    if steps is None or any(abs(c) >= LIMIT for _, c in steps):
+        return None
+    return ColOp(extend(base, steps_of(base), t, steps))
+
+
+def _decimal_side(x: ColOp) -> object | None:
+    col = x.col
+    if isinstance(col, (b.BSum, b.BProd)) and not x.negated and pa.types.is_decimal(col.type):
+        return col
+    return _decimal_base(x)
+
+
+def _decimal_pair(op: str, left: ColOp, right: ColOp) -> object | None:
+    a, c = _decimal_side(left), _decimal_side(right)
+    if a is None or c is None or not (pa.types.is_decimal(a.type) or
+                                      pa.types.is_decimal(c.type)):
+        return None
+    ta, tc = _as_decimal(a.type), _as_decimal(c.type)
+    t = decimal_result(op, ta, tc)
+    if t is None:
+        return None
+    if op == "*":
+        return ColOp(b.BProd(a, c, t))
+    sides = []
+    for side, ts in ((a, ta), (c, tc)):
+        k = t.scale - ts.scale
+        if k and not isinstance(side, b.BColumn):
+            return None  # a sum or product at another scale: not rescaled
+        sides.append(extend(side, steps_of(side), pa.decimal128(min(ts.precision + k, 38),
+                                                                t.scale), (("mul", 10**k),))
+                     if k else side)
+    return ColOp(b.BSum(sides[0], sides[1], 1 if op == "+" else -1, t))
+
+
+def decimal_expression(col: object) -> bool:
+    """DECIMAL arithmetic, whose known bounds lie within +-2**62 (``rewrite``)."""
+    return pa.types.is_decimal(col.type) and (isinstance(col, (b.BSum, b.BProd)) or (
+        isinstance(col, b.BColumn) and bool(steps_of(col))))
+
+
+def clamp(col: object, c: L.Coerced) -> L.Coerced:
+    """A literal placed against a decimal expression, with values beyond +-2**62 moved to
+    +-(2**62 + 1): the expression's known bounds lie within +-2**62, so every comparison with
+    them is the same, and the kernel's int64 holds the literal."""
+    if not decimal_expression(col):
+        return c
+
+    def f(v: object) -> object:
+        return max(-LIMIT - 1, min(LIMIT + 1, v)) if isinstance(v, int) else v
+
+    if isinstance(c, L.Exact):
+        return L.Exact(f(c.value))
+    if isinstance(c, L.Between):
+        return L.Between(f(c.below), f(c.above))
+    if isinstance(c, L.Range):
+        return L.Range(f(c.first), f(c.last))
+    return c

@@ -15,15 +15,17 @@ BAnd(args=(Bound(col=x, op='gt', value=5), NonNull(col=x, truth=True)))
 from __future__ import annotations
 
 import dataclasses
+import decimal
 
 import pyarrow as pa
 
 from . import bound as b
 from . import literals as L
 from . import nodes as n
-from .arith import arith, extend, steps_of
+from .arith import arith, clamp, decimal_expression, extend, steps_of
 from .errors import SqlSyntaxError, TypeMismatchError, UnknownColumnError
 from .operands import ColOp, LitOp, OpaqueOp
+from .quotient import Quotient, compare_quotient, divide
 
 # Functions known to return non-boolean values (the arithmetic operators among them).
 VALUE_FUNCTIONS = {"+", "-", "*", "/", "%", "div", "||", "&", "|", "^", "abs", "lower", "upper",
@@ -94,6 +96,8 @@ def as_predicate(x: object) -> object:
         if x.value is None or isinstance(x.value, bool):
             return b.Const(x.value)
         raise TypeMismatchError(f"literal {x.value!r} is not a boolean")
+    if isinstance(x, Quotient):
+        raise TypeMismatchError(f"not a boolean predicate: {x.label()}")
     if isinstance(x, OpaqueOp):
         if x.boolean is False:
             raise TypeMismatchError(f"not a boolean predicate: {x.why}")
@@ -109,6 +113,8 @@ def _compare(node: n.Compare, kids: tuple) -> object:
 def compare(op: n.Op, left: object, right: object) -> object:
     if isinstance(left, LitOp) and not isinstance(right, LitOp):
         op, left, right = op.flipped, right, left
+    if isinstance(left, Quotient) and isinstance(right, LitOp):
+        return _quotient_vs_literal(op, left, right)
     for side in (left, right):
         if isinstance(side, OpaqueOp):
             return b.Opaque(side.why)
@@ -129,10 +135,21 @@ def compare(op: n.Op, left: object, right: object) -> object:
     return _either_reading(op, left.col, right)
 
 
+def _quotient_vs_literal(op: n.Op, q: Quotient, lit: LitOp) -> object:
+    if op is n.Op.NE:
+        return b.BNot(_quotient_vs_literal(n.Op.EQ, q, lit))
+    if lit.value is None:
+        return b.Const(None)
+    if isinstance(lit.value, (bool, str, bytes)) or not isinstance(lit.value, (int, float,
+                                                                             decimal.Decimal)):
+        return b.Opaque(f"{q.label()} compared with {lit.value!r}")
+    return compare_quotient(op, q, lit, _column_vs_literal)
+
+
 def _either_reading(op: n.Op, col: b.BColumn, lit: LitOp) -> object:
     """``col op lit`` as Spark's ANSI mode reads it, or under either mode where its legacy
     mode reads the literal (or the column) differently (``literals.legacy_reading``)."""
-    ansi = _column_vs_literal(op, col, L.coerce(lit.value, col.type))
+    ansi = _column_vs_literal(op, col, clamp(col, L.coerce(lit.value, col.type)))
     legacy = L.legacy_reading(lit.value, lit.type, col.type)
     if legacy is not L.SAME:
         other = b.Const(None) if legacy is None else _column_vs_literal(
@@ -332,7 +349,7 @@ def _fold_literals(op: n.Op, x: LitOp, y: LitOp) -> b.Const:
 def _in(node: n.In, kids: tuple) -> object:
     arg, values = kids[0], kids[1:]
     if not isinstance(arg, ColOp) or arg.negated or arg.col.domain == "none" or not all(
-            isinstance(v, LitOp) for v in values):
+            isinstance(v, LitOp) for v in values) or decimal_expression(arg.col):
         # Exactly OR of equalities in three-valued logic.
         return b.BOr(tuple(compare(n.Op.EQ, arg, v) for v in values)) if values else b.Const(
             False)
@@ -430,6 +447,8 @@ def _is_null(node: n.IsNull, kids: tuple) -> object:
     x = kids[0]
     if isinstance(x, ColOp):
         return b.IsNullLeaf(x.col)
+    if isinstance(x, Quotient):  # a non-zero finite divisor: NULL exactly when x is
+        return b.IsNullLeaf(x.inner)
     if isinstance(x, LitOp):
         return b.Const(x.value is None)
     if isinstance(x, OpaqueOp):
@@ -537,6 +556,10 @@ def _neg(node: n.Neg, kids: tuple) -> object:
 
 
 def _func(node: n.Func, kids: tuple) -> object:
+    if node.name == "/" and len(kids) == 2:
+        got = divide(kids[0], kids[1])
+        if got is not None:
+            return got
     if node.name in ("+", "-", "*") and len(kids) == 2:
         got = arith(node.name, kids[0], kids[1])
         if got is not None:

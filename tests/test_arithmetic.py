@@ -105,3 +105,115 @@ def test_column_sums(ta, tb, rows, sql, expected, why, backend):
     assert got != NONE or True not in truths, f"unsound NONE_MATCH: {why}"
     assert got != ALL or all(v is True for v in truths), f"unsound ALL_MATCH: {why}"
     assert got == expected, f"{why}\n{pred.explain()}"
+
+
+# ---- x / c (issue 7, item 1): DOUBLE division, compared through its exact preimage ----------
+NAN = float("nan")
+F32, F64 = pa.float32(), pa.float64()
+DIVISION_CASES = [
+    (I64, [30, 45], "x / 3 > 9", ALL, "30 / 3 = 10 is the least quotient"),
+    (I64, [30, 45], "x / 3 > 15", NONE, "45 / 3 = 15 is the greatest, not above 15"),
+    (I64, [30, 45], "x / -3 < -9", ALL, "a negative divisor reverses: at most -10"),
+    (I64, [30, 45], "x / -3 > -10", NONE, "-10 is the greatest quotient"),
+    (I64, [1, 2], "x / 2 = 0.5", MAYBE, "1 / 2 is 0.5 in DOUBLE: Spark's / does not truncate"),
+    (I64, [3, 3], "x / 2 = 1", NONE, "3 / 2 = 1.5, not 1"),
+    (I64, [3, 3], "x / 2 = 1.5", ALL, "exact bounds, exact quotient"),
+    (I64, [2**53 + 1, 2**53 + 1], "x / 1 = 9007199254740992", ALL,
+     "the BIGINT rounds to DOUBLE (2**53) before dividing"),
+    (I32, [-7, 7], "x / 2 BETWEEN -3.5 AND 3.5", ALL, "both ends reached exactly"),
+    (F64, [1.0, 2.0], "x / 3 > 0.6666666666666666", NONE, "2 / 3 rounds to that double"),
+    (F64, [1.0, 2.0], "x / 3 >= 0.6666666666666666", MAYBE, "and 2 / 3 equals it"),
+    (F64, [1.0, NAN], "x / -2 < 0", MAYBE, "NaN / -2 is NaN: FALSE, -0.5 is TRUE"),
+    (F64, [2.0, 4.0], "x / -2 < 0", ALL, "no NaN: every quotient is negative"),
+    (F64, [1e300, 1e308], "x / 0.5 = CAST('Infinity' AS DOUBLE)", MAYBE, "1e308 / 0.5 overflows"),
+    (F32, [1.5, 3.0], "x / 2 <= 0.75", MAYBE, "FLOAT is widened exactly, 1.5 / 2 = 0.75"),
+    (F32, [1.5, 3.0], "x / 2 < 0.75", NONE, "0.75 is the least quotient"),
+    (I64, [1, 5], "x / 0 > 1", MAYBE, "a zero divisor is left unused (NULL or an error)"),
+    (I32, [4, 4], "x / 2.5 > 1", MAYBE, "INT / 2.5 is DECIMAL division in Spark: not used"),
+    (I64, [4, None], "x / 2 IS NULL", MAYBE, "NULL exactly where x is"),
+    (I64, [4, 6], "x / 2 IS NULL", NONE, "no NULL x, no NULL quotient"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("t", "rows", "sql", "expected", "why"), DIVISION_CASES,
+                         ids=[f"{c[2]} {c[1]}" for c in DIVISION_CASES])
+def test_division(t, rows, sql, expected, why, backend):
+    test_arithmetic_edges(t, rows, sql, expected, why, backend)
+
+
+def test_division_binds_to_the_column_itself():
+    # No bound is rounded: the threshold is the least x whose quotient passes.
+    assert pk.PruningPredicate("x / 3 > 5", {"x": I64}).expression.sql() == "(x / 3) > 5"
+    assert "x >= 16" in pk.PruningPredicate("x / 3 > 5", {"x": I64}).explain()
+    assert "x >= -2" in pk.PruningPredicate("x / -2.0E0 <= 1", {"x": I32}).explain()
+
+
+# ---- DECIMAL arithmetic (issue 7, item 1): Spark's result types, unscaled values -------------
+DEC = pa.decimal128(15, 2)
+Dm = __import__("decimal").Decimal
+DECIMAL_CASES = [
+    (DEC, ["7.25", "7.25"], "p + 1 > 8.25", NONE, "DECIMAL(16, 2): 8.25 exactly"),
+    (DEC, ["7.25", "7.25"], "p + 1 >= 8.25", ALL, "exact bounds through the steps"),
+    (DEC, ["7.25", "9.00"], "p * 2 BETWEEN 14.5 AND 18", ALL, "DECIMAL(17, 2) in [14.50, 18]"),
+    (DEC, ["7.25", "9.00"], "2 - p > -5.25", NONE, "c - x reverses: at most -5.25"),
+    (DEC, ["7.25", "7.25"], "p * 0.1 = 0.725", ALL, "DECIMAL(18, 3): no rounding"),
+    (DEC, ["7.25", "9.00"], "p - 0.001 < 7.249", NONE, "the least is 7.249"),
+    (DEC, ["7.25", "9.00"], "-p * 3 < -21.75", MAYBE, "-9 * 3 = -27 is below"),
+    (DEC, ["7.25", None], "p + 1 IS NULL", MAYBE, "a NULL row"),
+    (DEC, ["7.25", "9.00"], "p + 1 IS NULL", NONE, "no overflow in DECIMAL(16, 2)"),
+    (DEC, ["7.25", "9.00"], "p + 1 IN (8.25, 100)", MAYBE, "8.25 is within the bounds"),
+    (DEC, ["7.25", "9.00"], "p + 1 IN (1, 100)", NONE, "neither within [8.25, 10]"),
+    (pa.decimal128(18, 0), ["900000000000000000", "900000000000000000"], "p * 100 > 0", MAYBE,
+     "unscaled 9e19 is beyond int64: unknown, though Spark's DECIMAL(22, 0) holds it"),
+    (I32, [4, 6], "x * 2.5 > 10", MAYBE, "INT * 2.5 is DECIMAL(13, 1): 10.0 and 15.0"),
+    (I32, [4, 6], "x * 2.5 >= 10", ALL, "the least is 10.0"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("t", "rows", "sql", "expected", "why"), DECIMAL_CASES,
+                         ids=[f"{c[2]} {c[1]}" for c in DECIMAL_CASES])
+def test_decimal_arithmetic(t, rows, sql, expected, why, backend):
+    rows = [Dm(v) if isinstance(v, str) else v for v in rows]
+    name = "p" if pa.types.is_decimal(t) else "x"
+    schema = pa.schema([(name, t)])
+    pred = pk.PruningPredicate(sql, schema)
+    example = strat.exact_example({name: (t, [rows])}, pred.expression)
+    got = int(pred.classify(example.statistics(), backend=backend)[0])
+    truths = [ref.evaluate(pred.expression, {name: t}, {name: v}) for v in rows]
+    assert got != NONE or True not in truths, f"unsound NONE_MATCH: {why}"
+    assert got != ALL or all(v is True for v in truths), f"unsound ALL_MATCH: {why}"
+    assert got == expected, f"{why}\n{pred.explain()}"
+
+
+# Two DECIMAL(15, 2) columns (rows as (p, q)): sums at one scale, products of unscaled values.
+DECIMAL_PAIR_CASES = [
+    ([("100.00", "0.05"), ("200.00", "0.10")], "p * (1 - q) > 190", NONE,
+     "at most 200.00 * 0.95 = 190.0000"),
+    ([("100.00", "0.05"), ("200.00", "0.10")], "p * (1 - q) >= 90", ALL,
+     "at least 100.00 * 0.90 = 90.0000 (corners, not rows)"),
+    ([("100.00", "0.05"), ("200.00", None)], "p * (1 - q) >= 90", MAYBE, "a NULL product"),
+    ([("1.50", "2.25"), ("3.00", "4.50")], "p + q <= 7.5", ALL, "DECIMAL(16, 2) sum"),
+    ([("1.50", "2.25"), ("3.00", "4.50")], "p - q > 0.75", NONE, "p - q <= 3.00 - 2.25"),
+    ([("1.50", "2.25"), ("3.00", "4.50")], "p * q < 3.375", NONE, "DECIMAL(31, 4) corners"),
+    ([("-1.50", "2.25"), ("3.00", "4.50")], "p * q < -6.75", NONE, "a negative corner"),
+    ([("21474836.48", "1.00"), ("1.00", "1.00")], "p * q > 0", MAYBE,
+     "unscaled 2**31 is beyond what the product checks: unknown"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("rows", "sql", "expected", "why"), DECIMAL_PAIR_CASES,
+                         ids=[f"{c[1]} {c[0]}" for c in DECIMAL_PAIR_CASES])
+def test_decimal_columns(rows, sql, expected, why, backend):
+    rows = [tuple(None if v is None else Dm(v) for v in r) for r in rows]
+    types = {"p": DEC, "q": DEC}
+    pred = pk.PruningPredicate(sql, types)
+    example = strat.exact_example({"p": (DEC, [[r[0] for r in rows]]),
+                                   "q": (DEC, [[r[1] for r in rows]])}, pred.expression)
+    got = int(pred.classify(example.statistics(), backend=backend)[0])
+    truths = [ref.evaluate(pred.expression, types, {"p": r[0], "q": r[1]}) for r in rows]
+    assert got != NONE or True not in truths, f"unsound NONE_MATCH: {why}"
+    assert got != ALL or all(v is True for v in truths), f"unsound ALL_MATCH: {why}"
+    assert got == expected, f"{why}\n{pred.explain()}"
