@@ -90,13 +90,18 @@ def _int_arith(op: str, left: object, right: object) -> object | None:
 
 
 def _float_side(x: object) -> object | None:
-    """A DOUBLE column (or DOUBLE arithmetic) as a BFloatOp side, a numeric literal as its
-    DOUBLE value (Spark casts it so), else None."""
+    """An operand of DOUBLE arithmetic as a BFloatOp side: a DOUBLE column or DOUBLE
+    arithmetic; a FLOAT column (widened exactly); a signed integer column seen as DOUBLE
+    (``tofloat``: rounding to nearest is monotone, so its bounds stay bounds); a numeric
+    literal as its DOUBLE value (Spark casts it so). None otherwise."""
     if isinstance(x, ColOp) and not x.negated:
         col = x.col
         if isinstance(col, b.BFloatOp) or (isinstance(col, b.BColumn) and not col.convert and
-                                           col.type == pa.float64()):
+                                           pa.types.is_floating(col.type)):
             return col
+        if isinstance(col, b.BColumn) and not col.convert and col.domain == "int" and \
+                pa.types.is_signed_integer(col.type):
+            return b.BColumn(col.name, col.stats_type, pa.float64(), "float", ("tofloat",))
         return None
     if isinstance(x, LitOp) and x.value is not None and not isinstance(x.value, bool) and \
             isinstance(x.value, (int, float, decimal.Decimal)) and (
@@ -106,16 +111,43 @@ def _float_side(x: object) -> object | None:
     return None
 
 
+def _spark_kind(x: object) -> str | None:
+    """Which operands make Spark's arithmetic DOUBLE: "double" (a DOUBLE column, DOUBLE
+    arithmetic, a DOUBLE literal), "float" (a FLOAT column), "decimal" (a decimal literal)."""
+    if isinstance(x, ColOp):
+        col = x.col
+        if isinstance(col, b.BFloatOp) or col.type == pa.float64():
+            return "double"
+        return "float" if col.type == pa.float32() else None
+    if isinstance(x, LitOp):
+        t = x.type
+        if isinstance(x.value, float) and (t is None or t == pa.float64()) or t == pa.float64():
+            return "double"
+        if isinstance(x.value, decimal.Decimal) and t is None or t is not None and \
+                pa.types.is_decimal(t):
+            return "decimal"
+    return None
+
+
 def _float_arith(op: str, left: object, right: object) -> object | None:
-    """``a + b``, ``a - b``, ``a * b`` in DOUBLE where a DOUBLE column takes part
-    (``bound.BFloatOp``; the price * (1 - discount) of an alias). FLOAT columns are left out:
-    Spark computes FLOAT arithmetic in FLOAT, which the kernel does not reproduce."""
+    """``a + b``, ``a - b``, ``a * b`` where Spark computes in DOUBLE (``bound.BFloatOp``; the
+    price * (1 - discount) of an alias): a DOUBLE takes part, or a FLOAT with a decimal
+    literal; the other side may be a DOUBLE, FLOAT or integer column or a number. Left out:
+    FLOAT with FLOAT (computed in FLOAT) and FLOAT with an integer literal (DOUBLE under ANSI,
+    FLOAT in legacy mode). A column must be a float one: its name carries the constants."""
     if op not in ("+", "-", "*"):
+        return None
+    kinds = {_spark_kind(left), _spark_kind(right)}
+    if "double" not in kinds and kinds != {"float", "decimal"}:
         return None
     a, c = _float_side(left), _float_side(right)
     if a is None or c is None or (isinstance(a, float) and isinstance(c, float)):
         return None
-    return ColOp(b.BFloatOp(op, a, c))
+    op_ = b.BFloatOp(op, a, c)
+    if not any(isinstance(s, b.BFloatOp) or isinstance(s, b.BColumn) and not s.convert
+               for s in (a, c)):
+        return None  # an integer column with a DOUBLE literal: its name would carry floats
+    return ColOp(op_)
 
 
 def _column_sum(op: str, left: ColOp, right: ColOp) -> object | None:

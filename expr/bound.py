@@ -125,11 +125,11 @@ class BFloatOp(_Expression):
     convert: tuple = ()
 
     @property
-    def name(self) -> str:  # the first column's: literals compared with it are floats
+    def name(self) -> str:  # a float column's: literals compared with it are floats
         for side in (self.a, self.b):
-            if not isinstance(side, float):
+            if isinstance(side, BFloatOp) or isinstance(side, BColumn) and not side.convert:
                 return side.name
-        raise ValueError("a BFloatOp has a column")
+        raise ValueError("a BFloatOp has a float column")
 
     def label(self) -> str:
         def side(x: object) -> str:
