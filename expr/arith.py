@@ -116,7 +116,7 @@ def _spark_kind(x: object) -> str | None:
     arithmetic, a DOUBLE literal), "float" (a FLOAT column), "decimal" (a decimal literal)."""
     if isinstance(x, ColOp):
         col = x.col
-        if isinstance(col, b.BFloatOp) or col.type == pa.float64():
+        if col.type == pa.float64():
             return "double"
         return "float" if col.type == pa.float32() else None
     if isinstance(x, LitOp):
@@ -138,6 +138,8 @@ def _float_arith(op: str, left: object, right: object) -> object | None:
     if op not in ("+", "-", "*"):
         return None
     kinds = {_spark_kind(left), _spark_kind(right)}
+    if kinds == {"float"} and all(isinstance(x, ColOp) for x in (left, right)):
+        return _float32_arith(op, left, right)
     if "double" not in kinds and kinds != {"float", "decimal"}:
         return None
     a, c = _float_side(left), _float_side(right)
@@ -148,6 +150,15 @@ def _float_arith(op: str, left: object, right: object) -> object | None:
                for s in (a, c)):
         return None  # an integer column with a DOUBLE literal: its name would carry floats
     return ColOp(op_)
+
+
+def _float32_arith(op: str, left: ColOp, right: ColOp) -> object | None:
+    """FLOAT op FLOAT, computed by Spark in FLOAT (both modes): a BFloatOp of type FLOAT,
+    whose bounds rewrite rounds outwards to FLOAT (``Rewriter._to_float32_outwards``)."""
+    a, c = _float_side(left), _float_side(right)
+    if a is None or c is None:
+        return None
+    return ColOp(b.BFloatOp(op, a, c, pa.float32()))
 
 
 def _column_sum(op: str, left: ColOp, right: ColOp) -> object | None:

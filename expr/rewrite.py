@@ -157,6 +157,8 @@ class Rewriter:
                        p.not_(p.op("isnan", lo)), p.not_(p.op("isnan", hi)))
         if e.op == "*":
             known = p.and_(known, ok_corners)
+        if e.type == pa.float32():
+            lo, hi = self._to_float32_outwards(e, lo, hi)
         nan = p.or_(fa.nan, fb.nan, made_nan)
         shown = e.label()
         self.names.setdefault(known, f"{shown} bounds known")
@@ -165,6 +167,21 @@ class Rewriter:
         self.names.setdefault(nan, f"{shown} may be NaN")
         return Facts(p.and_(fa.hn, fb.hn), p.or_(fa.nulls, fb.nulls), lo, known, hi, known,
                      p.const(False), p.const(False), nan, p.const(True))
+
+    def _to_float32_outwards(self, e: b.BFloatOp, lo: int, hi: int) -> tuple[int, int]:
+        """Bounds of a FLOAT result (Spark computes FLOAT op FLOAT in FLOAT) from bounds
+        computed in DOUBLE. The FLOAT result of a row is its exact result rounded to the nearest
+        FLOAT, which is at most one FLOAT ulp (2**-23 relative, or 2**-149 near zero) beyond the
+        exact value, itself within 2**-53 relative of the DOUBLE bound. Widening by 2**-22
+        relative and 2**-149 absolute, then rounding to FLOAT (monotone, and infinite beyond
+        FLOAT's range as the row's result is), bounds every row's result."""
+        p, name = self.p, e.name
+        down, up = p.param(1 - 2.0**-22, name), p.param(1 + 2.0**-22, name)
+        tiny = p.param(2.0**-149, name)
+        lo = p.op("add", p.op("min2", p.op("mul", lo, down), p.op("mul", lo, up)),
+                  p.op("mul", tiny, p.param(-1.0, name)))
+        hi = p.op("add", p.op("max2", p.op("mul", hi, down), p.op("mul", hi, up)), tiny)
+        return p.op("tofloat32", lo), p.op("tofloat32", hi)
 
     def _derive_sum(self, s: b.BSum) -> Facts:
         """``a + b`` (or ``a - b``) over the rows where both are non-NULL lies within the sum

@@ -527,6 +527,7 @@ def arithmetic(node: n.Func, kids: tuple) -> V | Wild | None | object:
     - integers: ``+ - *`` in the wider type, wrapping; ``/`` in DOUBLE;
     - a DOUBLE (column, literal, arithmetic) with any number, FLOAT with a decimal, and ``/``
       without decimals: DOUBLE, IEEE (FLOAT widened);
+    - FLOAT with FLOAT (``+ - *``): FLOAT, the exact result rounded to the nearest FLOAT;
     - a DECIMAL with integers or decimals: Spark's result type (``decimal_result_type``), the
       exact result rounded HALF_UP to its scale (division first to 38 places, as Spark's
       ``Decimal./``), NULL beyond its precision;
@@ -547,6 +548,14 @@ def arithmetic(node: n.Func, kids: tuple) -> V | Wild | None | object:
         if op == "/":
             return None if y == 0 else V("float", x / y, pa.float64())
         return V("float", x + y if op == "+" else x - y if op == "-" else x * y, pa.float64())
+    if kinds == {"float"} and op != "/":  # FLOAT op FLOAT: in FLOAT, in both modes
+        x, y = a.value, b.value
+        if math.isfinite(x) and math.isfinite(y):
+            fx, fy = Fraction(x), Fraction(y)
+            return V("float", round_f32(fx + fy if op == "+" else fx - fy if op == "-" else
+                                        fx * fy), pa.float32())
+        # infinities and NaN: IEEE in DOUBLE gives the same inf or NaN
+        return V("float", x + y if op == "+" else x - y if op == "-" else x * y, pa.float32())
     if "float" in kinds:
         return NOT_INTEGER
     if kinds == {"int"}:

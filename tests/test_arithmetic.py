@@ -252,8 +252,8 @@ SPARK_4_3 = [
     ("p - 1.5", "decimal(16,2)", Dm("5.75")), ("2 - p", "decimal(16,2)", Dm("-5.25")),
     ("p * -3", "decimal(17,2)", Dm("-21.75")), ("p * i", "decimal(26,2)", Dm("50.75")),
     ("i * 2.5", "decimal(13,1)", Dm("17.5")),
-    ("f + f", None, 14.0), ("f - f", None, 0.0),  # FLOAT in both modes
-    ("f * 2", None, 14.0),  # DOUBLE under ANSI, FLOAT in legacy mode
+    ("f + f", "float", 14.0), ("f - f", "float", 0.0),  # FLOAT in both modes
+    ("f * 2", None, 14.0),  # DOUBLE under ANSI, FLOAT in legacy mode: not used
 ]
 
 
@@ -282,8 +282,8 @@ def test_reference_rounds_as_spark(sql, t, value):
 
 
 def _spark_type(text: str) -> pa.DataType:
-    if text == "double":
-        return F64
+    if text in ("double", "float"):
+        return F64 if text == "double" else F32
     p, s = text[len("decimal("):-1].split(",")
     return pa.decimal128(int(p), int(s))
 
@@ -314,6 +314,35 @@ def test_reference_and_binding_follow_spark(sql, t, value):
             assert leaf.col.type == _spark_type(t), leaf
 
 
+# FLOAT op FLOAT is FLOAT in Spark: rows of one container as (a, b), both FLOAT.
+FLOAT_CASES = [
+    ([(2.0**24, 1.0)], "a + b = 16777216", MAYBE,
+     "2**24 + 1 rounds to 2**24 in FLOAT (DOUBLE arithmetic would say NONE)"),
+    ([(2.0**24, 1.0)], "a + b > 16777218", MAYBE, "rounded outwards: the bound is 16777220"),
+    ([(2.0**24, 1.0)], "a + b > 16777220", NONE, "a few FLOAT ulps, no more"),
+    ([(1.0, 1.0), (2.0, 3.0)], "a * b < 0", NONE, "at least 1, rounded down a little"),
+    ([(1.0, 1.0), (2.0, 3.0)], "a * b <= 6.5", ALL, "at most 6, rounded up a little"),
+    ([(3e38, 3e38)], "a + b < 1e39", NONE, "FLOAT overflows to +inf, which is not < 1e39"),
+    ([(3e38, 3e38)], "a + b > 1e39", ALL, "and +inf is above it (DOUBLE would be 6e38)"),
+    ([(1.5, NAN), (2.0, 1.0)], "a - b < 100", MAYBE, "NaN - 1.5 is NaN"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("rows", "sql", "expected", "why"), FLOAT_CASES,
+                         ids=[f"{c[1]} {c[0]}" for c in FLOAT_CASES])
+def test_float_arithmetic(rows, sql, expected, why, backend):
+    types = {"a": F32, "b": F32}
+    pred = pk.PruningPredicate(sql, types)
+    example = strat.exact_example({"a": (F32, [[r[0] for r in rows]]),
+                                   "b": (F32, [[r[1] for r in rows]])}, pred.expression)
+    got = int(pred.classify(example.statistics(), backend=backend)[0])
+    truths = [ref.evaluate(pred.expression, types, {"a": r[0], "b": r[1]}) for r in rows]
+    assert got != NONE or True not in truths, f"unsound NONE_MATCH: {why}"
+    assert got != ALL or all(v is True for v in truths), f"unsound ALL_MATCH: {why}"
+    assert got == expected, f"{why}\n{pred.explain()}"
+
+
 # ---- properties: two-operand DECIMAL and mixed DOUBLE arithmetic, and division --------------
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -323,6 +352,7 @@ from prunekit.expr import nodes as n  # noqa: E402
 PAIR_TYPES = {
     "decimal": [pa.decimal128(5, 2), DEC, pa.decimal128(9, 0), pa.decimal128(18, 4), I32, I8],
     "double": [F64, F32, I32, I64],
+    "float": [F32],
 }
 PAIR_CONSTANTS = [1, 2, -3, 0, Dm("0.05"), Dm("1.5"), Dm("-0.001"), 0.5, -2.0, 1e300]
 
@@ -335,6 +365,7 @@ def pair_examples(draw):
     ta, tb = (draw(st.sampled_from(PAIR_TYPES[family])) for _ in "ab")
     if family == "double" and F64 not in (ta, tb):
         ta = F64
+    constants = PAIR_CONSTANTS if family != "float" else []
     k = draw(st.integers(1, 4))
     cols = {}
     for name, t in (("a", ta), ("b", tb)):
@@ -350,8 +381,8 @@ def pair_examples(draw):
         if depth == 0 or draw(st.integers(0, 2)) == 0:
             return n.Column(draw(st.sampled_from("ab")))
         x = operand(depth - 1)
-        y = (operand(depth - 1) if draw(st.booleans()) else
-             n.Literal(draw(st.sampled_from(PAIR_CONSTANTS))))
+        y = (operand(depth - 1) if draw(st.booleans()) or not constants else
+             n.Literal(draw(st.sampled_from(constants))))
         if draw(st.booleans()):
             x, y = y, x
         return n.Func(draw(st.sampled_from(["+", "-", "*", "/"])), (x, y))
