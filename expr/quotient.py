@@ -18,6 +18,13 @@ mirror (``NaN / -2`` is NaN, still the greatest), so NaN rows are given their ow
 Bound(col=x, op='ge', value=16)
 >>> bind(parse("x / -2.0E0 <= 1"), pa.schema([("x", pa.int32())]))
 Bound(col=x, op='ge', value=-2)
+
+DECIMAL division (a DECIMAL operand, or an integer over a decimal constant) is the same over the
+unscaled values, with Spark's HALF_UP rounding to its result scale: ``p / 3`` on DECIMAL(15, 2)
+is DECIMAL(19, 6), and ``p / 3 > 1`` holds from p = 3.01 (unscaled 301) on.
+
+>>> bind(parse("p / 3 > 1"), pa.schema([("p", pa.decimal128(15, 2))]))
+Bound(col=p, op='ge', value=301)
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ import math
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 
 import pyarrow as pa
 
@@ -39,11 +47,13 @@ _F64 = pa.float64()
 
 @dataclass(frozen=True)
 class Quotient:
-    """``inner / divisor`` in DOUBLE: an operand only a comparison with a constant can use."""
+    """``inner / divisor`` in DOUBLE, or in DECIMAL when ``result`` is a decimal type: an
+    operand only a comparison with a constant can use."""
 
-    inner: object  # a BColumn (signed integer, float or double), a BSum or a BFloatOp
-    divisor: float
-    keys: str  # the inner values: "int" (its type's integers), "f64" or "f32"
+    inner: object  # a BColumn (signed integer, float, double or decimal), a BSum or a BFloatOp
+    divisor: float | Fraction
+    keys: str  # the inner values: "int" (its type's integers, unscaled), "f64" or "f32"
+    result: pa.DataType | None = None  # DECIMAL(p, s) division; None: DOUBLE
 
     boolean = False  # for bind's fallbacks: a number, not a predicate
 
@@ -52,12 +62,32 @@ class Quotient:
         return f"{self.label()} is used only against a constant"
 
     def label(self) -> str:
-        return f"{self.inner.label()} / {self.divisor!r}"
+        d = self.divisor
+        return f"{self.inner.label()} / {d if isinstance(d, float) else _decimal_text(d)}"
 
-    def value(self, x: int | float) -> float:
-        """Spark's value of the quotient for an inner value ``x`` (Python floats are IEEE
-        doubles; ``float(int)`` rounds to nearest like Java's ``(double)`` cast)."""
-        return float(x) / self.divisor
+    @property
+    def increasing(self) -> bool:
+        return self.divisor > 0
+
+    def value(self, x: int | float) -> float | int:
+        """Spark's value of the quotient for an inner value ``x``: in DOUBLE (Python floats
+        are IEEE doubles; ``float(int)`` rounds to nearest like Java's ``(double)`` cast), or
+        for DECIMAL the unscaled result: Spark's ``Decimal./`` divides to 38 places, HALF_UP,
+        then rounds HALF_UP to the result's scale (both monotone)."""
+        if self.result is None:
+            return float(x) / self.divisor
+        scale = self.inner.type.scale if pa.types.is_decimal(self.inner.type) else 0
+        q = Fraction(x, 10**scale) / self.divisor
+        return _half_up(Fraction(_half_up(q * 10**38), 10 ** (38 - self.result.scale)))
+
+
+def _half_up(x: Fraction) -> int:
+    r = math.floor(abs(x) + Fraction(1, 2))
+    return r if x >= 0 else -r
+
+
+def _decimal_text(d: Fraction) -> str:
+    return str(decimal.Decimal(d.numerator) / decimal.Decimal(d.denominator))
 
 
 def divide(left: object, right: object) -> Quotient | None:
@@ -74,9 +104,13 @@ def divide(left: object, right: object) -> Quotient | None:
     keys = _keys_of(inner)
     if keys is None:
         return None
-    if keys == "int" and not (isinstance(c, float) or t is not None and pa.types.is_floating(t)
-                              or isinstance(c, int) and (t is None or pa.types.is_integer(t))):
-        return None  # INT / 2.5 is DECIMAL division in Spark
+    double_literal = isinstance(c, float) or t is not None and pa.types.is_floating(t)
+    if keys == "int" and not double_literal and (
+            pa.types.is_decimal(inner.type) or not (isinstance(c, int) and (
+                t is None or pa.types.is_integer(t)))):
+        return _decimal_division(inner, right)  # DECIMAL / c, INT / 2.5: DECIMAL in Spark
+    if pa.types.is_decimal(inner.type):
+        return None  # DECIMAL / DOUBLE is DOUBLE of the decimal: not modelled
     try:
         divisor = float(c)
     except OverflowError:
@@ -84,6 +118,25 @@ def divide(left: object, right: object) -> Quotient | None:
     if divisor == 0 or not math.isfinite(divisor):
         return None
     return Quotient(inner, divisor, keys)
+
+
+def _decimal_division(inner: object, lit: LitOp) -> Quotient | None:
+    """``inner / c`` in Spark's DECIMAL result type: scale max(6, s1 + p2 + 1), precision
+    p1 - s1 + s2 + scale (a result that would need more than 38 digits is not used: Spark then
+    cuts the scale). Its integer digits hold every quotient, so it never overflows."""
+    from .arith import _as_decimal, _literal_decimal
+
+    lit_t = _literal_decimal(lit)
+    t1 = _as_decimal(inner.type)
+    if lit_t is None or t1 is None or lit_t[1] == 0 or not isinstance(inner, b.BColumn) or (
+            pa.types.is_decimal(inner.type) and inner.type.precision > 18):
+        return None
+    t2, unscaled = lit_t
+    s = max(6, t1.scale + t2.precision + 1)
+    p = t1.precision - t1.scale + t2.scale + s
+    if p > 38:
+        return None
+    return Quotient(inner, Fraction(unscaled, 10**t2.scale), "int", pa.decimal128(p, s))
 
 
 def _keys_of(col: object) -> str | None:
@@ -95,8 +148,8 @@ def _keys_of(col: object) -> str | None:
         return None
     if col.domain == "float":
         return "f64" if col.type == _F64 else "f32"
-    if col.domain == "int" and pa.types.is_signed_integer(col.type) and (
-            not col.convert or col.convert[0] == "affine"):
+    if col.domain == "int" and (pa.types.is_signed_integer(col.type) or pa.types.is_decimal(
+            col.type)) and (not col.convert or col.convert[0] == "affine"):
         return "int"
     return None
 
@@ -148,7 +201,7 @@ def _half(q: Quotient, op: str, v: float) -> tuple[str, object | None]:
     """``q op v`` as ``("ge", t)`` (inner >= t) or ``("lt", t)`` (inner < t) over the numeric
     inner values; ``t`` None: the empty set for "ge", every value for "lt"."""
     test = _UP.get(op) or _DOWN[op]
-    increasing = q.divisor > 0
+    increasing = q.increasing
     if (op in _UP) == increasing:  # the inner values where it holds are closed upwards
         return "ge", _first(lambda x: test(q.value(x), v), q)
     return "lt", _first(lambda x: not test(q.value(x), v), q)
@@ -200,8 +253,9 @@ def compare_quotient(op: str, q: Quotient, lit: LitOp, placed: Callable) -> obje
     """``q op lit`` (op one of lt, le, gt, ge, eq) as leaves on the inner value. ``placed``
     is bind's column-vs-literal rule, giving the comparison on a DOUBLE column ``y`` (Spark
     casts the literal to DOUBLE); its leaves on ``y`` are then mapped onto the inner value."""
-    y = b.BColumn("", _F64, _F64, "float")
-    return _map(q, placed(op, y, L.coerce(lit.value, _F64)))
+    t = q.result or _F64
+    y = b.BColumn("", t, t, "int" if q.result else "float")
+    return _map(q, placed(op, y, L.coerce(lit.value, t)))
 
 
 def _map(q: Quotient, leaf: object) -> object:

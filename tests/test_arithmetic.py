@@ -130,7 +130,6 @@ DIVISION_CASES = [
     (F32, [1.5, 3.0], "x / 2 <= 0.75", MAYBE, "FLOAT is widened exactly, 1.5 / 2 = 0.75"),
     (F32, [1.5, 3.0], "x / 2 < 0.75", NONE, "0.75 is the least quotient"),
     (I64, [1, 5], "x / 0 > 1", MAYBE, "a zero divisor is left unused (NULL or an error)"),
-    (I32, [4, 4], "x / 2.5 > 1", MAYBE, "INT / 2.5 is DECIMAL division in Spark: not used"),
     (I64, [4, None], "x / 2 IS NULL", MAYBE, "NULL exactly where x is"),
     (I64, [4, 6], "x / 2 IS NULL", NONE, "no NULL x, no NULL quotient"),
 ]
@@ -169,6 +168,13 @@ DECIMAL_CASES = [
      "unscaled 9e19 is beyond int64: unknown, though Spark's DECIMAL(22, 0) holds it"),
     (I32, [4, 6], "x * 2.5 > 10", MAYBE, "INT * 2.5 is DECIMAL(13, 1): 10.0 and 15.0"),
     (I32, [4, 6], "x * 2.5 >= 10", ALL, "the least is 10.0"),
+    (DEC, ["7.25", "7.25"], "p / 3 = 2.416667", ALL, "DECIMAL(19, 6), HALF_UP, as Spark"),
+    (DEC, ["7.25", "7.25"], "p / 3 > 2.416667", NONE, "2.41666666.. rounds to 2.416667"),
+    (DEC, ["-7.25", "-7.25"], "p / 3 = -2.416667", ALL, "HALF_UP rounds away from zero"),
+    (DEC, ["1.00", "9.00"], "p / -0.5 BETWEEN -18 AND -2", ALL, "a negative divisor reverses"),
+    (DEC, ["1.00", "9.00"], "p / 0 > 1", MAYBE, "a zero divisor is left unused"),
+    (I32, [4, 6], "x / 2.5 >= 1.6", ALL, "INT / 2.5 is DECIMAL(17, 6): 1.6 exactly"),
+    (I32, [4, 6], "x / 2.5 > 2.4", NONE, "6 / 2.5 = 2.4"),
 ]
 
 
