@@ -187,7 +187,11 @@ LIMIT = 2**62  # known bounds of a decimal expression lie within +-LIMIT (rewrit
 def type_range(t: pa.DataType) -> tuple[int, int]:
     """The range a step's result must stay in: the type's, and for a decimal (whose unscaled
     values may need up to 127 bits) also within +-2**62, so that the kernel's int64 holds it.
-    Beyond that a bound is unknown, as where Spark's result would overflow."""
+    Beyond that a bound is unknown, as where Spark's result would overflow.
+
+    >>> type_range(pa.int8()), type_range(pa.decimal128(3, 1)), type_range(pa.decimal128(38, 2))
+    ((-128, 127), (-999, 999), (-4611686018427387904, 4611686018427387904))
+    """
     lo, hi = L.int_range(t)
     if pa.types.is_decimal(t):
         return max(lo, -LIMIT), min(hi, LIMIT)
@@ -331,7 +335,12 @@ def _decimal_pair(op: str, left: ColOp, right: ColOp) -> object | None:
 
 
 def decimal_expression(col: object) -> bool:
-    """DECIMAL arithmetic, whose known bounds lie within +-2**62 (``rewrite``)."""
+    """DECIMAL arithmetic, whose known bounds lie within +-2**62 (``rewrite``).
+
+    >>> p = b.BColumn("p", pa.decimal128(15, 2), pa.decimal128(15, 2), "int")
+    >>> decimal_expression(p), decimal_expression(b.BProd(p, p, pa.decimal128(31, 4)))
+    (False, True)
+    """
     return pa.types.is_decimal(col.type) and (isinstance(col, (b.BSum, b.BProd)) or (
         isinstance(col, b.BColumn) and bool(steps_of(col))))
 
@@ -339,7 +348,12 @@ def decimal_expression(col: object) -> bool:
 def clamp(col: object, c: L.Coerced) -> L.Coerced:
     """A literal placed against a decimal expression, with values beyond +-2**62 moved to
     +-(2**62 + 1): the expression's known bounds lie within +-2**62, so every comparison with
-    them is the same, and the kernel's int64 holds the literal."""
+    them is the same, and the kernel's int64 holds the literal.
+
+    >>> p = b.BColumn("p", pa.decimal128(15, 2), pa.decimal128(15, 2), "int")
+    >>> clamp(b.BProd(p, p, pa.decimal128(31, 4)), L.Exact(10**25))
+    Exact(value=4611686018427387905)
+    """
     if not decimal_expression(col):
         return c
 

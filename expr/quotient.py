@@ -91,8 +91,15 @@ def _decimal_text(d: Fraction) -> str:
 
 
 def divide(left: object, right: object) -> Quotient | None:
-    """``left / right`` as a Quotient when Spark computes it in DOUBLE with a usable divisor;
-    None otherwise (then the division is an unknown value)."""
+    """``left / right`` as a Quotient when Spark's result is DOUBLE or an exact DECIMAL type
+    and the divisor is a usable constant; None otherwise (then the division is an unknown
+    value).
+
+    >>> x = ColOp(b.BColumn("x", pa.int32(), pa.int32(), "int"))
+    >>> divide(x, LitOp(4)).result, divide(x, LitOp(decimal.Decimal("2.5"))).result, divide(
+    ...     x, LitOp(0))
+    (None, Decimal128Type(decimal128(17, 6)), None)
+    """
     if not isinstance(left, ColOp) or left.negated or not isinstance(right, LitOp):
         return None
     c, t, inner = right.value, right.type, left.col
@@ -251,8 +258,15 @@ def _with_nan(q: Quotient, leaf: object, truth: bool) -> object:
 
 def compare_quotient(op: str, q: Quotient, lit: LitOp, placed: Callable) -> object:
     """``q op lit`` (op one of lt, le, gt, ge, eq) as leaves on the inner value. ``placed``
-    is bind's column-vs-literal rule, giving the comparison on a DOUBLE column ``y`` (Spark
-    casts the literal to DOUBLE); its leaves on ``y`` are then mapped onto the inner value."""
+    is bind's column-vs-literal rule, giving the comparison on a column ``y`` of the result
+    type (Spark casts the literal so); its leaves on ``y`` are then mapped onto the inner value.
+
+    >>> from . import nodes as n
+    >>> from .bind import _column_vs_literal
+    >>> q = divide(ColOp(b.BColumn("f", pa.float64(), pa.float64(), "float")), LitOp(-2))
+    >>> compare_quotient(n.Op.GT, q, LitOp(1), _column_vs_literal)   # NaN / -2 is NaN: TRUE
+    BOr(args=(Bound(col=f, op='lt', value=-2.0), NanEq(col=f)))
+    """
     t = q.result or _F64
     y = b.BColumn("", t, t, "int" if q.result else "float")
     return _map(q, placed(op, y, L.coerce(lit.value, t)))

@@ -223,7 +223,9 @@ class _Renderer:
         if op == "mul":
             return f"try_multiply({num(a[0])}, {num(a[1])})", kinds[a[0]], True
         if op == "within":
-            c = self.program.steps[a[1]].args[0]
+            limit = self.program.steps[a[1]]  # a const, or a param (2**62 of BSum, BProd)
+            c = (self.program.params[limit.args[0]].value if limit.op == "param"
+                 else limit.args[0])
             x = num(a[0])
             return f"({x} >= {-int(c)}L AND {x} <= {int(c)}L)", "bool", False
         if op == "toint":
