@@ -17,36 +17,18 @@ from __future__ import annotations
 import dataclasses
 import decimal
 import math
-from dataclasses import dataclass
 
 import pyarrow as pa
 
 from . import bound as b
 from . import literals as L
 from . import nodes as n
+from .arith import arith, clamp, decimal_expression, extend, steps_of
 from .errors import SqlSyntaxError, TypeMismatchError
+from .operands import ColOp, LitOp, OpaqueOp
 from .paths import leaf_key, split_leaf_key
+from .quotient import Quotient, compare_quotient, divide
 from .resolve import resolve, walk_leaves
-
-
-# ---- operands: what a non-boolean sub-expression binds to ------------------------------
-@dataclass(frozen=True)
-class ColOp:
-    col: b.BColumn
-    negated: bool = False  # -x
-
-
-@dataclass(frozen=True)
-class LitOp:
-    value: object
-    type: pa.DataType | None = None
-
-
-@dataclass(frozen=True)
-class OpaqueOp:
-    why: str
-    boolean: bool | None = None  # False: known not to be a boolean (x + 1, CAST(x AS INT))
-
 
 # Functions known to return non-boolean values (the arithmetic operators among them).
 VALUE_FUNCTIONS = {"+", "-", "*", "/", "%", "div", "||", "&", "|", "^", "abs", "lower", "upper",
@@ -101,6 +83,8 @@ def as_predicate(x: object) -> object:
         if x.value is None or isinstance(x.value, bool):
             return b.Const(x.value)
         raise TypeMismatchError(f"literal {x.value!r} is not a boolean")
+    if isinstance(x, Quotient):
+        raise TypeMismatchError(f"not a boolean predicate: {x.label()}")
     if isinstance(x, OpaqueOp):
         if x.boolean is False:
             raise TypeMismatchError(f"not a boolean predicate: {x.why}")
@@ -116,6 +100,8 @@ def _compare(node: n.Compare, kids: tuple) -> object:
 def compare(op: n.Op, left: object, right: object) -> object:
     if isinstance(left, LitOp) and not isinstance(right, LitOp):
         op, left, right = op.flipped, right, left
+    if isinstance(left, Quotient) and isinstance(right, LitOp):
+        return _quotient_vs_literal(op, left, right)
     for side in (left, right):
         if isinstance(side, OpaqueOp):
             return b.Opaque(side.why)
@@ -136,10 +122,21 @@ def compare(op: n.Op, left: object, right: object) -> object:
     return _either_reading(op, left.col, right)
 
 
+def _quotient_vs_literal(op: n.Op, q: Quotient, lit: LitOp) -> object:
+    if op is n.Op.NE:
+        return b.BNot(_quotient_vs_literal(n.Op.EQ, q, lit))
+    if lit.value is None:
+        return b.Const(None)
+    if isinstance(lit.value, (bool, str, bytes)) or not isinstance(lit.value, (int, float,
+                                                                             decimal.Decimal)):
+        return b.Opaque(f"{q.label()} compared with {lit.value!r}")
+    return compare_quotient(op, q, lit, _column_vs_literal)
+
+
 def _either_reading(op: n.Op, col: b.BColumn, lit: LitOp) -> object:
     """``col op lit`` as Spark's ANSI mode reads it, or under either mode where its legacy
     mode reads the literal (or the column) differently (``literals.legacy_reading``)."""
-    ansi = _column_vs_literal(op, col, L.coerce(lit.value, col.type))
+    ansi = _column_vs_literal(op, col, clamp(col, L.coerce(lit.value, col.type)))
     legacy = L.legacy_reading(lit.value, lit.type, col.type)
     if legacy is not L.SAME:
         other = b.Const(None) if legacy is None else _column_vs_literal(
@@ -339,7 +336,7 @@ def _fold_literals(op: n.Op, x: LitOp, y: LitOp) -> b.Const:
 def _in(node: n.In, kids: tuple) -> object:
     arg, values = kids[0], kids[1:]
     if not isinstance(arg, ColOp) or arg.negated or arg.col.domain == "none" or not all(
-            isinstance(v, LitOp) for v in values):
+            isinstance(v, LitOp) for v in values) or decimal_expression(arg.col):
         # Exactly OR of equalities in three-valued logic.
         return b.BOr(tuple(compare(n.Op.EQ, arg, v) for v in values)) if values else b.Const(
             False)
@@ -493,6 +490,8 @@ def _is_null(node: n.IsNull, kids: tuple) -> object:
         return _struct_is_null(x.col)
     if isinstance(x, ColOp):
         return b.IsNullLeaf(x.col)
+    if isinstance(x, Quotient):  # a non-zero finite divisor: NULL exactly when x is
+        return b.IsNullLeaf(x.inner)
     if isinstance(x, LitOp):
         return b.Const(x.value is None)
     if isinstance(x, OpaqueOp):
@@ -604,132 +603,20 @@ def _neg(node: n.Neg, kids: tuple) -> object:
             return LitOp(L.negate(x.value), x.type)
         raise TypeMismatchError(f"cannot negate {x.value!r}")
     if isinstance(x, ColOp) and x.col.convert and x.col.convert[0] == "affine":
-        return ColOp(_extend(x.col, _steps(x.col), x.col.type, (("mul", -1),)))
+        return ColOp(extend(x.col, steps_of(x.col), x.col.type, (("mul", -1),)))
     if isinstance(x, ColOp):
         return ColOp(x.col, not x.negated)
     return OpaqueOp(getattr(x, "why", "negation of an expression"), boolean=False)
 
 
-# ---- integer arithmetic with a constant ---------------------------------------------------
-def _int_literal_type(lit: LitOp) -> pa.DataType | None:
-    """Spark's type of an integer literal: INT when it fits, else BIGINT (wider: DECIMAL)."""
-    if isinstance(lit.value, bool) or not isinstance(lit.value, int):
-        return None
-    if lit.type is not None:
-        return lit.type if pa.types.is_signed_integer(lit.type) else None
-    for t in (pa.int32(), pa.int64()):
-        lo, hi = L.int_range(t)
-        if lo <= lit.value <= hi:
-            return t
-    return None
-
-
-def _affine_base(x: ColOp) -> b.BColumn | None:
-    """The column as an integer expression arithmetic can extend, or None."""
-    col = x.col
-    if not isinstance(col, b.BColumn):
-        return None  # (a + b) * 2: arithmetic on a sum is left to the general rule
-    steps = col.convert[1] if col.convert and col.convert[0] == "affine" else ()
-    if (col.convert and not steps) or col.domain != "int" or not pa.types.is_signed_integer(
-            col.type) or not pa.types.is_signed_integer(col.stats_type):
-        return None
-    if x.negated:
-        return _extend(col, steps, col.type, (("mul", -1),))
-    return col
-
-
-def _extend(col: b.BColumn, steps: tuple, t: pa.DataType, more: tuple) -> b.BColumn:
-    tmin, tmax = L.int_range(t)
-    return b.BColumn(col.name, col.stats_type, t, "int",
-                     ("affine", steps + tuple(s + (tmin, tmax) for s in more)))
-
-
-def _arith(op: str, left: object, right: object) -> object | None:
-    """``x + c``, ``x - c``, ``c - x``, ``x * c`` (also nested) on a signed integer column, as
-    the column seen through that map (``BColumn.convert = ("affine", steps)``): the kernel
-    moves the bounds step by step, and where a step could overflow the result type (Spark's
-    legacy mode wraps, ANSI mode fails) both bounds become unknown. None: not such a case."""
-    floats = _float_arith(op, left, right)
-    if floats is not None:
-        return floats
-    if isinstance(left, ColOp) and isinstance(right, ColOp):
-        return _column_sum(op, left, right)
-    if isinstance(left, LitOp) and isinstance(right, ColOp) and op in ("+", "*"):
-        left, right = right, left
-    if isinstance(left, LitOp) and isinstance(right, ColOp) and op == "-":
-        base = _affine_base(right)
-        c_type = _int_literal_type(left)
-        if base is None or c_type is None:
-            return None
-        t = _wider(base.type, c_type)
-        return ColOp(_extend(base, _steps(base), t, (("mul", -1), ("add", left.value))))
-    if not (isinstance(left, ColOp) and isinstance(right, LitOp)):
-        return None
-    base, c_type = _affine_base(left), _int_literal_type(right)
-    if base is None or c_type is None:
-        return None
-    c = right.value
-    t = _wider(base.type, c_type)
-    tmin, tmax = L.int_range(pa.int64())
-    if op == "*" and c == 0:
-        return None  # every value becomes 0: left to the general rule
-    if op == "-" and not tmin <= -c <= tmax:
-        return None
-    step = ("mul", c) if op == "*" else ("add", c if op == "+" else -c)
-    return ColOp(_extend(base, _steps(base), t, (step,)))
-
-
-def _float_side(x: object) -> object | None:
-    """A DOUBLE column (or DOUBLE arithmetic) as a BFloatOp side, a numeric literal as its
-    DOUBLE value (Spark casts it so), else None."""
-    if isinstance(x, ColOp) and not x.negated:
-        col = x.col
-        if isinstance(col, b.BFloatOp) or (isinstance(col, b.BColumn) and not col.convert and
-                                           col.type == pa.float64()):
-            return col
-        return None
-    if isinstance(x, LitOp) and x.value is not None and not isinstance(x.value, bool) and \
-            isinstance(x.value, (int, float, decimal.Decimal)) and (
-            x.type is None or pa.types.is_floating(x.type) or pa.types.is_integer(x.type)
-            or pa.types.is_decimal(x.type)):
-        return float(x.value)
-    return None
-
-
-def _float_arith(op: str, left: object, right: object) -> object | None:
-    """``a + b``, ``a - b``, ``a * b`` in DOUBLE where a DOUBLE column takes part
-    (``bound.BFloatOp``; the price * (1 - discount) of an alias). FLOAT columns are left out:
-    Spark computes FLOAT arithmetic in FLOAT, which the kernel does not reproduce."""
-    if op not in ("+", "-", "*"):
-        return None
-    a, c = _float_side(left), _float_side(right)
-    if a is None or c is None or (isinstance(a, float) and isinstance(c, float)):
-        return None
-    return ColOp(b.BFloatOp(op, a, c))
-
-
-def _column_sum(op: str, left: ColOp, right: ColOp) -> object | None:
-    """``a + b`` or ``a - b`` of two plain signed integer columns (``bound.BSum``)."""
-    cols = (left.col, right.col)
-    if op not in ("+", "-") or left.negated or right.negated or not all(
-            isinstance(c, b.BColumn) and not c.convert and c.domain == "int" and
-            pa.types.is_signed_integer(c.type) for c in cols):
-        return None
-    return ColOp(b.BSum(left.col, right.col, 1 if op == "+" else -1,
-                        _wider(left.col.type, right.col.type)))
-
-
-def _steps(col: b.BColumn) -> tuple:
-    return col.convert[1] if col.convert and col.convert[0] == "affine" else ()
-
-
-def _wider(s: pa.DataType, t: pa.DataType) -> pa.DataType:
-    return s if s.bit_width >= t.bit_width else t
-
 
 def _func(node: n.Func, kids: tuple) -> object:
+    if node.name == "/" and len(kids) == 2:
+        got = divide(kids[0], kids[1])
+        if got is not None:
+            return got
     if node.name in ("+", "-", "*") and len(kids) == 2:
-        got = _arith(node.name, kids[0], kids[1])
+        got = arith(node.name, kids[0], kids[1])
         if got is not None:
             return got
     returns_value = node.name in VALUE_FUNCTIONS

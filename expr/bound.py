@@ -26,7 +26,7 @@ class BColumn:
     ``("mul", k)`` a decimal rescaled to a larger scale (for comparing two decimal columns),
     ``("tofloat32",)`` integer to FLOAT (rounded to nearest, as Spark's legacy mode casts),
     ``("affine", steps)`` integer arithmetic with constants, each step ``("add" | "mul", c,
-    tmin, tmax)`` in a result type of range [tmin, tmax] (``bind._arith``).
+    tmin, tmax)`` in a result type of range [tmin, tmax] (``arith.arith``).
     ``type`` is the type literals are coerced to (the cast's target type).
     """
 
@@ -54,7 +54,8 @@ class BColumn:
                 text = f"{text} {'+' if c >= 0 else '-'} {abs(c)}"
             else:
                 text = f"({text}) * {c}" if " " in text else f"{text} * {c}"
-        return text
+        # DECIMAL steps act on unscaled values: (1 - q) on DECIMAL(15, 2) is q * -1 + 100.
+        return f"unscaled({text})" if pa.types.is_decimal(self.type) else text
 
 
 class _Expression:
@@ -71,11 +72,12 @@ class _Expression:
 
 @dataclass(frozen=True)
 class BSum(_Expression):
-    """``a + b`` (``sign`` 1) or ``a - b`` (-1) of two signed integer columns, in Spark's
-    result type ``type``; leaves use it like a column (``rewrite.Rewriter.facts``)."""
+    """``a + b`` (``sign`` 1) or ``a - b`` (-1) of two signed integer columns, or of two
+    DECIMAL operands at one scale (unscaled), in Spark's result type ``type``; leaves use it
+    like a column (``rewrite.Rewriter.facts``)."""
 
-    a: BColumn
-    b: BColumn
+    a: object
+    b: object
     sign: int
     type: pa.DataType
     domain: str = "int"
@@ -87,6 +89,26 @@ class BSum(_Expression):
 
     def label(self) -> str:
         return f"({self.a.label()} {'+' if self.sign > 0 else '-'} {self.b.label()})"
+
+
+@dataclass(frozen=True)
+class BProd(_Expression):
+    """``a * b`` of two DECIMAL (or integer) operands in Spark's result type ``type`` (a
+    DECIMAL), on unscaled values: the product of unscaled values is the result's unscaled value
+    (``arith._decimal_pair``); leaves use it like a column (``rewrite.Rewriter.facts``)."""
+
+    a: object
+    b: object
+    type: pa.DataType
+    domain: str = "int"
+    convert: tuple = ()
+
+    @property
+    def name(self) -> str:  # literals compared with it are unscaled integers
+        return self.a.name
+
+    def label(self) -> str:
+        return f"({self.a.label()} * {self.b.label()})"  # unscaled(...) marks DECIMAL steps
 
 
 @dataclass(frozen=True)
@@ -103,11 +125,11 @@ class BFloatOp(_Expression):
     convert: tuple = ()
 
     @property
-    def name(self) -> str:  # the first column's: literals compared with it are floats
+    def name(self) -> str:  # a float column's: literals compared with it are floats
         for side in (self.a, self.b):
-            if not isinstance(side, float):
+            if isinstance(side, BFloatOp) or isinstance(side, BColumn) and not side.convert:
                 return side.name
-        raise ValueError("a BFloatOp has a column")
+        raise ValueError("a BFloatOp has a float column")
 
     def label(self) -> str:
         def side(x: object) -> str:

@@ -53,8 +53,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import pyarrow as pa
+
 from . import bound as b
-from . import literals as L
+from .arith import LIMIT, type_range
 from .leaves import LEAF_RULES, Bits
 from .program import Program, ProgramBuilder
 
@@ -95,7 +97,8 @@ class Rewriter:
         found = self._facts.get(col)
         if found is None:
             derive = (self._derive_sum if isinstance(col, b.BSum) else self._derive_float_op
-                      if isinstance(col, b.BFloatOp) else self._derive)
+                      if isinstance(col, b.BFloatOp) else self._derive_prod
+                      if isinstance(col, b.BProd) else self._derive)
             found = self._facts[col] = derive(col)
         return found
 
@@ -154,6 +157,8 @@ class Rewriter:
                        p.not_(p.op("isnan", lo)), p.not_(p.op("isnan", hi)))
         if e.op == "*":
             known = p.and_(known, ok_corners)
+        if e.type == pa.float32():
+            lo, hi = self._to_float32_outwards(e, lo, hi)
         nan = p.or_(fa.nan, fb.nan, made_nan)
         shown = e.label()
         self.names.setdefault(known, f"{shown} bounds known")
@@ -162,6 +167,21 @@ class Rewriter:
         self.names.setdefault(nan, f"{shown} may be NaN")
         return Facts(p.and_(fa.hn, fb.hn), p.or_(fa.nulls, fb.nulls), lo, known, hi, known,
                      p.const(False), p.const(False), nan, p.const(True))
+
+    def _to_float32_outwards(self, e: b.BFloatOp, lo: int, hi: int) -> tuple[int, int]:
+        """Bounds of a FLOAT result (Spark computes FLOAT op FLOAT in FLOAT) from bounds
+        computed in DOUBLE. The FLOAT result of a row is its exact result rounded to the nearest
+        FLOAT, which is at most one FLOAT ulp (2**-23 relative, or 2**-149 near zero) beyond the
+        exact value, itself within 2**-53 relative of the DOUBLE bound. Widening by 2**-22
+        relative and 2**-149 absolute, then rounding to FLOAT (monotone, and infinite beyond
+        FLOAT's range as the row's result is), bounds every row's result."""
+        p, name = self.p, e.name
+        down, up = p.param(1 - 2.0**-22, name), p.param(1 + 2.0**-22, name)
+        tiny = p.param(2.0**-149, name)
+        lo = p.op("add", p.op("min2", p.op("mul", lo, down), p.op("mul", lo, up)),
+                  p.op("mul", tiny, p.param(-1.0, name)))
+        hi = p.op("add", p.op("max2", p.op("mul", hi, down), p.op("mul", hi, up)), tiny)
+        return p.op("tofloat32", lo), p.op("tofloat32", hi)
 
     def _derive_sum(self, s: b.BSum) -> Facts:
         """``a + b`` (or ``a - b``) over the rows where both are non-NULL lies within the sum
@@ -180,14 +200,43 @@ class Rewriter:
             minus = p.param(-1, name)
             b_lo, b_hi = p.op("mul", b_hi, minus), p.op("mul", b_lo, minus)
         lo, hi = p.op("add", a_lo, b_lo), p.op("add", a_hi, b_hi)
-        tmin, tmax = L.int_range(s.type)
+        return self._ranged(s, fa, fb, known, lo, hi)
+
+    def _ranged(self, e: object, fa: Facts, fb: Facts, known: int, lo: int, hi: int) -> Facts:
+        """Facts of a sum or product whose bounds are ``lo``, ``hi`` where ``known``: usable
+        only within the result type (``arith.type_range``). Beyond it an integer wraps (legacy
+        mode) and a DECIMAL is NULL (legacy mode; ANSI fails the query), so NULL is possible
+        wherever the bounds are unusable."""
+        p, name = self.p, e.name
+        tmin, tmax = type_range(e.type)
         ok = p.and_(known, p.ge(lo, p.param(tmin, name)), p.le(hi, p.param(tmax, name)))
-        shown = s.label()
+        nulls = p.or_(fa.nulls, fb.nulls)
+        if pa.types.is_decimal(e.type):
+            nulls = p.or_(nulls, p.not_(ok))
+        shown = e.label()
         self.names.setdefault(ok, f"{shown} bounds known")
         self.names.setdefault(lo, f"{shown}.min")
         self.names.setdefault(hi, f"{shown}.max")
-        return Facts(p.and_(fa.hn, fb.hn), p.or_(fa.nulls, fb.nulls), lo, ok, hi, ok,
+        return Facts(p.and_(fa.hn, fb.hn), nulls, lo, ok, hi, ok,
                      p.const(False), p.const(False), p.const(False), p.const(True))
+
+    def _derive_prod(self, e: b.BProd) -> Facts:
+        """``a * b`` on unscaled DECIMAL values lies between the least and greatest of the
+        four products of the bounds (the product is bilinear, so extreme at the corners).
+        Used only when all four bounds are known and within 2**31 - 1, so that no corner
+        overflows int64. Never exact; NULL where either side is NULL."""
+        p, fa, fb = self.p, self.facts(e.a), self.facts(e.b)
+        small = p.param(2**31 - 1, e.name)
+        ends = (fa.lo, fa.hi, fb.lo, fb.hi)
+        known = p.and_(fa.lo_ok, fa.hi_ok, fb.lo_ok, fb.hi_ok,
+                       *(p.op("within", v, small) for v in ends))
+        a_lo, a_hi, b_lo, b_hi = (p.op("toint", v) for v in ends)
+        corners = [p.op("mul", x, y) for x in (a_lo, a_hi) for y in (b_lo, b_hi)]
+        lo = p.op("min2", p.op("min2", corners[0], corners[1]),
+                  p.op("min2", corners[2], corners[3]))
+        hi = p.op("max2", p.op("max2", corners[0], corners[1]),
+                  p.op("max2", corners[2], corners[3]))
+        return self._ranged(e, fa, fb, known, lo, hi)
 
     def _derive(self, col: b.BColumn) -> Facts:
         p, name = self.p, col.name
@@ -243,9 +292,17 @@ class Rewriter:
                 lo_ok = p.and_(lo_ok, p.op("within", lo, limit))
                 hi_ok = p.and_(hi_ok, p.op("within", hi, limit))
                 lo, hi = p.op("mul", lo, k), p.op("mul", hi, k)
-            elif kind == "affine":  # integer arithmetic with constants (bind._arith)
+            elif kind == "affine":  # integer arithmetic with constants (arith.arith)
                 lo, lo_ok, hi, hi_ok, lo_x, hi_x = self._affine(
                     name, args[0], lo, lo_ok, hi, hi_ok, lo_x, hi_x)
+                if pa.types.is_decimal(col.type):
+                    # A DECIMAL result beyond its precision is NULL (legacy mode): possible
+                    # wherever a step may overflow. Known bounds stay within 2**62
+                    # (``arith.clamp`` relies on it), even from malformed statistics.
+                    limit = p.param(LIMIT, name)
+                    lo_ok = p.and_(lo_ok, p.op("within", lo, limit))
+                    hi_ok = p.and_(hi_ok, p.op("within", hi, limit))
+                    nulls = p.or_(nulls, p.not_(p.and_(lo_ok, hi_ok)))
             elif kind == "toint":  # uint64 as int64 where it fits
                 lo_ok = p.and_(lo_ok, p.op("fits_int64", lo))
                 hi_ok = p.and_(hi_ok, p.op("fits_int64", hi))

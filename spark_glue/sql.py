@@ -211,11 +211,21 @@ class _Renderer:
                 return "FALSE", "bool", False
             return f"isnan({num(a[0])})", "bool", False
         if op == "add":
-            return f"try_add({num(a[0])}, {num(a[1])})", "int", True
+            # DOUBLE sums (BFloatOp) stay "float": their NaN (inf - inf) must meet isnan.
+            kind = "float" if "float" in (kinds[a[0]], kinds[a[1]]) else "int"
+            return f"try_add({num(a[0])}, {num(a[1])})", kind, True
+        if op in ("min2", "max2"):
+            # Corners of a product: where one is NULL (overflow) or NaN the bounds are unknown
+            # (rewrite checks), so least/greatest skipping NULL or ordering NaN is never used.
+            kind = "float" if "float" in (kinds[a[0]], kinds[a[1]]) else "int"
+            word = "least" if op == "min2" else "greatest"
+            return f"{word}({num(a[0])}, {num(a[1])})", kind, True
         if op == "mul":
             return f"try_multiply({num(a[0])}, {num(a[1])})", kinds[a[0]], True
         if op == "within":
-            c = self.program.steps[a[1]].args[0]
+            limit = self.program.steps[a[1]]  # a const, or a param (2**62 of BSum, BProd)
+            c = (self.program.params[limit.args[0]].value if limit.op == "param"
+                 else limit.args[0])
             x = num(a[0])
             return f"({x} >= {-int(c)}L AND {x} <= {int(c)}L)", "bool", False
         if op == "toint":

@@ -465,6 +465,111 @@ def double_arithmetic(node: n.Func, kids: tuple) -> V | Wild | None | object:
     return V("float", value, pa.float64())
 
 
+def _operand_kind(arg: n.Node, v: V) -> tuple[str, pa.DataType | None] | None:
+    """Spark's kind of an arithmetic operand: ("int", type), ("dec", decimal type), ("double",
+    None) or ("float", None) (FLOAT); None for anything else. A bare integer literal next to a
+    decimal takes the fewest digits that hold it (``spark.sql.legacy.literal.
+    pickMinimumPrecision``, default true): ``p + 1`` is DECIMAL(1, 0) + p."""
+    bare = isinstance(arg, n.Literal) and arg.type is None
+    if v.kind == "float":
+        return ("double", None) if v.type in (None, pa.float64()) else ("float", None)
+    if v.kind != "num":
+        return None
+    if bare and isinstance(arg.value, int):
+        digits = max(len(str(abs(arg.value))), 1)
+        return ("int", _integer_type(arg, v), pa.decimal128(min(digits, 38), 0))
+    if bare and isinstance(arg.value, decimal.Decimal):
+        _, digits, exp = arg.value.as_tuple()
+        scale = max(-exp, 0)
+        return ("dec", pa.decimal128(min(max(len(digits) + max(exp, 0), scale, 1), 38), scale))
+    if is_int(v.type) and pa.types.is_signed_integer(v.type):
+        digits = {8: 3, 16: 5, 32: 10, 64: 20}[v.type.bit_width]  # Spark's DecimalType.forType
+        return ("int", v.type, pa.decimal128(digits, 0))
+    if v.type is not None and pa.types.is_decimal(v.type):
+        return ("dec", v.type)
+    return None
+
+
+def _adjust(p: int, s: int) -> pa.DataType:
+    """Spark's result type when precision exceeds 38 (allowPrecisionLoss, the default): keep
+    the integer digits, cut the scale down to no less than min(s, 6)."""
+    if p <= 38:
+        return pa.decimal128(p, s)
+    return pa.decimal128(38, max(38 - (p - s), min(s, 6)))
+
+
+def decimal_result_type(op: str, t1: pa.DataType, t2: pa.DataType) -> pa.DataType:
+    """Spark's DECIMAL result type of ``t1 op t2`` (DecimalPrecision)."""
+    p1, s1, p2, s2 = t1.precision, t1.scale, t2.precision, t2.scale
+    if op in ("+", "-"):
+        s = max(s1, s2)
+        return _adjust(max(p1 - s1, p2 - s2) + s + 1, s)
+    if op == "*":
+        return _adjust(p1 + p2 + 1, s1 + s2)
+    s = max(6, s1 + p2 + 1)
+    return _adjust(p1 - s1 + s2 + s, s)
+
+
+def _to_scale(x: Fraction, t: pa.DataType) -> V | None:
+    """``x`` rounded HALF_UP to ``t``'s scale; NULL when it needs more digits than ``t`` has
+    (legacy mode; ANSI mode fails the query)."""
+    unscaled = _round_half_up(x * 10**t.scale)
+    if abs(unscaled) >= 10**t.precision:
+        return None
+    return V("num", Fraction(unscaled, 10**t.scale), t)
+
+
+def arithmetic(node: n.Func, kids: tuple) -> V | Wild | None | object:
+    """``a + b``, ``a - b``, ``a * b``, ``a / b`` as Spark types and computes them (legacy mode
+    on overflow); NOT_INTEGER where this evaluator does not model the operands (FLOAT with an
+    integer literal is DOUBLE under ANSI but FLOAT in legacy mode: two truths).
+
+    - integers: ``+ - *`` in the wider type, wrapping; ``/`` in DOUBLE;
+    - a DOUBLE (column, literal, arithmetic) with any number, FLOAT with a decimal, and ``/``
+      without decimals: DOUBLE, IEEE (FLOAT widened);
+    - FLOAT with FLOAT (``+ - *``): FLOAT, the exact result rounded to the nearest FLOAT;
+    - a DECIMAL with integers or decimals: Spark's result type (``decimal_result_type``), the
+      exact result rounded HALF_UP to its scale (division first to 38 places, as Spark's
+      ``Decimal./``), NULL beyond its precision;
+    - a zero divisor: NULL.
+    """
+    a, b = kids
+    if a is None or b is None:
+        return None  # NULL in arithmetic is NULL, whatever the types
+    if isinstance(a, Wild) or isinstance(b, Wild):
+        return Wild(_hash(node.name, kids))
+    ka, kb = (_operand_kind(arg, v) for arg, v in zip(node.args, kids, strict=True))
+    if ka is None or kb is None:
+        return NOT_INTEGER
+    kinds = {ka[0], kb[0]}
+    op = node.name
+    if "double" in kinds or kinds == {"float", "dec"} or op == "/" and "dec" not in kinds:
+        x, y = to_double(a), to_double(b)
+        if op == "/":
+            return None if y == 0 else V("float", x / y, pa.float64())
+        return V("float", x + y if op == "+" else x - y if op == "-" else x * y, pa.float64())
+    if kinds == {"float"} and op != "/":  # FLOAT op FLOAT: in FLOAT, in both modes
+        x, y = a.value, b.value
+        if math.isfinite(x) and math.isfinite(y):
+            fx, fy = Fraction(x), Fraction(y)
+            return V("float", round_f32(fx + fy if op == "+" else fx - fy if op == "-" else
+                                        fx * fy), pa.float32())
+        # infinities and NaN: IEEE in DOUBLE gives the same inf or NaN
+        return V("float", x + y if op == "+" else x - y if op == "-" else x * y, pa.float32())
+    if "float" in kinds:
+        return NOT_INTEGER
+    if kinds == {"int"}:
+        return int_arithmetic(node, kids)
+    t = decimal_result_type(op, ka[-1], kb[-1])
+    x, y = a.value, b.value
+    if op == "/":
+        if y == 0:
+            return None
+        q = x / y  # Spark divides to 38 places (HALF_UP), then rounds to the result scale
+        return _to_scale(Fraction(_round_half_up(q * 10**38), 10**38), t)
+    return _to_scale(x + y if op == "+" else x - y if op == "-" else x * y, t)
+
+
 # ---- LIKE ----------------------------------------------------------------------------------
 def like_regex(pattern: str, escape: str) -> re.Pattern:
     """``%`` any run, ``_`` one character, ``escape`` makes the next character literal."""
@@ -639,10 +744,8 @@ def evaluate_value(tree: n.Node, types: dict[str, pa.DataType], row: dict[str, o
         if isinstance(node, n.Neg):
             return negate(kids[0])
         if isinstance(node, n.Func):
-            if node.name in ("+", "-", "*") and len(kids) == 2:
-                value = int_arithmetic(node, kids)
-                if value is NOT_INTEGER:
-                    value = double_arithmetic(node, kids)
+            if node.name in ("+", "-", "*", "/") and len(kids) == 2:
+                value = arithmetic(node, kids)
                 if value is not NOT_INTEGER:
                     return value
             return Wild(_hash(node.name, kids))

@@ -684,11 +684,16 @@ def operands(draw, ctx: Ctx, fam: str | None = None, depth: int = 2, other: Oper
         numeric = pa.types.is_integer(op.type) or pa.types.is_floating(op.type) or \
             pa.types.is_decimal(op.type)
         kinds = ["cast"] * 3 + ["neg"] * 2 + ["func"] if numeric else ["cast"] * 3 + ["func"]
-        if pa.types.is_signed_integer(op.type):
+        if pa.types.is_signed_integer(op.type) or pa.types.is_decimal(op.type):
             kinds += ["arith"] * 6
+        if pa.types.is_signed_integer(op.type) or pa.types.is_floating(op.type) or \
+                pa.types.is_decimal(op.type):
+            kinds += ["div"] * 3
         kind = draw(st.sampled_from(kinds))
         if kind == "arith":
             op = draw(_arithmetic(op))
+        elif kind == "div":
+            op = draw(_arithmetic(op, division=True))
         elif kind == "cast":
             to = draw(st.sampled_from(cast_targets(op.type, ctx.faithful)))
             samples = ref.samples_through(op.samples, lambda v, to=to: ref.cast(v, to), op.type,
@@ -705,24 +710,43 @@ def operands(draw, ctx: Ctx, fam: str | None = None, depth: int = 2, other: Oper
 
 
 ARITH_CONSTANTS = [-3, -1, 0, 1, 2, 7, 1000, -100_000, 2**31 - 1, 2**31, 2**62, -(2**63) + 1]
+DECIMAL_CONSTANTS = [D("0.05"), D("-1.5"), D("100.001"), D("1E+2"), D("-0.000001")]
+# Divisors: INT and DOUBLE ones give DOUBLE division, decimal ones DECIMAL division for integer
+# and decimal operands; 0 gives NULL (legacy) or an error (ANSI).
+DIVISORS = [2, -3, 7, 0, 1000, 2**40, 0.5, -0.25, 3.0, 1e-300, D("2.5"), D("-0.1")]
 
 
 @st.composite
-def _arithmetic(draw, op: Operand) -> Operand:
-    """``op + c``, ``op - c``, ``c - op``, ``op * c`` or ``c * op`` on a signed integer."""
-    c = n.Literal(draw(st.sampled_from(ARITH_CONSTANTS)))
-    form = draw(st.sampled_from(["+", "-", "*", "c-", "c*", "c+"]))
+def _arithmetic(draw, op: Operand, division: bool = False) -> Operand:
+    """``op + c``, ``op - c``, ``c - op``, ``op * c`` or ``c * op`` on a signed integer or a
+    decimal; with ``division``, ``op / c`` on any number. Its type and samples are the
+    reference's (an operand the reference does not model is left as it was)."""
+    if division:
+        c, form = n.Literal(draw(st.sampled_from(DIVISORS))), "/"
+    else:
+        pool = ARITH_CONSTANTS + (DECIMAL_CONSTANTS if pa.types.is_decimal(op.type) else [])
+        c = n.Literal(draw(st.sampled_from(pool)))
+        form = draw(st.sampled_from(["+", "-", "*", "c-", "c*", "c+"]))
     name = form[-1]
     args = (c, op.node) if form.startswith("c") else (op.node, c)
     node = n.Func(name, args)
     c_value = ref.literal_value(c)
 
     def through(v):
-        return ref.int_arithmetic(node, (c_value, v) if form.startswith("c") else (v, c_value))
+        return ref.arithmetic(node, (c_value, v) if form.startswith("c") else (v, c_value))
 
-    sample = through(ref.from_python(op.samples[0], op.type)) if op.samples else None
-    t = sample.type if isinstance(sample, ref.V) else max(
-        [op.type, pa.int32() if abs(c.value) < 2**31 else pa.int64()], key=lambda x: x.bit_width)
+    probe = through(ref.from_python(op.samples[0] if op.samples else 0, op.type))
+    if probe is ref.NOT_INTEGER:
+        return op
+    if isinstance(probe, ref.V):
+        t = probe.type
+    elif name == "/" and not pa.types.is_decimal(op.type) and not isinstance(c.value, D):
+        t = pa.float64()
+    elif pa.types.is_signed_integer(op.type) and isinstance(c.value, int):
+        t = max([op.type, pa.int32() if abs(c.value) < 2**31 else pa.int64()],
+                key=lambda x: x.bit_width)
+    else:
+        return op  # a zero divisor or an overflow at the probe: the type is not at hand
     return Operand(node, t, ref.samples_through(op.samples, through, op.type, t), op.opaque)
 
 

@@ -92,3 +92,44 @@ def test_alias_arithmetic_prunes():
     # Containers whose prices are all below 500 cannot have revenue above 500.
     low = revenue.max(axis=1) < 450
     assert low.any() and (out[low] == pk.NONE_MATCH).all()
+
+
+DECIMAL_SCHEMA = pa.schema([("l_extendedprice", pa.decimal128(15, 2)),
+                            ("l_discount", pa.decimal128(15, 2))])
+
+
+def decimal_revenue_case(seed):
+    """TPC-H's DECIMAL(15, 2) columns: containers of random rows, their statistics, the rows."""
+    from decimal import Decimal
+
+    rng = np.random.default_rng(seed)
+    price = np.sort(rng.integers(90_000, 10_500_000, 160)).reshape(20, 8)  # unscaled cents
+    disc = rng.integers(0, 11, (20, 8))
+
+    def column(unscaled):
+        values = [[Decimal(int(v)).scaleb(-2) for v in row] for row in unscaled]
+        t = pa.decimal128(15, 2)
+        return pa.StructArray.from_arrays(
+            [pa.array([min(r) for r in values], t), pa.array([max(r) for r in values], t),
+             pa.array([0] * 20, pa.int64())], ["min", "max", "null_count"])
+
+    stats = pk.Statistics.from_arrow(pa.table({"row_count": [8] * 20,
+                                               "l_extendedprice": column(price),
+                                               "l_discount": column(disc)}))
+    revenue = price * (100 - disc)  # exact, in units of 0.0001 (DECIMAL(32, 4))
+    return stats, revenue
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_decimal_revenue_alias_is_sound_and_prunes(seed):
+    # Spark types l_extendedprice * (1 - l_discount) as DECIMAL(32, 4), exactly.
+    stats, revenue = decimal_revenue_case(seed)
+    pred = pk.PruningPredicate("revenue > 50000", DECIMAL_SCHEMA,
+                               aliases={"revenue": "l_extendedprice * (1 - l_discount)"})
+    out = pred.classify(stats)
+    hit = revenue > 50000 * 10_000
+    assert not (hit.any(axis=1) & (out == pk.NONE_MATCH)).any()
+    assert not (~hit.all(axis=1) & (out == pk.ALL_MATCH)).any()
+    low = revenue.max(axis=1) < 45000 * 10_000  # prices all below 45000: revenue too
+    assert low.any() and (out[low] == pk.NONE_MATCH).all()
+    assert (out == pk.ALL_MATCH).any()  # the dearest containers pass whole
