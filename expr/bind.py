@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from . import bound as b
+from . import functions
 from . import literals as L
 from . import nodes as n
 from .errors import SqlSyntaxError, TypeMismatchError, UnknownColumnError
@@ -106,6 +107,8 @@ def bind(root: n.Node, schema: pa.Schema) -> object:
 
 def as_predicate(x: object) -> object:
     """An operand used where a boolean is expected: a BOOLEAN column is ``col = TRUE``."""
+    if isinstance(x, functions.Applied):
+        return x.as_predicate()
     if isinstance(x, ColOp):
         if pa.types.is_boolean(x.col.type) and not x.negated and not x.col.convert:
             return b.InRange(x.col, 1, 1)
@@ -129,6 +132,10 @@ def _compare(node: n.Compare, kids: tuple) -> object:
 def compare(op: n.Op, left: object, right: object) -> object:
     if isinstance(left, LitOp) and not isinstance(right, LitOp):
         op, left, right = op.flipped, right, left
+    if isinstance(left, functions.Applied) or isinstance(right, functions.Applied):
+        if isinstance(right, LitOp):  # f(x) op literal: a predicate on x (functions.py)
+            return left.compare(op, right)
+        return b.Opaque(getattr(left, "why", None) or right.why)
     for side in (left, right):
         if isinstance(side, OpaqueOp):
             return b.Opaque(side.why)
@@ -448,6 +455,8 @@ def _prefix(arg: object, prefix: bytes, exact: bool) -> object:
 
 def _is_null(node: n.IsNull, kids: tuple) -> object:
     x = kids[0]
+    if isinstance(x, functions.Applied):
+        return x.is_null()
     if isinstance(x, ColOp):
         return b.IsNullLeaf(x.col)
     if isinstance(x, LitOp):
@@ -677,9 +686,11 @@ def _func(node: n.Func, kids: tuple) -> object:
         got = _arith(node.name, kids[0], kids[1])
         if got is not None:
             return got
+    got = functions.bind_call(node, kids)  # the whitelist of monotone functions, CASE
+    if got is not None:
+        return got
     returns_value = node.name in VALUE_FUNCTIONS
-    return OpaqueOp(f"{node.display()} is not used for pruning", boolean=False if returns_value
-                    else None)
+    return OpaqueOp(functions.why_not(node, kids), boolean=False if returns_value else None)
 
 
 def _not(node: n.Not, kids: tuple) -> object:

@@ -248,11 +248,20 @@ class Either:
     args: tuple
 
 
+@dataclass(frozen=True)
+class Rewritten:
+    """``arg``, a predicate on a column that a function of it was rewritten into
+    (``functions.py``); ``text`` is what explain() shows: the original and any assumption."""
+
+    arg: object
+    text: str
+
+
 def children(x: object) -> tuple:
     """The operands of a combinator (``()`` for a leaf)."""
     if isinstance(x, (BAnd, BOr, Either)):
         return x.args
-    if isinstance(x, (BNot, BIsBool)):
+    if isinstance(x, (BNot, BIsBool, Rewritten)):
         return (x.arg,)
     if isinstance(x, Widen):
         return (x.arg, x.guard)
@@ -261,4 +270,4 @@ def children(x: object) -> tuple:
 
 LEAVES = (Const, Opaque, Bound, InRange, NonNull, NanEq, IsNullLeaf, IsNanLeaf, ColCmp, InList,
           Prefix)
-COMBINATORS = (BNot, BAnd, BOr, BIsBool, Widen, Either)
+COMBINATORS = (BNot, BAnd, BOr, BIsBool, Widen, Either, Rewritten)

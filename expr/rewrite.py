@@ -327,6 +327,8 @@ class Rewriter:
         if isinstance(x, b.Either):
             return Bits(p.or_(*(k.true for k in kids)), p.or_(*(k.false for k in kids)),
                         p.or_(*(k.null for k in kids)))
+        if isinstance(x, b.Rewritten):  # the same predicate, spelled on the column
+            return kids[0]
         if isinstance(x, b.Widen):
             k, g = kids[0], kids[1].true
             return Bits(p.or_(k.true, g), p.or_(k.false, g), p.or_(k.null, g))
