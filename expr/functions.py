@@ -118,6 +118,7 @@ class Monotone(Applied):
     ge: object  # m -> bound predicate on arg
     gt: object
     utc: bool = False  # reads a timestamp's calendar fields (explain says: in UTC)
+    between: object = None  # (first, last) -> first <= f(x) <= last, where one leaf is tighter
 
     @property
     def why(self) -> str:
@@ -157,6 +158,8 @@ class Monotone(Applied):
             return b.BNot(self.gt(c.last))
         if _gt_key(c.first, c.last):  # a literal between two results: equals none
             return b.NonNull(col, False)
+        if self.between is not None:
+            return self.between(c.first, c.last)
         return b.BAnd((self.ge(c.first), b.BNot(self.gt(c.last))))
 
     def is_null(self) -> object:
@@ -313,17 +316,24 @@ def _rounding(name: str, x: B.ColOp) -> object | None:
         return None
     ceil = name == "ceil"
     if col.domain == "float" and (isinstance(col, b.BFloatOp) or pa.types.is_floating(col.type)):
-        def ge(m: int) -> object:
-            if m == INT64_MIN:
-                return b.NonNull(col, True)  # saturated: every row reaches the minimum
-            t = _ceil_threshold(m) if ceil else _double_at_least(m)
-            numeric = b.Bound(col, "ge", t)  # TRUE on NaN rows too (NaN is greatest)
-            return numeric if 0 >= m else b.BAnd((numeric, b.BNot(b.NanEq(col))))
+        def between(first: int, last: int) -> object:
+            """first <= f(x) <= last. The numbers x with that are one interval [lo, hi] (the
+            ends saturate), which InRange tests for numbers only (NaN is above inf); NaN rows
+            are 0. One leaf each, so a NaN the statistics cannot rule out costs no pruning."""
+            lo = -math.inf if first == INT64_MIN else (
+                _ceil_threshold(first) if ceil else _double_at_least(first))
+            hi = math.inf if last >= INT64_MAX else math.nextafter(
+                _ceil_threshold(last + 1) if ceil else _double_at_least(last + 1), -math.inf)
+            parts = ([b.InRange(col, lo, hi)] if lo <= hi else []) + (
+                [b.NanEq(col)] if first <= 0 <= last else [])
+            return b.BOr(tuple(parts)) if len(parts) > 1 else parts[0] if parts else \
+                b.NonNull(col, False)
 
         def gt(m: int) -> object:
-            return ge(m + 1) if m < INT64_MAX else b.NonNull(col, False)
+            return between(m + 1, INT64_MAX) if m < INT64_MAX else b.NonNull(col, False)
 
-        return Monotone(f"{name}({col.label()})", x, pa.int64(), ge, gt)
+        return Monotone(f"{name}({col.label()})", x, pa.int64(),
+                        lambda m: between(m, INT64_MAX), gt, between=between)
     if pa.types.is_decimal(col.type) and not col.convert:
         p, s = col.type.precision, col.type.scale
 
