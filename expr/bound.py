@@ -117,6 +117,25 @@ class BFloatOp(_Expression):
 
 
 @dataclass(frozen=True)
+class BCalendar(_Expression):
+    """``month(d)`` or ``day(d)`` (``field``) of a day count ``col`` (a DATE, or a timestamp
+    through its UTC day); leaves use it like an INT column (``functions.calendar_facts``)."""
+
+    col: BColumn
+    field: str
+    type: pa.DataType = pa.int32()
+    domain: str = "int"
+    convert: tuple = ("calendar",)  # not a plain column: no IN-list coverage, no equalities
+
+    @property
+    def name(self) -> str:
+        return self.col.name
+
+    def label(self) -> str:
+        return f"{self.field}({self.col.sql()})"
+
+
+@dataclass(frozen=True)
 class Const:
     """TRUE, FALSE or NULL (None) for every row."""
 

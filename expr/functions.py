@@ -229,6 +229,75 @@ def _year(x: B.ColOp) -> Monotone | None:
                     utc=pa.types.is_timestamp(x.col.stats_type))
 
 
+def _days(x: B.ColOp) -> b.BColumn | None:
+    """The column as a day count since 1970-01-01 (a timestamp: its UTC day), or None."""
+    col = _temporal(x)
+    if col is None or pa.types.is_date32(col.type):
+        return col
+    if col.convert:
+        return None
+    return b.BColumn(col.name, col.stats_type, pa.date32(), "int", ("floordiv", _per_day(
+        col.type)))
+
+
+def _civil_steps(p, days: int) -> tuple[int, int]:
+    """Program steps for (months since year 0, day of month) of a day count, with the ops
+    every backend has (Hinnant's civil_from_days: floor divisions by positive constants,
+    products with constants, sums). The month count ``12 * year + month - 1`` is monotone in
+    the day; the years of the March-based 400-year eras never overflow int64 here."""
+    def c(v: int) -> int:
+        return p.const(v)
+
+    def div(a: int, k: int) -> int:
+        return p.op("floordiv", a, c(k))
+
+    def minus(a: int, b_: int) -> int:
+        return p.op("add", a, p.op("mul", b_, c(-1)))
+
+    z = p.op("add", p.op("toint", days), c(719468))
+    era = div(z, 146097)
+    doe = minus(z, p.op("mul", era, c(146097)))
+    yoe = div(p.op("add", minus(doe, div(doe, 1460)), minus(div(doe, 36524), div(doe, 146096))),
+              365)
+    doy = minus(doe, minus(p.op("add", p.op("mul", yoe, c(365)), div(yoe, 4)), div(yoe, 100)))
+    mp = div(p.op("add", p.op("mul", doy, c(5)), c(2)), 153)  # 0 is March
+    day = p.op("add", minus(doy, div(p.op("add", p.op("mul", mp, c(153)), c(2)), 5)), c(1))
+    year0 = p.op("add", yoe, p.op("mul", era, c(400)))  # the March-based year
+    months = p.op("add", p.op("add", p.op("mul", year0, c(12)), mp), c(2))
+    return months, day
+
+
+def calendar_facts(r, e: b.BCalendar):
+    """Facts of ``month(d)`` / ``day(d)``: monotone only within a year / a month, so the
+    month (day) of min and max bound it when both fall in one year (month); else the bounds
+    are unknown. Exact where the day bound is (that day occurs, and so its month)."""
+    from .rewrite import Facts
+
+    p, f = r.p, r.facts(e.col)
+    m_lo, d_lo = _civil_steps(p, f.lo)
+    m_hi, d_hi = _civil_steps(p, f.hi)
+    known = p.and_(f.lo_ok, f.hi_ok)
+    if e.field == "month":
+        same = p.and_(known, p.eq(p.op("floordiv", m_lo, p.const(12)),
+                                  p.op("floordiv", m_hi, p.const(12))))
+
+        def month(m: int) -> int:
+            return p.op("add", p.op("add", m, p.op("mul", p.op("floordiv", m, p.const(12)),
+                                                      p.const(-12))), p.const(1))
+
+        lo, hi = month(m_lo), month(m_hi)
+    else:
+        same = p.and_(known, p.eq(m_lo, m_hi))
+        lo, hi = d_lo, d_hi
+    shown = e.label()
+    period = "year" if e.field == "month" else "month"
+    r.names.setdefault(same, f"{e.col.label()} bounds in one {period}")
+    r.names.setdefault(lo, f"{shown}.min")
+    r.names.setdefault(hi, f"{shown}.max")
+    return Facts(f.hn, f.nulls, lo, same, hi, same, p.and_(same, f.lo_exact),
+                 p.and_(same, f.hi_exact), p.const(False), p.const(True))
+
+
 # Spark's unit names: (months per period) for calendar units, (seconds, offset in days) else.
 _CALENDAR = {"year": 12, "yyyy": 12, "yy": 12, "quarter": 3, "month": 1, "mm": 1, "mon": 1}
 _FIXED = {"week": (7 * 86_400, 4), "day": (86_400, 0), "dd": (86_400, 0), "hour": (3600, 0),
@@ -576,13 +645,10 @@ def _coalesce(kids: tuple) -> object | None:
 
 
 # ---- dispatch ----------------------------------------------------------------------------------
-WHITELIST = ("year", "date_trunc", "trunc", "floor", "ceil", "left", "substring", "coalesce",
-             "if")
+WHITELIST = ("year", "month", "day", "dayofmonth", "date_trunc", "trunc", "floor", "ceil",
+             "left", "substring", "coalesce", "if")
 NOT_MONOTONE = {"abs": "abs is not monotone", "lower": "lower is not monotone in byte order",
-                "upper": "upper is not monotone in byte order",
-                "month": "month is monotone only within a year (not implemented)",
-                "day": "day is monotone only within a month (not implemented)",
-                "dayofmonth": "dayofmonth is monotone only within a month (not implemented)"}
+                "upper": "upper is not monotone in byte order"}
 
 
 def bind_call(node: n.Func, kids: tuple) -> object | None:
@@ -604,6 +670,10 @@ op='ge', value=b'ac')))), text="left(s, 2) = 'ab'")
         return _rounding(name, kids[0])
     if name == "year" and k == 1 and isinstance(kids[0], B.ColOp):
         return _year(kids[0])
+    if name in ("month", "day", "dayofmonth") and k == 1 and isinstance(kids[0], B.ColOp):
+        days = _days(kids[0])
+        return None if days is None else B.ColOp(b.BCalendar(days, "day" if name != "month"
+                                                             else "month"))
     if name == "date_trunc" and k == 2 and isinstance(kids[1], B.ColOp):
         return _truncated(name, kids[0], kids[1])
     if name == "trunc" and k == 2 and isinstance(kids[0], B.ColOp):

@@ -93,6 +93,10 @@ class Rewriter:
     # ---- facts about a column ----------------------------------------------------------
     def facts(self, col: b.BColumn) -> Facts:
         found = self._facts.get(col)
+        if found is None and isinstance(col, b.BCalendar):  # month(d), day(d)
+            from .functions import calendar_facts
+
+            found = self._facts[col] = calendar_facts(self, col)
         if found is None:
             derive = (self._derive_sum if isinstance(col, b.BSum) else self._derive_float_op
                       if isinstance(col, b.BFloatOp) else self._derive)

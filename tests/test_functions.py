@@ -63,6 +63,19 @@ CASES = [
     (TS, [Y2024, us(2024, 12, 31, 23, 59, 59, 999_999)], "year(x) = 2024", ALL, "UTC year"),
     (TS_NTZ, [Y2024 - 1], "year(x) = 2024", NONE, "a wall-clock 2023"),
     (TS, [Y2024], "to_date(x) = DATE '2024-01-01'", ALL, "to_date is a cast to DATE"),
+    # month / day: bounded by the month (day) of min and max within one year (month)
+    (DATE, [day(2024, 3, 1), day(2024, 3, 31)], "month(x) = 3", ALL, "all of March"),
+    (DATE, [day(2024, 2, 29), day(2024, 3, 31)], "month(x) = 3", MAYBE, "leap day"),
+    (DATE, [day(2024, 1, 5), day(2024, 2, 20)], "month(x) > 2", NONE, "January, February"),
+    (DATE, [day(2023, 12, 5), day(2024, 1, 20)], "month(x) = 6", MAYBE,
+     "two years: bounds unknown (December to January wraps)"),
+    (DATE, [-737_000, -736_990], "month(x) BETWEEN 2 AND 3", ALL, "year -48: March"),
+    (TS, [us(2024, 2, 29), us(2024, 2, 29, 23, 59, 59, 999_999)], "day(x) = 29", ALL,
+     "one UTC day"),
+    (TS, [us(2024, 2, 28, 23), us(2024, 3, 1, 1)], "dayofmonth(x) = 15", MAYBE,
+     "two months: unknown"),
+    (TS, [us(2024, 2, 10), us(2024, 2, 20)], "day(x) IN (1, 2, 25)", NONE, "days 10 to 20"),
+    (pa.date64(), [day(2024, 7, 4)], "month(x) = 7", ALL, "date64 (milliseconds)"),
     # date_trunc / trunc: the period start, compared
     (TS, [us(2024, 3, 1), us(2024, 3, 31, 23, 59)],
      "date_trunc('month', x) = TIMESTAMP '2024-03-01 00:00:00'", ALL, "all of March"),
@@ -159,7 +172,6 @@ CASES = [
     # not on the whitelist
     (I64, [1, 2], "abs(x) > 5", MAYBE, "abs is not monotone"),
     (STR, ["a"], "lower(x) = 'b'", MAYBE, "lower is not monotone"),
-    (DATE, [day(2024, 3, 1)], "month(x) = 5", MAYBE, "month: left unknown"),
 ]
 
 
@@ -210,7 +222,6 @@ def test_explain_states_the_rewrite_and_the_utc_reading():
 @pytest.mark.parametrize(("sql", "reason"), [
     ("abs(x) > 5", "abs is not monotone"),
     ("lower(s) = 'a'", "lower is not monotone"),
-    ("month(d) = 3", "monotone only within a year"),
     ("floor(x, 2) > 1", "not used for pruning"),
     ("left(s, x) = 'a'", "these arguments are not used for pruning"),
     ("my_udf(x) > 1", "not on the whitelist"),
@@ -244,9 +255,9 @@ _UNITS = ["year", "quarter", "month", "week", "day", "hour", "second"]
 def function_examples(draw) -> strat.Example:
     """One column, a whitelisted function of it compared with a literal near a value the
     function takes on the rows (so that bounds often decide), values near period edges."""
-    kind = draw(st.sampled_from(["year", "date_trunc", "trunc", "floor", "ceil", "floor_dec",
-                                 "left", "coalesce", "case"]))
-    if kind in ("year", "date_trunc", "trunc"):
+    kind = draw(st.sampled_from(["year", "month", "day", "date_trunc", "trunc", "floor", "ceil",
+                                 "floor_dec", "left", "coalesce", "case"]))
+    if kind in ("year", "month", "day", "date_trunc", "trunc"):
         t = draw(st.sampled_from([DATE, TS, TS_NTZ, pa.timestamp("ns"), pa.timestamp("s")]))
         per_day = 1 if t == DATE else 86_400 * {"s": 1, "us": 10**6, "ns": 10**9}[t.unit]
         edge = st.builds(lambda y, m, k: day(y, m, 1) * per_day + k,
@@ -270,7 +281,7 @@ def function_examples(draw) -> strat.Example:
     cells = st.lists(st.one_of(value, value, value, st.none()), max_size=5)
     containers = draw(st.lists(cells, min_size=1, max_size=5))
     x = n.Column("x")
-    if kind in ("year", "floor", "ceil"):
+    if kind in ("year", "month", "day", "floor", "ceil"):
         node = n.Func(kind, (x,))
     elif kind == "floor_dec":
         node = n.Func(draw(st.sampled_from(["floor", "ceil"])), (x,))
@@ -303,7 +314,8 @@ def function_examples(draw) -> strat.Example:
             us_ = ns // 1000
             if strat._DT_MIN_US < us_ < strat._DT_MAX_US:
                 literal = dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=us_)
-    if isinstance(literal, int) and pa.types.is_temporal(t) and kind != "year":
+    if isinstance(literal, int) and pa.types.is_temporal(t) and kind not in ("year", "month",
+                                                                               "day"):
         literal = dt.datetime(2000, 1, 1)
     if isinstance(literal, int) and kind == "left":
         literal = "a"
