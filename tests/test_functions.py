@@ -349,3 +349,28 @@ def test_functions_are_sound_and_decide():
     seen = _run_property(backend_sample=15)
     for o in (NONE, ALL):
         assert seen[(o, True)] >= 20, dict(seen)
+
+
+# ---- Spark runs the same programs: the rewrites and month/day steps in Spark SQL ---------------
+SPARK_PREDICATES = [
+    "year(dt) = 1970", "month(dt) = 1", "day(t) BETWEEN 2 AND 4", "dayofmonth(nt) = 1",
+    "month(t) IN (12, 1)", "date_trunc('day', t) = TIMESTAMP '2020-01-02 00:00:00'",
+    "trunc(dt, 'MM') = DATE '1970-02-01'", "floor(f) = 0", "ceil(g) > 0", "floor(d) = 1",
+    "left(s, 1) = 'a'", "substring(s, 1, 2) < 'ab'", "coalesce(x, 0) > 5",
+    "CASE WHEN x > 5 THEN 1 WHEN i < 0 THEN 2 ELSE 0 END = 2",
+]
+
+
+def test_function_programs_in_spark_sql_equal_classify():
+    """``to_spark_sql`` (engine="sql") gives the kernels' outcomes for every function rule,
+    on statistics with NULLs, NaN bounds, min > max and inexact bounds (tests/test_spark.py)."""
+    pytest.importorskip("pyspark", reason="pyspark (a test dependency) is missing")
+    from tests import test_spark as ts
+
+    spark = ts.sg.local_session("local[2]", **{"spark.sql.shuffle.partitions": "2"})
+    table = ts.random_statistics(20_000, seed=7)
+    df = ts.to_spark(spark, table).cache()
+    want = ts.expected(table, SPARK_PREDICATES)
+    assert not ts._mismatches(want, ts.classify_all(df, SPARK_PREDICATES, engine="sql"), table)
+    decided = [q for q, v in want.items() if 0 in v and 2 in v]
+    assert len(decided) >= len(SPARK_PREDICATES) // 2, decided  # not all MAYBE
