@@ -146,6 +146,8 @@ def _sub_expressions(e: exp.Expression) -> list[exp.Expression]:
             i.this, i.args.get("true"))] + [e.args.get("default")] if x is not None]
     if isinstance(e, (exp.TimestampTrunc, exp.DateTrunc)) and _unit(e) is not None:
         return [e.this]
+    if isinstance(e, exp.Extract) and _field(e.this) is not None:
+        return [e.expression]
     return [v for v in e.iter_expressions() if not isinstance(v, exp.DataType)]
 
 
@@ -263,6 +265,18 @@ def _unit(e: exp.Expression) -> str | None:
     return None
 
 
+# Spark's EXTRACT / date_part fields that are year(), month(), day().
+_FIELDS = {"year": "year", "y": "year", "years": "year", "yr": "year", "yrs": "year",
+           "month": "month", "mon": "month", "mons": "month", "months": "month",
+           "day": "day", "d": "day", "days": "day"}
+
+
+def _field(e: exp.Expression) -> str | None:
+    if isinstance(e, exp.Var) or isinstance(e, exp.Literal) and e.is_string:
+        return _FIELDS.get(str(e.this).lower())
+    return None
+
+
 def _functions(e: exp.Expression, kids: tuple) -> n.Node | None:
     """Spark functions that ``functions.py`` reasons about, in one spelling each: CASE as
     nested ``if`` (Spark's ``if(c, a, b)`` takes b when c is FALSE or NULL, as CASE does),
@@ -277,6 +291,12 @@ def _functions(e: exp.Expression, kids: tuple) -> n.Node | None:
                 cond = n.Compare(n.Op.EQ, operand, cond)
             other = n.Func("if", (cond, value, other))
         return other
+    if isinstance(e, exp.Extract) and _field(e.this) is not None:  # EXTRACT(YEAR FROM d)
+        return n.Func(_field(e.this), (kids[0],))
+    if isinstance(e, exp.Anonymous) and str(e.this).lower() == "date_part" and len(kids) == 2 \
+            and isinstance(kids[0], n.Literal) and isinstance(kids[0].value, str) and \
+            _FIELDS.get(kids[0].value.lower()):
+        return n.Func(_FIELDS[kids[0].value.lower()], (kids[1],))
     if isinstance(e, exp.If) and len(kids) in (2, 3):
         return n.Func("if", (kids[0], kids[1], kids[2] if len(kids) == 3 else n.Literal(None)))
     if isinstance(e, exp.TsOrDsToDate) and not e.args.get("format") and len(kids) == 1:
