@@ -922,7 +922,7 @@ def _like_pattern(draw, v: str) -> tuple[str, str]:
 
 LEAF_KINDS = (["cmp"] * 8 + ["colcmp"] * 5 + ["is_null"] * 2 + ["in"] * 3 + ["between"] * 2 +
               ["like"] * 6 + ["startswith"] * 3 + ["bool"] * 2 + ["isnan"] * 2 +
-              ["distinct"] * 2 + ["const", "func"])
+              ["distinct"] * 2 + ["const", "func", "case"])
 
 
 @st.composite
@@ -996,6 +996,11 @@ def leaves(draw, ctx: Ctx) -> n.Node:
         return _maybe_not(draw, n.DistinctFrom(*pair))
     if kind == "const":
         return n.Literal(draw(st.sampled_from([True, False, None])))
+    if kind == "case":  # CASE WHEN c THEN p ELSE q END as a predicate (Spark's if)
+        parts = [draw(leaves(ctx)) for _ in range(3)]
+        if one_in(draw, 3):
+            parts[draw(st.integers(1, 2))] = n.Literal(draw(st.sampled_from([True, False, None])))
+        return _maybe_not(draw, n.Func("if", tuple(parts)))
     op = draw(operands(ctx))  # an unknown function used as a predicate
     return n.Func(draw(st.sampled_from(["my_udf", "is_valid"])), (op.node, n.Literal(3)))
 
