@@ -94,7 +94,7 @@ class Rewriter:
     def facts(self, col: b.BColumn) -> Facts:
         found = self._facts.get(col)
         if found is None and isinstance(col, b.BCalendar):  # month(d), day(d)
-            from .functions import calendar_facts
+            from .dates import calendar_facts
 
             found = self._facts[col] = calendar_facts(self, col)
         if found is None:
