@@ -21,6 +21,7 @@ import math
 import pyarrow as pa
 
 from . import bound as b
+from . import functions
 from . import literals as L
 from . import nodes as n
 from .arith import arith, clamp, decimal_expression, extend, steps_of
@@ -75,6 +76,8 @@ def bind(root: n.Node, schema: pa.Schema) -> object:
 
 def as_predicate(x: object) -> object:
     """An operand used where a boolean is expected: a BOOLEAN column is ``col = TRUE``."""
+    if isinstance(x, functions.Applied):
+        return x.as_predicate()
     if isinstance(x, ColOp):
         if pa.types.is_boolean(x.col.type) and not x.negated and not x.col.convert:
             return b.InRange(x.col, 1, 1)
@@ -102,6 +105,10 @@ def compare(op: n.Op, left: object, right: object) -> object:
         op, left, right = op.flipped, right, left
     if isinstance(left, Quotient) and isinstance(right, LitOp):
         return _quotient_vs_literal(op, left, right)
+    if isinstance(left, functions.Applied) or isinstance(right, functions.Applied):
+        if isinstance(right, LitOp):  # f(x) op literal: a predicate on x (functions.py)
+            return left.compare(op, right)
+        return b.Opaque(getattr(left, "why", None) or right.why)
     for side in (left, right):
         if isinstance(side, OpaqueOp):
             return b.Opaque(side.why)
@@ -488,6 +495,8 @@ def _is_null(node: n.IsNull, kids: tuple) -> object:
     x = kids[0]
     if isinstance(x, ColOp) and pa.types.is_struct(x.col.type):
         return _struct_is_null(x.col)
+    if isinstance(x, functions.Applied):
+        return x.is_null()
     if isinstance(x, ColOp):
         return b.IsNullLeaf(x.col)
     if isinstance(x, Quotient):  # a non-zero finite divisor: NULL exactly when x is
@@ -619,9 +628,11 @@ def _func(node: n.Func, kids: tuple) -> object:
         got = arith(node.name, kids[0], kids[1])
         if got is not None:
             return got
+    got = functions.bind_call(node, kids)  # the whitelist of monotone functions, CASE
+    if got is not None:
+        return got
     returns_value = node.name in VALUE_FUNCTIONS
-    return OpaqueOp(f"{node.display()} is not used for pruning", boolean=False if returns_value
-                    else None)
+    return OpaqueOp(functions.why_not(node, kids), boolean=False if returns_value else None)
 
 
 def _not(node: n.Not, kids: tuple) -> object:

@@ -139,6 +139,25 @@ class BFloatOp(_Expression):
 
 
 @dataclass(frozen=True)
+class BCalendar(_Expression):
+    """``month(d)`` or ``day(d)`` (``field``) of a day count ``col`` (a DATE, or a timestamp
+    through its UTC day); leaves use it like an INT column (``functions.calendar_facts``)."""
+
+    col: BColumn
+    field: str
+    type: pa.DataType = pa.int32()
+    domain: str = "int"
+    convert: tuple = ("calendar",)  # not a plain column: no IN-list coverage, no equalities
+
+    @property
+    def name(self) -> str:
+        return self.col.name
+
+    def label(self) -> str:
+        return f"{self.field}({self.col.sql()})"
+
+
+@dataclass(frozen=True)
 class Const:
     """TRUE, FALSE or NULL (None) for every row."""
 
@@ -270,11 +289,20 @@ class Either:
     args: tuple
 
 
+@dataclass(frozen=True)
+class Rewritten:
+    """``arg``, a predicate on a column that a function of it was rewritten into
+    (``functions.py``); ``text`` is what explain() shows: the original and any assumption."""
+
+    arg: object
+    text: str
+
+
 def children(x: object) -> tuple:
     """The operands of a combinator (``()`` for a leaf)."""
     if isinstance(x, (BAnd, BOr, Either)):
         return x.args
-    if isinstance(x, (BNot, BIsBool)):
+    if isinstance(x, (BNot, BIsBool, Rewritten)):
         return (x.arg,)
     if isinstance(x, Widen):
         return (x.arg, x.guard)
@@ -283,4 +311,4 @@ def children(x: object) -> tuple:
 
 LEAVES = (Const, Opaque, Bound, InRange, NonNull, NanEq, IsNullLeaf, IsNanLeaf, ColCmp, InList,
           Prefix)
-COMBINATORS = (BNot, BAnd, BOr, BIsBool, Widen, Either)
+COMBINATORS = (BNot, BAnd, BOr, BIsBool, Widen, Either, Rewritten)

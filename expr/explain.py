@@ -127,6 +127,9 @@ def explain_tree(r, predicate_sql: str) -> str:
         elif isinstance(node, b.Either):
             lines.append(pad + "EITHER (Spark's ANSI and legacy readings; anything either allows)")
             stack.extend((k, depth + 1) for k in reversed(node.args))
+        elif isinstance(node, b.Rewritten):
+            lines.append(pad + printable(node.text) + "  (as a predicate on the column:)")
+            stack.append((node.arg, depth + 1))
         elif isinstance(node, b.Widen):
             lines.append(pad + "WIDENED (anything where the guard may hold)")
             stack.extend([(node.arg, depth + 1), (node.guard, depth + 1)])

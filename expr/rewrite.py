@@ -95,6 +95,10 @@ class Rewriter:
     # ---- facts about a column ----------------------------------------------------------
     def facts(self, col: b.BColumn) -> Facts:
         found = self._facts.get(col)
+        if found is None and isinstance(col, b.BCalendar):  # month(d), day(d)
+            from .dates import calendar_facts
+
+            found = self._facts[col] = calendar_facts(self, col)
         if found is None:
             derive = (self._derive_sum if isinstance(col, b.BSum) else self._derive_float_op
                       if isinstance(col, b.BFloatOp) else self._derive_prod
@@ -384,6 +388,8 @@ class Rewriter:
         if isinstance(x, b.Either):
             return Bits(p.or_(*(k.true for k in kids)), p.or_(*(k.false for k in kids)),
                         p.or_(*(k.null for k in kids)))
+        if isinstance(x, b.Rewritten):  # the same predicate, spelled on the column
+            return kids[0]
         if isinstance(x, b.Widen):
             k, g = kids[0], kids[1].true
             return Bits(p.or_(k.true, g), p.or_(k.false, g), p.or_(k.null, g))

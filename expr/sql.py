@@ -155,6 +155,13 @@ def _sub_expressions(e: exp.Expression) -> list[exp.Expression]:
         return [e.this, *e.expressions]
     if isinstance(e, exp.Between):
         return [e.this, e.args["low"], e.args["high"]]
+    if isinstance(e, exp.Case):  # operand, then (condition, value) per WHEN, then ELSE
+        return [x for x in [e.this] + [y for i in e.args.get("ifs") or [] for y in (
+            i.this, i.args.get("true"))] + [e.args.get("default")] if x is not None]
+    if isinstance(e, (exp.TimestampTrunc, exp.DateTrunc)) and _unit(e) is not None:
+        return [e.this]
+    if isinstance(e, exp.Extract) and _field(e.this) is not None:
+        return [e.expression]
     return [v for v in e.iter_expressions() if not isinstance(v, exp.DataType)]
 
 
@@ -251,6 +258,9 @@ def _build(e: exp.Expression, kids: tuple[n.Node, ...]) -> n.Node:
         return n.IsNan(kids[0])
     if isinstance(e, exp.Neg):
         return n.Neg(kids[0])
+    special = _functions(e, kids)
+    if special is not None:
+        return special
     if isinstance(e, exp.Concat) and all(isinstance(k, n.Literal) for k in kids):
         if all(isinstance(k.value, str) for k in kids):  # 'a''b' arrives as a concatenation
             return n.Literal("".join(k.value for k in kids))
@@ -263,6 +273,57 @@ def _build(e: exp.Expression, kids: tuple[n.Node, ...]) -> n.Node:
         return n.Func(_VALUE_OPERATORS[type(e)], kids)
     # Anything else is accepted and weakens only its own leaf (SEMANTICS.md §5).
     return n.Func(e.key, kids)
+
+
+def _unit(e: exp.Expression) -> str | None:
+    """The unit of ``date_trunc`` / ``trunc`` when it is written as a constant."""
+    unit = e.args.get("unit")
+    if isinstance(unit, exp.Var) or isinstance(unit, exp.Literal) and unit.is_string:
+        return str(unit.this).lower()
+    return None
+
+
+# Spark's EXTRACT / date_part fields that are year(), month(), day().
+_FIELDS = {"year": "year", "y": "year", "years": "year", "yr": "year", "yrs": "year",
+           "month": "month", "mon": "month", "mons": "month", "months": "month",
+           "day": "day", "d": "day", "days": "day"}
+
+
+def _field(e: exp.Expression) -> str | None:
+    if isinstance(e, exp.Var) or isinstance(e, exp.Literal) and e.is_string:
+        return _FIELDS.get(str(e.this).lower())
+    return None
+
+
+def _functions(e: exp.Expression, kids: tuple) -> n.Node | None:
+    """Spark functions that ``functions.py`` reasons about, in one spelling each: CASE as
+    nested ``if`` (Spark's ``if(c, a, b)`` takes b when c is FALSE or NULL, as CASE does),
+    ``to_date(x)`` as ``CAST(x AS DATE)``, the truncations with their unit as a literal."""
+    if isinstance(e, exp.Case):
+        kids = list(kids)
+        operand = kids.pop(0) if e.this is not None else None
+        other = kids.pop() if e.args.get("default") is not None else n.Literal(None)
+        pairs = list(zip(kids[::2], kids[1::2], strict=True))
+        for cond, value in reversed(pairs):
+            if operand is not None:  # CASE x WHEN v: x = v
+                cond = n.Compare(n.Op.EQ, operand, cond)
+            other = n.Func("if", (cond, value, other))
+        return other
+    if isinstance(e, exp.Extract) and _field(e.this) is not None:  # EXTRACT(YEAR FROM d)
+        return n.Func(_field(e.this), (kids[0],))
+    if isinstance(e, exp.Anonymous) and str(e.this).lower() == "date_part" and len(kids) == 2 \
+            and isinstance(kids[0], n.Literal) and isinstance(kids[0].value, str) and \
+            _FIELDS.get(kids[0].value.lower()):
+        return n.Func(_FIELDS[kids[0].value.lower()], (kids[1],))
+    if isinstance(e, exp.If) and len(kids) in (2, 3):
+        return n.Func("if", (kids[0], kids[1], kids[2] if len(kids) == 3 else n.Literal(None)))
+    if isinstance(e, exp.TsOrDsToDate) and not e.args.get("format") and len(kids) == 1:
+        return n.Cast(kids[0], pa.date32())
+    if isinstance(e, exp.TimestampTrunc) and _unit(e) is not None:
+        return n.Func("date_trunc", (n.Literal(_unit(e)), kids[0]))
+    if isinstance(e, exp.DateTrunc) and _unit(e) is not None:
+        return n.Func("trunc", (kids[0], n.Literal(_unit(e))))
+    return None
 
 
 def _literal_value(e: exp.Expression) -> object:

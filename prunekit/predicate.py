@@ -311,6 +311,8 @@ def _label(x: object) -> str:
         return f"IS {'TRUE' if x.value else 'FALSE'}"
     names = {b.BAnd: "AND", b.BOr: "OR", b.BNot: "NOT", b.Either: "EITHER (ANSI or legacy)",
              b.Widen: "WIDENED"}
+    if isinstance(x, b.Rewritten):
+        return printable(x.text)
     return names.get(type(x)) or printable(leaf_sql(x))
 
 

@@ -570,6 +570,181 @@ def arithmetic(node: n.Func, kids: tuple) -> V | Wild | None | object:
     return _to_scale(x + y if op == "+" else x - y if op == "-" else x * y, t)
 
 
+# ---- functions (issue 7, item 2) -------------------------------------------------------------
+def civil(days: int) -> tuple[int, int, int]:
+    """(year, month, day) of a day count since 1970-01-01, any year: the proleptic Gregorian
+    calendar repeats every 400 years (146,097 days), so shift into Python's date range."""
+    cycles, rest = divmod(days, 146_097)
+    d = _EPOCH_DATE + dt.timedelta(days=rest)
+    return d.year + 400 * cycles, d.month, d.day
+
+
+def civil_days(y: int, m: int, d: int) -> int:
+    cycles, y0 = divmod(y - 1970, 400)
+    return (dt.date(1970 + y0, m, d) - _EPOCH_DATE).days + cycles * 146_097
+
+
+def _day_of(v: V) -> int | None:
+    """The UTC day of a date or timestamp (Spark casts a TIMESTAMP to DATE in the session
+    zone: UTC here); None for anything else."""
+    if v.kind == "date":
+        return v.value
+    if v.kind == "ts":
+        return v.value // NS_PER_DAY
+    return None
+
+
+def _calendar(field: int):
+    def f(v):
+        if v is None or isinstance(v, Wild):
+            return v
+        day = _day_of(v)
+        if day is None:
+            return NOT_INTEGER
+        return V("num", Fraction(civil(day)[field]), pa.int32())
+
+    return f
+
+
+_FIXED_NS = {"week": 7 * NS_PER_DAY, "day": NS_PER_DAY, "dd": NS_PER_DAY, "hour": 3600 * 10**9,
+             "minute": 60 * 10**9, "second": 10**9, "millisecond": 10**6, "microsecond": 1000}
+_MONTHS = {"year": 12, "yyyy": 12, "yy": 12, "quarter": 3, "month": 1, "mm": 1, "mon": 1}
+
+
+def _trunc_ns(ns: int, unit: str) -> int | None:
+    """The start of ``unit`` containing the instant ``ns`` (UTC); weeks start on Monday."""
+    if unit in _MONTHS:
+        y, m, _ = civil(ns // NS_PER_DAY)
+        return civil_days(y, m - (m - 1) % _MONTHS[unit], 1) * NS_PER_DAY
+    if unit == "week":
+        monday = 4 * NS_PER_DAY  # 1970-01-05
+        return (ns - monday) // _FIXED_NS[unit] * _FIXED_NS[unit] + monday
+    if unit in _FIXED_NS:
+        return ns // _FIXED_NS[unit] * _FIXED_NS[unit]
+    return None  # Spark: NULL for an unknown unit
+
+
+def _unit_of(u) -> str | None:
+    return u.value.decode().lower() if isinstance(u, V) and u.kind == "bytes" else None
+
+
+def _date_trunc(unit, v):
+    """Spark's ``date_trunc(unit, x)``: a TIMESTAMP; a DATE is its midnight first."""
+    if v is None or unit is None:
+        return None
+    if isinstance(v, Wild) or isinstance(unit, Wild):
+        return Wild(_hash("date_trunc", unit, v))
+    ns = v.value * NS_PER_DAY if v.kind == "date" else v.value if v.kind == "ts" else None
+    u = _unit_of(unit)
+    if ns is None or u is None:
+        return NOT_INTEGER
+    out = _trunc_ns(ns, u)
+    return None if out is None else V("ts", out, pa.timestamp("us", "UTC"))
+
+
+def _trunc(v, unit):
+    """Spark's ``trunc(date, unit)``: a DATE; units of a week or more, else NULL."""
+    if v is None or unit is None:
+        return None
+    if isinstance(v, Wild) or isinstance(unit, Wild):
+        return Wild(_hash("trunc", unit, v))
+    day, u = _day_of(v), _unit_of(unit)
+    if day is None or u is None:
+        return NOT_INTEGER
+    if u not in _MONTHS and u != "week":
+        return None
+    return V("date", _trunc_ns(day * NS_PER_DAY, u) // NS_PER_DAY, pa.date32())
+
+
+def _rounded(up: bool):
+    """Spark's ``floor``/``ceil``: integers as BIGINT, DECIMAL(p, s) as DECIMAL(p - s + 1, 0),
+    DOUBLE/FLOAT as BIGINT with NaN 0 and values beyond BIGINT saturated (legacy mode; ANSI
+    mode fails the query)."""
+    def f(v):
+        if v is None or isinstance(v, Wild):
+            return v
+        if v.kind == "num" and is_int(v.type):
+            return V("num", v.value, pa.int64())
+        if v.kind == "num" and isinstance(v.type, pa.Decimal128Type):
+            r = math.ceil(v.value) if up else math.floor(v.value)
+            return V("num", Fraction(r), pa.decimal128(min(38, v.type.precision - v.type.scale
+                                                           + 1), 0))
+        if v.kind == "float":
+            x = v.value
+            lo, hi = int_range(pa.int64())
+            if math.isnan(x):
+                r = 0
+            elif math.isinf(x):
+                r = hi if x > 0 else lo
+            else:
+                r = max(lo, min(hi, math.ceil(x) if up else math.floor(x)))
+            return V("num", Fraction(r), pa.int64())
+        return NOT_INTEGER
+
+    return f
+
+
+def _left(v, k, start=None):
+    """The first ``k`` characters of a string (bytes of a binary value); '' for k <= 0."""
+    if v is None or k is None:
+        return None
+    if isinstance(v, Wild) or isinstance(k, Wild) or v.kind != "bytes" or k.kind != "num":
+        return NOT_INTEGER
+    n_ = max(0, int(k.value))
+    if v.text:
+        try:
+            text = v.value.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:  # a binary cast to STRING: not modelled, left unknown
+            return Wild(_hash("left", v, k))
+        out = text[:n_].encode("utf-8", "surrogatepass")
+    else:
+        out = v.value[:n_]
+    return V("bytes", out, v.type, text=v.text)
+
+
+def _substring(v, pos, length=None):
+    if pos is None:
+        return None
+    if isinstance(pos, Wild) or pos.kind != "num" or pos.value not in (0, 1):
+        return NOT_INTEGER  # only prefixes are modelled
+    if length is None:
+        return v
+    return _left(v, length)
+
+
+def _typed(v, others: tuple):
+    """A branch value in the type of the typed branches (Spark types coalesce and CASE by
+    their common type: a literal beside a DOUBLE column is a DOUBLE)."""
+    if not isinstance(v, V) or v.type is not None:
+        return v
+    for o in others:
+        if isinstance(o, V) and o.type is not None and family(o.type) != "bool":
+            return cast(v, o.type)
+    return v
+
+
+def _coalesce(*values):
+    for v in values:
+        if isinstance(v, Wild):
+            return Wild(_hash("coalesce", values))
+        if v is not None:
+            return _typed(v, values)
+    return None
+
+
+def _if(cond, a, b):
+    return _typed(a if truth(cond) is True else b, (a, b))
+
+
+FUNCTIONS = {"year": _calendar(0), "month": _calendar(1), "day": _calendar(2),
+             "dayofmonth": _calendar(2), "date_trunc": _date_trunc, "trunc": _trunc,
+             "floor": _rounded(False), "ceil": _rounded(True), "left": _left,
+             "substring": _substring, "coalesce": _coalesce, "if": _if}
+ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_trunc": (2,),
+         "trunc": (2,), "floor": (1,), "ceil": (1,), "left": (2,), "substring": (2, 3),
+         "coalesce": range(1, 100), "if": (3,)}
+
+
 # ---- LIKE ----------------------------------------------------------------------------------
 def like_regex(pattern: str, escape: str) -> re.Pattern:
     """``%`` any run, ``_`` one character, ``escape`` makes the next character literal."""
@@ -744,6 +919,11 @@ def evaluate_value(tree: n.Node, types: dict[str, pa.DataType], row: dict[str, o
         if isinstance(node, n.Neg):
             return negate(kids[0])
         if isinstance(node, n.Func):
+            if node.name in FUNCTIONS:
+                value = FUNCTIONS[node.name](*kids) if len(kids) in ARITY[node.name] else \
+                    NOT_INTEGER
+                if value is not NOT_INTEGER:
+                    return value
             if node.name in ("+", "-", "*", "/") and len(kids) == 2:
                 value = arithmetic(node, kids)
                 if value is not NOT_INTEGER:

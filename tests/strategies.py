@@ -689,11 +689,14 @@ def operands(draw, ctx: Ctx, fam: str | None = None, depth: int = 2, other: Oper
         if pa.types.is_signed_integer(op.type) or pa.types.is_floating(op.type) or \
                 pa.types.is_decimal(op.type):
             kinds += ["div"] * 3
+        kinds += ["fn"] * 3
         kind = draw(st.sampled_from(kinds))
         if kind == "arith":
             op = draw(_arithmetic(op))
         elif kind == "div":
             op = draw(_arithmetic(op, division=True))
+        elif kind == "fn":
+            op = draw(functions(ctx, op))
         elif kind == "cast":
             to = draw(st.sampled_from(cast_targets(op.type, ctx.faithful)))
             samples = ref.samples_through(op.samples, lambda v, to=to: ref.cast(v, to), op.type,
@@ -707,6 +710,66 @@ def operands(draw, ctx: Ctx, fam: str | None = None, depth: int = 2, other: Oper
     if fam is not None and cmp_family(op.type) != fam:
         return Operand(n.Column(name), t, tuple(ctx.palettes[name]))
     return op
+
+
+TRUNC_UNITS = ["year", "yy", "quarter", "month", "mon", "week", "day", "hour", "minute",
+               "second", "millisecond", "microsecond", "bogus"]
+
+
+@st.composite
+def functions(draw, ctx: Ctx, op: Operand) -> Operand:
+    """A function of ``op`` from the whitelist of issue 7, item 2 (``year``, ``date_trunc``,
+    ``trunc``, ``floor``, ``ceil``, ``left``, ``substring``, ``coalesce``, CASE as ``if``), or
+    one prunekit leaves unknown (``month``, ``day``); the result type and samples follow
+    Spark's semantics as ``tests/reference.py`` computes them."""
+    t = op.type
+    if pa.types.is_date(t) or pa.types.is_timestamp(t):
+        kinds = ["year", "year", "date_trunc", "date_trunc", "trunc", "month", "day"]
+    elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
+        kinds = ["floor", "ceil"] * 2
+    elif ref.is_text(t):
+        kinds = ["left", "left", "substring"]
+    else:
+        kinds = []
+    kind = draw(st.sampled_from(kinds + ["coalesce", "case"]))
+    if kind in ("year", "month", "day", "floor", "ceil"):
+        node, args = n.Func(kind, (op.node,)), ()
+    elif kind in ("date_trunc", "trunc"):
+        unit = n.Literal(draw(st.sampled_from(TRUNC_UNITS)))
+        node = n.Func(kind, (unit, op.node) if kind == "date_trunc" else (op.node, unit))
+    elif kind in ("left", "substring"):
+        k = n.Literal(draw(st.sampled_from([-1, 0, 1, 2, 3, 5])))
+        start = () if kind == "left" else (n.Literal(draw(st.sampled_from([0, 1, 1, 2]))),)
+        node = n.Func(kind, (op.node, *start, k))
+    elif kind == "coalesce":
+        node = n.Func("coalesce", (op.node, draw(literals(op, null=one_in(draw, 5)))))
+    else:
+        base = draw(operands(ctx, depth=0))
+        cond = n.Compare(draw(st.sampled_from(list(n.Op))), base.node, draw(literals(base)))
+        other = draw(st.sampled_from(["literal", "literal", "null", "self"]))
+        alt = {"literal": lambda: draw(literals(op, null=False)), "null": lambda: n.Literal(None),
+               "self": lambda: op.node}[other]()
+        node = n.Func("if", (cond, op.node, alt) if draw(st.booleans()) else (cond, alt, op.node))
+    args = [ref.literal_value(a) if isinstance(a, n.Literal) else None for a in node.args]
+    position = [i for i, a in enumerate(node.args) if a is op.node][0]
+    if kind == "if" or kind == "case":
+        return Operand(node, t, op.samples, op.opaque)
+
+    def through(v):
+        values = list(args)
+        values[position] = v
+        got = ref.FUNCTIONS[kind](*values)
+        return got if isinstance(got, ref.V) else None  # not modelled there: no sample
+
+    result = {"year": pa.int32(), "month": pa.int32(), "day": pa.int32(),
+              "date_trunc": pa.timestamp("us", "UTC"), "trunc": pa.date32(),
+              "left": t, "substring": t, "coalesce": t}.get(kind)
+    if result is None:  # floor / ceil: BIGINT, or DECIMAL(p - s + 1, 0)
+        result = pa.decimal128(min(38, t.precision - t.scale + 1), 0) if pa.types.is_decimal(
+            t) else pa.int64()
+    samples = ref.samples_through(op.samples, through, t, result) if kind != "coalesce" \
+        else op.samples
+    return Operand(node, result, samples, op.opaque)
 
 
 ARITH_CONSTANTS = [-3, -1, 0, 1, 2, 7, 1000, -100_000, 2**31 - 1, 2**31, 2**62, -(2**63) + 1]
@@ -948,7 +1011,7 @@ def _like_pattern(draw, v: str) -> tuple[str, str]:
 
 LEAF_KINDS = (["cmp"] * 8 + ["colcmp"] * 5 + ["is_null"] * 2 + ["in"] * 3 + ["between"] * 2 +
               ["like"] * 6 + ["startswith"] * 3 + ["bool"] * 2 + ["isnan"] * 2 +
-              ["distinct"] * 2 + ["const", "func"])
+              ["distinct"] * 2 + ["const", "func", "case"])
 
 
 @st.composite
@@ -1023,6 +1086,11 @@ def leaves(draw, ctx: Ctx) -> n.Node:
         return _maybe_not(draw, n.DistinctFrom(*pair))
     if kind == "const":
         return n.Literal(draw(st.sampled_from([True, False, None])))
+    if kind == "case":  # CASE WHEN c THEN p ELSE q END as a predicate (Spark's if)
+        parts = [draw(leaves(ctx)) for _ in range(3)]
+        if one_in(draw, 3):
+            parts[draw(st.integers(1, 2))] = n.Literal(draw(st.sampled_from([True, False, None])))
+        return _maybe_not(draw, n.Func("if", tuple(parts)))
     op = draw(operands(ctx))  # an unknown function used as a predicate
     return n.Func(draw(st.sampled_from(["my_udf", "is_valid"])), (op.node, n.Literal(3)))
 

@@ -147,3 +147,61 @@ def test_decimal_arithmetic_prunes_where_datafusion_keeps_everything(decimal_fil
     needed = truly_kept(decimal_file, where)
     assert prunekit_kept(decimal_file, where) == needed
     assert datafusion_kept(decimal_file, where) == GROUPS
+
+
+@pytest.fixture(scope="module")
+def functions_file(tmp_path_factory):
+    # Row group g: x in [100g, 100g + 99]; d in the year 2015 + g; ts in month g + 1 of 2024;
+    # f in [100g + 0.5, 100g + 99.5]; s = chr(a + g) + 'x' + two digits.
+    import datetime as dt
+
+    path = tmp_path_factory.mktemp("beyond_fn") / "functions.parquet"
+    rows = range(100 * GROUPS)
+    d = [dt.date(2015 + i // 100, 1, 1) + dt.timedelta(days=3 * (i % 100)) for i in rows]
+    ts = [dt.datetime(2024, i // 100 + 1, 1 + (i % 100) % 28, i % 24) for i in rows]
+    pq.write_table(pa.table({
+        "x": pa.array(rows, pa.int64()), "d": pa.array(d, pa.date32()),
+        "ts": pa.array(ts, pa.timestamp("us")), "f": pa.array([i + 0.5 for i in rows]),
+        "s": pa.array([f"{chr(97 + i // 100)}x{i % 100:02d}" for i in rows])}),
+        path, row_group_size=100)
+    return path
+
+
+# (rule of issue 7 item 2, predicate for prunekit (Spark SQL), the same for DataFusion)
+FUNCTION_CASES = [
+    # DataFusion 55 prunes year(d) op c itself (test below); not under coalesce or CASE.
+    ("year", "coalesce(year(d), 0) = 2019", "coalesce(date_part('year', d), 0) = 2019"),
+    ("date_trunc", "date_trunc('month', ts) = TIMESTAMP '2024-03-01 00:00:00'",
+     "date_trunc('month', ts) = TIMESTAMP '2024-03-01 00:00:00'"),
+    # Likewise floor(f) against a literal (test below), but not ceil.
+    ("floor", "coalesce(floor(f), 0) = 250", "coalesce(floor(f), 0) = 250"),
+    ("ceil", "ceil(f) > 851", "ceil(f) > 851"),
+    ("left", "left(s, 1) = 'c'", "left(s, 1) = 'c'"),
+    ("substring", "substring(s, 1, 2) = 'dx'", "substr(s, 1, 2) = 'dx'"),
+    ("coalesce", "coalesce(x, 0) > 850", "coalesce(x, 0) > 850"),
+    ("case when", "CASE WHEN x > 850 THEN 1 ELSE 0 END = 1",
+     "CASE WHEN x > 850 THEN 1 ELSE 0 END = 1"),
+]
+
+
+@pytest.mark.parametrize(("rule", "ours", "theirs"), FUNCTION_CASES,
+                         ids=[c[0] for c in FUNCTION_CASES])
+def test_functions_prune_where_datafusion_keeps_everything(functions_file, rule, ours, theirs):
+    needed = truly_kept(functions_file, theirs)
+    assert 1 <= needed < GROUPS
+    assert prunekit_kept(functions_file, ours) == needed, rule
+    assert datafusion_kept(functions_file, theirs) == GROUPS, (
+        f"DataFusion now prunes {rule}: update this test")
+
+
+@pytest.mark.parametrize(("ours", "theirs"), [
+    ("year(d) = 2019", "date_part('year', d) = 2019"),
+    ("year(d) IN (2016, 2019)", "date_part('year', d) IN (2016, 2019)"),
+    ("year(d) > 2019", "date_part('year', d) > 2019"),
+    ("floor(f) = 250", "floor(f) = 250"), ("floor(f) > 850", "floor(f) > 850")])
+def test_year_and_floor_prune_as_tightly_as_datafusion(functions_file, ours, theirs):
+    # DataFusion 55 rewrites date_part('year', d) and floor(f) against a literal into a range
+    # of the column (its preimage), beyond what its v50 docs list; prunekit does the same.
+    needed = truly_kept(functions_file, theirs)
+    assert prunekit_kept(functions_file, ours) == needed
+    assert datafusion_kept(functions_file, theirs) == needed
