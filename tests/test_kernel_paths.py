@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 import prunekit as pk
-from prunekit.kernels import compiled, run
+from prunekit.kernels import compiled, inputs, run
 from prunekit.kernels.codegen import emit
 
 
@@ -139,3 +139,51 @@ def test_flags_are_constants_of_the_kernel():
     assert len(sources) == 3  # one kernel per flag combination
     assert answers[0] != answers[1]  # the flags change the answer, so they are honoured
 
+
+def _short_keys(strings: list[bytes]) -> np.ndarray | None:
+    arr = pa.array(strings, pa.binary())
+    keys = np.empty(len(arr), np.int64)
+    ok = compiled.short_string_keys(np.frombuffer(arr.buffers()[1], np.int32),
+                                    np.frombuffer(arr.buffers()[2], np.uint8), 0, len(arr), keys)
+    return keys if ok else None
+
+
+def test_short_string_keys_order_like_bytes():
+    rng = np.random.default_rng(13)
+    alphabet = [b"\x00", b"\x01", b"a", b"b", b"\x7f", b"\x80", b"\xff"]
+
+    def word(most):
+        return b"".join(rng.choice(alphabet, int(rng.integers(0, most + 1))))
+
+    bounds = [word(7) for _ in range(300)] + [b"", b"\x00", b"\xff" * 7]
+    literals = [word(10) for _ in range(300)] + [b"\xff" * 8, b"\x00" * 9]
+    keys = _short_keys(bounds)
+    lit = [inputs.short_key(v) for v in literals]
+    for i, a in enumerate(bounds):
+        for j, b in enumerate(bounds):
+            assert (keys[i] < keys[j]) == (a < b) and (keys[i] == keys[j]) == (a == b)
+        for j, b in enumerate(literals):
+            assert (keys[i] < lit[j]) == (a < b) and (keys[i] == lit[j]) == (a == b)
+    assert _short_keys([b"abc", b"abcdefgh"]) is None  # too long: the caller ranks instead
+
+
+def test_short_string_keys_answer_as_ranks(monkeypatch):
+    rng = np.random.default_rng(17)
+    words = sorted({"", "a", "ab", "b", "k", "kal", "l", "m\u00e9", "zzzzzzz", "\u00e9"})
+    pick = np.sort(rng.integers(0, len(words), (1500, 2)), axis=1)
+    table = _table([words[i] for i in pick[:, 0]], [words[i] for i in pick[:, 1]],
+                   pa.string(), rng).slice(3)
+    stats = pk.Statistics.from_arrow(table)
+    queries = ["x >= 'k' AND x < 'l'", "x = 'kal' OR x > 'm'", "x IN ('a', 'b', 'kalx')",
+               "x LIKE 'k%'", "x < 'abcdefghij' OR x = 'zzzzzzzz'"]
+    used = []
+    real = inputs._short_codes
+    monkeypatch.setattr(inputs, "_short_codes", lambda a: used.append(1) or real(a))
+    keyed = [_agree(pk.PruningPredicate(q, {"x": pa.string()}), stats) for q in queries]
+    assert used  # the keys were used (Numba is loaded once a kernel ran)
+    monkeypatch.setattr(inputs, "_short_codes", lambda a: None)
+    for q, got in zip(queries, keyed, strict=True):
+        ranked = pk.PruningPredicate(q, {"x": pa.string()}).classify(
+            pk.Statistics.from_arrow(table), backend="numpy")
+        np.testing.assert_array_equal(got, ranked)
+        assert len(set(got.tolist())) > 1
