@@ -1,0 +1,189 @@
+"""Kernel specialisations give the interpreter's answers: bit unpacking, flags baked in as
+constants, unrolled IN lists (counting form) and long IN lists (searches that start from the
+previous container's answer). Each test also checks that the path it means is the one taken."""
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import prunekit as pk
+from prunekit.kernels import compiled, inputs, run
+from prunekit.kernels.codegen import emit
+
+
+def test_unpack_bits_matches_numpy():
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        bits = rng.integers(0, 256, int(rng.integers(1, 40))).astype(np.uint8)
+        start = int(rng.integers(0, 8 * len(bits)))
+        m = int(rng.integers(0, 8 * len(bits) - start + 1))
+        dst = np.full(((m + 7) // 8 + 1) * 8, 7, np.uint8)
+        compiled.unpack_bits(bits, start, m, dst)
+        expected = np.unpackbits(bits, bitorder="little")[start:start + m]
+        np.testing.assert_array_equal(dst[:m], expected)
+
+
+def _source(pred: pk.PruningPredicate, stats: pk.Statistics) -> str:
+    batch = stats.table.to_batches()[0]
+    prepared = run.prepare(pred.program, batch, stats.nan_in_bounds, stats.no_nan)
+    layout, lengths, flags = run.shape_of(prepared)
+    return emit(pred.program, layout, list_lengths=lengths, flags=flags)
+
+
+def _agree(pred: pk.PruningPredicate, stats: pk.Statistics) -> np.ndarray:
+    got = pred.classify(stats, backend="numba")
+    np.testing.assert_array_equal(got, pred.classify(stats, backend="numpy"))
+    return got
+
+
+def _column(lo, hi, t, rng, nulls=0.1):
+    mask = rng.random(len(lo)) < nulls
+    return pa.StructArray.from_arrays(
+        [pa.array(lo, t, mask=mask), pa.array(hi, t, mask=rng.random(len(lo)) < nulls),
+         pa.array(rng.integers(0, 3, len(lo)))], ["min", "max", "null_count"])
+
+
+def _table(lo, hi, t, rng, nulls=0.1) -> pa.Table:
+    return pa.table({"row_count": pa.array(np.full(len(lo), 5)),
+                     "x": _column(lo, hi, t, rng, nulls)})
+
+
+def _bounds(rng, n, kind):
+    """Clustered (consecutive containers in one gap of the list: the search's hint holds),
+    random (it misses), narrow (ranges a list can cover) and extreme (widths that wrap)."""
+    if kind == "clustered":
+        lo = np.arange(n) * 7 + rng.integers(0, 3, n)
+        return lo, lo + rng.integers(0, 9, n)
+    if kind == "random":
+        lo = rng.integers(-50, 400, n)
+        return lo, lo + rng.integers(0, 60, n)
+    if kind == "narrow":
+        lo = rng.integers(0, 300, n)
+        return lo, lo + rng.integers(0, 3, n)
+    lo = rng.choice(np.array([-2**63, -5, 0, 2**62], np.int64), n)
+    hi = rng.choice(np.array([2**63 - 1, 3, 10, 2**62 + 1], np.int64), n)
+    return np.minimum(lo, hi), np.maximum(lo, hi)
+
+
+LONG = sorted({int(v) for v in np.random.default_rng(3).integers(0, 300, 40)} | {100, 101, 102})
+
+
+@pytest.mark.parametrize("kind", ["clustered", "random", "narrow", "extreme"])
+@pytest.mark.parametrize("negate", [False, True])
+def test_long_in_list_searches_from_a_hint(kind, negate):
+    rng = np.random.default_rng(len(kind) + negate)
+    lo, hi = _bounds(rng, 3000, kind)
+    stats = pk.Statistics.from_arrow(_table(lo, hi, pa.int64(), rng))
+    text = f"x {'NOT ' if negate else ''}IN ({', '.join(map(str, LONG))})"
+    pred = pk.PruningPredicate(text, {"x": pa.int64()})
+    assert "any_in_from(" in _source(pred, stats)  # searched, not unrolled
+    got = _agree(pred, stats)
+    # Sliced at an odd offset and cut into batches: each range starts its own hint.
+    for part in (stats.table.slice(5, 1000), pa.Table.from_batches(
+            stats.table.to_batches(max_chunksize=333))):
+        np.testing.assert_array_equal(_agree(pred, pk.Statistics.from_arrow(part)),
+                                      got[5:1005] if part.num_rows == 1000 else got)
+    assert len(set(got.tolist())) > 1 or kind == "extreme"
+
+
+def test_long_in_list_over_floats_uint64_and_strings():
+    rng = np.random.default_rng(7)
+    n = 2000
+    flo = np.sort(rng.normal(size=n) * 10)
+    fhi = flo + rng.random(n)
+    flo[rng.random(n) < 0.05] = np.nan  # NaN bounds never match a listed number
+    fhi[rng.random(n) < 0.05] = np.nan
+    values = ", ".join(f"{v:.2f}" for v in np.linspace(-20, 20, 30))
+    for t, lo, hi, text in [
+        (pa.float64(), flo, fhi, f"x IN ({values})"),
+        (pa.uint64(), np.arange(n, dtype=np.uint64) * 3 + np.uint64(2**63 - 100),
+         np.arange(n, dtype=np.uint64) * 3 + np.uint64(2**63 - 98),
+         f"x IN ({', '.join(str(2**63 + k) for k in range(0, 400, 7))})"),
+        (pa.string(), [f"k{i:05d}" for i in range(n)], [f"k{i:05d}z" for i in range(n)],
+         f"x IN ({', '.join(repr(f'k{i:05d}') for i in range(0, n, 60))})"),
+    ]:
+        stats = pk.Statistics.from_arrow(_table(lo, hi, t, rng))
+        pred = pk.PruningPredicate(text, {"x": t})
+        assert "any_in_from(" in _source(pred, stats)
+        assert pk.MAYBE_MATCH in _agree(pred, stats)
+
+
+@pytest.mark.parametrize("t", [pa.int32(), pa.int64(), pa.uint64(), pa.float64()])
+def test_unrolled_in_list_counts(t):
+    rng = np.random.default_rng(11)
+    lo, hi = _bounds(rng, 2000, "narrow")
+    if pa.types.is_floating(t):
+        lo, hi = lo.astype(float), hi.astype(float)
+        lo[rng.random(len(lo)) < 0.05] = np.nan
+    stats = pk.Statistics.from_arrow(_table(lo, hi, t, rng))
+    for text in ("x IN (3, 17, 42, 43, 44)", "x NOT IN (1, 2, 3, 4)", "x IN (7)"):
+        pred = pk.PruningPredicate(text, {"x": t})
+        source = _source(pred, stats)
+        assert "any_in_from(" not in source and "np.int64(" in source  # unrolled
+        got = _agree(pred, stats)
+        assert len(set(got.tolist())) > 1
+
+
+def test_flags_are_constants_of_the_kernel():
+    rng = np.random.default_rng(5)
+    lo = rng.normal(size=1000)
+    hi = lo + rng.random(1000)
+    hi[rng.random(1000) < 0.1] = np.nan
+    table = _table(lo, hi, pa.float64(), rng)
+    pred = pk.PruningPredicate("x > 0.5 AND NOT (x < 0.9)", {"x": pa.float64()})
+    answers, sources = [], set()
+    for options in ({}, {"no_nan": ["x"]}, {"nan_bounds": "include"}):
+        stats = pk.Statistics.from_arrow(table, **options)
+        sources.add(_source(pred, stats))
+        answers.append(_agree(pred, stats).tolist())
+    assert len(sources) == 3  # one kernel per flag combination
+    assert answers[0] != answers[1]  # the flags change the answer, so they are honoured
+
+
+def _short_keys(strings: list[bytes]) -> np.ndarray | None:
+    arr = pa.array(strings, pa.binary())
+    keys = np.empty(len(arr), np.int64)
+    ok = compiled.short_string_keys(np.frombuffer(arr.buffers()[1], np.int32),
+                                    np.frombuffer(arr.buffers()[2], np.uint8), 0, len(arr), keys)
+    return keys if ok else None
+
+
+def test_short_string_keys_order_like_bytes():
+    rng = np.random.default_rng(13)
+    alphabet = [b"\x00", b"\x01", b"a", b"b", b"\x7f", b"\x80", b"\xff"]
+
+    def word(most):
+        return b"".join(rng.choice(alphabet, int(rng.integers(0, most + 1))))
+
+    bounds = [word(7) for _ in range(300)] + [b"", b"\x00", b"\xff" * 7]
+    literals = [word(10) for _ in range(300)] + [b"\xff" * 8, b"\x00" * 9]
+    keys = _short_keys(bounds)
+    lit = [inputs.short_key(v) for v in literals]
+    for i, a in enumerate(bounds):
+        for j, b in enumerate(bounds):
+            assert (keys[i] < keys[j]) == (a < b) and (keys[i] == keys[j]) == (a == b)
+        for j, b in enumerate(literals):
+            assert (keys[i] < lit[j]) == (a < b) and (keys[i] == lit[j]) == (a == b)
+    assert _short_keys([b"abc", b"abcdefgh"]) is None  # too long: the caller ranks instead
+
+
+def test_short_string_keys_answer_as_ranks(monkeypatch):
+    rng = np.random.default_rng(17)
+    words = sorted({"", "a", "ab", "b", "k", "kal", "l", "m\u00e9", "zzzzzzz", "\u00e9"})
+    pick = np.sort(rng.integers(0, len(words), (1500, 2)), axis=1)
+    table = _table([words[i] for i in pick[:, 0]], [words[i] for i in pick[:, 1]],
+                   pa.string(), rng).slice(3)
+    stats = pk.Statistics.from_arrow(table)
+    queries = ["x >= 'k' AND x < 'l'", "x = 'kal' OR x > 'm'", "x IN ('a', 'b', 'kalx')",
+               "x LIKE 'k%'", "x < 'abcdefghij' OR x = 'zzzzzzzz'"]
+    used = []
+    real = inputs._short_codes
+    monkeypatch.setattr(inputs, "_short_codes", lambda a: used.append(1) or real(a))
+    keyed = [_agree(pk.PruningPredicate(q, {"x": pa.string()}), stats) for q in queries]
+    assert used  # the keys were used (Numba is loaded once a kernel ran)
+    monkeypatch.setattr(inputs, "_short_codes", lambda a: None)
+    for q, got in zip(queries, keyed, strict=True):
+        ranked = pk.PruningPredicate(q, {"x": pa.string()}).classify(
+            pk.Statistics.from_arrow(table), backend="numpy")
+        np.testing.assert_array_equal(got, ranked)
+        assert len(set(got.tolist())) > 1
