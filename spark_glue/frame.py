@@ -7,9 +7,9 @@ process-wide cache, so a reused worker (Spark's default) compiles a shape once.
 
 Two ways to ship batches (``method``):
 
-- ``"udf"`` (Spark >= 4.1, the default there): an Arrow UDF over one struct of only the
-  statistics the predicate reads; the other columns never leave the JVM, which zips the
-  outcome back onto each row (and prunes what a later query does not use).
+- ``"udf"`` (Spark >= 4.1, the default there): an Arrow UDF over only the statistics the
+  predicate reads, one flat column each; the other columns never leave the JVM, which zips
+  the outcome back onto each row (and prunes what a later query does not use).
 - ``"map"``: ``DataFrame.mapInArrow`` over every column; batches come back unchanged with
   ``outcome`` appended, the output schema declared as the input's plus an int8 column.
 """
@@ -204,11 +204,20 @@ def _map_batches(payload: bytes, column: str, batches: Iterator[pa.RecordBatch],
             schema=batch.schema.append(pa.field(column, pa.int8(), nullable=False)))
 
 
-def _udf_outcomes(payload: bytes, stats: pa.Array) -> pa.Array:
-    """Arrow UDF body: one struct of the statistics read (row_count and a struct per column)."""
-    if isinstance(stats, pa.ChunkedArray):
-        stats = stats.combine_chunks()
-    batch = pa.RecordBatch.from_struct_array(stats)
+def _udf_outcomes(payload: bytes, layout: tuple, arrays: tuple) -> pa.Array:
+    """Arrow UDF body: one flat array per statistic read (``layout`` names them), put back
+    into the canonical layout (row_count and a struct per column) without copying."""
+    arrays = [a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in arrays]
+    names, columns, at = [], [], 0
+    for column, stats in layout:
+        if stats is None:  # row_count, or the placeholder of a program that reads nothing
+            columns.append(arrays[at])
+            at += 1
+        else:
+            columns.append(pa.StructArray.from_arrays(arrays[at: at + len(stats)], stats))
+            at += len(stats)
+        names.append(column)
+    batch = pa.RecordBatch.from_arrays(columns, names=names)
     return pa.array(_outcomes(_state(payload), batch), pa.int8())
 
 
@@ -228,18 +237,25 @@ def _check_on_driver(pred: PruningPredicate, stats_df) -> None:
     prepare(pred.program, batch, {}, frozenset())  # min/max types against the schema
 
 
-def _needed(pred: PruningPredicate, stats_df) -> list:
-    """One struct column of only the statistics the program reads that the DataFrame has."""
+def _needed(pred: PruningPredicate, stats_df) -> tuple[tuple, list]:
+    """The statistics the program reads that the DataFrame has, one flat column each (Spark
+    writes flat primitive columns to Arrow about twice as fast as a struct of structs), and
+    their layout: ``(("row_count", None), ("x", ("min", "max")), ...)``."""
     fields = S.present_fields(stats_df.schema)
-    parts = []
+    layout, parts = [], []
     if None in fields:
-        parts.append(F.col(S.quote("row_count")).alias("row_count"))
+        layout.append(("row_count", None))
+        parts.append(F.col(S.quote("row_count")))
     for column, stats in pred.required_columns.items():
-        have = [s for s in stats if s in fields.get(column, {})]
+        have = tuple(s for s in stats if s in fields.get(column, {}))
         if have:
             ref = F.col(S.quote(column))
-            parts.append(F.struct(*[ref.getField(s).alias(s) for s in have]).alias(column))
-    return parts
+            layout.append((column, have))
+            parts.extend(ref.getField(s) for s in have)
+    if not parts:  # a constant program reads nothing; the UDF needs an argument
+        layout.append(("_prunekit", None))
+        parts.append(F.lit(None).cast("int"))
+    return tuple(layout), parts
 
 
 def classify_dataframe(stats_df, predicate, schema=None, *,
@@ -297,10 +313,9 @@ def classify_dataframe(stats_df, predicate, schema=None, *,
         raise ValueError(f"method must be 'udf', 'map' or 'auto', got {method!r}")
     from pyspark.sql.functions import arrow_udf
 
-    # Nothing read (a constant predicate): a placeholder field, as the struct needs one.
-    parts = _needed(pred, stats_df) or [F.lit(None).cast("int").alias("_prunekit")]
-    return stats_df.withColumn(column, arrow_udf(_udf_for(payload), T.ByteType())(
-        F.struct(*parts)))
+    layout, parts = _needed(pred, stats_df)
+    return stats_df.withColumn(column, arrow_udf(_udf_for(payload, layout), T.ByteType())(
+        *parts))
 
 
 def _map_in_arrow(df, payload: bytes, column: str, names: tuple[str, ...] | None):
@@ -309,10 +324,11 @@ def _map_in_arrow(df, payload: bytes, column: str, names: tuple[str, ...] | None
                          out_schema)
 
 
-def _udf_for(payload: bytes):
-    # A closure over bytes (no dispatcher, no program object): Spark pickles it per task.
-    def outcomes(stats: pa.Array) -> pa.Array:
-        return _udf_outcomes(payload, stats)
+def _udf_for(payload: bytes, layout: tuple):
+    # A closure over bytes and names (no dispatcher, no program object): Spark pickles it
+    # once per task.
+    def outcomes(*arrays: pa.Array) -> pa.Array:
+        return _udf_outcomes(payload, layout, arrays)
 
     return outcomes
 
