@@ -87,14 +87,16 @@ def parquet_files(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> lis
 
 
 def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
-                         threads: int | None = None, progress: bool | None = None) -> pa.Table:
+                         threads: int | None = None, progress: bool | None = None,
+                         bloom_filters: bool | Iterable[str] = False) -> pa.Table:
     """Statistics of every row group of the Parquet files named by ``paths`` (see
     :func:`parquet_files`), one row each, ready for ``Statistics.from_arrow``.
 
     A column a file does not have gets unknown statistics for that file's row groups; one
     column with two different types (other than string/large string, binary/large binary, or a
     null-typed column) is a ``StatisticsError``. ``progress`` defaults to "stderr is a
-    terminal and there are 100 files or more".
+    terminal and there are 100 files or more". ``bloom_filters`` (True, or column names) also
+    reads those columns' bloom filters into a ``bloom`` field (``prunekit/bloom.py``).
 
     >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as pq, prunekit as pk
     >>> d = tempfile.mkdtemp()
@@ -131,6 +133,10 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
                      for a, b in zip(mins, maxs, strict=True)]
             fields["min_exact"] = fields["max_exact"] = pa.array(exact, pa.bool_())
         columns[name] = pa.StructArray.from_arrays(list(fields.values()), list(fields))
+    if bloom_filters:
+        from .bloom import attach_bloom_filters
+
+        return attach_bloom_filters(pa.table(columns), bloom_filters)
     return pa.table(columns)
 
 
