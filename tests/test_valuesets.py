@@ -209,6 +209,54 @@ def _row_truth(sql: str, x: int) -> bool:
     return {"x = 7": x == 7, "x <> 7": x != 7}.get(sql, (x in listed) != ("NOT" in sql))
 
 
+# ---- the property test reaches value sets ----------------------------------------------------
+def _without_value_sets(t: pa.Table) -> pa.Table:
+    for name in t.column_names:
+        col = t.column(name).combine_chunks()
+        if pa.types.is_struct(col.type):
+            names = [col.type.field(i).name for i in range(col.type.num_fields)]
+            keep = [i for i, f in enumerate(names) if f not in ("values", "bloom")]
+            kids = col.flatten()
+            col = pa.StructArray.from_arrays([kids[i] for i in keep], [names[i] for i in keep],
+                                             mask=col.is_null() if col.null_count else None)
+            t = t.set_column(t.schema.get_field_index(name), name, col)
+    return t
+
+
+def test_property_generator_exercises_value_sets():
+    """tests/strategies.py derives ``values``/``bloom`` from the rows (test_property.py checks
+    soundness on them); here: they decide outcomes the other statistics leave MAYBE, and only
+    ever make an outcome more decisive."""
+    import sys
+    from pathlib import Path
+
+    from hypothesis import given, settings
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    import strategies as strat
+
+    decided = {"values": 0, "bloom": 0}
+
+    @settings(max_examples=300, database=None, derandomize=True, deadline=None)
+    @given(strat.examples(max_depth=2))
+    def run(example):
+        pred = pk.PruningPredicate(example.predicate, example.schema)
+        stats = example.statistics()
+        with_sets = pred.classify(stats, backend="numpy").tolist()
+        plain = pk.Statistics.from_arrow(_without_value_sets(example.table),
+                                         nan_bounds=example.nan_bounds, no_nan=example.no_nan)
+        without = pred.classify(plain, backend="numpy").tolist()
+        fields = {f for c in example.table.schema if pa.types.is_struct(c.type)
+                  for f in (c.type.field(i).name for i in range(c.type.num_fields))}
+        for a, b in zip(with_sets, without, strict=True):
+            assert b == MAYBE or a == b, (with_sets, without)
+            if a != b:  # decided by value sets; by filters alone when no list is there
+                decided["values" if "values" in fields else "bloom"] += 1
+
+    run()
+    assert decided["values"] >= 5 and decided["bloom"] >= 3, decided
+
+
 # ---- XXH64 and the bloom filter probe ---------------------------------------------------
 @pytest.mark.parametrize(("data", "expected"), [
     (b"", 0xEF46DB3751D8E999), (b"a", 0xD24EC4F1A98C6E5B), (b"abc", 0x44BC2CF5AD770999),
@@ -300,3 +348,73 @@ def _duck_type(t: pa.DataType) -> str:
             "string": "VARCHAR", "binary": "BLOB", "date32[day]": "DATE",
             "timestamp[us]": "TIMESTAMP"}[str(t)]
 
+
+
+# ---- against DataFusion 55's own bloom filter pruning ------------------------------------
+# What DataFusion does (its PruningPredicate doc, /work/shared/reference/datafusion-Pruning
+# Predicate-v50.md, and DataFusion 55 itself below): a first pass derives LiteralGuarantees
+# (column IN / NOT IN a set of literals) from the predicate's conjunction, ORs of equalities
+# on one column included, and asks ``PruningStatistics::contained`` per container; its Parquet
+# reader answers ``contained`` from bloom filters, for IN guarantees only (a filter never
+# proves presence), after the min/max pass (metric ``row_groups_pruned_bloom_filter``). So it
+# prunes ``s = 'c'``, ``s IN (...)``, ``s = 'c' AND i = 5`` and ``CAST(i AS BIGINT) = 5`` by
+# filters, but not an OR over two columns, which yields no guarantee. User-supplied value sets
+# (``contained`` from a custom PruningStatistics) exist only in its Rust API, and never give
+# ALL_MATCH. prunekit judges each leaf in the three-valued lattice, so filters work under OR
+# and NOT, and ``values`` lists also give NONE_MATCH for NOT IN / <> and ALL_MATCH (CASES).
+datafusion = pytest.importorskip("datafusion", reason="datafusion (a test dependency) is missing")
+
+
+def _datafusion_bloom(path, where: str) -> tuple[int, int]:
+    """(row groups the bloom filter pass saw, row groups it kept), from EXPLAIN ANALYZE."""
+    ctx = datafusion.SessionContext(datafusion.SessionConfig().with_target_partitions(1))
+    ctx.register_parquet("t", str(path))
+    rows = ctx.sql(f"EXPLAIN ANALYZE SELECT * FROM t WHERE {where}").to_arrow_table()
+    plan = "\n".join(rows.column("plan").to_pylist())
+    m = re.search(r"row_groups_pruned_bloom_filter=(\d+) total \u2192 (\d+) matched", plan)
+    assert m, plan
+    return int(m.group(1)), int(m.group(2))
+
+
+def _count(path, where: str, bloom: bool = True) -> int:
+    config = datafusion.SessionConfig().set("datafusion.execution.parquet.bloom_filter_on_read",
+                                            "true" if bloom else "false")
+    ctx = datafusion.SessionContext(config)
+    ctx.register_parquet("t", str(path))
+    return ctx.sql(f"SELECT count(*) AS n FROM t WHERE {where}").to_arrow_table()["n"][0].as_py()
+
+
+@pytest.fixture(scope="module")
+def wide_file(tmp_path_factory):
+    # Each row group spans the whole alphabet and 1..9: min/max prune nothing.
+    path = tmp_path_factory.mktemp("df") / "wide.parquet"
+    pq.write_table(pa.table({"s": ["a", "z", "b", "y"], "i": pa.array([1, 9, 2, 8], pa.int32()),
+                             "f": pa.array([-0.0, 5.0, 1.0, 2.0])}), path, row_group_size=2,
+                   bloom_filter_options={c: {"ndv": 16} for c in ("s", "i", "f")})
+    return path
+
+
+def _prunekit_kept(path, where: str) -> list[int]:
+    stats = prunekit.parquet.row_group_statistics(path, bloom_filters=True)
+    pred = pk.PruningPredicate(where, prunekit.parquet.data_schema(stats))
+    return pred.classify(stats).tolist()
+
+
+@pytest.mark.parametrize("where", ["s = 'c' OR i = 5", "NOT (s <> 'c' AND i <> 5)"])
+def test_or_over_columns_datafusion_keeps_prunekit_prunes(wide_file, where):
+    assert _count(wide_file, where) == 0  # no row matches
+    assert _datafusion_bloom(wide_file, where) == (2, 2)  # DataFusion 55 keeps both
+    assert _prunekit_kept(wide_file, where) == [NONE, NONE]
+    # The same filters suffice for DataFusion on one column: the files are fine.
+    assert _datafusion_bloom(wide_file, "s = 'c'") == (2, 0)
+    assert _prunekit_kept(wide_file, "s = 'c'") == [NONE, NONE]
+
+
+def test_zero_is_looked_up_as_both_zeros(wide_file):
+    # Row group 0 holds -0.0, and -0.0 = 0.0 (SEMANTICS.md §2; DataFusion agrees without its
+    # filters). A filter holds the hash of the bits written: prunekit probes both zeros.
+    assert _count(wide_file, "f = 0.0", bloom=False) == 1
+    assert _prunekit_kept(wide_file, "f = 0.0") == [MAYBE, NONE]
+    if datafusion.__version__.startswith("55."):
+        # DataFusion 55 probes only 0.0's bits, drops row group 0 and answers 0: a wrong result.
+        assert _count(wide_file, "f = 0.0", bloom=True) == 0
