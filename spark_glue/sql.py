@@ -100,8 +100,8 @@ class _Renderer:
         if slot.column is None:
             return quote("row_count") if None in self.fields else None
         present = self.fields.get(slot.column, {})
-        if slot.stat not in present or present[slot.stat] == "null" or slot.literals:
-            return None  # value sets (kernels/valuesets.py) are not in SQL: unknown, sound
+        if slot.stat not in present or present[slot.stat] == "null":
+            return None
         return f"{quote(slot.column)}.{quote(slot.stat)}"
 
     def load(self, slot) -> tuple[str, str]:

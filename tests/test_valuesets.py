@@ -418,3 +418,27 @@ def test_zero_is_looked_up_as_both_zeros(wide_file):
     if datafusion.__version__.startswith("55."):
         # DataFusion 55 probes only 0.0's bits, drops row group 0 and answers 0: a wrong result.
         assert _count(wide_file, "f = 0.0", bloom=True) == 0
+
+
+def test_cli_bloom_flag(wide_file, capsys):
+    import json
+
+    from prunekit.cli import main
+
+    def skipped(*extra) -> int:
+        assert main(["scan", str(wide_file), "--where", "s = 'c' OR i = 5", "--format", "json",
+                     *extra]) == 0
+        return json.loads(capsys.readouterr().out)["summary"]["skip"]["containers"]
+
+    assert skipped() == 0
+    assert skipped("--bloom") == 2
+
+
+def test_spark_sql_rendering_treats_value_sets_as_unknown():
+    # The program as Spark SQL (engine="sql") has no membership test: those slots read as
+    # unknown, which is sound; the kernel engine uses them.
+    sql = pytest.importorskip("spark_glue.sql", reason="spark_glue is not importable")
+    pred = pk.PruningPredicate("x = 5", {"x": I})
+    schema = table(I, [{"min": 1, "max": 9}]).schema
+    text = sql.to_spark_sql(pred, schema)
+    assert "`values`" not in text and "`bloom`" not in text and "`min`" in text
