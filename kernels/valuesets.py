@@ -27,6 +27,7 @@ import struct
 import numpy as np
 import pyarrow as pa
 
+from prunekit.expr.bind import domain_of
 from prunekit.expr.literals import _is_stringlike, unscaled_to_decimal
 
 from .bloomfilter import probe, xxh64
@@ -74,7 +75,7 @@ def _members(flat: pa.Array, literals: tuple, t: pa.DataType) -> tuple[np.ndarra
     present = flat.is_valid().to_numpy(zero_copy_only=False) if m else np.zeros(0, bool)
     if m == 0 or not literals:
         return np.zeros(m, bool), present
-    if _is_stringlike(t) or (pa.types.is_decimal(t) and t.precision > 18):
+    if domain_of(t) == "code":  # strings, binary, decimals beyond int64: compared by Arrow
         import pyarrow.compute as pc
 
         if _is_stringlike(t):

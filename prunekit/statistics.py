@@ -214,9 +214,9 @@ def _validate(table: pa.Table) -> list[str]:
 
 def _validate_value_sets(name: str, sub: dict) -> None:
     """``values`` must be a list of the column's type, ``bloom`` binary (module docstring)."""
-    from prunekit.kernels.valuesets import values_compatible  # kernels know the domains
-
     if "values" in sub:
+        from prunekit.kernels.valuesets import values_compatible  # kernels know the domains
+
         t = sub["values"]
         if not pa.types.is_null(t):
             if not (pa.types.is_list(t) or pa.types.is_large_list(t)):
