@@ -61,18 +61,25 @@ def values_slot(arr: pa.Array | None, literals: tuple, t: pa.DataType) -> SlotDa
     flat = pc.list_flatten(arr)  # the values of valid lists, in order
     hit, present = _members(flat, literals, t)
     ends = np.cumsum(counts)
-    cum_hit = np.concatenate([[0], np.cumsum(hit)])
-    cum_present = np.concatenate([[0], np.cumsum(present)])
-    hits = cum_hit[ends] - cum_hit[ends - counts]
-    values = cum_present[ends] - cum_present[ends - counts]
+    starts = ends - counts
+    cum_hit = np.zeros(len(hit) + 1, np.int64)
+    np.cumsum(hit, out=cum_hit[1:])
+    hits = cum_hit[ends] - cum_hit[starts]
+    if present is None:
+        values = counts
+    else:
+        cum_present = np.zeros(len(present) + 1, np.int64)
+        np.cumsum(present, out=cum_present[1:])
+        values = cum_present[ends] - cum_present[starts]
     codes = np.where(hits == 0, 0, np.where(hits == values, 2, 1))
     return _slot(codes, known)
 
 
-def _members(flat: pa.Array, literals: tuple, t: pa.DataType) -> tuple[np.ndarray, np.ndarray]:
-    """(element equals some literal, element is a value rather than NULL) per listed value."""
+def _members(flat: pa.Array, literals: tuple, t: pa.DataType) -> tuple[np.ndarray, object]:
+    """(element equals some literal, element is a value rather than NULL, or None when all
+    are) per listed value."""
     m = len(flat)
-    present = flat.is_valid().to_numpy(zero_copy_only=False) if m else np.zeros(0, bool)
+    present = flat.is_valid().to_numpy(zero_copy_only=False) if flat.null_count else None
     if m == 0 or not literals:
         return np.zeros(m, bool), present
     if domain_of(t) == "code":  # strings, binary, decimals beyond int64: compared by Arrow
@@ -83,24 +90,34 @@ def _members(flat: pa.Array, literals: tuple, t: pa.DataType) -> tuple[np.ndarra
             lits = pa.array(list(literals), pa.large_binary())
         else:
             lits = pa.array([unscaled_to_decimal(v, t.scale) for v in literals], flat.type)
-        hit = pc.is_in(flat, value_set=lits).to_numpy(zero_copy_only=False)
-        return hit & present, present
+        hit = pc.fill_null(pc.is_in(flat, value_set=lits), False).to_numpy(zero_copy_only=False)
+        return hit, present
     data = slot_data(flat)
-    present = present & data.valid_mask(m)  # decimals beyond their precision: unknown
+    if data.bitmap is not None or data.values is None:  # decimals beyond their precision
+        present = data.valid_mask(m) if present is None else present & data.valid_mask(m)
     got = data.value_array(m)
     if pa.types.is_floating(t):
         got = got.astype(np.float64) + 0.0  # -0.0 + 0.0 is 0.0: both zeros are one value
         lits = np.array(literals, np.float64) + 0.0
-        hit = np.isin(got, lits[~np.isnan(lits)])
+        hit = _isin(got, lits[~np.isnan(lits)])
         if np.isnan(lits).any():  # NaN = NaN in Spark
             hit |= np.isnan(got)
     else:
         info = np.iinfo(got.dtype)  # a literal the list's type cannot hold is not in it
-        hit = np.isin(got, np.array([v for v in literals if info.min <= v <= info.max],
-                                    got.dtype))
-    if not present.all():
-        return hit & present, present
-    return hit, present
+        hit = _isin(got, np.array([v for v in literals if info.min <= v <= info.max],
+                                  got.dtype))
+    return (hit if present is None else hit & present), present
+
+
+def _isin(got: np.ndarray, lits: np.ndarray) -> np.ndarray:
+    """``np.isin``, by one comparison pass per literal for short lists (np.isin sorts: 90 ms
+    against 3 ms a pass over 4M values)."""
+    if len(lits) > 16:
+        return np.isin(got, lits)
+    hit = np.zeros(len(got), bool)
+    for v in lits:
+        hit |= got == v
+    return hit
 
 
 def value_set_slot(slot, fields: dict, t: pa.DataType) -> SlotData:
