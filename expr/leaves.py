@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pyarrow as pa
+
 from . import bound as b
+from .literals import _is_stringlike
 from .render import domain_literal_sql
 
 
@@ -63,6 +66,30 @@ def bound_(r, leaf: b.Bound):
     return r._on_values(f, true, false)
 
 
+def value_sets(r, col: b.BColumn, literals: tuple, true: int, false: int) -> tuple[int, int]:
+    """Where a container's value set (statistics ``values``/``bloom``) says none of the
+    literals occurs, TRUE is impossible (``x = v``, ``x IN``); where every value it holds is
+    one of them, FALSE is (then ``x <> v``, ``x NOT IN`` are NONE_MATCH). Only for a column
+    read as is, whose values are the compared values (a widening integer or string cast keeps
+    them; a cast to DOUBLE or a rescale does not)."""
+    same = (col.type == col.stats_type or (pa.types.is_integer(col.type) and
+            pa.types.is_integer(col.stats_type)) or (col.domain == "code" and
+            _is_stringlike(col.type) and _is_stringlike(col.stats_type)))
+    if type(col) is not b.BColumn or col.convert or not same or col.domain == "none":
+        return true, false
+    p = r.p
+    vs, bs = p.slot(col.name, "values", literals), p.slot(col.name, "bloom", literals)
+    v, v_ok, bl, bl_ok = p.load(vs), p.valid(vs), p.load(bs), p.valid(bs)
+    one, two = p.const(1), p.const(2)
+    listed = p.or_(p.not_(v_ok), p.ge(v, one))  # some literal may occur
+    may = p.and_(listed, p.or_(p.not_(bl_ok), p.ge(bl, one)))
+    only = p.and_(v_ok, p.ge(v, two))  # every value is a literal
+    shown = ", ".join(domain_literal_sql(x, col.type) if x == x else "NaN" for x in literals)
+    r.names.setdefault(may, f"{col.label()} may hold one of ({shown})")
+    r.names.setdefault(only, f"{col.label()} holds only ({shown})")
+    return p.and_(true, may), p.and_(false, p.not_(only))
+
+
 def in_range(r, leaf: b.InRange):
     """``first <= x <= last``: TRUE needs the range to meet [min, max]; FALSE is impossible only
     when [min, max] lies inside the range (for equality, both bounds exact: an inexact bound
@@ -76,6 +103,8 @@ def in_range(r, leaf: b.InRange):
     if leaf.first == leaf.last:
         inside += [f.lo_exact, f.hi_exact]
     false = p.or_(p.not_(p.and_(*inside)), f.nan)
+    if leaf.first == leaf.last:
+        true, false = value_sets(r, leaf.col, (leaf.first,), true, false)
     return r._on_values(f, true, false)
 
 
@@ -88,7 +117,7 @@ def non_null(r, leaf: b.NonNull):
 def nan_eq(r, leaf: b.NanEq):
     """``x = NaN``: TRUE needs a NaN, FALSE a number."""
     f = r.facts(leaf.col)
-    return r._on_values(f, f.nan, f.not_nan)
+    return r._on_values(f, *value_sets(r, leaf.col, (float("nan"),), f.nan, f.not_nan))
 
 
 def is_null(r, leaf: b.IsNullLeaf):
@@ -148,6 +177,8 @@ def in_list(r, leaf: b.InList):
         some, covered = p.const(False), p.const(False)
     true = p.or_(p.and_(f.not_nan, some), p.and_(f.nan, p.const(leaf.nan)))
     false = p.or_(p.and_(f.not_nan, p.not_(covered)), p.and_(f.nan, p.const(not leaf.nan)))
+    literals = leaf.values + ((float("nan"),) if leaf.nan else ())
+    true, false = value_sets(r, leaf.col, literals, true, false)
     if leaf.null:
         return Bits(p.and_(f.hn, true), p.const(False), p.or_(f.nulls, p.and_(f.hn, false)))
     return r._on_values(f, true, false)

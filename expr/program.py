@@ -48,15 +48,18 @@ OTHER_OPS = {
 ALL_OPS = BOOL_OPS | COMPARE_OPS | OTHER_OPS
 LEAF_OPS = {"load", "valid", "param", "flag", "const"}  # args are table indices or values
 
-STATS = ("min", "max", "null_count", "nan_count", "min_exact", "max_exact")
+STATS = ("min", "max", "null_count", "nan_count", "min_exact", "max_exact", "values", "bloom")
 
 
 @dataclass(frozen=True)
 class Slot:
-    """A statistic array the program reads: ``column`` None means the container's row_count."""
+    """A statistic array the program reads: ``column`` None means the container's row_count.
+    The value-set statistics (``values``, ``bloom``) are read through ``literals``, the domain
+    values a leaf looks up: the slot holds each container's answer (``kernels/valuesets.py``)."""
 
     column: str | None
     stat: str
+    literals: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -124,8 +127,10 @@ class ProgramBuilder:
             table.append(item)
         return found
 
-    def slot(self, column: str | None, stat: str) -> int:
-        return self._intern(self.slots, Slot(column, stat))
+    def slot(self, column: str | None, stat: str, literals: tuple = ()) -> int:
+        # repr in the key: a NaN literal is one slot, and 1 and 1.0 are different literals.
+        return self._intern(self.slots, Slot(column, stat, literals),
+                            (column, stat, repr(literals)) if literals else None)
 
     def load(self, slot: int) -> int:
         return self._add("load", slot)

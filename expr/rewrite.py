@@ -35,6 +35,11 @@ predicate           may be TRUE (and ``hn``)      may be FALSE (and ``hn``)     
 ``a < b``           ``min(a) < max(b)``          ``max(a) >= min(b)``               either
 =================== ============================ ================================= ==========
 
+Value sets (``leaves.value_sets``): ``x = v``, ``x IN (..)`` and ``x = NaN`` also need "some
+literal may occur" (the ``values`` list holds one, and the ``bloom`` filter does not rule all
+out) to be TRUE, and "some value is not a literal" (``values`` unknown or not all literals) to
+be FALSE; ``NOT`` carries both to ``x <> v`` and ``x NOT IN``.
+
 Worked example, ``x = 5`` (DataFusion's containers A, B, C, with 10 rows and no NULLs):
 
 >>> import pyarrow as pa
@@ -42,7 +47,7 @@ Worked example, ``x = 5`` (DataFusion's containers A, B, C, with 10 rows and no 
 >>> from .sql import parse
 >>> program = rewrite(bind(parse("x = 5"), pa.schema([("x", pa.int64())])))
 >>> program.always_true, [s.stat for s in program.slots]
-(False, ['row_count', 'null_count', 'min', 'max', 'min_exact', 'max_exact'])
+(False, ['row_count', 'null_count', 'min', 'max', 'min_exact', 'max_exact', 'values', 'bloom'])
 
 A: [0, 4] is NONE_MATCH (``min <= 5 <= max`` fails); B: [2, 10] MAYBE_MATCH; C: [5, 8]
 MAYBE_MATCH; a container [5, 5] with exact bounds and no NULLs is ALL_MATCH (tested).

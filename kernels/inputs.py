@@ -179,6 +179,10 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
             slots.append(slot_data(_count(fields[s.column].get(s.stat))))
         elif s.stat in DEFAULTS:
             slots.append(_flag_data(fields[s.column].get(s.stat), n))
+        elif s.stat in ("values", "bloom"):
+            from .valuesets import value_set_slot  # membership, computed before the kernel
+
+            slots.append(value_set_slot(s, fields[s.column], types[s.column]))
         else:
             slots.append(slot_data(fields[s.column].get(s.stat)))
     params = [_param_value(i, p, types, codes) for i, p in enumerate(program.params)]

@@ -50,6 +50,7 @@ from prunekit import delta, parquet
 from prunekit.expr.errors import PrunekitError
 
 from .predicate import PruningPredicate
+from .statistics import Statistics
 
 OUTCOMES = ("NONE_MATCH", "MAYBE_MATCH", "ALL_MATCH")
 GROUPS = (("skip", 0, "skip (NONE_MATCH)"),
@@ -84,6 +85,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="also print the statistics program, leaf by leaf")
     scan.add_argument("--show-all", action="store_true",
                       help="list every container, skipped ones included")
+    scan.add_argument("--bloom", action="store_true",
+                      help="Parquet: also read the bloom filters of columns the filter "
+                      "compares with = or IN (one more read per row group and column)")
     scan.add_argument("--plot", metavar="PNG",
                       help="also draw the containers' [min, max] of one column, pruned ones "
                       "greyed (needs matplotlib: pip install 'prunekit[plot]')")
@@ -131,6 +135,11 @@ def _scan(args) -> int:
         sizes = _row_group_bytes(names, groups)
         files = [_relative(p, path) for p in names]
     pred = PruningPredicate(args.where, parquet.data_schema(table))
+    wanted = [c for c, used in pred.required_columns.items() if "bloom" in used]
+    if args.bloom and kind == "parquet" and wanted:
+        from prunekit.bloom import attach_bloom_filters
+
+        stats = Statistics.from_arrow(attach_bloom_filters(table, wanted))
     outcome = pred.classify(stats)
     rows = table.column("row_count").to_pylist()
     listed = range(len(files)) if args.show_all else np.flatnonzero(outcome).tolist()

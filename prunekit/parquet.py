@@ -96,7 +96,8 @@ def parquet_files(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> lis
 
 
 def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
-                         threads: int | None = None, progress: bool | None = None) -> pa.Table:
+                         threads: int | None = None, progress: bool | None = None,
+                         bloom_filters: bool | Iterable[str] = False) -> pa.Table:
     """Statistics of every row group of the Parquet files named by ``paths`` (see
     :func:`parquet_files`), one row each, ready for ``Statistics.from_arrow``.
 
@@ -104,7 +105,9 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
     column with two different types (other than string/large string, binary/large binary, or a
     null-typed column) is a ``StatisticsError``. A field of a struct (not under a list or map)
     is a column named by ``prunekit.expr.paths.leaf_key`` (``address.city``). ``progress``
-    defaults to "stderr is a terminal and there are 100 files or more".
+    defaults to "stderr is a terminal and there are 100 files or more". ``bloom_filters``
+    (True, or column names) also reads those columns' bloom filters into a ``bloom`` field
+    (``prunekit/bloom.py``).
 
     >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as pq, prunekit as pk
     >>> d = tempfile.mkdtemp()
@@ -125,7 +128,12 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
     footers = list(_footers(files, threads, progress))
     from . import _footer_table  # imports Numba: not at `import prunekit`
 
-    return _footer_table.statistics_table(files, footers)
+    table = _footer_table.statistics_table(files, footers)
+    if bloom_filters:
+        from .bloom import attach_bloom_filters
+
+        return attach_bloom_filters(table, bloom_filters)
+    return table
 
 
 def statistics(paths: str | os.PathLike | Iterable[str | os.PathLike], *,

@@ -148,7 +148,7 @@ class PruningPredicate:
         for slot in self.program.slots:
             if slot.column is not None:
                 out.setdefault(slot.column, []).append(slot.stat)
-        return {c: tuple(sorted(s)) for c, s in out.items()}
+        return {c: tuple(sorted(set(s))) for c, s in out.items()}
 
     def explain(self, statistics: Statistics | pa.Table | pa.RecordBatch | None = None
                 ) -> str | Explanation:

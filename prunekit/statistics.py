@@ -3,8 +3,8 @@
 Layout: an integer column ``row_count``; for each leaf of the data (a top-level column, or a
 field of a struct column, at any depth) a struct column with fields ``min``, ``max`` (the
 leaf's type), ``null_count`` (int64), and optionally ``nan_count`` (int64), ``min_exact`` /
-``max_exact`` (bool). An Arrow null means unknown. Other columns (a file path, a row-group
-index) are allowed and ignored.
+``max_exact`` (bool), and the *value-set* statistics ``values`` and ``bloom``. An Arrow
+null means unknown. Other columns (a file path, a row-group index) are allowed and ignored.
 
 A leaf's statistics column is named by ``prunekit.expr.paths.leaf_key``: the path's parts
 joined by ``.``, a part holding ``.`` or a backtick in backticks. Field ``city`` of struct
@@ -16,6 +16,23 @@ Old layout: a top-level column whose name holds a dot used to be keyed by its ra
 (``a.b``). ``PruningPredicate.classify`` still reads such a column when the key is not
 ambiguous: the statistics have no ``"`a.b`"`` column and the predicate's schema has no struct
 leaf ``a.b`` (:func:`with_legacy_keys`).
+
+Value sets (DataFusion's ``contained``; ``kernels/valuesets.py`` uses them):
+
+- ``values``, a list of the column's type: the container's non-NULL values are all in this
+  list (NULL entries in it are ignored; NULLs are ``null_count``'s business). ``x = v`` and
+  ``x IN (...)`` are then impossible for values not listed, and certain when every listed value
+  is one of the literals and no row is NULL; ``x <> v`` / ``x NOT IN (...)`` the other way
+  round. Floats compare as SQL does: ``-0.0 = 0.0``, and ``NaN = NaN`` (Spark).
+- ``bloom``, binary: a Parquet split-block bloom filter bitset (blocks of 32 bytes, without
+  its Thrift header) of the container's non-NULL values, hashed with XXH64 (seed 0) over the
+  PLAIN encoding of the Parquet physical type the column's Arrow type maps to: 4 bytes
+  little-endian for 8/16/32-bit integers, date32 and time32; 8 bytes for 64-bit integers,
+  timestamps (in their own unit) and time64; IEEE bytes for float32/float64; the raw bytes of
+  strings and binary. Other types (decimals, booleans, date64) have no such encoding, so their
+  filters are ignored. A filter only proves absence; one whose length is not a positive
+  multiple of 32 is unknown. A NaN literal is never ruled out by a filter (NaN has many bit
+  patterns), and ``0.0`` is looked up as both zeros.
 """
 
 from __future__ import annotations
@@ -31,7 +48,9 @@ from prunekit.expr.paths import split_leaf_key
 REQUIRED_FIELDS = ("min", "max", "null_count")
 COUNT_FIELDS = ("null_count", "nan_count")
 FLAG_FIELDS = ("min_exact", "max_exact")
-ALL_FIELDS = ("min", "max", "null_count", "nan_count", "min_exact", "max_exact")
+VALUE_SET_FIELDS = ("values", "bloom")
+ALL_FIELDS = ("min", "max", "null_count", "nan_count", "min_exact", "max_exact", "values",
+              "bloom")
 NAN_BOUNDS = ("exclude", "include")
 
 
@@ -137,7 +156,8 @@ class Statistics:
             for stat in ALL_FIELDS:
                 if stat not in stats and stat not in REQUIRED_FIELDS:
                     continue
-                st = t if stat in ("min", "max") else (
+                st = t if stat in ("min", "max") else pa.list_(t) if stat == "values" else (
+                    pa.binary() if stat == "bloom" else
                     pa.bool_() if stat in FLAG_FIELDS else pa.int64())
                 children.append(_to_arrow(stats.get(stat), n, st))
                 fields.append(stat)
@@ -165,6 +185,9 @@ def _to_arrow(values, n: int, t: pa.DataType) -> pa.Array:
             return pa.array(np.asarray(values.data), mask=np.ma.getmaskarray(values), type=t)
         if isinstance(values, pa.Array):
             return values.cast(t)
+        if pa.types.is_list(t) or pa.types.is_binary(t):  # lists and bytes: one per container
+            return pa.array([None if v is None else
+                             (v if isinstance(v, bytes) else list(v)) for v in values], type=t)
         return pa.array(np.asarray(values), type=t)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
         raise StatisticsError(f"statistics values do not fit type {t}: {e}") from None
@@ -201,6 +224,7 @@ def _validate(table: pa.Table) -> list[str]:
         for f in FLAG_FIELDS:
             if f in sub and not (pa.types.is_boolean(sub[f]) or pa.types.is_null(sub[f])):
                 raise StatisticsError(f"{field.name}.{f} must be a boolean, got {sub[f]}")
+        _validate_value_sets(field.name, sub)
         names.append(field.name)
     return names
 
@@ -243,3 +267,24 @@ def with_legacy_keys(stats: Statistics, wanted: Iterable[str],
                            no_nan=[renames.get(c, c) for c in stats.no_nan])
         memo[tuple(sorted(renames.items()))] = found
     return found
+
+
+def _validate_value_sets(name: str, sub: dict) -> None:
+    """``values`` must be a list of the column's type, ``bloom`` binary (module docstring)."""
+    if "values" in sub:
+        from prunekit.kernels.valuesets import values_compatible  # kernels know the domains
+
+        t = sub["values"]
+        if not pa.types.is_null(t):
+            if not (pa.types.is_list(t) or pa.types.is_large_list(t)):
+                raise StatisticsError(f"{name}.values must be a list of the column's values, "
+                                      f"got {t}")
+            bound = sub["min"] if not pa.types.is_null(sub["min"]) else sub["max"]
+            if not pa.types.is_null(bound) and not values_compatible(t.value_type, bound):
+                raise StatisticsError(f"{name}.values holds {t.value_type}, but {name}.min is "
+                                      f"{bound}")
+    if "bloom" in sub:
+        t = sub["bloom"]
+        if not (pa.types.is_null(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t)):
+            raise StatisticsError(f"{name}.bloom must be binary (a Parquet split-block bloom "
+                                  f"filter bitset), got {t}")

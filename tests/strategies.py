@@ -390,6 +390,54 @@ def struct_array(cs: ColumnStats, t: pa.DataType, with_nan: bool, with_flags: bo
     return pa.StructArray.from_arrays(arrays, names, mask=mask)
 
 
+def _domain(v, t: pa.DataType):
+    """A row value as the kernels' domain value (what bloom filters hash)."""
+    return v.encode() if isinstance(v, str) else v
+
+
+def with_value_sets(draw, struct: pa.StructArray, cells: list, t: pa.DataType, palette: list,
+                    degrade: bool) -> pa.StructArray:
+    """``struct`` with a ``values`` list and/or a ``bloom`` filter derived from each container's
+    rows. Per container: unknown (NULL), exact, or when degraded a superset (still true: the
+    rows hold only listed values), a filter with extra values, or a malformed filter."""
+    from prunekit.kernels.bloomfilter import empty, insert
+    from prunekit.kernels.valuesets import literal_hashes
+
+    lists, blooms = [], []
+    for rows in cells:
+        present = [v for v in rows if v is not None]
+        listed = list(dict.fromkeys(present if not any(is_nan(v) for v in present) else
+                                    [v for v in present if not is_nan(v)] + [NAN]))
+        extra = draw(st.lists(st.sampled_from(palette), max_size=2)) if degrade else []
+        k = draw(st.integers(0, 5))
+        lists.append(None if k == 0 else listed + extra + ([None] if k == 1 else []))
+        # NaN has no hash a filter may rule out; its rows are not inserted (writers differ).
+        hashes = literal_hashes(tuple(_domain(v, t) for v in listed + extra if not is_nan(v)),
+                                t)
+        k = draw(st.integers(0, 5))
+        if hashes is None or k == 0:
+            blooms.append(None)
+        elif k == 1 and degrade:
+            blooms.append(b"\xff" * draw(st.sampled_from([0, 31, 33])))  # malformed: unknown
+        else:
+            blooms.append(insert(empty(draw(st.sampled_from([1, 2, 5]))), hashes))
+    names = [struct.type.field(i).name for i in range(struct.type.num_fields)]
+    kids = struct.flatten()
+    flat = [v for lst in lists if lst is not None for v in lst]
+    offsets = np.cumsum([0] + [len(lst) if lst is not None else 0 for lst in lists])
+    values_arr = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), arrow_array(flat, t),
+                                          mask=pa.array([lst is None for lst in lists]))
+    which = draw(st.sampled_from(["values", "bloom", "bloom", "both"]))
+    if which != "bloom":
+        kids.append(values_arr)
+        names.append("values")
+    if which != "values":
+        kids.append(pa.array(blooms, pa.binary()))
+        names.append("bloom")
+    mask = struct.is_null() if struct.null_count else None
+    return pa.StructArray.from_arrays(kids, names, mask=mask)
+
+
 # ---- the example ---------------------------------------------------------------------------
 @dataclass
 class Example:
@@ -503,6 +551,10 @@ def examples(draw, max_depth: int = 3, faithful: bool = False, max_containers: i
         if floating and not with_nan:
             cs.nans = []
         columns[c] = struct_array(cs, t, with_nan, with_flags)
+        if not one_in(draw, 3):
+            columns[c] = with_value_sets(draw, columns[c], [cells[c][i] for i in
+                                                            range(n_containers)], t,
+                                         palettes[c], degrade)
     rc_type = draw(st.sampled_from([pa.int64(), pa.int64(), pa.int32()]))
     data = {"row_count": pa.array(row_counts, rc_type), **columns}
     if one_in(draw, 5):
