@@ -588,9 +588,9 @@ def cast_column(col: b.BColumn, to: pa.DataType) -> b.BColumn | None:
     if pa.types.is_float32(s) and pa.types.is_float64(to):
         return same
     if pa.types.is_integer(s) and pa.types.is_floating(to) and col.domain in ("int", "uint"):
-        lo, hi = L.int_range(s)
-        if max(-lo, hi) <= (2**53 if pa.types.is_float64(to) else 2**24):
-            return same  # every value is representable: the cast is exact
+        # Through the float conversion even where every value is representable: a literal is
+        # then placed as Spark compares it, in the float type (a DECIMAL -127.99...9 rounds to
+        # DOUBLE -128.0, which an int8 -128 equals), not exactly against the integers.
         kind = "tofloat" if pa.types.is_float64(to) else "tofloat32"
         return b.BColumn(col.name, col.stats_type, to, "float", (kind,))
     if pa.types.is_timestamp(s) and pa.types.is_date32(to) and col.domain == "int":
