@@ -640,7 +640,18 @@ def _not(node: n.Not, kids: tuple) -> object:
 
 
 def _and(node: n.And, kids: tuple) -> object:
-    return b.BAnd(tuple(as_predicate(k) for k in kids))
+    return b.BAnd(_flat(b.BAnd, kids))
+
+
+def _flat(kind: type, kids: tuple) -> tuple:
+    """The bound children of an AND (OR), an AND (OR) child's own children spliced in: a tree
+    built as ``And(And(p, q), r)`` binds as its SQL text ``p AND q AND r`` parses, so constant
+    folding and implied equalities see one conjunction (and read the same statistics)."""
+    out: list = []
+    for k in kids:
+        p = as_predicate(k)
+        out.extend(p.args if isinstance(p, kind) else (p,))
+    return tuple(out)
 
 
 # Leaves that compare one column with constants; an equal column satisfies the same leaf.
@@ -713,7 +724,7 @@ def _implied_by_equalities(args: tuple) -> tuple:
 
 
 def _or(node: n.Or, kids: tuple) -> object:
-    return b.BOr(tuple(as_predicate(k) for k in kids))
+    return b.BOr(_flat(b.BOr, kids))
 
 
 def _is_bool(node: n.IsBool, kids: tuple) -> object:

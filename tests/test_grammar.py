@@ -459,3 +459,19 @@ def test_cast_between_string_kinds_keeps_pruning(source, to):
     pred = pk.PruningPredicate(pk.col("s").cast(to) > "k", pa.schema([("s", source)]))
     assert pred.classify(pk.Statistics.from_arrow(table)).tolist() == [pk.NONE_MATCH,
                                                                         pk.ALL_MATCH]
+
+
+def test_nested_and_or_bind_as_their_sql_text():
+    # And(And(p, q), r) is p AND q AND r: the same program, so the same statistics are read
+    # (an opaque conjunct makes ALL_MATCH impossible, so a's exactness flags are not needed).
+    from prunekit.expr import nodes as n
+    from prunekit.expr.sql import parse
+
+    schema = pa.schema([("a", pa.int8()), ("b", pa.int8()), ("c", pa.bool_())])
+    inner = parse("-128 = b AND -128 = a AND 0 = CAST(c AS INT)")
+    other = parse("-128 = a OR CAST(c AS INT) = a")
+    for tree in (n.And((inner, other)), n.Or((n.Or((inner, other)), parse("b > 3")))):
+        as_text = pk.PruningPredicate(tree.sql(), schema)
+        as_tree = pk.PruningPredicate(tree, schema)
+        assert as_tree.program == as_text.program, tree.sql()
+        assert as_tree.required_columns == as_text.required_columns
