@@ -69,7 +69,7 @@ class PruningPredicate:
 
     >>> pk.PruningPredicate("Address.City = 'Oslo'", {"address": pa.struct([("city",
     ...     pa.string())])}).required_columns
-    {'address.city': ('max', 'max_exact', 'min', 'min_exact', 'null_count')}
+    {'address.city': ('bloom', 'max', 'max_exact', 'min', 'min_exact', 'null_count', 'values')}
 
     A filter on a derived column, rewritten onto the base column:
 
