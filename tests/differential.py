@@ -868,6 +868,21 @@ class Scan:
     fully: int | None
 
 
+def datafusion_kept(path, where: str, groups: int) -> int:
+    """Row groups of one Parquet file that DataFusion's statistics pruning keeps for ``SELECT *
+    FROM t WHERE <where>`` (read off EXPLAIN ANALYZE; ``groups`` when it builds no pruning
+    predicate, so reads every group)."""
+    from datafusion import SessionConfig, SessionContext
+
+    ctx = SessionContext(SessionConfig().with_target_partitions(1)
+                         .set("datafusion.execution.parquet.pruning", "true")
+                         .set("datafusion.execution.parquet.pushdown_filters", "false"))
+    ctx.register_parquet("t", str(path))
+    rows = ctx.sql(f"EXPLAIN ANALYZE SELECT * FROM t WHERE {where}").to_arrow_table().to_pylist()
+    (scan,) = parse_scans("\n".join(r["plan"] for r in rows))
+    return groups if scan.kept is None else scan.kept
+
+
 def parse_scans(plan: str) -> list[Scan]:
     out = []
     for line in plan.splitlines():

@@ -18,7 +18,7 @@ import pytest
 
 import prunekit as pk
 import prunekit.parquet
-from tests.differential import parse_scans
+from tests import differential
 
 datafusion = pytest.importorskip("datafusion", reason="datafusion (a test dependency) is missing")
 
@@ -36,14 +36,7 @@ def ranges_file(tmp_path_factory):
 
 
 def datafusion_kept(path, where: str) -> int:
-    ctx = datafusion.SessionContext(
-        datafusion.SessionConfig().with_target_partitions(1)
-        .set("datafusion.execution.parquet.pruning", "true")
-        .set("datafusion.execution.parquet.pushdown_filters", "false"))
-    ctx.register_parquet("t", str(path))
-    rows = ctx.sql(f"EXPLAIN ANALYZE SELECT * FROM t WHERE {where}").to_arrow_table().to_pylist()
-    (scan,) = parse_scans("\n".join(r["plan"] for r in rows))
-    return GROUPS if scan.kept is None else scan.kept
+    return differential.datafusion_kept(path, where, GROUPS)
 
 
 def prunekit_kept(path, where: str) -> int:

@@ -405,17 +405,10 @@ def _pyarrow_leaf_statistics(path) -> pa.Table:
     return pa.table(cols)
 
 
-def _datafusion_kept(path, where: str) -> int | None:
-    from tests.differential import parse_scans
+def _datafusion_kept(path, where: str) -> int:
+    from tests.differential import datafusion_kept
 
-    ctx = datafusion.SessionContext(
-        datafusion.SessionConfig().with_target_partitions(1)
-        .set("datafusion.execution.parquet.pruning", "true")
-        .set("datafusion.execution.parquet.pushdown_filters", "false"))
-    ctx.register_parquet("t", str(path))
-    rows = ctx.sql(f"EXPLAIN ANALYZE SELECT * FROM t WHERE {where}").to_arrow_table().to_pylist()
-    (scan,) = parse_scans("\n".join(r["plan"] for r in rows))
-    return 4 if scan.kept is None else scan.kept
+    return datafusion_kept(path, where, 4)
 
 
 @pytest.mark.parametrize("ours, theirs, truly", [
