@@ -7,7 +7,9 @@ Kept apart from ``ops.py`` so that Numba is imported only when a kernel is compi
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 from .ops import ALL_MATCH, MAYBE_MATCH, NONE_MATCH  # noqa: F401 - the kernels' vocabulary
 
@@ -95,6 +97,19 @@ def covers_from(values, lo, hi, hint):  # pragma: no cover - compiled
 
 
 @njit(cache=True, inline="always")
+def list_gap(values, x, hint):  # pragma: no cover - compiled
+    """``(lo_open, L, hi_open, U, hint)``: the gap of the sorted ``values`` that ``x`` falls
+    in, as the open interval (L, U) between consecutive elements, an end open (and its value
+    any element) where the list ends; the hint is ``_below_from``'s. An empty list is one gap
+    open at both ends. A NaN ``x`` gives some gap: callers prove membership, not trust it."""
+    n = values.shape[0]
+    if n == 0:
+        return True, x, True, x, hint
+    g = _below_from(values, x, min(hint, n))
+    return g == 0, values[max(g - 1, 0)], g == n, values[min(g, n - 1)], g
+
+
+@njit(cache=True, inline="always")
 def outcome(may_true, may_false, may_null, empty):  # pragma: no cover - compiled
     # Branch-free (0 NONE, 1 MAYBE, 2 ALL) so that the kernel's loop vectorises.
     some = may_true & (not empty)
@@ -130,24 +145,67 @@ def unpack_bits(bits, start, m, dst):  # pragma: no cover - compiled
         words[q] = ((spread + _LOW7) >> np.uint64(7)) & _SPREAD
 
 
+@intrinsic
+def _load_be64(typingctx, data, index):
+    """The 8 bytes of ``data`` (a uint8 array) from ``index`` on, read big-endian: one
+    unaligned load and a byte swap (LLVM did not combine eight byte loads into one). The
+    caller checks that the bytes are inside the array."""
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        address = builder.gep(array.data, [args[1]])
+        word = builder.load(builder.bitcast(address, ir.IntType(64).as_pointer()), align=1)
+        return builder.bswap(word)
+
+    return types.uint64(data, index), codegen
+
+
+_TOP = np.uint64(1) << np.uint64(63)
+# _PREFIX[k] keeps the first k bytes of a big-endian word (a table: Numba's variable shifts
+# check for shifts of 64 or more, which cost more than the load)
+_PREFIX = np.array([(2**64 - 1) ^ ((2**64 - 1) >> (8 * k)) for k in range(8)], np.uint64)
+
+
 @njit(cache=True, nogil=True)
 def short_string_keys(offsets, data, first, n, out):  # pragma: no cover - compiled
     """Order-preserving int64 keys of strings ``first .. first + n`` (Arrow ``offsets`` and
-    ``data``) into ``out``, or False as soon as one is longer than 7 bytes.
+    ``data``) into ``out[:n]``; False if one is longer than 7 bytes (then ``out`` is garbage).
 
     A string of at most 7 bytes is its bytes, big-endian and zero-padded, then its length in
     the low byte: comparing keys compares the strings byte-wise (a proper prefix sorts first,
     by its length), and no two strings share a key. The top bit is flipped so that signed
     comparison orders them. ``inputs.short_key`` gives the same key to a literal (of any
-    length). One pass at about 2 ns a string, against ~70 ns for Arrow's dictionary encoding."""
-    top = np.uint64(1) << np.uint64(63)
-    for i in range(n):
-        a = offsets[first + i]
-        length = offsets[first + i + 1] - a
-        if length > 7 or length < 0:
-            return False
-        key = np.uint64(0)
-        for k in range(length):
-            key |= np.uint64(data[a + k]) << np.uint64(56 - 8 * k)
-        out[i] = np.int64((key | np.uint64(length)) ^ top)
-    return True
+    length).
+
+    Each string is one unaligned 8-byte load, masked: 1.7 ns a string on random lengths,
+    against 9 ns for a loop over its bytes and ~70 ns for Arrow's dictionary encoding. Loads
+    are clamped into the buffer, so malformed offsets never read outside it; they are caught
+    as a negative length (offsets that go back) and answer False, as do negative ones. The
+    last strings, whose 8 bytes would pass the buffer's end, are read byte by byte."""
+    size = data.shape[0]
+    last = size - 8
+    stop = n if last >= 0 else 0
+    while stop > 0 and offsets[first + stop - 1] > last:
+        stop -= 1
+    prev = np.int64(offsets[first]) if n else np.int64(0)
+    lengths = np.int64(8) if prev < 0 else np.int64(0)  # bits above the low three: not short
+    for i in range(stop):
+        nxt = np.int64(offsets[first + i + 1])
+        length = nxt - prev
+        lengths |= length
+        short = length & 7
+        word = _load_be64(data, min(max(prev, 0), last)) & _PREFIX[short]
+        out[i] = np.int64((word | np.uint64(short)) ^ _TOP)
+        prev = nxt
+    for i in range(stop, n):
+        a = np.int64(offsets[first + i])
+        length = np.int64(offsets[first + i + 1]) - a
+        lengths |= length
+        word = np.uint64(0)
+        if a < 0 or a + length > size:  # malformed: not short
+            lengths |= 8
+        else:
+            for k in range(min(size - a, 8)):
+                word |= np.uint64(data[a + k]) << np.uint64(56 - 8 * k)
+        short = length & 7
+        out[i] = np.int64(((word & _PREFIX[short]) | np.uint64(short)) ^ _TOP)
+    return (lengths & ~7) == 0

@@ -38,12 +38,18 @@ class SlotData:
     bitmap: np.ndarray | None  # None: every entry valid
     bit_offset: int = 0
     bits: bool = False  # values are a bitmap (booleans), read at bit_offset
+    # values are the Arrow offsets of strings of at most 7 bytes (entry i spans
+    # data[values[i]:values[i + 1]]), keyed by ``compiled.short_string_keys`` where read
+    keys_of: np.ndarray | None = None  # the strings' bytes
 
     @property
     def layout(self) -> tuple:
+        """(absent | dense | masked, encoding): encoding False (plain values), True (bits) or
+        "keys" (string offsets)."""
         if self.values is None:
             return ("absent", False)
-        return ("masked" if self.bitmap is not None else "dense", self.bits)
+        encoding = "keys" if self.keys_of is not None else self.bits
+        return ("masked" if self.bitmap is not None else "dense", encoding)
 
     def valid_mask(self, n: int) -> np.ndarray:
         """Validity as a bool array (for the NumPy interpreter)."""
@@ -56,9 +62,21 @@ class SlotData:
     def value_array(self, n: int) -> np.ndarray:
         if self.values is None:
             return np.zeros(n, np.int64)
+        if self.keys_of is not None:
+            from .compiled import short_string_keys  # keys slots exist once Numba is loaded
+
+            keys = np.empty(n, np.int64)
+            if not short_string_keys(self.values, self.keys_of, 0, n, keys):
+                raise LongStrings
+            return keys
         if self.bits:
             return _unpack(self.values, self.bit_offset, n).astype(np.int64)
         return self.values
+
+
+class LongStrings(Exception):
+    """A string slot keyed in the kernel (``SlotData.keys_of``) holds a string longer than 7
+    bytes: the caller prepares the batch again with ranked codes (``prepare``)."""
 
 
 def _unpack(bitmap: np.ndarray, offset: int, n: int) -> np.ndarray:
@@ -159,15 +177,21 @@ class Prepared:
 
 
 def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bool],
-            no_nan: frozenset[str], cache: dict | None = None) -> Prepared:
+            no_nan: frozenset[str], cache: dict | None = None,
+            keys_in_kernel: bool = True) -> Prepared:
     """Everything one kernel call over ``batch`` needs. ``cache`` keeps work that depends on
-    the batch alone (string codes) for the next call over the same batch."""
+    the batch alone (ranked string codes) for the next call over the same batch.
+
+    ``keys_in_kernel``: string bounds are passed as their Arrow offsets and bytes, to be keyed
+    chunk by chunk where they are read, when that can work (Numba loaded, plain offsets);
+    reading raises ``LongStrings`` (the interpreter) or the kernel returns 1 if a string is
+    longer than 7 bytes, and the caller prepares again without."""
     n = batch.num_rows
     types = dict(program.column_types)
     fields: dict[str, dict[str, pa.Array]] = {}
     for name in types:
         fields[name] = _struct_fields(batch, name, types[name])
-    codes = _rank_codes(program, fields, types, cache)
+    codes = _rank_codes(program, fields, types, cache, keys_in_kernel)
     slots = []
     for s in program.slots:
         if s.column is None:
@@ -221,14 +245,19 @@ def _as_rankable(arr: pa.Array, key: str) -> pa.Array:
     return arr.cast(pa.large_binary())
 
 
-def _rank_codes(program: Program, fields: dict, types: dict, cache: dict | None) -> dict:
+def _rank_codes(program: Program, fields: dict, types: dict, cache: dict | None,
+                keys_in_kernel: bool = False) -> dict:
     """Order-preserving int64 codes for every code-domain min/max and literal, per rank group.
 
-    The distinct bound values of a group, sorted, are u_0 < u_1 < ...; u_i gets code 2i + 1,
-    and a literal gets 2i + 1 if it equals u_i, else 2i where i values are below it. Coding
-    the bounds is the expensive part (a sort of every min and max), so it is kept in ``cache``
-    (owned by the Statistics object: its arrays do not change) and only literals are placed
-    per call, by counting or one rank over the distinct values."""
+    Strings of at most 7 bytes are their own keys (``short_key``): with ``keys_in_kernel``
+    the slots hold the strings and the kernel keys them per chunk (no array of keys: at 10M
+    containers, 80 MB per bound, and writing them cost 3x the kernel's reading), otherwise
+    they are keyed here. Longer ones are ranked: the distinct bound values of a group,
+    sorted, are u_0 < u_1 < ...; u_i gets code 2i + 1, and a literal gets 2i + 1 if it
+    equals u_i, else 2i where i values are below it. Coding the bounds is the expensive part
+    (a sort of every min and max), so it is kept in ``cache`` (owned by the Statistics
+    object: its arrays do not change) and only literals are placed per call, by counting or
+    one rank over the distinct values."""
     groups: dict[str, list] = {}
     for name, t in types.items():
         if domain_of(t) == "code":
@@ -244,13 +273,16 @@ def _rank_codes(program: Program, fields: dict, types: dict, cache: dict | None)
         literal_type = pa.large_binary() if key == "bytes" else types[names[0]]
         cache_key = ("codes", key, tuple((name, stat) for name, stat, _ in owners))
         coded = cache.get(cache_key) if cache is not None else None
-        if coded is None:
+        if coded is None and keys_in_kernel and key == "bytes" and _keyable(owners):
+            coded = None, [_string_slot(arr) for _, _, arr in owners]
+        elif coded is None:
             coded = _code_bounds([arr for _, _, arr in owners], key, literal_type)
             if cache is not None:
                 cache[cache_key] = coded
         distinct, codes = coded
         for (name, stat, arr), c in zip(owners, codes, strict=True):
             out[(name, stat)] = (_ABSENT if arr.null_count == len(arr) else
+                                 c if isinstance(c, SlotData) else
                                  SlotData(c, _validity(arr), arr.offset))
         literals = _group_literals(program, names, types)
         if distinct is None:  # short strings: their keys, not ranks
@@ -310,6 +342,22 @@ def _code_bounds(arrays: list[pa.Array], key: str, literal_type: pa.DataType) ->
 
 _OFFSETS = {pa.string(): np.int32, pa.binary(): np.int32, pa.large_string(): np.int64,
             pa.large_binary(): np.int64}
+
+
+def _keyable(owners: list) -> bool:
+    """Whether these string bounds can be keyed by the kernel: plain offsets, and Numba
+    already loaded (the first answer for a new shape is interpreted without it)."""
+    import sys
+
+    return "numba" in sys.modules and all(arr.type in _OFFSETS for _, _, arr in owners)
+
+
+def _string_slot(arr: pa.Array) -> SlotData:
+    """The offsets (from the array's first entry) and bytes of a string array, uncopied."""
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], _OFFSETS[arr.type])[arr.offset: arr.offset + len(arr) + 1]
+    data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    return SlotData(offsets, _validity(arr), arr.offset, keys_of=data)
 
 
 def _short_codes(arrays: list[pa.Array]) -> list[np.ndarray] | None:

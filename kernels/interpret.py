@@ -45,12 +45,14 @@ def _window(data: SlotData, start: int, stop: int) -> SlotData:
     first, end = offset >> 3, (offset + stop - start + 7) >> 3
     if data.bits:
         values = values[first:end]
+    elif data.keys_of is not None:  # string offsets: one more than entries
+        values = values[start:stop + 1]
     else:
         values = values[start:stop]
     if bitmap is not None:
         bitmap = bitmap[first:end]
     return SlotData(values, bitmap, offset & 7 if (bitmap is not None or data.bits) else 0,
-                    data.bits)
+                    data.bits, data.keys_of)
 
 
 def _interpret_range(program: Program, prepared: Prepared, start: int, stop: int,

@@ -25,7 +25,7 @@ from prunekit.expr.errors import UnsupportedError
 from prunekit.expr.program import Program
 
 from .codegen import CHUNK, UNROLL, emit, kernel_args, load_kernel, on_disk
-from .inputs import prepare
+from .inputs import LongStrings, prepare
 from .interpret import interpret
 
 _sources: dict[tuple, str] = {}
@@ -195,21 +195,20 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
-def run_kernel(kernel, n: int, out: np.ndarray, args: list, parallel: bool | None = None) -> None:
-    """Fill ``out[:n]``: in ranges on the thread pool for large batches, else inline."""
+def run_kernel(kernel, n: int, out: np.ndarray, args: list, parallel: bool | None = None) -> bool:
+    """Fill ``out[:n]``: in ranges on the thread pool for large batches, else inline. False
+    when a kernel stopped early: a string keyed in the kernel is longer than 7 bytes."""
     parts = _workers() if parallel is None else (_workers() if parallel else 1)
     if parallel is None and n < PARALLEL_MIN:
         parts = 1
     if parts <= 1:
-        kernel(0, n, out, *args)
-        return
+        return kernel(0, n, out, *args) == 0
     step = -(-n // parts)
     step += (-step) % CHUNK  # whole chunks per range
     bounds = [(lo, min(n, lo + step)) for lo in range(0, n, step)]
     futures = [_get_pool().submit(kernel, lo, hi, out, *args) for lo, hi in bounds[1:]]
-    kernel(bounds[0][0], bounds[0][1], out, *args)  # the calling thread takes the first range
-    for f in futures:
-        f.result()
+    done = kernel(bounds[0][0], bounds[0][1], out, *args) == 0  # the calling thread's range
+    return all([f.result() == 0 for f in futures]) and done
 
 
 def evaluate(program: Program, batches: list[pa.RecordBatch], nan_in_bounds: dict[str, bool],
@@ -230,24 +229,39 @@ def evaluate(program: Program, batches: list[pa.RecordBatch], nan_in_bounds: dic
         n = batch.num_rows
         if n == 0:
             continue
-        prepared = prepare(program, batch, nan_in_bounds, no_nan,
-                           caches[index] if caches is not None else None)
-        kernel = None
-        if backend != "numpy":
-            args = kernel_args(program, prepared)
-            key = _key(program, shape_of(prepared))
-            if key in decided:  # decided once per call: never wait on our own compilation
-                kernel = decided[key]
-            else:
-                kernel = decided[key] = ready_kernel(program, prepared, args,
-                                                     wait=backend == "numba", total=total)
-                if kernel is None and backend == "auto":
-                    to_build.append((prepared, args))
-        if kernel is None:
-            out[start: start + n] = interpret(program, prepared)
-        else:
-            run_kernel(kernel, n, out[start: start + n], args)
+        cache = caches[index] if caches is not None else None
+        for keys_in_kernel in (True, False):  # again without, if a string is too long for it
+            prepared = prepare(program, batch, nan_in_bounds, no_nan, cache, keys_in_kernel)
+            built = _run_batch(program, prepared, backend, total, decided, out[start: start + n])
+            if built is not None:
+                break
+        if built:
+            to_build.append(built)
         start += n
     for prepared, args in to_build:  # after answering: the compiler would slow this call
         start_build(program, prepared, args)
     return out
+
+
+def _run_batch(program: Program, prepared, backend: str, total: int, decided: dict,
+               out: np.ndarray):
+    """Fill ``out`` for one prepared batch. None if it holds a string too long to key in the
+    kernel; else ``(prepared, args)`` when its kernel should be built, or ()."""
+    kernel, built = None, ()
+    if backend != "numpy":
+        args = kernel_args(program, prepared)
+        key = _key(program, shape_of(prepared))
+        if key in decided:  # decided once per call: never wait on our own compilation
+            kernel = decided[key]
+        else:
+            kernel = decided[key] = ready_kernel(program, prepared, args,
+                                                 wait=backend == "numba", total=total)
+            if kernel is None and backend == "auto":
+                built = (prepared, args)
+    if kernel is not None:
+        return built if run_kernel(kernel, prepared.n, out, args) else None
+    try:
+        out[:] = interpret(program, prepared)
+    except LongStrings:
+        return None
+    return built

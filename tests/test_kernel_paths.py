@@ -76,7 +76,8 @@ def test_long_in_list_searches_from_a_hint(kind, negate):
     stats = pk.Statistics.from_arrow(_table(lo, hi, pa.int64(), rng))
     text = f"x {'NOT ' if negate else ''}IN ({', '.join(map(str, LONG))})"
     pred = pk.PruningPredicate(text, {"x": pa.int64()})
-    assert "any_in_from(" in _source(pred, stats)  # searched, not unrolled
+    source = _source(pred, stats)
+    assert "any_in_from(" in source and "list_gap(" in source  # searched, not unrolled
     got = _agree(pred, stats)
     # Sliced at an odd offset and cut into batches: each range starts its own hint.
     for part in (stats.table.slice(5, 1000), pa.Table.from_batches(
@@ -167,23 +168,80 @@ def test_short_string_keys_order_like_bytes():
     assert _short_keys([b"abc", b"abcdefgh"]) is None  # too long: the caller ranks instead
 
 
+@pytest.mark.parametrize("offsets, size", [
+    ([0, 3, 1, 4], 16),  # goes back
+    ([0, 3, 1_000_000, 1_000_002, 1_000_003], 16),  # beyond the buffer, then back
+    ([-5, -3, 0], 16),  # negative
+    ([-5, -3], 4),  # negative, buffer shorter than a word
+    ([0, 9], 16),  # one long string
+    ([2, 4, 6], 6),  # every string in the last word
+    ([10, 17], 16),  # runs past the end of the buffer
+])
+def test_short_string_keys_refuse_malformed_offsets(offsets, size):
+    """Offsets no Arrow validation would pass answer "not short" (the batch is then ranked by
+    Arrow instead) and are never read beyond the buffer."""
+    offsets = np.array(offsets, np.int32)
+    data = np.arange(size, dtype=np.uint8)
+    keys = np.empty(len(offsets) - 1, np.int64)
+    pairs = zip(offsets[:-1], offsets[1:], strict=True)
+    short = all(0 <= a <= b and b - a <= 7 and b <= size for a, b in pairs)
+    assert compiled.short_string_keys(offsets, data, 0, len(keys), keys) == short
+
+
 def test_short_string_keys_answer_as_ranks(monkeypatch):
+    """Strings keyed in the kernel, keyed before it, and ranked: the same outcomes."""
     rng = np.random.default_rng(17)
     words = sorted({"", "a", "ab", "b", "k", "kal", "l", "m\u00e9", "zzzzzzz", "\u00e9"})
     pick = np.sort(rng.integers(0, len(words), (1500, 2)), axis=1)
     table = _table([words[i] for i in pick[:, 0]], [words[i] for i in pick[:, 1]],
                    pa.string(), rng).slice(3)
-    stats = pk.Statistics.from_arrow(table)
     queries = ["x >= 'k' AND x < 'l'", "x = 'kal' OR x > 'm'", "x IN ('a', 'b', 'kalx')",
                "x LIKE 'k%'", "x < 'abcdefghij' OR x = 'zzzzzzzz'"]
-    used = []
-    real = inputs._short_codes
-    monkeypatch.setattr(inputs, "_short_codes", lambda a: used.append(1) or real(a))
-    keyed = [_agree(pk.PruningPredicate(q, {"x": pa.string()}), stats) for q in queries]
-    assert used  # the keys were used (Numba is loaded once a kernel ran)
-    monkeypatch.setattr(inputs, "_short_codes", lambda a: None)
-    for q, got in zip(queries, keyed, strict=True):
-        ranked = pk.PruningPredicate(q, {"x": pa.string()}).classify(
-            pk.Statistics.from_arrow(table), backend="numpy")
-        np.testing.assert_array_equal(got, ranked)
-        assert len(set(got.tolist())) > 1
+
+    def outcomes(path):
+        used = []
+        real_slot, real_codes = inputs._string_slot, inputs._short_codes
+        with monkeypatch.context() as m:
+            m.setattr(inputs, "_string_slot", lambda a: used.append("kernel") or real_slot(a))
+            m.setattr(inputs, "_short_codes", lambda a: used.append("before") or real_codes(a))
+            if path != "kernel":
+                m.setattr(inputs, "_keyable", lambda owners: False)
+            if path == "ranked":
+                m.setattr(inputs, "_short_codes", lambda a: used.append("ranked") and None)
+            got = [_agree(pk.PruningPredicate(q, {"x": pa.string()}),
+                          pk.Statistics.from_arrow(table)) for q in queries]
+        assert set(used) == {path}  # Numba is loaded: the kernels of _agree ran
+        return got
+
+    keyed, before, ranked = outcomes("kernel"), outcomes("before"), outcomes("ranked")
+    for a, b, c in zip(keyed, before, ranked, strict=True):
+        np.testing.assert_array_equal(a, c)
+        np.testing.assert_array_equal(b, c)
+        assert len(set(c.tolist())) > 1
+
+
+@pytest.mark.parametrize("long_at", [0, 5000, 9999])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_long_string_in_a_keyed_batch_ranks_instead(monkeypatch, long_at, parallel):
+    """A string of 8 bytes or more, anywhere in the batch, makes the kernel (or interpreter)
+    keying strings stop; the batch is prepared again with ranked codes and answers the same."""
+    rng = np.random.default_rng(long_at)
+    words = ["a", "b", "k", "ka", "kb", "l", "z"]
+    pick = np.sort(rng.integers(0, len(words), (10_000, 2)), axis=1)
+    lo = [words[i] for i in pick[:, 0]]
+    hi = [words[i] for i in pick[:, 1]]
+    hi[long_at] = "kaaaaaaaaa"  # 10 bytes, between ka and kb
+    lo[long_at] = "a"
+    table = _table(lo, hi, pa.string(), rng, nulls=0)
+    if parallel:
+        monkeypatch.setattr(run, "PARALLEL_MIN", 1)
+    pred = pk.PruningPredicate("x = 'kaa' OR x > 'y'", {"x": pa.string()})
+    attempts, ranked = [], []
+    real_slot, real_rank = inputs._string_slot, inputs._code_bounds
+    monkeypatch.setattr(inputs, "_string_slot", lambda a: attempts.append(1) or real_slot(a))
+    monkeypatch.setattr(inputs, "_code_bounds", lambda *a: ranked.append(1) or real_rank(*a))
+    got = _agree(pred, pk.Statistics.from_arrow(table))
+    assert attempts and ranked  # keyed in the kernel first, then ranked
+    truth = np.array([(a <= "kaa" <= b) or b > "y" for a, b in zip(lo, hi, strict=True)])
+    assert (got[~truth] == 0).all() and (got[truth] > 0).all()
+    assert got[long_at] == 1  # "kaa" lies in [lo, "kaaaaaaaaa"]
