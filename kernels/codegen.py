@@ -45,7 +45,7 @@ from numba import njit
 from prunekit.kernels.compiled import (any_in_from, covers_from, list_gap, outcome,
                                       short_string_keys, unpack_bits)
 
-CHUNK = 4096{chunk}
+CHUNK = {chunk}
 BLOCK = 256
 
 

@@ -63,12 +63,7 @@ class SlotData:
         if self.values is None:
             return np.zeros(n, np.int64)
         if self.keys_of is not None:
-            from .compiled import short_string_keys  # keys slots exist once Numba is loaded
-
-            keys = np.empty(n, np.int64)
-            if not short_string_keys(self.values, self.keys_of, 0, n, keys):
-                raise LongStrings
-            return keys
+            return short_keys(self.values, self.keys_of, n)
         if self.bits:
             return _unpack(self.values, self.bit_offset, n).astype(np.int64)
         return self.values
@@ -182,10 +177,10 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
     """Everything one kernel call over ``batch`` needs. ``cache`` keeps work that depends on
     the batch alone (ranked string codes) for the next call over the same batch.
 
-    ``keys_in_kernel``: string bounds are passed as their Arrow offsets and bytes, to be keyed
-    chunk by chunk where they are read, when that can work (Numba loaded, plain offsets);
-    reading raises ``LongStrings`` (the interpreter) or the kernel returns 1 if a string is
-    longer than 7 bytes, and the caller prepares again without."""
+    ``keys_in_kernel``: string bounds with plain offsets are passed as their Arrow offsets and
+    bytes, to be keyed chunk by chunk where they are read; reading raises ``LongStrings``
+    (the interpreter) or the kernel returns 1 if a string is longer than 7 bytes, and the
+    caller prepares again without."""
     n = batch.num_rows
     types = dict(program.column_types)
     fields: dict[str, dict[str, pa.Array]] = {}
@@ -250,12 +245,13 @@ def _rank_codes(program: Program, fields: dict, types: dict, cache: dict | None,
     """Order-preserving int64 codes for every code-domain min/max and literal, per rank group.
 
     Strings of at most 7 bytes are their own keys (``short_key``): with ``keys_in_kernel``
-    the slots hold the strings and the kernel keys them per chunk (no array of keys: at 10M
-    containers, 80 MB per bound, and writing them cost 3x the kernel's reading), otherwise
-    they are keyed here. Longer ones are ranked: the distinct bound values of a group,
-    sorted, are u_0 < u_1 < ...; u_i gets code 2i + 1, and a literal gets 2i + 1 if it
-    equals u_i, else 2i where i values are below it. Coding the bounds is the expensive part
-    (a sort of every min and max), so it is kept in ``cache`` (owned by the Statistics
+    the slots hold the strings, keyed chunk by chunk where they are read (the kernel, or the
+    interpreter's ``short_keys``): no array of keys (at 10M containers, 80 MB per bound, and
+    writing it cost 3x the kernel's reading), and the same kernel whether or not Numba was
+    loaded when the batch was prepared. Longer ones are ranked: the distinct bound values of
+    a group, sorted, are u_0 < u_1 < ...; u_i gets code 2i + 1, and a literal gets 2i + 1 if
+    it equals u_i, else 2i where i values are below it. Coding the bounds is the expensive
+    part (a sort of every min and max), so it is kept in ``cache`` (owned by the Statistics
     object: its arrays do not change) and only literals are placed per call, by counting or
     one rank over the distinct values."""
     groups: dict[str, list] = {}
@@ -296,13 +292,8 @@ def _rank_codes(program: Program, fields: dict, types: dict, cache: dict | None,
 
 
 def _code_bounds(arrays: list[pa.Array], key: str, literal_type: pa.DataType) -> tuple:
-    """(sorted distinct values, codes per array) for the bounds of one rank group; distinct
-    values None when the codes are short-string keys (``_short_codes``)."""
+    """(sorted distinct values, codes per array) for the bounds of one rank group."""
     import pyarrow.compute as pc
-
-    short = _short_codes(arrays) if key == "bytes" else None
-    if short is not None:
-        return None, short
 
     if key == "bytes" and len({a.type for a in arrays}) == 1 and arrays[0].type in _OFFSETS:
         parts = list(arrays)  # one string type: encoded as they are, no copy (bytes order)
@@ -345,11 +336,8 @@ _OFFSETS = {pa.string(): np.int32, pa.binary(): np.int32, pa.large_string(): np.
 
 
 def _keyable(owners: list) -> bool:
-    """Whether these string bounds can be keyed by the kernel: plain offsets, and Numba
-    already loaded (the first answer for a new shape is interpreted without it)."""
-    import sys
-
-    return "numba" in sys.modules and all(arr.type in _OFFSETS for _, _, arr in owners)
+    """Whether these string bounds can be keyed where they are read: plain offsets."""
+    return all(arr.type in _OFFSETS for _, _, arr in owners)
 
 
 def _string_slot(arr: pa.Array) -> SlotData:
@@ -360,32 +348,32 @@ def _string_slot(arr: pa.Array) -> SlotData:
     return SlotData(offsets, _validity(arr), arr.offset, keys_of=data)
 
 
-def _short_codes(arrays: list[pa.Array]) -> list[np.ndarray] | None:
-    """Codes for string bounds of at most 7 bytes without ranking them: each string's own
-    order-preserving key (``compiled.short_string_keys``; Arrow's dictionary encoding took
-    ~50 ms per million bounds, 20x the kernel). None when a bound is longer, or Numba is not
-    loaded yet (the first answer for a new shape is interpreted without it)."""
-    import sys
+def short_keys(offsets: np.ndarray, data: np.ndarray, n: int) -> np.ndarray:
+    """``compiled.short_string_keys`` in NumPy, for the interpreter (which runs before Numba
+    is loaded, and checks the kernels): the keys of strings ``0 .. n`` of Arrow ``offsets``
+    and ``data``, or ``LongStrings`` if one is longer than 7 bytes or the offsets are
+    malformed.
 
-    if "numba" not in sys.modules:
-        return None
-    from .compiled import short_string_keys
-
-    out = []
-    for arr in arrays:
-        width = _OFFSETS.get(arr.type)
-        if width is None:
-            return None
-        keys = np.empty(len(arr), np.int64)
-        if len(arr):
-            bufs = arr.buffers()
-            data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None else np.zeros(
-                0, np.uint8)
-            if not short_string_keys(np.frombuffer(bufs[1], width), data, arr.offset, len(arr),
-                                     keys):
-                return None
-        out.append(keys)
-    return out
+    >>> import pyarrow as pa
+    >>> arr = pa.array(["ab", "", "abc"])
+    >>> keys = short_keys(np.frombuffer(arr.buffers()[1], np.int32),
+    ...                   np.frombuffer(arr.buffers()[2], np.uint8), 3)
+    >>> keys.tolist() == [short_key(v) for v in ["ab", "", "abc"]]
+    True
+    """
+    starts = offsets[:n].astype(np.int64)
+    lengths = offsets[1: n + 1].astype(np.int64) - starts
+    if n and (lengths.min() < 0 or lengths.max() > 7 or starts.min() < 0
+              or (starts + lengths).max() > len(data)):
+        raise LongStrings
+    width = np.arange(8)
+    inside = width < lengths[:, None]  # the 8th byte never: it holds the length
+    padded = np.concatenate([data[: int((starts + lengths).max()) if n else 0],
+                             np.zeros(8, np.uint8)])
+    raw = np.where(inside, padded[np.where(inside, starts[:, None] + width, 0)], 0)
+    words = np.ascontiguousarray(raw, np.uint8).view(">u8").reshape(n).astype(np.uint64)
+    keys = (words | lengths.astype(np.uint64)) ^ np.uint64(1 << 63)
+    return keys.view(np.int64)
 
 
 def short_key(value: str | bytes) -> int:

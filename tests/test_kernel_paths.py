@@ -7,7 +7,7 @@ import pyarrow as pa
 import pytest
 
 import prunekit as pk
-from prunekit.kernels import compiled, inputs, run
+from prunekit.kernels import codegen, compiled, inputs, run
 from prunekit.kernels.codegen import emit
 
 
@@ -78,6 +78,9 @@ def test_long_in_list_searches_from_a_hint(kind, negate):
     pred = pk.PruningPredicate(text, {"x": pa.int64()})
     source = _source(pred, stats)
     assert "any_in_from(" in source and "list_gap(" in source  # searched, not unrolled
+    # the chunk and block sizes the comments measured (a typo once made chunks 40964096 long:
+    # every per-chunk buffer left the cache, and string queries ran 3x slower)
+    assert f"\nCHUNK = {codegen.CHUNK}\nBLOCK = {codegen.BLOCK}\n" in source
     got = _agree(pred, stats)
     # Sliced at an odd offset and cut into batches: each range starts its own hint.
     for part in (stats.table.slice(5, 1000), pa.Table.from_batches(
@@ -189,7 +192,7 @@ def test_short_string_keys_refuse_malformed_offsets(offsets, size):
 
 
 def test_short_string_keys_answer_as_ranks(monkeypatch):
-    """Strings keyed in the kernel, keyed before it, and ranked: the same outcomes."""
+    """Strings keyed where they are read (kernel and interpreter) and ranked: the same."""
     rng = np.random.default_rng(17)
     words = sorted({"", "a", "ab", "b", "k", "kal", "l", "m\u00e9", "zzzzzzz", "\u00e9"})
     pick = np.sort(rng.integers(0, len(words), (1500, 2)), axis=1)
@@ -200,24 +203,35 @@ def test_short_string_keys_answer_as_ranks(monkeypatch):
 
     def outcomes(path):
         used = []
-        real_slot, real_codes = inputs._string_slot, inputs._short_codes
+        real_slot, real_rank = inputs._string_slot, inputs._code_bounds
         with monkeypatch.context() as m:
-            m.setattr(inputs, "_string_slot", lambda a: used.append("kernel") or real_slot(a))
-            m.setattr(inputs, "_short_codes", lambda a: used.append("before") or real_codes(a))
-            if path != "kernel":
-                m.setattr(inputs, "_keyable", lambda owners: False)
+            m.setattr(inputs, "_string_slot", lambda a: used.append("keyed") or real_slot(a))
+            m.setattr(inputs, "_code_bounds", lambda *a: used.append("ranked") or real_rank(*a))
             if path == "ranked":
-                m.setattr(inputs, "_short_codes", lambda a: used.append("ranked") and None)
+                m.setattr(inputs, "_keyable", lambda owners: False)
             got = [_agree(pk.PruningPredicate(q, {"x": pa.string()}),
                           pk.Statistics.from_arrow(table)) for q in queries]
-        assert set(used) == {path}  # Numba is loaded: the kernels of _agree ran
+        assert set(used) == {path}
         return got
 
-    keyed, before, ranked = outcomes("kernel"), outcomes("before"), outcomes("ranked")
-    for a, b, c in zip(keyed, before, ranked, strict=True):
-        np.testing.assert_array_equal(a, c)
-        np.testing.assert_array_equal(b, c)
-        assert len(set(c.tolist())) > 1
+    for keyed, ranked in zip(outcomes("keyed"), outcomes("ranked"), strict=True):
+        np.testing.assert_array_equal(keyed, ranked)
+        assert len(set(ranked.tolist())) > 1
+
+
+def test_interpreter_keys_equal_kernel_keys():
+    """``inputs.short_keys`` (NumPy) and ``compiled.short_string_keys`` agree, on a slice."""
+    rng = np.random.default_rng(5)
+    alphabet = [b"\x00", b"a", b"\x7f", b"\x80", b"\xff"]
+    strings = [b"".join(rng.choice(alphabet, int(rng.integers(0, 8)))) for _ in range(999)]
+    arr = pa.array(strings, pa.binary()).slice(4)
+    offsets = np.frombuffer(arr.buffers()[1], np.int32)[arr.offset:]
+    data = np.frombuffer(arr.buffers()[2], np.uint8)
+    numba_keys = np.empty(len(arr), np.int64)
+    assert compiled.short_string_keys(offsets, data, 0, len(arr), numba_keys)
+    np.testing.assert_array_equal(inputs.short_keys(offsets, data, len(arr)), numba_keys)
+    with pytest.raises(inputs.LongStrings):
+        inputs.short_keys(np.array([0, 8], np.int32), np.zeros(8, np.uint8), 1)
 
 
 @pytest.mark.parametrize("long_at", [0, 5000, 9999])
