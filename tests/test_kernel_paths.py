@@ -259,3 +259,26 @@ def test_long_string_in_a_keyed_batch_ranks_instead(monkeypatch, long_at, parall
     truth = np.array([(a <= "kaa" <= b) or b > "y" for a, b in zip(lo, hi, strict=True)])
     assert (got[~truth] == 0).all() and (got[truth] > 0).all()
     assert got[long_at] == 1  # "kaa" lies in [lo, "kaaaaaaaaa"]
+
+
+def test_kernel_key_numbers_programs_by_value_in_this_process_only():
+    """Kernels are keyed by a number per program (hashing hundreds of steps per call was slow):
+    equal programs share it, a different one gets its own, the object itself carries nothing
+    (a pickled copy gets its number here by value), and a program that is gone is forgotten."""
+    import gc
+    import pickle
+
+    schema = pa.schema([("x", pa.int64()), ("y", pa.string())])
+    a = pk.PruningPredicate("x > 5 AND y < 'k'", schema).program
+    b = pk.PruningPredicate("x > 7 AND y < 'q'", schema).program
+    c = pk.PruningPredicate("x > 5 OR y < 'k'", schema).program
+    assert a is not b and a.steps == b.steps  # literals are parameters: one kernel
+    assert run._program_id(a) == run._program_id(b) != run._program_id(c)
+    fields = set(vars(a))
+    copy = pickle.loads(pickle.dumps(a))
+    assert set(vars(copy)) == fields == set(vars(b))
+    assert run._program_id(copy) == run._program_id(a)
+    known = id(c)
+    del c
+    gc.collect()
+    assert known not in run._program_ids
