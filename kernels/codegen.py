@@ -46,7 +46,7 @@ from prunekit.kernels.compiled import (any_in_from, covers_from, list_gap, outco
                                       short_string_keys, unpack_bits)
 
 CHUNK = {chunk}
-BLOCK = 256
+BLOCK = {block}
 
 
 @njit(cache={cache}, nogil=True)

@@ -241,7 +241,7 @@ def _as_rankable(arr: pa.Array, key: str) -> pa.Array:
 
 
 def _rank_codes(program: Program, fields: dict, types: dict, cache: dict | None,
-                keys_in_kernel: bool = False) -> dict:
+                keys_in_kernel: bool) -> dict:
     """Order-preserving int64 codes for every code-domain min/max and literal, per rank group.
 
     Strings of at most 7 bytes are their own keys (``short_key``): with ``keys_in_kernel``

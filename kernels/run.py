@@ -68,12 +68,12 @@ _numbers_lock = threading.Lock()
 
 
 def _program_id(program: Program) -> int:
-    entry = _program_ids.get(id(program))
+    ident = id(program)
+    entry = _program_ids.get(ident)
     if entry is not None and entry[0]() is program:
         return entry[1]
     whole = (program.steps, tuple(s.stat for s in program.slots), len(program.params),
              len(program.flags))
-    ident = id(program)
     with _numbers_lock:
         number = _numbers.setdefault(whole, len(_numbers))
         _program_ids[ident] = (weakref.ref(program, lambda _: _forget(ident)), number)
