@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from .ops import ALL_MATCH, MAYBE_MATCH, NONE_MATCH  # noqa: F401 - the kernels' vocabulary
@@ -165,8 +166,49 @@ _TOP = np.uint64(1) << np.uint64(63)
 _PREFIX = np.array([(2**64 - 1) ^ ((2**64 - 1) >> (8 * k)) for k in range(8)], np.uint64)
 
 
+@njit(cache=True, inline="always")
+def _short_prefix(offsets, data, first, n):  # pragma: no cover - compiled
+    """How many of the strings (from the first) can be read with one 8-byte load each, and
+    the length accumulator's start: bits above its low three mean "not short"."""
+    last = data.shape[0] - 8
+    stop = n if last >= 0 else 0
+    while stop > 0 and offsets[first + stop - 1] > last:
+        stop -= 1
+    negative = n > 0 and offsets[first] < 0
+    return stop, np.int64(8) if negative else np.int64(0)
+
+
+@njit(cache=True, inline="always")
+def _short_rest(offsets, data, first, n, out, i0, stop, lengths):  # pragma: no cover
+    """Keys of strings ``i0 .. n`` into ``out``, then the answer of ``short_string_keys``."""
+    size = data.shape[0]
+    last = size - 8
+    prev = np.int64(offsets[first + i0]) if i0 < n else np.int64(0)
+    for i in range(i0, stop):
+        nxt = np.int64(offsets[first + i + 1])
+        length = nxt - prev
+        lengths |= length
+        short = length & 7
+        word = _load_be64(data, min(max(prev, 0), last)) & _PREFIX[short]
+        out[i] = np.int64((word | np.uint64(short)) ^ _TOP)
+        prev = nxt
+    for i in range(max(stop, i0), n):
+        a = np.int64(offsets[first + i])
+        length = np.int64(offsets[first + i + 1]) - a
+        lengths |= length
+        word = np.uint64(0)
+        if a < 0 or a + length > size:  # malformed: not short
+            lengths |= 8
+        else:
+            for k in range(min(size - a, 8)):
+                word |= np.uint64(data[a + k]) << np.uint64(56 - 8 * k)
+        short = length & 7
+        out[i] = np.int64(((word & _PREFIX[short]) | np.uint64(short)) ^ _TOP)
+    return (lengths & ~7) == 0
+
+
 @njit(cache=True, nogil=True)
-def short_string_keys(offsets, data, first, n, out):  # pragma: no cover - compiled
+def short_string_keys_scalar(offsets, data, first, n, out):  # pragma: no cover - compiled
     """Order-preserving int64 keys of strings ``first .. first + n`` (Arrow ``offsets`` and
     ``data``) into ``out[:n]``; False if one is longer than 7 bytes (then ``out`` is garbage).
 
@@ -181,31 +223,96 @@ def short_string_keys(offsets, data, first, n, out):  # pragma: no cover - compi
     are clamped into the buffer, so malformed offsets never read outside it; they are caught
     as a negative length (offsets that go back) and answer False, as do negative ones. The
     last strings, whose 8 bytes would pass the buffer's end, are read byte by byte."""
-    size = data.shape[0]
-    last = size - 8
-    stop = n if last >= 0 else 0
-    while stop > 0 and offsets[first + stop - 1] > last:
-        stop -= 1
-    prev = np.int64(offsets[first]) if n else np.int64(0)
-    lengths = np.int64(8) if prev < 0 else np.int64(0)  # bits above the low three: not short
-    for i in range(stop):
-        nxt = np.int64(offsets[first + i + 1])
-        length = nxt - prev
-        lengths |= length
-        short = length & 7
-        word = _load_be64(data, min(max(prev, 0), last)) & _PREFIX[short]
-        out[i] = np.int64((word | np.uint64(short)) ^ _TOP)
-        prev = nxt
-    for i in range(stop, n):
-        a = np.int64(offsets[first + i])
-        length = np.int64(offsets[first + i + 1]) - a
-        lengths |= length
-        word = np.uint64(0)
-        if a < 0 or a + length > size:  # malformed: not short
-            lengths |= 8
-        else:
-            for k in range(min(size - a, 8)):
-                word |= np.uint64(data[a + k]) << np.uint64(56 - 8 * k)
-        short = length & 7
-        out[i] = np.int64(((word & _PREFIX[short]) | np.uint64(short)) ^ _TOP)
-    return (lengths & ~7) == 0
+    stop, lengths = _short_prefix(offsets, data, first, n)
+    return _short_rest(offsets, data, first, n, out, 0, stop, lengths)
+
+
+@njit(cache=True, nogil=True)
+def short_string_keys_gather(offsets, data, first, n, out):  # pragma: no cover - compiled
+    """``short_string_keys_scalar``, four strings at a time with one AVX2 gather (``_keys4``):
+    1.05 ns a string against 1.8 ns on the benchmarks' words (Zen 3, one thread; LLVM does
+    not emit gathers for this CPU by itself). Only where the CPU has AVX2 (``GATHER``)."""
+    stop, lengths = _short_prefix(offsets, data, first, n)
+    last = np.int64(data.shape[0] - 8)
+    i = 0
+    while i + 4 <= stop:
+        lengths |= _keys4(offsets, data, first + i, last, out, i)
+        i += 4
+    return _short_rest(offsets, data, first, n, out, i, stop, lengths)
+
+
+_I8, _I32, _I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
+_V4 = ir.VectorType(_I64, 4)
+
+
+def _splat(value: int) -> ir.Constant:
+    return ir.Constant(_V4, [value] * 4)
+
+
+@intrinsic
+def _keys4(typingctx, offsets, data, i, last, out, j):
+    """Keys of strings ``i .. i + 3`` (offsets ``i .. i + 4``) into ``out[j .. j + 3]``, as
+    ``_short_rest``'s first loop computes them (loads clamped into ``[0, last]``); returns the
+    OR of the four lengths. C-contiguous arrays only; the caller checks the indices."""
+    if not all(isinstance(a, types.Array) and a.layout == "C" and a.ndim == 1
+               for a in (offsets, data, out)):
+        return None
+    if offsets.dtype not in (types.int32, types.int64) or data.dtype != types.uint8 or \
+            out.dtype != types.int64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        def array(k):
+            return context.make_array(signature.args[k])(context, builder, args[k])
+
+        offs, dat, dst = array(0), array(1), array(4)
+        width = ir.IntType(signature.args[0].dtype.bitwidth)
+
+        def four_offsets(index):
+            pointer = builder.bitcast(builder.gep(offs.data, [index]),
+                                      ir.VectorType(width, 4).as_pointer())
+            return builder.sext(builder.load(pointer, align=1), _V4) if width.width == 32 \
+                else builder.load(pointer, align=1)
+
+        prev = four_offsets(args[2])
+        nxt = four_offsets(builder.add(args[2], ir.Constant(_I64, 1)))
+        length = builder.sub(nxt, prev)
+        last = builder.insert_element(ir.Constant(_V4, ir.Undefined), args[3],
+                                      ir.Constant(_I32, 0))
+        last = builder.shuffle_vector(last, ir.Constant(_V4, ir.Undefined),
+                                      ir.Constant(ir.VectorType(_I32, 4), [0] * 4))
+        start = builder.select(builder.icmp_signed("<", prev, _splat(0)), _splat(0), prev)
+        start = builder.select(builder.icmp_signed(">", start, last), last, start)
+        def declare(name, arguments, result=_V4):
+            return cgutils.get_or_insert_function(builder.module,
+                                                  ir.FunctionType(result, arguments), name)
+
+        gather = declare("llvm.x86.avx2.gather.q.q.256", [_V4, _I8.as_pointer(), _V4, _V4, _I8])
+        word = builder.call(gather, [_splat(0), builder.bitcast(dat.data, _I8.as_pointer()),
+                                     start, _splat(-1), ir.Constant(_I8, 1)])
+        word = builder.call(declare("llvm.bswap.v4i64", [_V4]), [word])
+        short = builder.and_(length, _splat(7))
+        # the first `short` bytes: ~(~0 >> 8 * short), every shift below 64
+        keep = builder.xor(builder.lshr(_splat(-1), builder.shl(short, _splat(3))), _splat(-1))
+        key = builder.xor(builder.or_(builder.and_(word, keep), short), _splat(-(2**63)))
+        target = builder.bitcast(builder.gep(dst.data, [args[5]]), _V4.as_pointer())
+        builder.store(key, target, align=8)
+        return builder.call(declare("llvm.vector.reduce.or.v4i64", [_V4], _I64), [length])
+
+    return types.int64(offsets, data, types.int64, types.int64, out, types.int64), codegen
+
+
+def _has_avx2() -> bool:
+    """Whether Numba compiles for a CPU with AVX2: the host's features, or those named by
+    NUMBA_CPU_NAME / NUMBA_CPU_FEATURES (a cache built for other machines)."""
+    from numba.core import config
+
+    if config.CPU_NAME is not None and config.CPU_NAME != "host":
+        return "+avx2" in (config.CPU_FEATURES or "").split(",")
+    from llvmlite import binding
+
+    return bool(binding.get_host_cpu_features().get("avx2", False))
+
+
+GATHER = _has_avx2()
+short_string_keys = short_string_keys_gather if GATHER else short_string_keys_scalar
