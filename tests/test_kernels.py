@@ -245,6 +245,40 @@ def test_parallel_classify_works_after_fork():
     assert queue.get(timeout=5) is True
 
 
+@pytest.mark.parametrize("fail_at", [None, 0, 5])
+def test_threads_share_pieces_of_whole_chunks(monkeypatch, fail_at):
+    """Every container is filled by exactly one piece of whole chunks, pieces are taken by
+    more than one thread, and a piece that stops early (a long string) makes the call False."""
+    monkeypatch.setattr(run, "_workers", lambda: 2)
+    n = 23 * codegen.CHUNK + 100
+    taken, holder, lock = [], [], threading.Lock()
+    other_worked = threading.Event()
+
+    def kernel(lo, hi, out, *args):
+        me = threading.get_ident()
+        with lock:
+            taken.append((lo, hi, me))
+            if lo == 0:
+                holder.append(me)
+        if lo == 0:
+            other_worked.wait(5)  # hold the first piece until another thread has done one
+        elif holder and holder[0] != me:
+            other_worked.set()
+        out[lo:hi] += 1
+        return 1 if fail_at is not None and lo == fail_at * codegen.CHUNK * 2 else 0
+
+    out = np.zeros(n, np.int8)
+    ok = run.run_kernel(kernel, n, out, [], parallel=True)
+    assert ok == (fail_at is None)
+    assert len({t for _, _, t in taken}) == 2
+    assert all(lo % codegen.CHUNK == 0 for lo, _, _ in taken)
+    if fail_at is None:
+        step = -(-n // (2 * run.PIECES_PER_WORKER))  # rounded up to whole chunks
+        assert len(taken) == -(-n // (-(-step // codegen.CHUNK) * codegen.CHUNK)) > 2
+        np.testing.assert_array_equal(out, 1)  # each container exactly once
+    else:
+        assert out.max() == 1  # never twice, though pieces after the failure may be left
+
 def test_import_and_first_answer_do_not_load_numba(tmp_path):
     # Numba's import and set-up cost more than interpreting a first call; only the background
     # compilation loads it (kernels/compiled.py).
