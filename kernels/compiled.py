@@ -311,7 +311,10 @@ def _has_avx2() -> bool:
         return "+avx2" in (config.CPU_FEATURES or "").split(",")
     from llvmlite import binding
 
-    return bool(binding.get_host_cpu_features().get("avx2", False))
+    try:
+        return bool(binding.get_host_cpu_features().get("avx2", False))
+    except RuntimeError:  # llvmlite could not read them (some platforms): assume none
+        return False
 
 
 GATHER = _has_avx2()
