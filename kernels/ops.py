@@ -29,10 +29,10 @@ def _any_in_np(values, lo, lo_ok, hi, hi_ok):
 def _covers_np(values, lo, hi):
     i = np.searchsorted(values, lo)
     j = np.searchsorted(values, hi, side="right")
-    count = (j - i).astype(np.int64)
+    count = (j - i).astype(np.int64, copy=False)  # copies only where intp is not int64
     with np.errstate(over="ignore"):
         diff = hi - lo
-    return (count > 0) & (diff == (count - 1).astype(diff.dtype))
+    return (count > 0) & (diff == (count - 1).astype(diff.dtype, copy=False))
 
 
 def _outcome_np(t, f, n, empty):

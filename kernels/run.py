@@ -308,8 +308,11 @@ def _run_batch(program: Program, prepared, backend: str, total: int, decided: di
                 built = (prepared, args)
     if kernel is not None:
         return built if run_kernel(kernel, prepared.n, out, args) else None
+    # A new shape is interpreted while its kernel compiles: its chunks go to the pool too
+    # (median of 12 random new shapes at 1M containers, one run: 113 ms on one thread, 84 on two)
+    pool = _get_pool() if prepared.n >= PARALLEL_MIN and _workers() > 1 else None
     try:
-        out[:] = interpret(program, prepared)
+        out[:] = interpret(program, prepared, pool)
     except LongStrings:
         return None
     return built

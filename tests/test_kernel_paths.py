@@ -234,14 +234,16 @@ def test_interpreter_keys_equal_kernel_keys():
         inputs.short_keys(np.array([0, 8], np.int32), np.zeros(8, np.uint8), 1)
 
 
-@pytest.mark.parametrize("long_at", [0, 5000, 9999])
+@pytest.mark.parametrize("n, long_at", [(10_000, 0), (10_000, 5000), (10_000, 9999),
+                                         (200_000, 140_000)])  # the interpreter's third chunk
 @pytest.mark.parametrize("parallel", [False, True])
-def test_long_string_in_a_keyed_batch_ranks_instead(monkeypatch, long_at, parallel):
-    """A string of 8 bytes or more, anywhere in the batch, makes the kernel (or interpreter)
-    keying strings stop; the batch is prepared again with ranked codes and answers the same."""
+def test_long_string_in_a_keyed_batch_ranks_instead(monkeypatch, n, long_at, parallel):
+    """A string of 8 bytes or more, anywhere in the batch, makes the kernel (or interpreter,
+    on threads too) keying strings stop; the batch is prepared again with ranked codes and
+    answers the same."""
     rng = np.random.default_rng(long_at)
     words = ["a", "b", "k", "ka", "kb", "l", "z"]
-    pick = np.sort(rng.integers(0, len(words), (10_000, 2)), axis=1)
+    pick = np.sort(rng.integers(0, len(words), (n, 2)), axis=1)
     lo = [words[i] for i in pick[:, 0]]
     hi = [words[i] for i in pick[:, 1]]
     hi[long_at] = "kaaaaaaaaa"  # 10 bytes, between ka and kb

@@ -245,6 +245,30 @@ def test_parallel_classify_works_after_fork():
     assert queue.get(timeout=5) is True
 
 
+def test_interpreter_chunks_on_threads_answer_as_on_one(monkeypatch):
+    """Large batches are interpreted chunk by chunk on the pool: the same answer as one thread,
+    and the pool is what ``classify`` uses for them."""
+    from prunekit.kernels import interpret
+
+    pred = pk.PruningPredicate("x > 3 AND (f < 2.5 OR x IN (1, 2, 9))", SCHEMA)
+    stats = pk.Statistics.from_arrow(
+        random_statistics(np.random.default_rng(8), 3 * interpret.CHUNK + 7))
+    batch = stats.table.to_batches()[0]
+    prepared = run.prepare(pred.program, batch, stats.nan_in_bounds, stats.no_nan)
+    alone = interpret.interpret(pred.program, prepared)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        np.testing.assert_array_equal(interpret.interpret(pred.program, prepared, pool), alone)
+    pools = []
+    monkeypatch.setattr(run, "interpret", lambda p, prep, pool=None: pools.append(pool) or
+                        interpret.interpret(p, prep, pool))
+    monkeypatch.setattr(run, "_workers", lambda: 2)
+    monkeypatch.setattr(run, "PARALLEL_MIN", len(stats))
+    np.testing.assert_array_equal(pred.classify(stats, backend="numpy"), alone)
+    monkeypatch.setattr(run, "PARALLEL_MIN", len(stats) + 1)
+    pred.classify(stats, backend="numpy")
+    assert pools[0] is run._get_pool() and pools[1] is None
+
+
 @pytest.mark.parametrize("fail_at", [None, 0, 5])
 def test_threads_share_pieces_of_whole_chunks(monkeypatch, fail_at):
     """Every container is filled by exactly one piece of whole chunks, pieces are taken by
