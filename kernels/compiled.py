@@ -283,6 +283,7 @@ def _keys4(typingctx, offsets, data, i, last, out, j):
                                       ir.Constant(ir.VectorType(_I32, 4), [0] * 4))
         start = builder.select(builder.icmp_signed("<", prev, _splat(0)), _splat(0), prev)
         start = builder.select(builder.icmp_signed(">", start, last), last, start)
+
         def declare(name, arguments, result=_V4):
             return cgutils.get_or_insert_function(builder.module,
                                                   ir.FunctionType(result, arguments), name)

@@ -26,10 +26,11 @@ def _constant(value, dtype) -> np.ndarray:
     return array
 
 
-# An absent statistic, per (its default, a load rather than valid): a slice of one shared array
-# instead of a new one per chunk and step (~5% of interpreting a new shape with many leaves).
-_ABSENT = {(True, True): _constant(True, bool), (True, False): _constant(True, bool),
-           (False, True): _constant(0, np.int64), (False, False): _constant(False, bool)}
+# An absent statistic is a slice of one of these shared arrays, not a new array per chunk and
+# step (~5% of interpreting a new shape with many leaves): True for exactness flags, else 0 for
+# its value and False for its validity.
+_ALL_TRUE, _ALL_ZERO, _ALL_FALSE = (_constant(True, bool), _constant(0, np.int64),
+                                    _constant(False, bool))
 
 
 def interpret(program: Program, prepared: Prepared, pool: Executor | None = None) -> np.ndarray:
@@ -97,7 +98,7 @@ def _interpret_range(program: Program, prepared: Prepared, start: int, stop: int
             data = _window(prepared.slots[args[0]], start, stop)
             default = DEFAULTS.get(slot.stat)
             if data.values is None:
-                value = _ABSENT[bool(default), op == "load"][:n]
+                value = (_ALL_TRUE if default else _ALL_ZERO if op == "load" else _ALL_FALSE)[:n]
             elif op == "valid":
                 value = data.valid_mask(n)
             else:
