@@ -96,7 +96,8 @@ class NewShape:
         self.cache = tempfile.mkdtemp(prefix="prunekit-newshape-")
         os.environ["PRUNEKIT_CACHE_DIR"] = self.cache
         self.stats = statistics(N)
-        # warm: Numba, prunekit's helpers and a first kernel loaded
+        # warm: Numba, prunekit's helpers, a first kernel and (joined below: the kernel
+        # starts loading it) the compiled interpreter
         predicate("Q2").classify(self.stats, backend="numba")
         _join_compiles()
 

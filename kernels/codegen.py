@@ -60,7 +60,7 @@ def kernel(start, stop, out{args}):
 CHUNK = 4096
 
 @functools.lru_cache(maxsize=1)
-def _stamp() -> str:
+def stamp() -> str:
     """Changes with the op spellings, the compiled helpers and Numba's version, so a kernel
     cached by an older prunekit or Numba is never loaded (read without importing Numba)."""
     helpers = Path(__file__).with_name("compiled.py").read_text()  # importing it loads Numba
@@ -208,7 +208,7 @@ def emit(program: Program, layout: tuple, cache: bool = True,
     main = {**lines_of, **{i: [f"s{i} = (a{i}[j] != 0)"] for i in searched}}
     buffers += [f"a{i}" for i in searched]
 
-    lines = [_HEADER.format(stamp=_stamp(), cache=cache, chunk=CHUNK, block=BLOCK,
+    lines = [_HEADER.format(stamp=stamp(), cache=cache, chunk=CHUNK, block=BLOCK,
                             args="".join(", " + a for a in args))]
     lines += before
     # +8: unpack_bits writes whole bytes

@@ -1,7 +1,8 @@
 """The NumPy interpreter: the same program, one array operation per step.
 
-It is the oracle the compiled kernels are tested against, and what answers while a new
-program shape's kernel compiles in the background (``run.py``). It works through the containers
+It is the oracle the compiled kernels and the compiled interpreter are tested against, and
+what answers while a new program shape's kernel compiles in the background (``run.py``) until
+the process has the compiled interpreter (``vm.py``) loaded. It works through the containers
 in chunks (on a thread pool for large batches) and drops each step's array after its last use,
 so its memory stays bounded per chunk rather than growing with steps x containers.
 """
@@ -37,7 +38,7 @@ def interpret(program: Program, prepared: Prepared, pool: Executor | None = None
     """Outcomes (int8) for the ``prepared`` batch; its chunks on ``pool``'s threads if given
     (NumPy releases the GIL inside each array operation)."""
     out = np.empty(prepared.n, np.int8)
-    last_use = _last_uses(program)
+    last_use = last_uses(program)
 
     def fill(start: int) -> None:
         stop = min(prepared.n, start + CHUNK)
@@ -54,7 +55,8 @@ def interpret(program: Program, prepared: Prepared, pool: Executor | None = None
     return out
 
 
-def _last_uses(program: Program) -> list[int]:
+def last_uses(program: Program) -> list[int]:
+    """Per step, the last step that reads it (itself if none does)."""
     last = list(range(len(program.steps)))
     for i, step in enumerate(program.steps):
         if step.op not in ("const", "param", "flag", "load", "valid"):

@@ -25,9 +25,11 @@ import pyarrow as pa
 from prunekit.expr.errors import UnsupportedError
 from prunekit.expr.program import Program
 
+from . import machine
 from .codegen import CHUNK, UNROLL, emit, kernel_args, load_kernel, on_disk
 from .inputs import LongStrings, prepare
 from .interpret import interpret
+from .vmcode import NotAssembled, assemble
 
 _sources: dict[tuple, str] = {}
 
@@ -96,9 +98,12 @@ def _source(key: tuple, program: Program, shape: tuple) -> str:
 
 # ---- first use of a shape ----------------------------------------------------------------
 # Compiling a fused kernel takes 0.2-2 s. A shape seen for the first time (in this process and
-# on disk) is answered by the NumPy interpreter while a background thread compiles its kernel;
-# later calls use the kernel once it is ready. Kernels already in Numba's disk cache load in
-# milliseconds once Numba is set up in the process (see NUMBA_SETUP_S).
+# on disk) is answered by an interpreter while a background thread compiles its kernel; later
+# calls use the kernel once it is ready. The interpreter is the compiled one (``vm.py``) once
+# the process has it loaded (``machine.py``: after its first kernel), else NumPy's. Twelve
+# random shapes of 110-315 steps, 1M containers, one thread: 12-46 ms compiled, 18-106 ms NumPy.
+# Kernels already in Numba's disk cache load in milliseconds once Numba is set up in the
+# process (see NUMBA_SETUP_S).
 # Numba's compile time grows faster than linearly with a kernel's size (a 1,000-term OR took
 # ~40 s); programs beyond this many steps are always interpreted (Q7 of the benchmarks, a
 # 20-leaf tree, has about 420).
@@ -134,6 +139,7 @@ def ready_kernel(program: Program, prepared, args: list, wait: bool, total: int 
         kernel = load_kernel(source)
         kernel(0, 0, np.empty(0, np.int8), *args)  # compile (or load) for these types now
         _ready[key] = kernel
+        machine.start()  # Numba is set up now: the compiled interpreter loads cheaply
         return kernel
     return None
 
@@ -173,6 +179,7 @@ def _build(key: tuple, source: str, args: list) -> None:
         kernel = load_kernel(source)
         kernel(0, 0, np.empty(0, np.int8), *args)
         _ready[key] = kernel
+        machine.start()
     except Exception:  # noqa: BLE001 - the interpreter keeps answering; a later wait=True
         pass  # call compiles in the foreground and reports the error
     finally:
@@ -264,8 +271,9 @@ def evaluate(program: Program, batches: list[pa.RecordBatch], nan_in_bounds: dic
              caches: list[dict] | None = None) -> np.ndarray:
     """Outcomes for every container of ``batches``, in order, as one int8 array.
 
-    ``backend``: ``"auto"`` (the kernel when ready, else the interpreter while it compiles),
-    ``"numba"`` (always the kernel, compiling first if needed) or ``"numpy"``. ``caches``
+    ``backend``: ``"auto"`` (the kernel when ready, else an interpreter while it compiles:
+    the compiled one once loaded, else NumPy's), ``"numba"`` (always the kernel, compiling
+    first if needed), ``"vm"`` (always the compiled interpreter) or ``"numpy"``. ``caches``
     (one dict per batch, kept by the caller with the batches) saves string codes between
     calls."""
     total = sum(b.num_rows for b in batches)
@@ -296,7 +304,7 @@ def _run_batch(program: Program, prepared, backend: str, total: int, decided: di
     """Fill ``out`` for one prepared batch. None if it holds a string too long to key in the
     kernel; else ``(prepared, args)`` when its kernel should be built, or ()."""
     kernel, built = None, ()
-    if backend != "numpy":
+    if backend in ("auto", "numba"):
         args = kernel_args(program, prepared)
         key = _key(program, shape_of(prepared))
         if key in decided:  # decided once per call: never wait on our own compilation
@@ -308,6 +316,16 @@ def _run_batch(program: Program, prepared, backend: str, total: int, decided: di
                 built = (prepared, args)
     if kernel is not None:
         return built if run_kernel(kernel, prepared.n, out, args) else None
+    vm = machine.wait() if backend == "vm" else machine.ready() if backend == "auto" else None
+    if vm is not None:
+        try:
+            call = assemble(program, prepared)
+        except NotAssembled as e:
+            if backend == "vm":
+                raise UnsupportedError(f"the compiled interpreter cannot run this predicate: "
+                                       f"{e}; use backend='auto' or 'numpy'") from None
+        else:
+            return built if run_kernel(vm, prepared.n, out, call.args) else None
     # A new shape is interpreted while its kernel compiles: its chunks go to the pool too
     # (median of 12 random new shapes at 1M containers, one run: 113 ms on one thread, 84 on two)
     pool = _get_pool() if prepared.n >= PARALLEL_MIN and _workers() > 1 else None

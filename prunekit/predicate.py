@@ -199,13 +199,16 @@ class PruningPredicate:
 
         ``backend``: ``"auto"`` runs the compiled kernel for this predicate's shape when it is
         ready (in memory or in the disk cache); the first time a shape is seen it answers with
-        the NumPy interpreter while the kernel compiles in the background. ``"numba"`` always
-        uses the kernel, compiling it first if needed; ``"numpy"`` always interprets. All three
-        give identical outcomes.
+        an interpreter while the kernel compiles in the background: the compiled interpreter
+        once the process has it loaded, else NumPy's. ``"numba"`` always uses the kernel,
+        compiling it first if needed; ``"vm"`` always uses the compiled interpreter (one Numba
+        function for every shape); ``"numpy"`` always interprets with NumPy. All give
+        identical outcomes.
         """
         statistics = self._statistics(statistics)
-        if backend not in ("auto", "numba", "numpy"):
-            raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {backend!r}")
+        if backend not in ("auto", "numba", "vm", "numpy"):
+            raise ValueError(
+                f"backend must be 'auto', 'numba', 'vm' or 'numpy', got {backend!r}")
         try:
             batches, caches = statistics.batches_and_caches()
             return evaluate(self.program, batches, statistics.nan_in_bounds,

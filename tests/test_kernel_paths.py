@@ -1,6 +1,7 @@
 """Kernel specialisations give the interpreter's answers: bit unpacking, flags baked in as
 constants, unrolled IN lists (counting form) and long IN lists (searches that start from the
-previous container's answer). Each test also checks that the path it means is the one taken."""
+previous container's answer). Each test also checks that the path it means is the one taken.
+The compiled interpreter (``vm.py``) answers each case too."""
 
 import numpy as np
 import pyarrow as pa
@@ -31,8 +32,11 @@ def _source(pred: pk.PruningPredicate, stats: pk.Statistics) -> str:
 
 
 def _agree(pred: pk.PruningPredicate, stats: pk.Statistics) -> np.ndarray:
+    """The kernel's answer, checked against the NumPy interpreter and the compiled one (whose
+    lists are searched the same two ways: counted up to 16 elements, else from a hint)."""
     got = pred.classify(stats, backend="numba")
     np.testing.assert_array_equal(got, pred.classify(stats, backend="numpy"))
+    np.testing.assert_array_equal(got, pred.classify(stats, backend="vm"))
     return got
 
 

@@ -104,6 +104,20 @@ def test_numba_kernel_is_sound_and_matches_numpy(example):
     assert_sound(example, compiled, "numba")
 
 
+# ---- (b') the compiled interpreter: equal to the NumPy one, on programs of any size ------------
+# It compiles nothing per shape, so it sees the full-size examples of (a), not (b)'s small ones.
+@settings(max_examples=1500)
+@given(strat.examples())
+def test_compiled_interpreter_matches_numpy(example):
+    pred = pk.PruningPredicate(example.predicate, example.schema)
+    stats = example.statistics()
+    run = pred.classify(stats, backend="vm")
+    interpreted = pred.classify(stats, backend="numpy")
+    assert run.dtype == np.int8
+    assert run.tolist() == interpreted.tolist(), (
+        f"vm {run.tolist()} != numpy {interpreted.tolist()}\n" + example.describe())
+
+
 # ---- (c) SQL round trip: the tree and its rendering give the same outcomes ---------------------
 @settings(max_examples=1000)
 @given(strat.examples(faithful=True))
@@ -386,7 +400,7 @@ EDGE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("backend", ["numpy", "numba"])
+@pytest.mark.parametrize("backend", ["numpy", "numba", "vm"])
 @pytest.mark.parametrize("case", EDGE_CASES, ids=lambda c: c[2] or c[1].sql())
 def test_edge_cases_are_sound(case, backend):
     columns, tree, sql, options, why = case

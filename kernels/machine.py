@@ -1,0 +1,89 @@
+"""The compiled interpreter in a process: loaded once, in the background, and never waited for.
+
+``vm.py`` is compiled once per prunekit and Numba version (13 s on the 2-core VM) and then
+loaded from the disk cache (about 0.1 s once Numba is set up). A process loads it on a
+background thread once it has loaded Numba for a kernel anyway (``run.py`` calls ``start``),
+so it never adds Numba's set-up to a first answer; until it is ready the NumPy interpreter
+answers instead.
+
+>>> kernel = wait()  # compiles it first if this machine never did
+>>> import numpy as np
+>>> kernel(0, 0, np.empty(0, np.int8), *EMPTY)
+0
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from .codegen import load_kernel, on_disk, stamp
+
+# Arguments of the right types and no work: a call with them compiles (or loads) the kernel.
+EMPTY = [np.zeros((0, 7), np.int64), np.zeros((0, 9), np.int64), np.zeros(0, np.float64),
+         np.zeros(0, np.uint64), np.zeros(0, np.int64), np.zeros(0, np.float64),
+         np.zeros(0, np.uint64), np.zeros((0, 2), np.int64), np.zeros(4, np.int64)]
+
+_kernel: list = []  # the loaded kernel, once it has run
+_lock = threading.Lock()
+_started: list = []
+
+
+def _source() -> str:
+    """``vm.py``'s text, stamped with what its compiled code depends on besides itself (the
+    opcodes, the compiled helpers, Numba's version), so a stale cached copy is never loaded."""
+    here = Path(__file__).parent
+    opcodes = hashlib.sha256((here / "vmcode.py").read_bytes()).hexdigest()[:16]
+    return f"# compiled interpreter {stamp()} {opcodes}\n" + (here / "vm.py").read_text()
+
+
+def ready():
+    """The compiled interpreter if this process has it loaded, else None (never blocks)."""
+    return _kernel[0] if _kernel else None
+
+
+def wait():
+    """The compiled interpreter, loading or compiling it now if needed."""
+    with _lock:
+        if not _kernel:
+            kernel = load_kernel(_source())
+            kernel(0, 0, np.empty(0, np.int8), *EMPTY)
+            _kernel.append(kernel)
+    return _kernel[0]
+
+
+def start() -> None:
+    """Load the compiled interpreter on a background thread, once per process.
+
+    The thread is a daemon unless the interpreter is in the disk cache: a short-lived process
+    (the command line) must not wait 13 s at exit for a first compilation it will not use; a
+    long-lived one compiles it once, and later processes load it."""
+    with _lock:
+        if _kernel or _started:
+            return
+        _started.append(True)
+    daemon = not on_disk(_source())
+    threading.Thread(target=_load, daemon=daemon, name="prunekit-compile-vm").start()
+
+
+def _load() -> None:
+    try:
+        wait()
+    except Exception:  # noqa: BLE001 - the NumPy interpreter keeps answering
+        pass
+
+
+def _forget_after_fork() -> None:
+    # A child forked while the thread ran has no thread: let it start one.
+    global _lock
+    _lock = threading.Lock()
+    if not _kernel:
+        _started.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
