@@ -99,7 +99,10 @@ class VMCall:
     whose addresses ``slots`` records, for as long as the call object lives."""
 
     code: np.ndarray  # int64 [instructions, 7]
-    slots: np.ndarray  # int64 [slots, 9]
+    # int64 [slots, 9]: dtype code, address, stride (elements), elements spanned, bitmap
+    # address, bit offset (of the bitmap, and of bit-packed values), bitmap bytes, string data
+    # address, string data bytes
+    slots: np.ndarray
     floats: np.ndarray
     uints: np.ndarray
     lists_i: np.ndarray
@@ -244,8 +247,16 @@ class _Assembler:
             raise NotAssembled("statistics with a stride that is not whole elements")
         bitmap = data.bitmap if data.bitmap is not None else np.zeros(0, np.uint8)
         keys = data.keys_of if data.keys_of is not None else np.zeros(0, np.uint8)
+        n, bits = self.prepared.n, data.bit_offset + self.prepared.n
+        # The VM reads through addresses, without bounds checks: buffers too short for the
+        # batch (which Arrow's validation would refuse) are left to NumPy, which checks.
+        if (len(values) < (n + 1 if code in (KEYS32, KEYS64) else n) and code != BITS
+                or code == BITS and 8 * len(values) < bits
+                or data.bitmap is not None and 8 * len(bitmap) < bits):
+            raise NotAssembled("statistics shorter than the batch")
         self.keep += [values, bitmap, keys]
-        self.slot_rows.append([code, _address(values), stride, len(values), _address(bitmap),
+        span = (len(values) - 1) * stride + 1 if len(values) else 0  # elements, in place
+        self.slot_rows.append([code, _address(values), stride, span, _address(bitmap),
                                data.bit_offset, len(bitmap), _address(keys), len(keys)])
         self.slot_index[k] = len(self.slot_rows) - 1, code
         return self.slot_index[k]

