@@ -24,7 +24,6 @@ import threading
 import time
 
 import prunekit as pk
-from prunekit.kernels import machine
 
 from . import baselines
 from .workload import QUERIES, predicate, sample, statistics
@@ -41,9 +40,6 @@ def fresh(stats: pk.Statistics) -> pk.Statistics:
 
 def compile_for(pred: pk.PruningPredicate, stats: pk.Statistics) -> None:
     pred.classify(sample(stats), backend="numba")  # compiles (or loads) in the foreground
-    # and the compiled interpreter, which loading a kernel starts on a background thread: on
-    # a machine that never compiled it, that takes 13 s of CPU, which must not overlap a timing
-    machine.wait()
 
 
 class _Base:

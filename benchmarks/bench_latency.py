@@ -17,6 +17,7 @@ import threading
 import time
 
 import prunekit as pk
+from prunekit.kernels import machine
 
 from .workload import SCHEMA, TS0, ipc_path, predicate, statistics
 
@@ -96,9 +97,10 @@ class NewShape:
         self.cache = tempfile.mkdtemp(prefix="prunekit-newshape-")
         os.environ["PRUNEKIT_CACHE_DIR"] = self.cache
         self.stats = statistics(N)
-        # warm: Numba, prunekit's helpers, a first kernel and (joined below: the kernel
-        # starts loading it) the compiled interpreter
+        # warm: Numba, prunekit's helpers, a first kernel and the compiled interpreter (which
+        # a process using backend="auto" loads after its first kernel)
         predicate("Q2").classify(self.stats, backend="numba")
+        machine.wait()
         _join_compiles()
 
     def teardown(self):

@@ -2,9 +2,10 @@
 
 ``vm.py`` is compiled once per prunekit and Numba version (13 s on the 2-core VM) and then
 loaded from the disk cache (about 0.1 s once Numba is set up). A process loads it on a
-background thread once it has loaded Numba for a kernel anyway (``run.py`` calls ``start``),
-so it never adds Numba's set-up to a first answer; until it is ready the NumPy interpreter
-answers instead.
+background thread once it has loaded Numba for a kernel anyway, under ``backend="auto"``
+(``run.py`` calls ``start``; a process that asks for the kernels, as Spark executors do, never
+uses it), so it never adds Numba's set-up to a first answer; until it is ready the NumPy
+interpreter answers instead.
 
 >>> kernel = wait()  # compiles it first if this machine never did
 >>> import numpy as np

@@ -139,7 +139,8 @@ def ready_kernel(program: Program, prepared, args: list, wait: bool, total: int 
         kernel = load_kernel(source)
         kernel(0, 0, np.empty(0, np.int8), *args)  # compile (or load) for these types now
         _ready[key] = kernel
-        machine.start()  # Numba is set up now: the compiled interpreter loads cheaply
+        if not wait:  # "auto": Numba is set up now, and the compiled interpreter loads cheaply
+            machine.start()
         return kernel
     return None
 
