@@ -44,7 +44,7 @@ from .vmtypes import List, NotAssembled, Reg, Scalar, Weak, arithmetic_dtype, co
 
 CHUNK = 1024  # containers per pass: a register row is 8 KiB, and the live ones stay in L2
 
-# ---- opcodes (the VM tests them in this order: the most frequent first) --------------------
+# ---- opcodes (the VM dispatches the frequent ones first: AND, OR, NOT, comparisons) ---------
 # Instructions are rows [op, dst, a, b, c, d, e] of register numbers in the files the op names.
 # Run once per call, before the chunks: a register filled with a constant.
 FILL_B, FILL_I, FILL_F, FILL_U = 0, 1, 2, 3  # a: the value (FILL_F, FILL_U: index into a table)
@@ -57,13 +57,13 @@ ADD_I, ADD_F, MUL_I, MUL_F, FLOORDIV_I = range(29, 34)
 WITHIN_I, WITHIN_F = 34, 35  # (a, c) -> b: -c <= a <= c
 MIN_I, MAX_I, MIN_F, MAX_F = range(36, 40)
 TOINT_U, TOFLOAT_I, TOFLOAT_U, TOFLOAT32_I, TOFLOAT32_U, TOFLOAT32_F, B2I = range(40, 47)
+OUTCOME = 50  # b b b b -> the int8 output
 WRAP = 51  # i -> i: back to b bits (c: signed), as NumPy's narrower integer arithmetic wraps
 LT_IU, LE_IU, EQ_IU, LT_UI, LE_UI = range(52, 57)  # int64 against uint64, exactly (as NumPy 2)
 I2U = 57  # i -> u: an unsigned value held in int64 (uint8 .. uint32) as uint64
 # List searches -> b. a: the list; any_in: lo, lo_ok, hi, hi_ok; covers: lo, hi.
 ANY_IN_I, ANY_IN_F, ANY_IN_U, COVERS_I, COVERS_F, COVERS_U = range(60, 66)
 FIRST_SEARCH, LAST_SEARCH = ANY_IN_I, COVERS_U
-OUTCOME = 50  # b b b b -> the int8 output
 
 # What the slot table's first column says about a statistic's values (``slots`` below).
 (I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, BOOL, BITS, KEYS32, KEYS64) = range(14)
@@ -77,14 +77,15 @@ _COMPARE = {("lt", "i"): LT_I, ("le", "i"): LE_I, ("eq", "i"): EQ_I, ("lt", "f")
             ("eq", "u"): EQ_U}
 _MIXED = {("lt", "iu"): LT_IU, ("le", "iu"): LE_IU, ("eq", "iu"): EQ_IU, ("lt", "ui"): LT_UI,
           ("le", "ui"): LE_UI}
-_OUT_DTYPE = {I8: np.int8, I16: np.int16, I32: np.int32, I64: np.int64, U8: np.uint8,
-              U16: np.uint16, U32: np.uint32, U64: np.uint64, F32: np.float32, F64: np.float64,
-              BOOL: np.bool_, BITS: np.int64, KEYS32: np.int64, KEYS64: np.int64}
+# NumPy's dtype of a loaded statistic (bit-packed values read as 0/1, strings as their keys)
+_OUT_DTYPE = {**{code: dtype for dtype, code in _DTYPES.items()},
+              BITS: np.dtype(np.int64), KEYS32: np.dtype(np.int64), KEYS64: np.dtype(np.int64)}
 _FILE_DTYPE = {"b": np.dtype(np.bool_), "i": np.dtype(np.int64), "f": np.dtype(np.float64),
                "u": np.dtype(np.uint64)}
 _ARITHMETIC = {("add", "i"): ADD_I, ("add", "f"): ADD_F, ("mul", "i"): MUL_I,
                ("mul", "f"): MUL_F, ("floordiv", "i"): FLOORDIV_I, ("min2", "i"): MIN_I,
                ("max2", "i"): MAX_I, ("min2", "f"): MIN_F, ("max2", "f"): MAX_F}
+_WIDEN = {("b", "i"): B2I, ("i", "f"): TOFLOAT_I, ("u", "f"): TOFLOAT_U}  # NumPy's casts
 _CONVERSIONS = {("fits_int64", "u"): FITS_INT64, ("toint", "u"): TOINT_U,
                 ("tofloat", "i"): TOFLOAT_I, ("tofloat", "u"): TOFLOAT_U,
                 ("tofloat32", "i"): TOFLOAT32_I, ("tofloat32", "u"): TOFLOAT32_U,
@@ -205,8 +206,7 @@ class _Assembler:
         if isinstance(value, Reg):
             if value.kind == kind:
                 return value.number
-            convert = {("b", "i"): B2I, ("i", "f"): TOFLOAT_I, ("u", "f"): TOFLOAT_U}.get(
-                (value.kind, kind))
+            convert = _WIDEN.get((value.kind, kind))
             if (value.kind, kind) == ("i", "u") and value.dtype.kind == "u":
                 convert = I2U  # uint8 .. uint32, held in int64: never negative
             if convert is None:
@@ -334,7 +334,7 @@ class _Assembler:
             if code != BITS:
                 raise NotAssembled("an exactness flag that is not bit-packed")
             return self.new("b", LOAD_B, row)
-        dtype = np.dtype(_OUT_DTYPE[code])
+        dtype = _OUT_DTYPE[code]
         kind = kind_of(dtype)
         return self.new(kind, _LOAD[kind], row, dtype=dtype)
 
