@@ -288,3 +288,33 @@ def test_kernel_key_numbers_programs_by_value_in_this_process_only():
     del c
     gc.collect()
     assert known not in run._program_ids
+
+
+def test_main_loop_holds_booleans_as_int64_masks():
+    """Every boolean of the main loop is an int64 mask (LLVM packed bools of 64-bit comparisons
+    into 32-bit lanes): comparisons and validity are widened where computed, NOT is ``~``, and
+    a Python bool (flag, exactness flag) or a mask read as a value is converted where used.
+    The answers are the interpreter's, with NULLs, NaN flags, a BOOLEAN column, short and long
+    IN lists."""
+    rng = np.random.default_rng(12)
+    n = 3000
+    lo = rng.integers(0, 100, n).astype(float)
+    lo[rng.random(n) < 0.05] = np.nan
+    table = pa.table({
+        "row_count": pa.array(np.full(n, 5)),
+        "x": _column(lo, lo + rng.integers(0, 9, n), pa.float64(), rng),
+        "b": _column(rng.random(n) < 0.5, rng.random(n) < 0.9, pa.bool_(), rng),
+        "k": _column(*_bounds(rng, n, "clustered"), pa.int64(), rng),
+    })
+    text = ("(x > 50 OR x IS NULL) AND NOT (b = true AND x < 20) "
+            f"OR k IN ({', '.join(str(v) for v in range(3, 20_000, 37))}) "
+            "OR k IN (3, 17, 42)")
+    pred = pk.PruningPredicate(text, {"x": pa.float64(), "b": pa.bool_(), "k": pa.int64()})
+    stats = pk.Statistics.from_arrow(table)
+    source = _source(pred, stats)
+    main = source.split("        for j in range(m):\n")[-1]
+    assert "any_in_from(" in source and "(not " not in main and "~s" in main
+    for line in main.splitlines():
+        if " = (s" in line and any(op in line for op in (" < ", " <= ", " > ", " >= ", " == ")):
+            raise AssertionError(f"a comparison left as a bool: {line.strip()}")
+    assert len(set(_agree(pred, stats).tolist())) > 1
