@@ -1,5 +1,5 @@
 """Short-string keys, both ways the kernels compute them (``compiled.short_string_keys_scalar``
-and, on CPUs with AVX2, ``short_string_keys_gather``): equal to the NumPy oracle
+and, on CPUs with AVX2, ``short_string_keys_vector``): equal to the NumPy oracle
 (``inputs.short_keys``) on valid offsets, "not short" on malformed ones, and never a read outside
 the data buffer, which sits against pages that fault on any access."""
 
@@ -17,13 +17,13 @@ from prunekit.kernels import compiled, inputs
 
 KEYERS = [
     pytest.param(compiled.short_string_keys_scalar, id="scalar"),
-    pytest.param(compiled.short_string_keys_gather, id="gather", marks=pytest.mark.skipif(
-        not compiled.GATHER, reason="this CPU has no AVX2: the gather keys are not used here")),
+    pytest.param(compiled.short_string_keys_vector, id="vector", marks=pytest.mark.skipif(
+        not compiled.VECTOR, reason="this CPU has no AVX2: the vector keys are not used here")),
 ]
 
 
-def test_kernels_use_the_gather_keys_where_the_cpu_has_avx2():
-    expected = compiled.short_string_keys_gather if compiled.GATHER else \
+def test_kernels_use_the_vector_keys_where_the_cpu_has_avx2():
+    expected = compiled.short_string_keys_vector if compiled.VECTOR else \
         compiled.short_string_keys_scalar
     assert compiled.short_string_keys is expected
 
