@@ -215,7 +215,7 @@ def emit(program: Program, layout: tuple, cache: bool = True,
                 lines_of[idx] = [f"{name}, h{idx} = {step.op}_from({', '.join(a)}, h{idx})"]
         elif step.op == "not":
             masks.add(idx)
-            lines_of[idx] = [f"{name} = (~{mask(step.args[0])})"]
+            lines_of[idx] = [f"{name} = {ops.OPS['not'][0].format(mask(step.args[0]))}"]
         elif step.op in ("and", "or"):
             masks.add(idx)
             operands = [mask(a) for a in step.args]

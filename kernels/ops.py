@@ -84,7 +84,7 @@ def _fits_int64(a):
 OPS = {
     "and": (" & ", _nary(np.logical_and)),
     "or": (" | ", _nary(np.logical_or)),
-    "not": ("(not {0})", np.logical_not),
+    "not": ("(~{0})", np.logical_not),  # kernels hold booleans as int64 masks (codegen.py)
     "lt": ("({0} < {1})", np.less),
     "le": ("({0} <= {1})", np.less_equal),
     "gt": ("({0} > {1})", np.greater),
