@@ -250,9 +250,11 @@ class _Assembler:
         n, bits = self.prepared.n, data.bit_offset + self.prepared.n
         # The VM reads through addresses, without bounds checks: buffers too short for the
         # batch (which Arrow's validation would refuse) are left to NumPy, which checks.
-        if (len(values) < (n + 1 if code in (KEYS32, KEYS64) else n) and code != BITS
-                or code == BITS and 8 * len(values) < bits
-                or data.bitmap is not None and 8 * len(bitmap) < bits):
+        if code == BITS:
+            values_short = 8 * len(values) < bits
+        else:  # string offsets: one more than the strings
+            values_short = len(values) < (n + 1 if code in (KEYS32, KEYS64) else n)
+        if values_short or data.bitmap is not None and 8 * len(bitmap) < bits:
             raise NotAssembled("statistics shorter than the batch")
         self.keep += [values, bitmap, keys]
         span = (len(values) - 1) * stride + 1 if len(values) else 0  # elements, in place
