@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import dataclasses
 import decimal
-import math
 
 import pyarrow as pa
 
 from . import bound as b
+from . import coercion as C
 from . import functions
 from . import literals as L
 from . import nodes as n
@@ -30,12 +30,7 @@ from .operands import ColOp, LitOp, OpaqueOp
 from .paths import leaf_key, split_leaf_key
 from .quotient import Quotient, compare_quotient, divide
 from .resolve import resolve, walk_leaves
-
-# Functions known to return non-boolean values (the arithmetic operators among them).
-VALUE_FUNCTIONS = {"+", "-", "*", "/", "%", "div", "||", "&", "|", "^", "abs", "lower", "upper",
-                   "length", "coalesce", "concat", "substring", "substr", "round", "floor",
-                   "ceil", "year", "month", "day", "date_trunc", "to_date"}
-
+from .spark_functions import result_kind
 
 b.BColumn.__repr__ = lambda self: self.sql()  # short reprs in doctests and explain
 
@@ -74,25 +69,81 @@ def bind(root: n.Node, schema: pa.Schema) -> object:
     return with_implied_equalities(as_predicate(result))
 
 
-def as_predicate(x: object) -> object:
-    """An operand used where a boolean is expected: a BOOLEAN column is ``col = TRUE``."""
+# Where Spark casts a value to BOOLEAN in a boolean position, by the value's kind: the modes
+# that do (read off Spark 4.3). A filter and a CASE condition take BOOLEAN only.
+_CAST_TO_BOOLEAN = {
+    ("logic", "string"): "ANSI",  # NOT s, s AND p, s OR p
+    ("is", "string"): "ANSI and legacy",  # s IS TRUE
+    ("is", "numeric"): "legacy",  # x IS NOT FALSE
+}
+
+
+def as_predicate(x: object, where: str = "filter") -> object:
+    """An operand used where a boolean is expected: a BOOLEAN column is ``col = TRUE``; a value
+    is an error unless Spark casts it to BOOLEAN there (``_CAST_TO_BOOLEAN``), which makes an
+    unknown leaf. ``where``: ``"filter"`` (the predicate itself), ``"logic"`` (under NOT, AND,
+    OR), ``"is"`` (``IS [NOT] TRUE/FALSE``) or ``"case"`` (a CASE condition)."""
+    kind = _kind_of(x)
+    if kind not in ("boolean", None):
+        modes = _CAST_TO_BOOLEAN.get((where, kind))
+        shown = _shown_operand(x)
+        if modes is None:
+            raise TypeMismatchError(f"not a boolean predicate: {shown}")
+        return b.Opaque(f"{shown} is cast to BOOLEAN (Spark, {modes} mode)")
     if isinstance(x, functions.Applied):
         return x.as_predicate()
     if isinstance(x, ColOp):
-        if pa.types.is_boolean(x.col.type) and not x.negated and not x.col.convert:
+        if not x.negated and not x.col.convert:
             return b.InRange(x.col, 1, 1)
-        raise TypeMismatchError(f"column {x.col.name!r} of type {x.col.type} is not a boolean")
+        return b.Opaque(f"{x.col.label()} as a boolean")
     if isinstance(x, LitOp):
-        if x.value is None or isinstance(x.value, bool):
-            return b.Const(x.value)
-        raise TypeMismatchError(f"literal {x.value!r} is not a boolean")
-    if isinstance(x, Quotient):
-        raise TypeMismatchError(f"not a boolean predicate: {x.label()}")
+        return b.Const(x.value)
     if isinstance(x, OpaqueOp):
-        if x.boolean is False:
-            raise TypeMismatchError(f"not a boolean predicate: {x.why}")
         return b.Opaque(x.why)
     return x
+
+
+def _kind_of(x: object) -> str | None:
+    """What kind of value an operand is (``spark_functions`` kinds); a bound predicate is a
+    boolean."""
+    if isinstance(x, ColOp):
+        return "numeric" if x.negated else _value_kind(x.col.type)
+    if isinstance(x, LitOp):
+        v = x.value
+        if x.type is not None and v is not None:
+            return _value_kind(x.type)
+        return "boolean" if v is None or isinstance(v, bool) else _value_kind(
+            C.literal_type(v))
+    if isinstance(x, Quotient):
+        return "numeric"
+    if isinstance(x, OpaqueOp):
+        return x.kind
+    if isinstance(x, functions.Applied):
+        t = getattr(x, "type", None)
+        return None if t is None else _value_kind(t)
+    return "boolean"
+
+
+def _value_kind(t: pa.DataType) -> str:
+    k = C.kind(t)
+    if k in ("boolean", "string"):
+        return k
+    if k == "null":
+        return "boolean"  # NULL is a boolean as well as anything else
+    return "numeric" if k in ("integral", "decimal", "float", "double") else "other"
+
+
+def _shown_operand(x: object) -> str:
+    if isinstance(x, ColOp) and not x.negated and isinstance(x.col, b.BColumn) and \
+            not x.col.convert:
+        return f"column {_label(x)} of type {x.col.type}"
+    if isinstance(x, ColOp):
+        return f"{_label(x)} is a {_kind_of(x)} value ({x.col.type})"
+    if isinstance(x, LitOp):
+        return f"literal {_shown(x)}"
+    if isinstance(x, OpaqueOp) and x.text:
+        return f"{x.text} is a {x.kind} value"
+    return getattr(x, "why", None) or _label(x)
 
 
 # ---- comparisons -----------------------------------------------------------------------
@@ -107,7 +158,7 @@ def compare(op: n.Op, left: object, right: object) -> object:
         return _quotient_vs_literal(op, left, right)
     if isinstance(left, functions.Applied) or isinstance(right, functions.Applied):
         if isinstance(right, LitOp):  # f(x) op literal: a predicate on x (functions.py)
-            return left.compare(op, right)
+            return typed_comparison(op, left, right)
         return b.Opaque(getattr(left, "why", None) or right.why)
     for side in (left, right):
         if isinstance(side, OpaqueOp):
@@ -124,9 +175,7 @@ def compare(op: n.Op, left: object, right: object) -> object:
         return b.Const(None)
     if left.col.domain == "none":
         return b.Opaque(f"{left.col.name} has type {left.col.type}, which has no order")
-    if left.negated:
-        return _negated(op, left, right)
-    return _either_reading(op, left.col, right)
+    return typed_comparison(op, left, right)
 
 
 def _quotient_vs_literal(op: n.Op, q: Quotient, lit: LitOp) -> object:
@@ -140,21 +189,120 @@ def _quotient_vs_literal(op: n.Op, q: Quotient, lit: LitOp) -> object:
     return compare_quotient(op, q, lit, _column_vs_literal)
 
 
-def _either_reading(op: n.Op, col: b.BColumn, lit: LitOp) -> object:
-    """``col op lit`` as Spark's ANSI mode reads it, or under either mode where its legacy
-    mode reads the literal (or the column) differently (``literals.legacy_reading``)."""
-    ansi = _column_vs_literal(op, col, clamp(col, L.coerce(lit.value, col.type)))
-    legacy = L.legacy_reading(lit.value, lit.type, col.type)
-    if legacy is not L.SAME:
-        other = b.Const(None) if legacy is None else _column_vs_literal(
-            op, col, L.coerce(legacy, col.type))
-        return b.Either((ansi, other))
-    if lit.type == pa.float32() and _rounds_to_float32(col):
-        # Legacy Spark compares an integer column with a FLOAT in FLOAT: the column rounds.
-        as_float = b.BColumn(col.name, col.stats_type, pa.float32(), "float", ("tofloat32",))
-        return b.Either((ansi, _column_vs_literal(op, as_float, L.coerce(lit.value,
-                                                                          pa.float32()))))
-    return ansi
+def operand_type(x: object) -> pa.DataType:
+    """The Spark type of a value operand: a column (seen through its conversions), or what a
+    function returns."""
+    if isinstance(x, ColOp):
+        return C.spark_type(x.col.type)
+    return C.spark_type(x.type)
+
+
+def typed_comparison(op: n.Op, left: object, lit: LitOp) -> object:
+    """``left op lit`` as Spark types it: per mode, both sides cast to the comparison type
+    (``coercion.comparison_type``); the column read through the cast when it keeps order
+    (else the leaf is unknown), the literal cast as Spark casts it. The modes' readings are
+    one leaf when they agree, else ``Either`` of them; a comparison both modes refuse is an
+    error, one whose literal fails in every mode that reads it is NULL (the query fails)."""
+    if isinstance(left, functions.Applied) and getattr(left, "type", None) is None:
+        return left.compare(op, lit)  # no one type (CASE of predicates): it says why
+    left_t, lit_t = operand_type(left), C.literal_type(lit.value, lit.type)
+    return each_mode(left, left_t, lit, lit_t, lambda t, mode: _reading(
+        op, left, left_t, lit, lit_t, t, mode))
+
+
+def each_mode(left: object, left_t: pa.DataType, lit: LitOp, lit_t: pa.DataType,
+              reading) -> object:
+    """The leaves ``reading(t, mode)`` gives for each Spark mode that accepts comparing
+    ``left`` with ``lit`` (``t`` the comparison type; None: the query fails in that mode),
+    as one leaf (``_one_of``)."""
+    found: list = []
+    accepted = False
+    for mode in C.MODES:
+        t = C.comparison_type(left_t, lit_t, mode)
+        if t is None:
+            continue
+        accepted = True
+        leaf = reading(t, mode)
+        if leaf is not None and leaf not in found:
+            found.append(leaf)
+    if not accepted:
+        raise TypeMismatchError(
+            f"cannot compare {_label(left)} ({left_t}) with {_shown(lit)} ({lit_t}): Spark "
+            "refuses this comparison in both of its modes")
+    return _one_of(found)
+
+
+def _one_of(found: list) -> object:
+    """The leaf of the modes' readings: NULL when none runs (the query fails), one when they
+    agree or are all unknown, else ``Either``."""
+    if not found:
+        return b.Const(None)
+    if len(found) == 1 or all(isinstance(x, b.Opaque) for x in found):
+        return found[0]
+    return b.Either(tuple(found))
+
+
+def _typed_operand(x: object) -> bool:
+    """A value whose Spark type prunekit knows: a column with an order, or a function's
+    result of one type."""
+    if isinstance(x, ColOp):
+        return x.col.domain != "none"
+    return isinstance(x, functions.Applied) and getattr(x, "type", None) is not None
+
+
+def _label(x: object) -> str:
+    if isinstance(x, LitOp):
+        return _shown(x)
+    if isinstance(x, ColOp):
+        return ("-" if x.negated else "") + x.col.label()
+    return getattr(x, "label", None) or type(x).__name__
+
+
+def _shown(lit: LitOp) -> str:
+    from .render import literal_sql
+
+    try:
+        return literal_sql(lit.value, lit.type)
+    except Exception:  # only for messages
+        return repr(lit.value)
+
+
+def _reading(op: n.Op, left: object, left_t: pa.DataType, lit: LitOp, lit_t: pa.DataType,
+             t: pa.DataType, mode: str) -> object | None:
+    """``left op lit`` compared in type ``t`` under ``mode``; None when the literal's cast fails
+    the query in that mode."""
+    if not C.keeps_order(left_t, t):
+        return b.Opaque(f"Spark ({mode} mode) compares {_label(left)} as {t}: a cast that does "
+                        "not keep its order")
+    value = C.cast_literal(lit.value, lit_t, t, mode)
+    if value is C.FAILS:
+        return None
+    if value is C.UNSURE:
+        return b.Opaque(f"prunekit does not work out {_shown(lit)} as {t} as Spark does")
+    if value is None:
+        return b.Const(None)
+    rounds = C.kind(t) == "float" and C.kind(left_t) == "integral" and left_t.bit_width > 16
+    if isinstance(left, functions.Applied):
+        if rounds:  # the function's result is rounded to FLOAT: no threshold on it
+            return b.Opaque(f"Spark ({mode} mode) compares {_label(left)} in FLOAT")
+        return left.compare(op, LitOp(value, t))
+    if left.negated:
+        return _negated(op, left, LitOp(value, t))
+    col = left.col
+    if rounds:
+        col = _as_float32(col)
+        if col is None:
+            return b.Opaque(f"Spark ({mode} mode) compares {_label(left)} in FLOAT")
+    elif C.kind(left_t) == "boolean" and C.kind(t) != "boolean":
+        col = b.BColumn(col.name, col.stats_type, pa.int8(), "int")  # FALSE, TRUE as 0, 1
+    return _column_vs_literal(op, col, clamp(col, L.coerce(value, col.type)))
+
+
+def _as_float32(col: b.BColumn) -> b.BColumn | None:
+    """An integer column as Spark's legacy mode rounds it to FLOAT; None for a computed one."""
+    if not isinstance(col, b.BColumn) or col.convert:
+        return None
+    return b.BColumn(col.name, col.stats_type, pa.float32(), "float", ("tofloat32",))
 
 
 def _rounds_to_float32(col: b.BColumn) -> bool:
@@ -321,49 +469,164 @@ def _same_family(s: pa.DataType, t: pa.DataType) -> bool:
     return False
 
 
-def _fold_literals(op: n.Op, x: LitOp, y: LitOp) -> b.Const:
+def _fold_literals(op: n.Op, x: LitOp, y: LitOp) -> object:
+    """Two literals compared as Spark types them in each mode (``'1' = 1`` is TRUE)."""
     if x.value is None or y.value is None:
         return b.Const(None)
+    tx, ty = C.literal_type(x.value, x.type), C.literal_type(y.value, y.type)
 
-    def key(v: object) -> tuple:  # Spark: NaN equals itself and is above every number
-        if isinstance(v, float) and v != v:
+    def reading(t: pa.DataType, mode: str) -> object | None:
+        u, v = C.cast_literal(x.value, tx, t, mode), C.cast_literal(y.value, ty, t, mode)
+        if C.FAILS in (u, v):
+            return None
+        if C.UNSURE in (u, v):
+            return b.Opaque(f"prunekit does not work out {_shown(x)} {op.value} {_shown(y)} as "
+                            "Spark does")
+        if u is None or v is None:
+            return b.Const(None)
+        return b.Const(_ordered(op, L.coerce(u, t).first, L.coerce(v, t).first))
+
+    return each_mode(x, tx, y, ty, reading)
+
+
+def _ordered(op: n.Op, u: object, v: object) -> bool:
+    """``u op v`` for two values of one domain; NaN equals itself and is above every number."""
+    def key(w: object) -> tuple:
+        if isinstance(w, float) and w != w:
             return (1, 0)
-        return (0, v)
+        return (0, w)
 
-    u, v = key(x.value), key(y.value)
-    try:
-        result = {n.Op.EQ: u == v, n.Op.NE: u != v, n.Op.LT: u < v, n.Op.LE: u <= v,
-                  n.Op.GT: u > v, n.Op.GE: u >= v}[op]
-    except TypeError:
-        raise TypeMismatchError(f"cannot compare {x.value!r} with {y.value!r}") from None
-    return b.Const(bool(result))
+    a, c = key(u), key(v)
+    return bool({n.Op.EQ: a == c, n.Op.NE: a != c, n.Op.LT: a < c, n.Op.LE: a <= c,
+                 n.Op.GT: a > c, n.Op.GE: a >= c}[op])
 
 
 # ---- other predicates ------------------------------------------------------------------
 def _in(node: n.In, kids: tuple) -> object:
+    """``x IN (...)``: Spark casts ``x`` and every element to one type per mode
+    (``coercion.list_type``: a DOUBLE element makes an integer list DOUBLE, so exact elements
+    round first; legacy mode compares a list of strings and numbers as strings), then it is
+    exactly the OR of the equalities in three-valued logic."""
     arg, values = kids[0], kids[1:]
-    if not isinstance(arg, ColOp) or arg.negated or arg.col.domain == "none" or not all(
-            isinstance(v, LitOp) for v in values) or decimal_expression(arg.col):
-        # Exactly OR of equalities in three-valued logic.
-        return b.BOr(tuple(compare(n.Op.EQ, arg, v) for v in values)) if values else b.Const(
-            False)
+    if not values:
+        return b.Const(False)
+    if not _typed_operand(arg):
+        return b.BOr(tuple(compare(n.Op.EQ, arg, v) for v in values))
+    if not all(isinstance(v, LitOp) for v in values):
+        return _in_with_columns(arg, values)
+    arg_t = operand_type(arg)
+    types = [C.literal_type(v.value, v.type) for v in values]
+    found: list = []
+    accepted = False
+    for mode in C.MODES:
+        t = C.list_type([arg_t, *types], mode)
+        if t is None:
+            continue
+        accepted = True
+        leaf = _list_reading(arg, arg_t, values, types, t, mode)
+        if leaf is not None and leaf not in found:
+            found.append(leaf)
+    if not accepted:
+        kinds = sorted(set(map(str, types)))
+        raise TypeMismatchError(f"{_label(arg)} ({arg_t}) IN a list of {kinds}: Spark refuses "
+                                "this list in both of its modes")
+    return _one_of(found)
+
+
+def _in_with_columns(arg: object, values: tuple) -> object:
+    """``x IN (y, 1)``: the OR of its equalities where every operand keeps its values exactly
+    in the list's type (so each equality means what it means alone), else unknown (legacy
+    Spark compares a list holding a string as strings)."""
+    kinds = [operand_type(v) if _typed_operand(v) else C.literal_type(v.value, v.type)
+             if isinstance(v, LitOp) else None for v in (arg, *values)]
+    if None in kinds:
+        return b.Opaque("IN list with an element of unknown type")
+    accepted = False
+    for mode in C.MODES:
+        t = C.list_type(kinds, mode)
+        if t is None:
+            continue
+        accepted = True
+        if not all(C.widens_exactly(k, t) for k in kinds):
+            return b.Opaque(f"Spark ({mode} mode) compares {_label(arg)} IN (...) as {t}")
+    if not accepted:
+        raise TypeMismatchError(f"{_label(arg)} IN a list of "
+                                f"{sorted(set(map(str, kinds[1:])))}: Spark refuses this "
+                                "list in both of its modes")
+    return b.BOr(tuple(compare(n.Op.EQ, arg, v) for v in values))
+
+
+def _list_reading(arg: object, arg_t: pa.DataType, values: tuple, types: list,
+                  t: pa.DataType, mode: str) -> object | None:
+    """The list compared in type ``t`` under ``mode``; None when an element's cast fails the
+    query."""
+    if not C.keeps_order(arg_t, t):
+        if C.kind(t) != "string":
+            return b.Opaque(f"Spark ({mode} mode) compares {_label(arg)} IN (...) as {t}: a "
+                            "cast that does not keep its order")
+        # The list compared as strings (legacy): a row's text equals an element only if the
+        # element read as the row's type equals the row (a value's text reads back as it), so
+        # the row is TRUE at most where that reading is, and may be FALSE anywhere ('01' is
+        # never the text of 1).
+        own, unsure = [], False
+        for v, ty in zip(values, types, strict=True):
+            text = C.cast_literal(v.value, ty, t, mode)  # the element's own text
+            c = text if text is C.UNSURE else C.cast_literal(text, t, arg_t, mode)
+            if c is C.FAILS or c is None and v.value is not None:
+                continue  # text that is no value of the row's type equals no row's text
+            if c is not C.UNSURE and c is not None and C.cast_literal(c, arg_t, t, mode) not in (
+                    text, C.UNSURE):
+                continue  # not the value's own text ('1.5' is never an integer's)
+            unsure = unsure or c is C.UNSURE
+            if c is not C.UNSURE:
+                own.append(LitOp(c, arg_t))
+        if unsure:
+            return b.Opaque(f"Spark ({mode} mode) compares {_label(arg)} IN (...) as strings")
+        if not own:
+            return _false_unless_null(arg)
+        inner = _list_reading(arg, arg_t, tuple(own), [arg_t] * len(own), arg_t, mode)
+        return None if inner is None else b.Either((inner, b.Const(False)))
+    cast = []
+    for v, ty in zip(values, types, strict=True):
+        c = C.cast_literal(v.value, ty, t, mode)
+        if c is C.FAILS:
+            return None
+        cast.append(c)
+    unsure = [b.Opaque(f"prunekit does not work out {_shown(v)} as {t} as Spark does")
+              for v, c in zip(values, cast, strict=True) if c is C.UNSURE]
+    known = [c for c in cast if c is not C.UNSURE]
+    if isinstance(arg, ColOp) and not arg.negated and not decimal_expression(arg.col):
+        leaf = _in_list(arg, arg_t, known, t, mode)
+    else:
+        leaf = b.BOr(tuple(_reading(n.Op.EQ, arg, arg_t, LitOp(c, t), t, t, mode)
+                           for c in known)) if known else b.Const(False)
+    return b.BOr((leaf, *unsure)) if unsure else leaf
+
+
+def _false_unless_null(arg: object) -> object:
+    """FALSE for every row where ``arg`` is not NULL, NULL where it is: ``arg IN (...)`` when
+    no element can equal it."""
+    if isinstance(arg, ColOp):
+        return b.NonNull(arg.col, False)
+    return b.BAnd((_is_null(None, (arg,)), b.Const(None)))
+
+
+def _in_list(arg: ColOp, arg_t: pa.DataType, values: list, t: pa.DataType,
+             mode: str) -> object:
+    """One ``InList`` leaf for the values a column can equal (``Range`` elements apart)."""
     col = arg.col
-    readings = _list_readings(col, values)
-    if readings is not None:
-        as_double = _in(node, (arg, *readings[0]))
-        if len(readings) == 1:
-            return as_double
-        # Legacy FLOAT: each element as compare() reads a FLOAT literal (the column rounds too).
-        return b.Either((as_double, b.BOr(tuple(compare(n.Op.EQ, arg, v) for v in readings[1]))))
+    if C.kind(t) == "float" and C.kind(arg_t) == "integral" and arg_t.bit_width > 16:
+        col = _as_float32(col)
+        if col is None:
+            return b.Opaque(f"Spark ({mode} mode) compares {_label(arg)} in FLOAT")
+    elif C.kind(arg_t) == "boolean" and C.kind(t) != "boolean":
+        col = b.BColumn(col.name, col.stats_type, pa.int8(), "int")
     exact, extra, nan, null = set(), [], False, False
     for v in values:
-        if v.value is None:
+        if v is None:
             null = True
             continue
-        if L.legacy_reading(v.value, v.type, col.type) is not L.SAME:
-            extra.append(_either_reading(n.Op.EQ, col, v))
-            continue
-        c = L.coerce(v.value, col.type)
+        c = L.coerce(v, col.type)
         if isinstance(c, L.Exact) and isinstance(c.value, float) and c.value != c.value:
             nan = True
         elif isinstance(c, L.Exact):
@@ -371,59 +634,7 @@ def _in(node: n.In, kids: tuple) -> object:
         elif isinstance(c, L.Range):
             extra.append(b.InRange(col, c.first, c.last))
     leaf = b.InList(col, tuple(sorted(exact)), nan, null)
-    result = b.BOr((leaf, *extra)) if extra else leaf
-    if not L._is_stringlike(col.type) and any(isinstance(v.value, str) for v in values):
-        # Legacy Spark may compare such a list as strings ('01' never equals 1): a row can
-        # then be FALSE where the numbers say TRUE, never TRUE where they say it cannot be.
-        return b.Either((result, b.Const(False)))
-    return result
-
-
-def _list_readings(col: b.BColumn, values: tuple) -> tuple | None:
-    """The element lists an IN list compares as, where that is not each element as itself.
-
-    Spark compares an IN list in one common type of the column and every element (its
-    ``InConversion``), not element by element. A DOUBLE element makes that type DOUBLE for an
-    exact numeric column, so the exact elements round first: ``c IN (9007199254740993, 1.0E0)``
-    holds for c = 2**53 in both modes (checked against Spark 4.3). A FLOAT element (no DOUBLE)
-    with an integer column gives DOUBLE under ANSI and FLOAT under legacy mode: both readings,
-    whose union is sound under either. ``None``: no element is approximate, or none is exact.
-
-    >>> col = b.BColumn("c", pa.int64(), pa.int64(), "int")
-    >>> _list_readings(col, (LitOp(9007199254740993), LitOp(1.0)))
-    ((LitOp(value=9007199254740992.0, type=DataType(double)), \
-LitOp(value=1.0, type=DataType(double))),)
-    """
-    if not (pa.types.is_integer(col.type) or pa.types.is_decimal(col.type)):
-        return None
-    approx = {_approximate(v) for v in values} - {None}
-    exact = [_approximate(v) is None and not isinstance(v.value, bool)
-             and isinstance(v.value, (int, decimal.Decimal)) for v in values]
-    if not approx or not any(exact):
-        return None
-    as_double = tuple(LitOp(_to_double(v.value), pa.float64()) if e or _approximate(v) else v
-                      for v, e in zip(values, exact, strict=True))
-    if pa.float64() in approx or not pa.types.is_integer(col.type) or col.type == pa.uint64():
-        return (as_double,)
-    as_float = tuple(LitOp(L.round_to_float32(v.value), pa.float32()) if e else v
-                     for v, e in zip(values, exact, strict=True))
-    return (as_double, as_float)
-
-
-def _approximate(v: LitOp) -> pa.DataType | None:
-    """DOUBLE or FLOAT for an approximate literal (a Python float is a DOUBLE), else None."""
-    if v.value is None or isinstance(v.value, str):
-        return None
-    if v.type in (pa.float64(), pa.float32()):
-        return v.type
-    return pa.float64() if v.type is None and isinstance(v.value, float) else None
-
-
-def _to_double(value: object) -> float:
-    try:
-        return float(value)  # correctly rounded from int, Decimal and float32 values alike
-    except OverflowError:
-        return math.copysign(math.inf, value)
+    return b.BOr((leaf, *extra)) if extra else leaf
 
 
 def _between(node: n.Between, kids: tuple) -> object:
@@ -473,7 +684,12 @@ def _startswith(node: n.StartsWith, kids: tuple) -> object:
         return _prefix(arg, prefix.value.encode("utf-8", "surrogatepass"), exact=True)
     if isinstance(prefix.value, bytes):
         return _prefix(arg, prefix.value, exact=True)
-    raise TypeMismatchError(f"startswith prefix must be a string, got {prefix.value!r}")
+    # Spark casts another literal to its text: startswith(s, 1) is startswith(s, '1').
+    text = C.cast_literal(prefix.value, C.literal_type(prefix.value, prefix.type), pa.string(),
+                          C.LEGACY)
+    if not isinstance(text, str):
+        return b.Opaque(f"startswith with the prefix {_shown(prefix)}")
+    return _prefix(arg, text.encode("utf-8"), exact=True)
 
 
 def _prefix(arg: object, prefix: bytes, exact: bool) -> object:
@@ -522,11 +738,25 @@ def _struct_is_null(col: b.BColumn) -> object:
 
 
 def _is_nan(node: n.IsNan, kids: tuple) -> object:
+    """``isnan(x)``: Spark casts a non-float argument to DOUBLE, so a string is NaN when its
+    text reads as NaN (``'nan'``, ``' NaN '``), which no bound of the column decides; an
+    integer, DECIMAL or boolean never is. Never NULL (``isnan(NULL)`` is FALSE)."""
     x = kids[0]
-    if isinstance(x, ColOp) and not x.col.convert:
-        return b.IsNanLeaf(x.col) if x.col.domain == "float" else b.Const(False)
     if isinstance(x, LitOp):
-        return b.Const(isinstance(x.value, float) and x.value != x.value)
+        value = x.value
+        if isinstance(value, str):
+            value = C.cast_literal(value, pa.string(), pa.float64(), C.LEGACY)
+        return b.Const(isinstance(value, float) and value != value)
+    if isinstance(x, ColOp) and not x.col.convert:
+        k = C.kind(x.col.type)
+        if x.col.domain == "float":
+            return b.IsNanLeaf(x.col)
+        if k in ("integral", "decimal", "boolean"):
+            return b.Const(False)
+        if k in ("string", "binary"):
+            return b.BIsBool(b.Opaque(f"isnan({x.col.label()}) casts a string to DOUBLE: "
+                                      "'NaN' is NaN, which bounds do not rule out"), True)
+        raise TypeMismatchError(f"isnan takes a number; {x.col.label()} is {x.col.type}")
     return b.Opaque(getattr(x, "why", "isnan of an expression"))
 
 
@@ -536,6 +766,20 @@ def _distinct(node: n.DistinctFrom, kids: tuple) -> object:
         left, right = right, left
     if isinstance(right, LitOp) and right.value is None:  # x IS DISTINCT FROM NULL
         return b.BNot(_is_null(node, (left,)))
+    if isinstance(right, LitOp) and _typed_operand(left):
+        # x IS DISTINCT FROM c == (x = c) IS NOT TRUE, in each mode; where c is NULL in a mode
+        # (legacy: text that is no value of x's type), x IS NOT NULL.
+        left_t, lit_t = operand_type(left), C.literal_type(right.value, right.type)
+
+        def reading(t: pa.DataType, mode: str) -> object:
+            eq = _reading(n.Op.EQ, left, left_t, right, lit_t, t, mode)
+            if eq is None:
+                return None
+            if eq == b.Const(None):
+                return b.BNot(_is_null(node, (left,)))
+            return b.BNot(b.BIsBool(as_predicate(eq), True))
+
+        return each_mode(left, left_t, right, lit_t, reading)
     eq = b.BIsBool(as_predicate(compare(n.Op.EQ, left, right)), True)
     if isinstance(right, LitOp):  # x IS DISTINCT FROM c  ==  (x = c) IS NOT TRUE
         if isinstance(left, LitOp) and left.value is None:
@@ -552,11 +796,11 @@ def _cast(node: n.Cast, kids: tuple) -> object:
     if not isinstance(x, ColOp) or x.negated or x.col.convert or not isinstance(x.col,
                                                                                  b.BColumn):
         return OpaqueOp(getattr(x, "why", f"CAST of an expression to {node.to}"),
-                        boolean=pa.types.is_boolean(node.to))
+                        kind=_value_kind(node.to))
     converted = cast_column(x.col, node.to)
     if converted is None:
         return OpaqueOp(f"CAST({x.col.name} AS {node.to}) does not preserve order",
-                        boolean=pa.types.is_boolean(node.to))
+                        kind=_value_kind(node.to))
     return ColOp(converted)
 
 
@@ -615,7 +859,7 @@ def _neg(node: n.Neg, kids: tuple) -> object:
         return ColOp(extend(x.col, steps_of(x.col), x.col.type, (("mul", -1),)))
     if isinstance(x, ColOp):
         return ColOp(x.col, not x.negated)
-    return OpaqueOp(getattr(x, "why", "negation of an expression"), boolean=False)
+    return OpaqueOp(getattr(x, "why", "negation of an expression"), kind="numeric")
 
 
 
@@ -631,12 +875,28 @@ def _func(node: n.Func, kids: tuple) -> object:
     got = functions.bind_call(node, kids)  # the whitelist of monotone functions, CASE
     if got is not None:
         return got
-    returns_value = node.name in VALUE_FUNCTIONS
-    return OpaqueOp(functions.why_not(node, kids), boolean=False if returns_value else None)
+    kind = _kind_by_arguments(node.name, kids) if node.name in _BY_ARGUMENTS else \
+        result_kind(node.name)
+    return OpaqueOp(functions.why_not(node, kids), kind=kind, text=node.display())
+
+
+# Spark functions whose result has the type their value arguments share (by position).
+_BY_ARGUMENTS = {"coalesce": 0, "nvl": 0, "ifnull": 0, "greatest": 0, "least": 0,
+                 "nullif": 0, "if": 1, "nvl2": 1}
+
+
+def _kind_by_arguments(name: str, kids: tuple) -> str | None:
+    """The kind of ``coalesce(a, b)`` and the like: a boolean (or unknown) where an argument
+    may be one, else a value."""
+    kinds = {_kind_of(k) for k in kids[_BY_ARGUMENTS[name]:]
+             if not (isinstance(k, LitOp) and k.value is None)}
+    if None in kinds or kinds == {"boolean"}:
+        return None
+    return kinds.pop() if len(kinds) == 1 else "other"  # mixed: no boolean comes of it
 
 
 def _not(node: n.Not, kids: tuple) -> object:
-    return b.BNot(as_predicate(kids[0]))
+    return b.BNot(as_predicate(kids[0], "logic"))
 
 
 def _and(node: n.And, kids: tuple) -> object:
@@ -649,7 +909,7 @@ def _flat(kind: type, kids: tuple) -> tuple:
     folding and implied equalities see one conjunction (and read the same statistics)."""
     out: list = []
     for k in kids:
-        p = as_predicate(k)
+        p = as_predicate(k, "logic")
         out.extend(p.args if isinstance(p, kind) else (p,))
     return tuple(out)
 
@@ -728,7 +988,7 @@ def _or(node: n.Or, kids: tuple) -> object:
 
 
 def _is_bool(node: n.IsBool, kids: tuple) -> object:
-    return b.BIsBool(as_predicate(kids[0]), node.value)
+    return b.BIsBool(as_predicate(kids[0], "is"), node.value)
 
 
 _BIND = {

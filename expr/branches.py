@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from . import bind as B
 from . import bound as b
+from . import coercion as C
 from . import functions as F
 from . import literals as L
 from . import nodes as n
@@ -22,10 +23,34 @@ from .errors import TypeMismatchError
 
 def _value_type(x: object) -> pa.DataType | None:
     if isinstance(x, B.ColOp):
-        return x.col.type
+        return C.spark_type(x.col.type)
     if isinstance(x, F.Monotone):
-        return x.type
+        return C.spark_type(x.type)
     return None
+
+
+def branch_type(typed: list[pa.DataType], lits: list[B.LitOp]) -> pa.DataType | None:
+    """Spark's type of CASE (or coalesce) branches: the one type both modes widen them to
+    (``coercion.list_type``), when every typed branch keeps its values exactly in it and every
+    literal branch reads as the same value of it in both modes; else None (unknown).
+
+    >>> branch_type([pa.int32()], [B.LitOp(1)]), branch_type([pa.int32()], [B.LitOp("1")])
+    (DataType(int32), None)
+    """
+    lit_types = [C.literal_type(v.value, v.type) for v in lits]
+    found = {C.list_type([*typed, *lit_types], mode) for mode in C.MODES} - {None}
+    if len(found) != 1:
+        return None  # the modes differ (legacy: a string among numbers makes all strings)
+    t = found.pop()
+    if not all(C.widens_exactly(u, t) for u in typed):
+        return None
+    for v, lt in zip(lits, lit_types, strict=True):
+        if v.value is None:
+            continue
+        cast = {repr(C.cast_literal(v.value, lt, t, mode)) for mode in C.MODES}
+        if len(cast) != 1 or not _fits(v, t):
+            return None
+    return t
 
 
 def _const_truth(op: n.Op, value: object, c: L.Coerced) -> bool:
@@ -44,12 +69,10 @@ def _const_truth(op: n.Op, value: object, c: L.Coerced) -> bool:
 
 
 def _literal_branch(op: n.Op, value: B.LitOp, t: pa.DataType, lit: B.LitOp) -> object:
-    """A constant branch compared with the literal, in the branch type ``t``; None when the
-    engine's modes could read it differently."""
+    """A constant branch compared with the literal (already cast by the comparison), in the
+    branch type ``t``."""
     if value.value is None:
         return b.Const(None)
-    if L.legacy_reading(lit.value, lit.type, t) is not L.SAME:
-        return None
     placed = L.coerce(value.value, t)
     if op is n.Op.NE:
         return b.Const(not _const_truth(n.Op.EQ, placed.first, L.coerce(lit.value, t)))
@@ -57,10 +80,11 @@ def _literal_branch(op: n.Op, value: B.LitOp, t: pa.DataType, lit: B.LitOp) -> o
 
 
 def _fits(value: B.LitOp, t: pa.DataType) -> bool:
-    """The literal is exactly a value of ``t`` (so the branch type is ``t`` in Spark)."""
+    """The literal is exactly a value of ``t``."""
     if value.value is None:
         return True
-    if isinstance(value.value, bool) != pa.types.is_boolean(t):
+    if isinstance(value.value, bool) != pa.types.is_boolean(t) or isinstance(
+            value.value, str) != (C.kind(t) == "string"):
         return False
     try:
         return isinstance(L.coerce(value.value, t), L.Exact)
@@ -84,9 +108,6 @@ class Coalesce(F.Applied):
         if lit.value is None:
             return b.Const(None)
         branch = _literal_branch(op, self.const, self.type, lit)
-        if branch is None:
-            return b.Opaque("coalesce(...) compared with a literal Spark's modes read "
-                            "differently")
         # x op lit is NULL exactly where x is, and there the constant decides: c op lit FALSE
         # gives (x op lit) IS TRUE, TRUE gives NOT (x op lit) IS FALSE. One node, so the
         # lattice keeps NULL rows and the others apart.
@@ -99,7 +120,7 @@ class Coalesce(F.Applied):
     def as_predicate(self) -> object:
         if not isinstance(self.const.value, bool):
             raise TypeMismatchError(f"coalesce(..., {self.const.value!r}) is not a boolean")
-        inner = B.as_predicate(self.arg)
+        inner = B.as_predicate(self.arg, "logic")
         return b.BNot(b.BIsBool(inner, False)) if self.const.value else b.BIsBool(inner, True)
 
 
@@ -142,9 +163,7 @@ class Case(F.Applied):
 
         def branch(v: object) -> object:
             if isinstance(v, B.LitOp):
-                got = _literal_branch(op, v, self.type, lit)
-                return b.Opaque("CASE branch Spark's modes read differently") if got is None \
-                    else got
+                return _literal_branch(op, v, self.type, lit)
             return B.as_predicate(B.compare(op, v, lit))
 
         return self._each(branch)
@@ -159,35 +178,16 @@ class Case(F.Applied):
 def case(kids: tuple) -> F.Applied | None:
     """``if(c, a, b)`` (CASE arrives from sql.py as nested ifs): flattened, typed."""
     cond, then, other = kids
-    conds, values = [B.as_predicate(cond)], [then]
+    conds, values = [B.as_predicate(cond, "case")], [then]
     if isinstance(other, Case):
         conds += other.conds
         values += other.values
     else:
         values.append(other)
     typed = [_value_type(v) for v in values if not isinstance(v, B.LitOp)]
-    lits = [v for v in values if isinstance(v, B.LitOp) and v.value is not None]
-    if None in typed:  # a predicate or an unknown value among the branches
-        t = None
-    elif typed:
-        t = typed[0]
-        if any(u != t for u in typed):  # Spark widens to a common type: only integers agree
-            ints = all(pa.types.is_signed_integer(u) for u in typed)
-            t = max(typed, key=lambda u: u.bit_width) if ints else None
-    else:
-        t = _literal_type(lits)
-    if t is not None and not all(_fits(v, t) for v in lits):
-        t = None
+    lits = [v for v in values if isinstance(v, B.LitOp)]
+    t = None if None in typed else branch_type(typed, lits)  # None: a predicate among them
     return Case(tuple(conds), tuple(values), t)
-
-
-def _literal_type(lits: list) -> pa.DataType | None:
-    """The type of CASE branches that are all literals of one kind, or None."""
-    kinds = {type(v.value) for v in lits}
-    if len(kinds) != 1 or any(v.type is not None for v in lits):
-        return None
-    kind = kinds.pop()
-    return {int: pa.int64(), float: pa.float64(), str: pa.string(), bool: pa.bool_()}.get(kind)
 
 
 def coalesce(kids: tuple) -> object | None:
@@ -197,6 +197,7 @@ def coalesce(kids: tuple) -> object | None:
     if c.value is None:
         return x  # coalesce(x, NULL) is x
     t = _value_type(x)
-    if t is None or not _fits(c, t):
+    t = None if t is None else branch_type([t], [c])
+    if t is None:
         return None
     return Coalesce(x, c, t)

@@ -103,13 +103,8 @@ class Monotone(Applied):
         shown = f"{self.label} {op.value} {_shown(lit)}"
         if self.utc:
             shown += UTC_NOTE
-        legacy = L.legacy_reading(lit.value, lit.type, self.type)
-        ansi = self._placed(op, L.coerce(lit.value, self.type))
-        if legacy is not L.SAME:
-            other = b.Const(None) if legacy is None else self._placed(
-                op, L.coerce(legacy, self.type))
-            ansi = b.Either((ansi, other))
-        return b.Rewritten(ansi, shown)
+        # The literal is already cast to the comparison's type (bind.typed_comparison).
+        return b.Rewritten(self._placed(op, L.coerce(lit.value, self.type)), shown)
 
     def _placed(self, op: n.Op, c: L.Coerced) -> object:
         col = self.arg.col
@@ -305,8 +300,9 @@ op='ge', value=b'ac')))), text="left(s, 2) = 'ab'")
             shown = f"{name}({kids[0].col.label()}, " + (
                 f"{start}, " if name == "substring" else "") + f"{length})"
             return _prefix_of(kids[0], length, shown)
-        if name == "substring" and k == 2 and start in (0, 1):
-            return kids[0]  # the whole string
+        if name == "substring" and k == 2 and start in (0, 1) and not kids[0].negated and \
+                isinstance(kids[0].col, b.BColumn) and B._is_text(kids[0].col.type):
+            return kids[0]  # the whole string (another type is cast to its text)
     return None
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import math
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -276,13 +275,11 @@ def _micros_since_epoch(value: dt.datetime, naive_column: bool) -> int:
 
 
 def _parse_temporal_text(text: str, t: pa.DataType) -> dt.date | dt.datetime:
-    try:
-        if pa.types.is_date(t) and len(text.strip()) <= 10:
-            return dt.date.fromisoformat(text.strip())
-        parsed = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise TypeMismatchError(f"literal {text!r} is not a valid {t} value") from None
-    return parsed
+    """A date or timestamp written as text, read as Spark casts it to ``t``."""
+    got = _cast_text(text, pa.date32() if pa.types.is_date(t) else t)
+    if got is None:
+        raise TypeMismatchError(f"literal {text!r} is not a valid {t} value")
+    return got
 
 
 def cast_literal(value: object, to: pa.DataType | None) -> object:
@@ -295,6 +292,8 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
     """
     if to is None or value is None:
         return value
+    if isinstance(value, str) and not _is_stringlike(to) and not pa.types.is_decimal(to):
+        return _cast_text(value, to)
     try:
         if pa.types.is_floating(to):
             if to == pa.float32():  # the FLOAT nearest the value; beyond its range, +-inf
@@ -320,19 +319,16 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
             digits = len(rounded.as_tuple().digits)
             return rounded if digits <= to.precision or rounded == 0 else None
         if pa.types.is_integer(to):
-            if isinstance(value, str):
-                value = decimal.Decimal(value.strip())
             if isinstance(value, float) and not math.isfinite(value):
                 raise ValueError(f"{value} is not an integer")
+            lo, hi = int_range(to)
+            if not lo <= int(value) <= hi:  # legacy Spark wraps, ANSI fails: not guessed
+                raise ValueError(f"{value} is beyond {to}")
             return int(value)  # Spark truncates toward zero
         if pa.types.is_date(to):
-            if isinstance(value, str):
-                return dt.date.fromisoformat(value.strip()[:10])
             if isinstance(value, dt.datetime):
                 return value.astimezone(dt.timezone.utc).date() if value.tzinfo else value.date()
         if pa.types.is_timestamp(to):
-            if isinstance(value, str):
-                return _timestamp(value.strip(), naive=to.tz is None)
             if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
                 value = dt.datetime(value.year, value.month, value.day)
             if isinstance(value, dt.datetime) and to.tz and value.tzinfo is None:
@@ -340,8 +336,6 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
         if pa.types.is_string(to) or pa.types.is_large_string(to):
             return value if isinstance(value, str) else str(value)
         if pa.types.is_boolean(to):
-            if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-                return value.strip().lower() == "true"
             if isinstance(value, (bool, int)):
                 return bool(value)
             raise ValueError(f"{value!r} is not a boolean")
@@ -350,19 +344,39 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
     return value
 
 
-# ---- Spark's legacy (non-ANSI) readings ---------------------------------------------------
-class _Same:
-    def __repr__(self) -> str:
-        return "SAME"
+def _cast_text(text: str, to: pa.DataType) -> object:
+    """``CAST('...' AS to)`` in Spark's grammar (``text_casts``): text that is no value of
+    ``to`` is NULL (legacy mode; ANSI fails the query, so NULL is never a wrong answer)."""
+    from . import text_casts as tc
+
+    if pa.types.is_integer(to):
+        got = tc.to_integral(text, 64, ansi=False)
+        lo, hi = int_range(to)
+        if isinstance(got, int) and not lo <= got <= hi:
+            got = tc.INVALID
+    elif pa.types.is_float32(to):
+        got = tc.to_real(text)
+        got = round_to_float32(got) if isinstance(got, Fraction) else got
+    elif pa.types.is_floating(to):
+        got = tc.to_double(text)
+    elif pa.types.is_date(to):
+        got = tc.to_date(text)
+    elif pa.types.is_timestamp(to):
+        got = tc.to_timestamp(text, ntz=to.tz is None)
+    elif pa.types.is_boolean(to):
+        got = tc.to_boolean(text)
+    else:
+        raise TypeMismatchError(f"cannot cast {text!r} to {to}")
+    if got is tc.UNSURE:
+        raise TypeMismatchError(
+            f"prunekit does not read {text!r} as {to} the way Spark does (a time without a "
+            "date, a named time zone, a year beyond 9999): write it in full")
+    return None if got is tc.INVALID else got
 
 
-SAME = _Same()  # legacy_reading's answer when both modes read the literal alike
-
+# ---- FLOAT ----------------------------------------------------------------------------------
 _F32_MAX = Fraction(float(np.finfo(np.float32).max))
 _F32_OVERFLOW = _F32_MAX + Fraction(2**103)  # FLOAT's max plus half its last step rounds to inf
-_LEGACY_INT_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)")
-# Spark has no unsigned types: it reads uint8/16/32 as SMALLINT/INT/BIGINT (uint64 as DECIMAL).
-_SPARK_INT = {pa.uint8(): pa.int16(), pa.uint16(): pa.int32(), pa.uint32(): pa.int64()}
 
 
 def round_to_float32(x: int | Fraction | decimal.Decimal) -> float:
@@ -374,66 +388,10 @@ def round_to_float32(x: int | Fraction | decimal.Decimal) -> float:
     """
     x = Fraction(x)
     if abs(x) >= _F32_OVERFLOW:
-        return math.copysign(math.inf, x)
-    f = np.float32(float(x))  # at most one FLOAT step from the answer
-    with np.errstate(over="ignore"):
+        return math.inf if x > 0 else -math.inf
+    with np.errstate(over="ignore"):  # just below the threshold a double may round to inf
+        f = np.float32(float(x))  # at most one FLOAT step from the answer
         near = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
     near = [c for c in near if np.isfinite(c)]
     return float(min(near, key=lambda c: (abs(Fraction(float(c)) - x),
                                           int(np.float32(c).view(np.uint32)) & 1)))
-
-
-def legacy_reading(value: object, lit_type: pa.DataType | None, col_type: pa.DataType) -> object:
-    """The literal as Spark's legacy mode (``spark.sql.ansi.enabled=false``, the default before
-    Spark 4) compares it with a column of ``col_type``, when that differs from the ANSI reading
-    ``coerce`` places; ``SAME`` when both read it alike. ``None`` means the comparison is NULL.
-
-    Checked against Spark 4.3 in both modes: legacy Spark compares an INT/BIGINT literal with a
-    FLOAT column in FLOAT (ANSI: DOUBLE), casts a string to a FLOAT column's type (ANSI:
-    DOUBLE), and casts a string to an integer column's type, truncating decimals and giving
-    NULL beyond its range (ANSI: BIGINT, an error unless integral).
-
-    >>> legacy_reading(16777217, None, pa.float32()), legacy_reading("1.9", None, pa.int32())
-    (16777216.0, 1)
-    >>> legacy_reading("300", None, pa.int8()) is None, legacy_reading(5, None, pa.float32())
-    (True, SAME)
-    """
-    if isinstance(value, bool) or value is None:
-        return SAME
-    if col_type == pa.float32():
-        if isinstance(value, int) and (lit_type is None or pa.types.is_integer(lit_type)) and (
-                -(2**63) <= value < 2**63):
-            exact = Fraction(value)
-        elif isinstance(value, str):
-            try:
-                d = decimal.Decimal(value.strip())
-            except decimal.InvalidOperation:
-                return SAME  # not a number: coerce() reports it
-            if not d.is_finite():
-                return SAME
-            exact = Fraction(d)
-        else:
-            return SAME
-        rounded = round_to_float32(exact)
-        return SAME if math.isfinite(rounded) and Fraction(rounded) == exact else rounded
-    if isinstance(value, str) and pa.types.is_integer(col_type) and col_type != pa.uint64():
-        text = value.strip()
-        if not _LEGACY_INT_TEXT.fullmatch(text):
-            return SAME  # not a number: coerce() reports it (legacy Spark would give NULL)
-        d = decimal.Decimal(text)
-        truncated = int(d)  # toward zero, as Spark's string-to-integer cast
-        lo, hi = int_range(_SPARK_INT.get(col_type, col_type))
-        if not lo <= truncated <= hi:
-            return None
-        return SAME if truncated == d and int_range(col_type)[0] <= truncated <= int_range(
-            col_type)[1] else truncated
-    return SAME
-
-
-def _timestamp(text: str, naive: bool) -> dt.datetime:
-    """A timestamp literal. Without an offset it is read as UTC (TIMESTAMP) or wall-clock time
-    (TIMESTAMP_NTZ); prunekit has no session time zone."""
-    value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    if naive:
-        return value.replace(tzinfo=None)
-    return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)

@@ -25,4 +25,7 @@ class LitOp:
 @dataclass(frozen=True)
 class OpaqueOp:
     why: str
-    boolean: bool | None = None  # False: known not to be a boolean (x + 1, CAST(x AS INT))
+    # What Spark's typing makes it, as spark_functions names kinds: "boolean", "numeric",
+    # "string", "other" (x + 1 is "numeric"), or None when prunekit cannot tell.
+    kind: str | None = None
+    text: str = ""  # the expression as SQL, for errors

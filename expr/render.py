@@ -21,7 +21,7 @@ from .errors import UnsupportedError
 from .literals import unscaled_to_decimal
 from .paths import split_leaf_key
 
-_INFIX = {"+", "-", "*", "/", "%", "div", "||", "&", "|", "^"}  # sql.py's value operators
+_INFIX = {"+", "-", "*", "/", "%", "div", "||", "&", "|", "^", "<<", ">>"}  # sql.py's operators
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _RESERVED = {"and", "or", "not", "null", "true", "false", "is", "in", "like", "between", "case"}
 
@@ -198,6 +198,8 @@ def to_sql(root: n.Node, strict: bool = True) -> str:
             return f"-{kids[0]}" if isinstance(c[0], n.Column) else f"-({kids[0]})"
         if isinstance(node, n.Func) and node.name in _INFIX and len(kids) == 2:
             return f"({kids[0]} {node.name.upper()} {kids[1]})"  # parenthesised: no precedence
+        if isinstance(node, n.Func) and node.name == "~" and len(kids) == 1:
+            return f"~({kids[0]})"
         if isinstance(node, n.Func):
             return f"{node.name}({', '.join(kids)})"
         raise TypeError(f"cannot render {type(node).__name__}")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import decimal
 import functools
+import re
 import sys
 import threading
 
@@ -49,7 +50,12 @@ _NOT_AN_EXPRESSION = (exp.Alias, exp.Query, exp.Star, exp.Command, exp.Create, e
 # type error, not an unknown leaf.
 _VALUE_OPERATORS = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%",
                     exp.IntDiv: "div", exp.DPipe: "||", exp.BitwiseAnd: "&",
-                    exp.BitwiseOr: "|", exp.BitwiseXor: "^"}
+                    exp.BitwiseOr: "|", exp.BitwiseXor: "^", exp.BitwiseLeftShift: "<<",
+                    exp.BitwiseRightShift: ">>", exp.BitwiseNot: "~"}
+
+# sqlglot nodes Spark spells as operators, by the name of Spark's function.
+_PREDICATE_OPERATORS = {"regexplike": "rlike", "ilike": "ilike", "like": "like",
+                        "similarto": "similarto"}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -271,8 +277,28 @@ def _build(e: exp.Expression, kids: tuple[n.Node, ...]) -> n.Node:
         return n.Func(name, kids)
     if type(e) in _VALUE_OPERATORS:
         return n.Func(_VALUE_OPERATORS[type(e)], kids)
-    # Anything else is accepted and weakens only its own leaf (SEMANTICS.md §5).
-    return n.Func(e.key, kids)
+    # Anything else is accepted and weakens only its own leaf (SEMANTICS.md §5), named as
+    # Spark names it, so that bind knows whether it can be a predicate.
+    return n.Func(_spark_name(e), kids)
+
+
+def _spark_name(e: exp.Expression) -> str:
+    """The name of Spark's function for a sqlglot node (``TsOrDsAdd`` is ``date_add``).
+
+    >>> _spark_name(sqlglot.parse_one("date_add(d, 1)", read="spark"))
+    'date_add'
+    """
+    if e.key in _PREDICATE_OPERATORS:
+        return _PREDICATE_OPERATORS[e.key]
+    if isinstance(e, exp.Func):
+        try:
+            text = e.sql(dialect="spark")
+        except Exception:  # a node sqlglot cannot write back: its own name will do
+            return e.key
+        m = re.match(r"([A-Za-z_][A-Za-z0-9_]*)\s*(\(|$)", text)
+        if m:
+            return m.group(1).lower()
+    return e.key
 
 
 def _unit(e: exp.Expression) -> str | None:

@@ -170,8 +170,10 @@ CASES = [
     (I64, [4, 5], "if(x > 2, x > 3, false)", ALL, "if() as a predicate"),
     (I64, [2, 5], "if(x > 2, x > 3, false)", MAYBE, "2 takes the FALSE branch"),
     (I64, [2, 5], "NOT CASE WHEN x > 2 THEN NULL ELSE false END", MAYBE, "NULL stays NULL"),
-    (I64, [1, 2], "CASE WHEN x > 5 THEN 1 ELSE 0.5 END = 0.5", MAYBE,
-     "branches of two kinds (INT, DECIMAL) are not typed by prunekit: unknown"),
+    (I64, [1, 2], "CASE WHEN x > 5 THEN 1 ELSE 0.5 END = 0.5", ALL,
+     "INT and DECIMAL(1,1) branches are DECIMAL(11,1) in Spark: 0.5 exactly"),
+    (I64, [1, 2], "CASE WHEN x > 5 THEN x ELSE '2' END = 2", MAYBE,
+     "legacy Spark makes BIGINT and STRING branches a STRING, ANSI a BIGINT: unknown"),
     # not on the whitelist
     (I64, [1, 2], "abs(x) > 5", MAYBE, "abs is not monotone"),
     (STR, ["a"], "lower(x) = 'b'", MAYBE, "lower is not monotone"),

@@ -1,0 +1,388 @@
+"""Spark's implicit casts, as prunekit reasons with them (SEMANTICS.md §2: rows follow Spark).
+
+Before Spark runs a comparison whose sides have different types it casts both to one common
+type, and its two modes choose that type differently: ANSI mode (the default since Spark 4) and
+legacy mode (``spark.sql.ansi.enabled=false``). prunekit cannot know the mode, so it reads a
+comparison once per mode that accepts it (``bound.Either`` takes the union of the readings,
+sound under both), and refuses a comparison both modes refuse.
+
+What the common type means for pruning: the column is seen through its cast, which is usable
+only when the cast keeps the column's order (``keeps_order``: ``INT`` as ``BIGINT`` or
+``DOUBLE``, a date as a timestamp); a string column cast to a number, a date or a boolean does
+not (``'10' < '9'`` as strings, 10 > 9 as numbers), so that comparison is unknown for every
+container, never folded. The literal is cast as Spark casts it (``cast_literal``), so a string
+that is not a number is NULL in legacy mode and fails the query under ANSI.
+
+Types are named by Arrow types: ``spark_type`` maps a column's Arrow type to the one Spark
+reads it as, ``literal_type`` gives a literal's. The rules were read off Spark 4.3's analysed
+plans in both modes (``tests/test_spark_typing.py`` checks their outcomes in Spark).
+
+>>> comparison_type(pa.int32(), pa.string(), ANSI), comparison_type(pa.int32(), pa.string(), LEGACY)
+(DataType(int64), DataType(int32))
+>>> comparison_type(pa.string(), pa.int32(), ANSI), keeps_order(pa.string(), pa.int64())
+(DataType(int64), False)
+>>> comparison_type(pa.date32(), pa.int32(), LEGACY) is None   # refused in both modes
+True
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import math
+from fractions import Fraction
+
+import pyarrow as pa
+
+from . import text_casts as tc
+
+ANSI, LEGACY = "ansi", "legacy"
+MODES = (ANSI, LEGACY)
+
+TIMESTAMP = pa.timestamp("us", tz="UTC")
+TIMESTAMP_NTZ = pa.timestamp("us")
+
+
+class _Marker:
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+FAILS = _Marker("FAILS")  # the cast fails the query in this mode (ANSI): no answer is wrong
+UNSURE = tc.UNSURE  # a value prunekit does not work out: the comparison is unknown
+
+
+# ---- types ------------------------------------------------------------------------------
+def kind(t: pa.DataType) -> str | None:
+    """The family of a type, as Spark's coercion rules name them.
+
+    >>> kind(pa.int8()), kind(pa.decimal128(5, 2)), kind(pa.large_string())
+    ('integral', 'decimal', 'string')
+    """
+    for test, name in _KINDS:
+        if test(t):
+            return name
+    if pa.types.is_timestamp(t):
+        return "timestamp" if t.tz else "timestamp_ntz"
+    return None
+
+
+_KINDS = (
+    (pa.types.is_null, "null"), (pa.types.is_boolean, "boolean"),
+    (pa.types.is_integer, "integral"), (pa.types.is_decimal, "decimal"),
+    (pa.types.is_float32, "float"), (pa.types.is_float64, "double"),
+    (lambda t: pa.types.is_string(t) or pa.types.is_large_string(t) or t == pa.string_view(),
+     "string"),
+    (lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t) or t == pa.binary_view(),
+     "binary"),
+    (pa.types.is_date, "date"),
+)
+
+
+_UNSIGNED = {pa.uint8(): pa.int16(), pa.uint16(): pa.int32(), pa.uint32(): pa.int64(),
+             pa.uint64(): pa.decimal128(20, 0)}
+
+
+def spark_type(t: pa.DataType) -> pa.DataType:
+    """The Spark type a column of Arrow type ``t`` is read as (Spark has no unsigned integers,
+    one string type, microsecond timestamps).
+
+    >>> spark_type(pa.uint32()), spark_type(pa.timestamp("ns", tz="Europe/Oslo"))
+    (DataType(int64), TimestampType(timestamp[us, tz=UTC]))
+    """
+    if t in _UNSIGNED:
+        return _UNSIGNED[t]
+    k = kind(t)
+    if k == "string":
+        return pa.string()
+    if k == "binary":
+        return pa.binary()
+    if k == "date":
+        return pa.date32()
+    if k == "timestamp":
+        return TIMESTAMP
+    if k == "timestamp_ntz":
+        return TIMESTAMP_NTZ
+    return t
+
+
+def literal_type(value: object, declared: pa.DataType | None = None) -> pa.DataType:
+    """Spark's type of a literal: its declared type (``CAST``, ``DATE '...'``), else that of the
+    value as Spark types the SQL text (an integer is INT, BIGINT when larger, else a DECIMAL).
+
+    >>> literal_type(5), literal_type(2**40), literal_type(decimal.Decimal("1.50"))
+    (DataType(int32), DataType(int64), Decimal128Type(decimal128(3, 2)))
+    """
+    if declared is not None:
+        return spark_type(declared)
+    if value is None:
+        return pa.null()
+    if isinstance(value, bool):
+        return pa.bool_()
+    if isinstance(value, int):
+        if -(2**31) <= value < 2**31:
+            return pa.int32()
+        if -(2**63) <= value < 2**63:
+            return pa.int64()
+        return pa.decimal128(min(38, len(str(abs(value)))), 0)
+    if isinstance(value, float):
+        return pa.float64()
+    if isinstance(value, decimal.Decimal):
+        return _decimal_type(value)
+    if isinstance(value, str):
+        return pa.string()
+    if isinstance(value, bytes):
+        return pa.binary()
+    if isinstance(value, dt.datetime):
+        return TIMESTAMP if value.tzinfo else TIMESTAMP_NTZ
+    if isinstance(value, dt.date):
+        return pa.date32()
+    return pa.null()
+
+
+def _decimal_type(value: decimal.Decimal) -> pa.DataType:
+    if not value.is_finite():
+        return pa.float64()
+    sign, digits, exponent = value.as_tuple()
+    scale = max(0, -exponent)
+    precision = max(len(digits) + max(0, exponent), scale, 1)
+    return pa.decimal128(min(precision, 38), min(scale, 38))
+
+
+_INTEGRAL_ORDER = (pa.int8(), pa.int16(), pa.int32(), pa.int64())
+
+
+def _wider_integral(a: pa.DataType, b: pa.DataType) -> pa.DataType:
+    return max(a, b, key=lambda t: t.bit_width)
+
+
+def comparison_type(a: pa.DataType, b: pa.DataType, mode: str) -> pa.DataType | None:
+    """The type Spark casts both sides of ``a op b`` to in ``mode``, or None if it refuses the
+    comparison. Numbers of different widths meet in the wider (DECIMALs exactly); the rest:
+
+    ============================ ======================== ========================
+    sides                        ANSI                     legacy
+    ============================ ======================== ========================
+    string, integral             BIGINT                   the integral type
+    string, DECIMAL              DOUBLE                   DOUBLE
+    string, FLOAT / DOUBLE       DOUBLE                   the float type
+    string, DATE / TIMESTAMP     the date or timestamp    the date or timestamp
+    string, BOOLEAN              BOOLEAN                  BOOLEAN
+    integral, FLOAT              DOUBLE (FLOAT for 8/16)  FLOAT
+    BOOLEAN, number              refused                  the number
+    DATE, TIMESTAMP              TIMESTAMP                TIMESTAMP
+    DATE or TIMESTAMP, number    refused                  refused
+    ============================ ======================== ========================
+    """
+    a, b = spark_type(a), spark_type(b)
+    ka, kb = kind(a), kind(b)
+    if ka is None or kb is None:
+        return a if a == b else None
+    if a == b or kb == "null":
+        return a
+    if ka == "null":
+        return b
+    if kb in ("string", "binary") and ka not in ("string", "binary"):
+        return comparison_type(b, a, mode)
+    numeric = ("integral", "decimal", "float", "double")
+    if ka in ("string", "binary"):
+        if kb in ("string", "binary"):
+            return pa.binary() if "binary" in (ka, kb) else pa.string()
+        if ka == "binary":
+            return None
+        if kb == "integral":
+            return pa.int64() if mode == ANSI else b
+        if kb == "decimal" or (kb == "float" and mode == ANSI):
+            return pa.float64()
+        return b  # FLOAT (legacy), DOUBLE, BOOLEAN, DATE, TIMESTAMP
+    if ka in numeric and kb in numeric:
+        return _numeric_common(a, b, mode)
+    if "boolean" in (ka, kb):
+        other = b if ka == "boolean" else a
+        return other if mode == LEGACY and kind(other) in numeric else None
+    temporal = ("date", "timestamp", "timestamp_ntz")
+    if ka in temporal and kb in temporal:
+        if "timestamp" in (ka, kb):
+            return TIMESTAMP
+        return TIMESTAMP_NTZ
+    return None
+
+
+def list_type(types: list[pa.DataType], mode: str) -> pa.DataType | None:
+    """The type Spark casts ``x IN (e1, e2, ...)`` to: one type for ``x`` and every element, or
+    None if it refuses the list. ANSI mode widens as it does for comparisons; legacy mode
+    makes a list of strings and other values (not booleans) all strings.
+
+    >>> list_type([pa.int32(), pa.int32(), pa.string()], ANSI)
+    DataType(int64)
+    >>> list_type([pa.int32(), pa.int32(), pa.string()], LEGACY)
+    DataType(string)
+    """
+    types = [spark_type(t) for t in types]
+    if mode == LEGACY:  # strings first, as Spark folds them: (DATE, INT, STRING) is STRING
+        types.sort(key=lambda t: kind(t) != "string")
+    out = pa.null()
+    for t in types:
+        out = _wider(out, t, mode)
+        if out is None:
+            return None
+    return out
+
+
+def _wider(a: pa.DataType, b: pa.DataType, mode: str) -> pa.DataType | None:
+    ka, kb = kind(a), kind(b)
+    if mode == LEGACY and "null" not in (ka, kb) and ka != kb:
+        if "string" in (ka, kb):
+            other = kb if ka == "string" else ka
+            return None if other in ("binary", "boolean") else pa.string()
+        if "boolean" in (ka, kb):
+            return None
+    return comparison_type(a, b, mode)
+
+
+def _numeric_common(a: pa.DataType, b: pa.DataType, mode: str) -> pa.DataType:
+    ka, kb = kind(a), kind(b)
+    if "double" in (ka, kb) or {ka, kb} == {"decimal", "float"}:
+        return pa.float64()
+    if ka == kb == "integral":
+        return _wider_integral(a, b)
+    if ka == "float" or kb == "float":
+        other = b if ka == "float" else a
+        if mode == ANSI and other.bit_width > 16:
+            return pa.float64()
+        return pa.float32()
+    if ka == kb == "decimal":
+        scale = max(a.scale, b.scale)
+        whole = max(a.precision - a.scale, b.precision - b.scale)
+        return pa.decimal128(min(38, whole + scale), scale)
+    d, i = (a, b) if ka == "decimal" else (b, a)  # a DECIMAL and an integral
+    digits = {8: 3, 16: 5, 32: 10, 64: 20}[i.bit_width]
+    return _numeric_common(d, pa.decimal128(digits, 0), mode)
+
+
+def keeps_order(source: pa.DataType, target: pa.DataType) -> bool:
+    """Whether a column cast from ``source`` to ``target`` keeps its order, so that its bounds
+    still bound it (a rounding cast such as BIGINT to DOUBLE is monotone: bounds stay bounds).
+
+    >>> keeps_order(pa.int32(), pa.float32()), keeps_order(pa.int32(), pa.string())
+    (True, False)
+    """
+    ks, kt = kind(spark_type(source)), kind(target)
+    if ks == kt or ks == "null":
+        return True
+    numeric = ("integral", "decimal", "float", "double")
+    if ks in numeric and kt in numeric:
+        return True
+    if ks == "boolean" and kt in numeric:
+        return True  # FALSE, TRUE as 0, 1
+    if ks in ("string", "binary") and kt in ("string", "binary"):
+        return True  # the same bytes
+    return ks == "date" and kt in ("timestamp", "timestamp_ntz") or (
+        ks == "timestamp_ntz" and kt == "timestamp")  # in UTC, prunekit's session time zone
+
+
+def widens_exactly(source: pa.DataType, target: pa.DataType) -> bool:
+    """Whether every value of ``source`` is exactly a value of ``target`` (so a column of
+    ``source`` compares in ``target`` as itself).
+
+    >>> widens_exactly(pa.int32(), pa.float64()), widens_exactly(pa.int64(), pa.float64())
+    (True, False)
+    """
+    s, t = spark_type(source), spark_type(target)
+    ks, kt = kind(s), kind(t)
+    if s == t or ks == "null" or ks == kt and ks in ("string", "binary"):
+        return True
+    if ks == kt == "integral":
+        return t.bit_width >= s.bit_width
+    if ks == "integral" and kt == "decimal":
+        return t.precision - t.scale >= {8: 3, 16: 5, 32: 10, 64: 19}[s.bit_width]
+    if ks == kt == "decimal":
+        return t.scale >= s.scale and t.precision - t.scale >= s.precision - s.scale
+    if ks == "integral" and kt in ("float", "double"):
+        return s.bit_width <= (16 if kt == "float" else 32)
+    return (ks, kt) in (("float", "double"), ("date", "timestamp"), ("date", "timestamp_ntz"),
+                        ("timestamp_ntz", "timestamp"))
+
+
+# ---- literal casts --------------------------------------------------------------------
+def cast_literal(value: object, source: pa.DataType, target: pa.DataType, mode: str) -> object:
+    """``value`` (a literal of Spark type ``source``) cast to ``target`` as Spark does when it
+    casts a comparison's literal: the value in prunekit's form, None (NULL), ``FAILS`` (the
+    query fails in this mode) or ``UNSURE``.
+
+    >>> cast_literal("1.9", pa.string(), pa.int32(), LEGACY), cast_literal("1.9", pa.string(),
+    ...     pa.int64(), ANSI)
+    (1, FAILS)
+    >>> cast_literal("abc", pa.string(), pa.float64(), LEGACY) is None
+    True
+    """
+    if value is None:
+        return None
+    ks, kt = kind(source), kind(target)
+    if kt == "string" and ks not in ("string", "binary"):
+        return _to_text(value, ks)
+    if ks in ("string", "binary") and kt not in ("string", "binary"):
+        got = _from_text(value.decode("utf-8", "replace") if isinstance(value, bytes)
+                         else value, target, mode)
+        if got is tc.INVALID:
+            return FAILS if mode == ANSI else None
+        return got
+    if ks == "boolean" and kt != "boolean":
+        return int(value)  # 0 or 1, in any numeric type
+    if kt == "float" and ks != "float" and isinstance(value, (int, decimal.Decimal, Fraction)):
+        from .literals import round_to_float32
+
+        return round_to_float32(value)
+    if kt == "double" and isinstance(value, (int, decimal.Decimal)) and not isinstance(
+            value, bool):
+        return _to_double(value)
+    return value
+
+
+def _to_text(value: object, source_kind: str) -> str | _Marker:
+    """A value as Spark writes it as a string; UNSURE where prunekit does not follow Java's
+    formatting (non-integral doubles, timestamps)."""
+    if source_kind == "boolean":
+        return "true" if value else "false"
+    if source_kind == "integral":
+        return str(value)
+    if source_kind == "decimal" and isinstance(value, decimal.Decimal):
+        return str(value)  # Java's BigDecimal.toString follows the same rules as Python's
+    if source_kind in ("float", "double") and isinstance(value, (int, float)) and (
+            float(value).is_integer() and abs(value) < 1e7):
+        return f"{int(value)}.0"
+    if source_kind == "date" and isinstance(value, dt.date) and 1 <= value.year <= 9999:
+        return value.isoformat()
+    return UNSURE
+
+
+def _to_double(value: int | decimal.Decimal) -> float:
+    try:
+        return float(value)  # correctly rounded from int and Decimal alike
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def _from_text(text: str, target: pa.DataType, mode: str) -> object:
+    kt = kind(target)
+    if kt == "integral":
+        return tc.to_integral(text, target.bit_width, ansi=mode == ANSI)
+    if kt == "double":
+        return tc.to_double(text)
+    if kt == "float":
+        exact = tc.to_real(text)
+        if isinstance(exact, Fraction):
+            from .literals import round_to_float32
+
+            return round_to_float32(exact)
+        return exact
+    if kt == "boolean":
+        return tc.to_boolean(text)
+    if kt == "date":
+        return tc.to_date(text)
+    if kt in ("timestamp", "timestamp_ntz"):
+        return tc.to_timestamp(text, ntz=kt == "timestamp_ntz")
+    return UNSURE  # a DECIMAL: Spark compares strings with DECIMALs in DOUBLE, not here
