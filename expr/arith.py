@@ -162,14 +162,19 @@ def _float32_arith(op: str, left: ColOp, right: ColOp) -> object | None:
 
 
 def _column_sum(op: str, left: ColOp, right: ColOp) -> object | None:
-    """``a + b`` or ``a - b`` of two plain signed integer columns (``bound.BSum``)."""
+    """``a + b``, ``a - b`` (``bound.BSum``) or ``a * b`` (``bound.BProd``: the extremes of a
+    product lie at the corners of the two ranges, whatever their signs) of two plain signed
+    integer columns, in Spark's result type: the wider of the two, where a result beyond it
+    wraps (legacy mode) or fails (ANSI), so bounds beyond it are unknown (``rewrite``)."""
     cols = (left.col, right.col)
-    if op not in ("+", "-") or left.negated or right.negated or not all(
+    if op not in ("+", "-", "*") or left.negated or right.negated or not all(
             isinstance(c, b.BColumn) and not c.convert and c.domain == "int" and
             pa.types.is_signed_integer(c.type) for c in cols):
         return None
-    return ColOp(b.BSum(left.col, right.col, 1 if op == "+" else -1,
-                        _wider(left.col.type, right.col.type)))
+    t = _wider(left.col.type, right.col.type)
+    if op == "*":
+        return ColOp(b.BProd(left.col, right.col, t))
+    return ColOp(b.BSum(left.col, right.col, 1 if op == "+" else -1, t))
 
 
 def steps_of(col: b.BColumn) -> tuple:

@@ -230,10 +230,11 @@ class Rewriter:
                      p.const(False), p.const(False), p.const(False), p.const(True))
 
     def _derive_prod(self, e: b.BProd) -> Facts:
-        """``a * b`` on unscaled DECIMAL values lies between the least and greatest of the
-        four products of the bounds (the product is bilinear, so extreme at the corners).
-        Used only when all four bounds are known and within 2**31 - 1, so that no corner
-        overflows int64. Never exact; NULL where either side is NULL."""
+        """``a * b`` of integers (or of unscaled DECIMAL values) lies between the least and
+        greatest of the four products of the bounds (the product is bilinear, so extreme at
+        the corners, whatever the signs). Used only when all four bounds are known and within
+        2**31 - 1, so that no corner overflows int64, and the corners lie in the result type
+        (``_ranged``). Never exact; NULL where either side is NULL."""
         p, fa, fb = self.p, self.facts(e.a), self.facts(e.b)
         small = p.param(2**31 - 1, e.name)
         ends = (fa.lo, fa.hi, fb.lo, fb.hi)
