@@ -220,12 +220,42 @@ def _struct_fields(batch: pa.RecordBatch, name: str, expected: pa.DataType) -> d
     children = column.flatten()  # children with the struct's own nulls folded in
     out = {column.type.field(i).name: child for i, child in enumerate(children)}
     for bound in ("min", "max"):
+        arr = out.get(bound)
+        if arr is not None and pa.types.is_decimal(arr.type) and pa.types.is_decimal(
+                expected) and arr.type != expected:
+            out[bound] = conform_decimals(arr, expected)
+    for bound in ("min", "max"):
         if bound in out and not pa.types.is_null(out[bound].type) and not compatible(
                 out[bound].type, expected):
             raise StatisticsError(
                 f"statistics {name}.{bound} have type {out[bound].type}, but column {name!r} "
                 f"is {expected}")
     return out
+
+
+def conform_decimals(arr: pa.Array, t: pa.DataType) -> pa.Array:
+    """DECIMAL bounds of another precision or scale as values of the column's type ``t``; a
+    bound that is no value of ``t`` (more digits than it holds) is unknown, never rounded.
+
+    >>> from decimal import Decimal
+    >>> conform_decimals(pa.array([Decimal("1.5"), Decimal("1.25"), None]),
+    ...                  pa.decimal128(10, 1)).to_pylist()
+    [Decimal('1.5'), None, None]
+    """
+    try:
+        return arr.cast(t)  # exact, or it raises
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    import decimal
+
+    unit = decimal.Decimal(1).scaleb(-t.scale)
+    context = decimal.Context(prec=200)
+
+    def fits(v: decimal.Decimal) -> bool:
+        q = v.quantize(unit, context=context)
+        return q == v and len(q.as_tuple().digits) <= t.precision
+
+    return pa.array([v if v is not None and fits(v) else None for v in arr.to_pylist()], t)
 
 
 def _rank_key(t: pa.DataType) -> str:

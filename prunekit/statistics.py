@@ -37,6 +37,7 @@ Value sets (DataFusion's ``contained``; ``kernels/valuesets.py`` uses them):
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Iterable, Mapping
 
 import numpy as np
@@ -130,10 +131,20 @@ class Statistics:
         """Statistics from NumPy arrays: plain arrays, masked arrays (masked = unknown) or None
         (not collected). ``types`` pins a column's Arrow type (else inferred from ``min``).
 
+        A DECIMAL column takes ``decimal.Decimal`` objects, whose inferred type is read as the
+        predicate's DECIMAL when classifying (a bound with more digits than that type holds is
+        unknown), or, with its type in ``types``, integers: the unscaled values, as Parquet
+        stores them (1234 is 12.34 in DECIMAL(10, 2)), at any precision.
+
         >>> s = Statistics.from_numpy(row_count=None, columns={"f": {
         ...     "min": np.array([0.5]), "max": np.array([2.0]), "null_count": None}})
         >>> s.table.column("f").type
         StructType(struct<min: double, max: double, null_count: int64>)
+        >>> import pyarrow as pa
+        >>> Statistics.from_numpy(row_count=np.array([10]), columns={"p": {
+        ...     "min": np.array([1234]), "max": np.array([99999]), "null_count": np.array([0])}},
+        ...     types={"p": pa.decimal128(10, 2)}).table.column("p")[0]["max"]
+        <pyarrow.Decimal128Scalar: Decimal('999.99')>
         """
         lengths = {"row_count": _length(row_count)}
         for name, stats in columns.items():
@@ -180,6 +191,8 @@ def _infer_type(*candidates) -> pa.DataType | None:
 def _to_arrow(values, n: int, t: pa.DataType) -> pa.Array:
     if values is None:
         return pa.nulls(n, t)
+    if pa.types.is_decimal(t) and _integers(values):
+        return _unscaled(values, t)
     try:
         if isinstance(values, np.ma.MaskedArray):
             return pa.array(np.asarray(values.data), mask=np.ma.getmaskarray(values), type=t)
@@ -191,6 +204,41 @@ def _to_arrow(values, n: int, t: pa.DataType) -> pa.Array:
         return pa.array(np.asarray(values), type=t)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
         raise StatisticsError(f"statistics values do not fit type {t}: {e}") from None
+
+
+def _integers(values) -> bool:
+    """NumPy integers, or Python ints in an object array (bools are not integers here)."""
+    data = np.asarray(values.data if isinstance(values, np.ma.MaskedArray) else values)
+    if data.dtype.kind in "iu":
+        return True
+    return data.dtype == object and len(data) > 0 and all(
+        v is None or isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in data)
+
+
+def _unscaled(values, t: pa.DataType) -> pa.Array:
+    """DECIMAL bounds from their unscaled integers, as Parquet stores them: 1234 is 12.34 in
+    DECIMAL(p, 2). A value with more than p digits is an error naming it."""
+    masked = isinstance(values, np.ma.MaskedArray)
+    data = np.asarray(values.data if masked else values)
+    mask = np.ma.getmaskarray(values) if masked else np.array([v is None for v in data], bool)
+    limit = 10**t.precision
+    ints = [None if m else int(v) for v, m in zip(data.tolist(), mask.tolist(), strict=True)]
+    for v in ints:
+        if v is not None and not -limit < v < limit:
+            raise StatisticsError(f"unscaled value {v} has more than {t.precision} digits: no "
+                                  f"value of {t}")
+    if data.dtype.kind == "i" or data.dtype.kind == "u" and data.dtype.itemsize < 8:
+        # Two's complement words, least significant first: the int64 and its sign.
+        v = data.astype(np.int64)
+        words = np.empty((len(v), t.bit_width // 64), np.int64)
+        words[:, 0] = v
+        words[:, 1:] = (v >> 63)[:, None]
+        validity = pa.array(~mask).buffers()[1] if mask.any() else None
+        return pa.Array.from_buffers(t, len(v), [validity, pa.py_buffer(words)],
+                                     null_count=int(mask.sum()))
+    exact = decimal.Context(prec=t.precision + 2)  # the default 28 digits would round
+    return pa.array([None if v is None else decimal.Decimal(v).scaleb(-t.scale, context=exact)
+                     for v in ints], t)
 
 
 def _validate(table: pa.Table) -> list[str]:

@@ -1007,8 +1007,6 @@ WRONG_TYPES = [  # column type, statistics type, min, max, predicate
      "t > TIMESTAMP_NTZ '2020-01-01 00:00:00'"),
     (pa.timestamp("us", "UTC"), pa.timestamp("us", "Europe/Paris"), 0, 10,
      "t > TIMESTAMP '2020-01-01 00:00:00'"),
-    (pa.decimal128(10, 2), pa.decimal128(10, 3), D("1.000"), D("2.000"), "t > 5"),
-    (pa.decimal128(10, 2), pa.decimal128(12, 2), D("1.00"), D("2.00"), "t > 5"),
     (pa.decimal128(10, 0), pa.int64(), 0, 1, "t > 5"),
     (pa.int64(), pa.decimal128(18, 0), D(0), D(1), "t > 5"),
     (pa.date32(), pa.date64(), 0, 86_400_000, "t > DATE '2021-01-01'"),
@@ -1045,6 +1043,14 @@ def test_statistics_type_contradicts_schema(column, stat, lo, hi, sql, backend):
     (pa.binary(), pa.string(), ["a", "n"], ["b", "z"], "t >= X'6D'", [NONE, ALL]),
     (pa.float32(), pa.float64(), [0.5, 6.0], [1.5, 9.0], "t > 5", [NONE, ALL]),
     (pa.int64(), pa.null(), [None, None], [None, None], "t > 5", [MAYBE, MAYBE]),
+    # DECIMAL bounds are values: read as the column's DECIMAL where they are one, else unknown
+    # (1.005 is no DECIMAL(10, 2)); never rounded.
+    (pa.decimal128(10, 2), pa.decimal128(10, 3), [D("1.000"), D("1.005")],
+     [D("2.000"), D("9.000")], "t > 5", [NONE, MAYBE]),
+    (pa.decimal128(10, 2), pa.decimal128(12, 2), [D("1.00"), D("6.00")],
+     [D("2.00"), D("9999999999.00")], "t < 7.5", [ALL, MAYBE]),
+    (pa.decimal128(38, 2), pa.decimal128(10, 2), [D("1.00"), D("6.00")], [D("2.00"), D("7.00")],
+     "t > 5", [NONE, ALL]),
 ], ids=str)
 def test_statistics_type_differs_but_orders_the_same(column, stat, lo, hi, sql, expected,
                                                      backend):
