@@ -279,48 +279,87 @@ class SparkTable:
         self._exprs = jvm.org.apache.spark.sql.catalyst.expressions
         self._seq = jvm.scala.jdk.javaapi.CollectionConverters
 
-    def answers(self, sqls: list[str], mode: str) -> list[SparkAnswer]:
-        """Each predicate in ``mode``: this table's session must be in that mode
-        (``mode_sessions``)."""
+    def answers(self, sqls: list[str], mode: str, values: bool = False) -> list[SparkAnswer]:
+        """Each expression in ``mode``: this table's session must be in that mode
+        (``mode_sessions``). Each is analysed alone; the BOOLEAN ones are then evaluated
+        together, one call per row, and one at a time only on a row where one of them fails.
+        Other values are evaluated (one at a time) only if ``values``: a predicate's check
+        reads their type alone."""
         assert self.spark.conf.get("spark.sql.ansi.enabled") == str(mode == "ansi").lower()
         with raw_py4j():
-            return [self._answer(s) for s in sqls]
+            out = [self._analysed(s) for s in sqls]
+            boolean = [i for i, a in enumerate(out) if a.type == "boolean"]
+            rows = self._rows([sqls[i] for i in boolean])
+            if rows is None:  # one of them fails while optimised (ANSI): each alone
+                rows = [self._rows([sqls[i]])[0] for i in boolean]
+            others = [i for i, a in enumerate(out) if values and a.type not in (None, "boolean")]
+            rows += [self._rows([sqls[i]], one_by_one=True)[0] for i in others]
+            for i, r in zip(boolean + others, rows, strict=True):
+                out[i].rows = r
+        return out
 
-    def _answer(self, sql: str) -> SparkAnswer:
+    def _analysed(self, sql: str) -> SparkAnswer:
         from py4j.protocol import Py4JJavaError
 
         try:
             jdf = self.df._jdf.selectExpr(self._seq.asScala([sql]).toSeq())
         except Py4JJavaError as e:
             return SparkAnswer(refused=_first_line(e))
-        out_type = jdf.schema().fields()[0].dataType().simpleString()
+        return SparkAnswer(type=jdf.schema().fields()[0].dataType().simpleString())
+
+    def _rows(self, sqls: list[str], one_by_one: bool = False) -> list[list] | None:
+        """Per predicate, its value on every row (ERROR where it fails); None when the
+        optimiser fails on them together. ``one_by_one``: any values, each evaluated alone
+        (Catalyst's internal form: dates as days, timestamps as microseconds)."""
+        from py4j.protocol import Py4JJavaError
+
         n = len(self.data.rows)
+        if not sqls:
+            return []
+        jdf = self.df._jdf.selectExpr(self._seq.asScala(sqls).toSeq())
         try:
             plan = jdf.queryExecution().optimizedPlan()
-        except Py4JJavaError:  # a constant that fails (ANSI): every row fails
-            return SparkAnswer(type=out_type, rows=[ERROR] * n)
+        except Py4JJavaError:  # a constant that fails (ANSI)
+            return None if len(sqls) > 1 else [[ERROR] * n]
         name = plan.getClass().getSimpleName()
         if name == "LocalRelation":  # the predicate is the column itself
             data = plan.data()
-            return SparkAnswer(type=out_type, rows=[
-                None if data.apply(i).isNullAt(0) else data.apply(i).getBoolean(0)
-                if out_type == "boolean" else "value" for i in range(data.size())])
+            return [[None if data.apply(i).isNullAt(0) else data.apply(i).getBoolean(0)
+                     if not one_by_one else "value" for i in range(data.size())]]
         child = plan.child() if name == "Project" else None
         if child is None or child.getClass().getSimpleName() != "LocalRelation":
-            raise AssertionError(f"unexpected optimised plan for {sql!r}: {plan.toString()}")
+            raise AssertionError(f"unexpected optimised plan for {sqls}: {plan.toString()}")
         attrs = getattr(self._exprs, "package$AttributeSeq")(child.output())
-        bound = self._exprs.BindReferences.bindReference(plan.projectList().apply(0), attrs,
-                                                         False)
+        exprs = plan.projectList()
+        bound = [self._exprs.BindReferences.bindReference(exprs.apply(k), attrs, False)
+                 for k in range(exprs.size())]
+        together = self._exprs.InterpretedMutableProjection.createProjection(
+            self._seq.asScala(bound).toSeq())
         data = child.data()
-        rows = []
+        columns: list[list] = [[] for _ in sqls]
         for i in range(data.size()):
+            row = data.apply(i)
             try:
-                rows.append(bound.eval(data.apply(i)))
-            except Py4JJavaError:
-                rows.append(ERROR)
-        if len(rows) != n:
-            raise AssertionError(f"{sql!r}: {len(rows)} rows, expected {n}")
-        return SparkAnswer(type=out_type, rows=rows)
+                if one_by_one:
+                    raise _OneByOne
+                text = together.apply(row).toString()  # "[true,null,false]"
+                values = [None if v == "null" else v == "true" for v in text[1:-1].split(",")]
+            except (Py4JJavaError, _OneByOne):  # one fails on this row (ANSI): each alone
+                values = []
+                for e in bound:
+                    try:
+                        values.append(e.eval(row))
+                    except Py4JJavaError:
+                        values.append(ERROR)
+            for column, v in zip(columns, values, strict=True):
+                column.append(v)
+        if any(len(c) != n for c in columns):
+            raise AssertionError(f"{sqls}: {[len(c) for c in columns]} rows, expected {n}")
+        return columns
+
+
+class _OneByOne(Exception):
+    pass
 
 
 def _first_line(e: Exception) -> str:

@@ -81,8 +81,8 @@ def spark_casts():
     sessions = st.mode_sessions(st.session())
     corpus = st.single(st.ArgType("string", pa.string(), "STRING", CORPUS))
     sqls = [f"CAST(c AS {t})" for t in TARGETS]
-    return {mode: dict(zip(TARGETS, st.SparkTable(sessions[mode], corpus).answers(sqls, mode),
-                           strict=True)) for mode in st.MODES}
+    return {mode: dict(zip(TARGETS, st.SparkTable(sessions[mode], corpus).answers(
+        sqls, mode, values=True), strict=True)) for mode in st.MODES}
 
 
 @pytest.mark.parametrize("target", TARGETS)
