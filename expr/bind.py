@@ -46,8 +46,8 @@ def domain_of(t: pa.DataType) -> str | None:
     if pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_temporal(t) and (
             pa.types.is_date(t) or pa.types.is_timestamp(t)):
         return "int"
-    if pa.types.is_decimal(t):
-        return "int" if isinstance(t, pa.Decimal128Type) and t.precision <= 18 else "code"
+    if pa.types.is_decimal(t):  # decimal32 and decimal64 statistics are read as decimal128
+        return "int" if t.bit_width <= 128 and t.precision <= 18 else "code"
     if pa.types.is_float32(t) or pa.types.is_float64(t):
         return "float"
     if L._is_stringlike(t):
@@ -205,7 +205,8 @@ def typed_comparison(op: n.Op, left: object, lit: LitOp) -> object:
     error, one whose literal fails in every mode that reads it is NULL (the query fails)."""
     if isinstance(left, functions.Applied) and getattr(left, "type", None) is None:
         return left.compare(op, lit)  # no one type (CASE of predicates): it says why
-    left_t, lit_t = operand_type(left), C.literal_type(lit.value, lit.type)
+    left_t = operand_type(left)
+    lit_t = C.compared_literal_type(lit.value, lit.type, left_t)
     return each_mode(left, left_t, lit, lit_t, lambda t, mode: _reading(
         op, left, left_t, lit, lit_t, t, mode))
 
@@ -215,10 +216,19 @@ def each_mode(left: object, left_t: pa.DataType, lit: LitOp, lit_t: pa.DataType,
     """The leaves ``reading(t, mode)`` gives for each Spark mode that accepts comparing
     ``left`` with ``lit`` (``t`` the comparison type; None: the query fails in that mode),
     as one leaf (``_one_of``)."""
+    return per_mode(lambda mode: C.comparison_type(left_t, lit_t, mode), reading,
+                    lambda: f"cannot compare {_label(left)} ({left_t}) with {_shown(lit)} "
+                            f"({lit_t}): Spark refuses this comparison in both of its modes")
+
+
+def per_mode(common_type, reading, refused) -> object:
+    """``reading(t, mode)`` for each Spark mode, where ``t = common_type(mode)`` is the type
+    that mode casts the operands to (None: the mode refuses them; ``refused()`` is the error
+    when both do), as one leaf (``_one_of``)."""
     found: list = []
     accepted = False
     for mode in C.MODES:
-        t = C.comparison_type(left_t, lit_t, mode)
+        t = common_type(mode)
         if t is None:
             continue
         accepted = True
@@ -226,9 +236,7 @@ def each_mode(left: object, left_t: pa.DataType, lit: LitOp, lit_t: pa.DataType,
         if leaf is not None and leaf not in found:
             found.append(leaf)
     if not accepted:
-        raise TypeMismatchError(
-            f"cannot compare {_label(left)} ({left_t}) with {_shown(lit)} ({lit_t}): Spark "
-            "refuses this comparison in both of its modes")
+        raise TypeMismatchError(refused())
     return _one_of(found)
 
 
@@ -281,28 +289,34 @@ def _reading(op: n.Op, left: object, left_t: pa.DataType, lit: LitOp, lit_t: pa.
         return b.Opaque(f"prunekit does not work out {_shown(lit)} as {t} as Spark does")
     if value is None:
         return b.Const(None)
-    rounds = C.kind(t) == "float" and C.kind(left_t) == "integral" and left_t.bit_width > 16
     if isinstance(left, functions.Applied):
-        if rounds:  # the function's result is rounded to FLOAT: no threshold on it
+        if _rounds_in(left_t, t):  # the function's result rounded to FLOAT: no threshold
             return b.Opaque(f"Spark ({mode} mode) compares {_label(left)} in FLOAT")
         return left.compare(op, LitOp(value, t))
     if left.negated:
         return _negated(op, left, LitOp(value, t))
-    col = left.col
-    if rounds:
-        col = _as_float32(col)
-        if col is None:
-            return b.Opaque(f"Spark ({mode} mode) compares {_label(left)} in FLOAT")
-    elif C.kind(left_t) == "boolean" and C.kind(t) != "boolean":
-        col = b.BColumn(col.name, col.stats_type, pa.int8(), "int")  # FALSE, TRUE as 0, 1
+    col = _seen_as(left.col, left_t, t)
+    if col is None:
+        return b.Opaque(f"Spark ({mode} mode) compares {_label(left)} in FLOAT")
     return _column_vs_literal(op, col, clamp(col, L.coerce(value, col.type)))
 
 
-def _as_float32(col: b.BColumn) -> b.BColumn | None:
-    """An integer column as Spark's legacy mode rounds it to FLOAT; None for a computed one."""
-    if not isinstance(col, b.BColumn) or col.convert:
-        return None
-    return b.BColumn(col.name, col.stats_type, pa.float32(), "float", ("tofloat32",))
+def _rounds_in(left_t: pa.DataType, t: pa.DataType) -> bool:
+    """An integer type whose values FLOAT cannot all hold, compared in FLOAT."""
+    return C.kind(t) == "float" and C.kind(left_t) == "integral" and left_t.bit_width > 16
+
+
+def _seen_as(col: b.BColumn, left_t: pa.DataType, t: pa.DataType) -> b.BColumn | None:
+    """The column as it compares in type ``t``: rounded to FLOAT as legacy Spark rounds it
+    (None for a computed one, which is not), a BOOLEAN as 0 and 1, else itself (a value
+    placed in the column's type compares as in ``t``)."""
+    if _rounds_in(left_t, t):
+        if not isinstance(col, b.BColumn) or col.convert:
+            return None
+        return b.BColumn(col.name, col.stats_type, pa.float32(), "float", ("tofloat32",))
+    if C.kind(left_t) == "boolean" and C.kind(t) != "boolean":
+        return b.BColumn(col.name, col.stats_type, pa.int8(), "int")  # FALSE, TRUE as 0, 1
+    return col
 
 
 def _rounds_to_float32(col: b.BColumn) -> bool:
@@ -474,6 +488,8 @@ def _fold_literals(op: n.Op, x: LitOp, y: LitOp) -> object:
     if x.value is None or y.value is None:
         return b.Const(None)
     tx, ty = C.literal_type(x.value, x.type), C.literal_type(y.value, y.type)
+    tx, ty = C.compared_literal_type(x.value, x.type, ty), C.compared_literal_type(
+        y.value, y.type, tx)
 
     def reading(t: pa.DataType, mode: str) -> object | None:
         u, v = C.cast_literal(x.value, tx, t, mode), C.cast_literal(y.value, ty, t, mode)
@@ -484,7 +500,10 @@ def _fold_literals(op: n.Op, x: LitOp, y: LitOp) -> object:
                             "Spark does")
         if u is None or v is None:
             return b.Const(None)
-        return b.Const(_ordered(op, L.coerce(u, t).first, L.coerce(v, t).first))
+        cu, cv = L.coerce(u, t), L.coerce(v, t)
+        if not (isinstance(cu, L.Exact) and isinstance(cv, L.Exact)):  # cast, so exact
+            return b.Opaque(f"{_shown(x)} {op.value} {_shown(y)} as {t}")
+        return b.Const(_ordered(op, cu.value, cv.value))
 
     return each_mode(x, tx, y, ty, reading)
 
@@ -516,21 +535,11 @@ def _in(node: n.In, kids: tuple) -> object:
         return _in_with_columns(arg, values)
     arg_t = operand_type(arg)
     types = [C.literal_type(v.value, v.type) for v in values]
-    found: list = []
-    accepted = False
-    for mode in C.MODES:
-        t = C.list_type([arg_t, *types], mode)
-        if t is None:
-            continue
-        accepted = True
-        leaf = _list_reading(arg, arg_t, values, types, t, mode)
-        if leaf is not None and leaf not in found:
-            found.append(leaf)
-    if not accepted:
-        kinds = sorted(set(map(str, types)))
-        raise TypeMismatchError(f"{_label(arg)} ({arg_t}) IN a list of {kinds}: Spark refuses "
-                                "this list in both of its modes")
-    return _one_of(found)
+    return per_mode(lambda mode: C.list_type([arg_t, *types], mode),
+                    lambda t, mode: _list_reading(arg, arg_t, values, types, t, mode),
+                    lambda: f"{_label(arg)} ({arg_t}) IN a list of "
+                            f"{sorted(set(map(str, types)))}: Spark refuses this list in both "
+                            "of its modes")
 
 
 def _in_with_columns(arg: object, values: tuple) -> object:
@@ -541,19 +550,15 @@ def _in_with_columns(arg: object, values: tuple) -> object:
              if isinstance(v, LitOp) else None for v in (arg, *values)]
     if None in kinds:
         return b.Opaque("IN list with an element of unknown type")
-    accepted = False
-    for mode in C.MODES:
-        t = C.list_type(kinds, mode)
-        if t is None:
-            continue
-        accepted = True
+
+    def reading(t: pa.DataType, mode: str) -> object:
         if not all(C.widens_exactly(k, t) for k in kinds):
             return b.Opaque(f"Spark ({mode} mode) compares {_label(arg)} IN (...) as {t}")
-    if not accepted:
-        raise TypeMismatchError(f"{_label(arg)} IN a list of "
-                                f"{sorted(set(map(str, kinds[1:])))}: Spark refuses this "
-                                "list in both of its modes")
-    return b.BOr(tuple(compare(n.Op.EQ, arg, v) for v in values))
+        return b.BOr(tuple(compare(n.Op.EQ, arg, v) for v in values))
+
+    return per_mode(lambda mode: C.list_type(kinds, mode), reading,
+                    lambda: f"{_label(arg)} IN a list of {sorted(set(map(str, kinds[1:])))}: "
+                            "Spark refuses this list in both of its modes")
 
 
 def _list_reading(arg: object, arg_t: pa.DataType, values: tuple, types: list,
@@ -614,13 +619,9 @@ def _false_unless_null(arg: object) -> object:
 def _in_list(arg: ColOp, arg_t: pa.DataType, values: list, t: pa.DataType,
              mode: str) -> object:
     """One ``InList`` leaf for the values a column can equal (``Range`` elements apart)."""
-    col = arg.col
-    if C.kind(t) == "float" and C.kind(arg_t) == "integral" and arg_t.bit_width > 16:
-        col = _as_float32(col)
-        if col is None:
-            return b.Opaque(f"Spark ({mode} mode) compares {_label(arg)} in FLOAT")
-    elif C.kind(arg_t) == "boolean" and C.kind(t) != "boolean":
-        col = b.BColumn(col.name, col.stats_type, pa.int8(), "int")
+    col = _seen_as(arg.col, arg_t, t)
+    if col is None:
+        return b.Opaque(f"Spark ({mode} mode) compares {_label(arg)} in FLOAT")
     exact, extra, nan, null = set(), [], False, False
     for v in values:
         if v is None:
@@ -684,7 +685,8 @@ def _startswith(node: n.StartsWith, kids: tuple) -> object:
         return _prefix(arg, prefix.value.encode("utf-8", "surrogatepass"), exact=True)
     if isinstance(prefix.value, bytes):
         return _prefix(arg, prefix.value, exact=True)
-    # Spark casts another literal to its text: startswith(s, 1) is startswith(s, '1').
+    # Spark casts another literal to its text (the same in both modes): startswith(s, 1) is
+    # startswith(s, '1').
     text = C.cast_literal(prefix.value, C.literal_type(prefix.value, prefix.type), pa.string(),
                           C.LEGACY)
     if not isinstance(text, str):
@@ -769,7 +771,8 @@ def _distinct(node: n.DistinctFrom, kids: tuple) -> object:
     if isinstance(right, LitOp) and _typed_operand(left):
         # x IS DISTINCT FROM c == (x = c) IS NOT TRUE, in each mode; where c is NULL in a mode
         # (legacy: text that is no value of x's type), x IS NOT NULL.
-        left_t, lit_t = operand_type(left), C.literal_type(right.value, right.type)
+        left_t = operand_type(left)
+        lit_t = C.compared_literal_type(right.value, right.type, left_t)
 
         def reading(t: pa.DataType, mode: str) -> object:
             eq = _reading(n.Op.EQ, left, left_t, right, lit_t, t, mode)
@@ -855,12 +858,14 @@ def _neg(node: n.Neg, kids: tuple) -> object:
         if hasattr(x.value, "as_tuple"):
             return LitOp(L.negate(x.value), x.type)
         raise TypeMismatchError(f"cannot negate {x.value!r}")
+    if isinstance(x, ColOp) and C.kind(x.col.type) in ("date", "timestamp", "timestamp_ntz",
+                                                        "binary"):
+        raise TypeMismatchError(f"cannot negate {_label(x)} of type {x.col.type}")
     if isinstance(x, ColOp) and x.col.convert and x.col.convert[0] == "affine":
         return ColOp(extend(x.col, steps_of(x.col), x.col.type, (("mul", -1),)))
     if isinstance(x, ColOp):
         return ColOp(x.col, not x.negated)
     return OpaqueOp(getattr(x, "why", "negation of an expression"), kind="numeric")
-
 
 
 def _func(node: n.Func, kids: tuple) -> object:

@@ -93,9 +93,9 @@ class BSum(_Expression):
 
 @dataclass(frozen=True)
 class BProd(_Expression):
-    """``a * b`` of two DECIMAL (or integer) operands in Spark's result type ``type`` (a
-    DECIMAL), on unscaled values: the product of unscaled values is the result's unscaled value
-    (``arith._decimal_pair``); leaves use it like a column (``rewrite.Rewriter.facts``)."""
+    """``a * b`` of two integer columns, or of two DECIMAL operands on unscaled values (the
+    product of unscaled values is the result's unscaled value, ``arith._decimal_pair``), in
+    Spark's result type ``type``; leaves use it like a column (``rewrite.Rewriter.facts``)."""
 
     a: object
     b: object

@@ -127,7 +127,7 @@ def literal_type(value: object, declared: pa.DataType | None = None) -> pa.DataT
             return pa.int32()
         if -(2**63) <= value < 2**63:
             return pa.int64()
-        return pa.decimal128(min(38, len(str(abs(value)))), 0)
+        return _decimal(len(str(abs(value))), 0)
     if isinstance(value, float):
         return pa.float64()
     if isinstance(value, decimal.Decimal):
@@ -143,16 +143,51 @@ def literal_type(value: object, declared: pa.DataType | None = None) -> pa.DataT
     return pa.null()
 
 
+def compared_literal_type(value: object, declared: pa.DataType | None,
+                          other: pa.DataType) -> pa.DataType:
+    """A literal's type where a comparison meets it: ``literal_type``, except that an integer
+    literal against a DECIMAL takes only the digits it has (Spark's DecimalPrecision: 1 is
+    DECIMAL(1, 0) there, not INT's DECIMAL(10, 0)), which keeps DECIMAL(38, 37) against 1
+    exact.
+
+    >>> compared_literal_type(1, None, pa.decimal128(38, 37))
+    Decimal128Type(decimal128(1, 0))
+    """
+    t = literal_type(value, declared)
+    if declared is None and kind(t) == "integral" and kind(spark_type(other)) == "decimal":
+        return _decimal(len(str(abs(value))), 0)
+    return t
+
+
 def _decimal_type(value: decimal.Decimal) -> pa.DataType:
     if not value.is_finite():
         return pa.float64()
     sign, digits, exponent = value.as_tuple()
     scale = max(0, -exponent)
     precision = max(len(digits) + max(0, exponent), scale, 1)
-    return pa.decimal128(min(precision, 38), min(scale, 38))
+    return _decimal(precision, scale)
 
 
-_INTEGRAL_ORDER = (pa.int8(), pa.int16(), pa.int32(), pa.int64())
+def _adjusted(precision: int, scale: int) -> pa.DataType:
+    """Spark's DECIMAL for more than 38 digits (``DecimalType.adjustPrecisionScale``): 38, the
+    integer digits kept where it can, the scale cut down to at least 6 (or the scale, if
+    less). A value with more integer digits overflows it; one with more decimals rounds.
+
+    >>> _adjusted(39, 11), _adjusted(47, 37), _adjusted(50, 10)
+    (Decimal128Type(decimal128(38, 10)), Decimal128Type(decimal128(38, 28)), \
+Decimal128Type(decimal128(38, 6)))
+    """
+    if precision <= 38:
+        return pa.decimal128(precision, scale)
+    return pa.decimal128(38, max(38 - (precision - scale), min(scale, 6)))
+
+
+def _decimal(precision: int, scale: int) -> pa.DataType:
+    """DECIMAL(precision, scale); beyond Spark's 38 digits (a literal Spark refuses, or a
+    decimal256 column) a decimal256 of up to 76, which compares exactly."""
+    if precision <= 38:
+        return pa.decimal128(precision, scale)
+    return pa.decimal256(min(precision, 76), min(scale, 76))
 
 
 def _wider_integral(a: pa.DataType, b: pa.DataType) -> pa.DataType:
@@ -257,20 +292,28 @@ def _numeric_common(a: pa.DataType, b: pa.DataType, mode: str) -> pa.DataType:
     if ka == kb == "decimal":
         scale = max(a.scale, b.scale)
         whole = max(a.precision - a.scale, b.precision - b.scale)
-        return pa.decimal128(min(38, whole + scale), scale)
+        if max(a.precision, b.precision) > 38:
+            return _decimal(whole + scale, scale)  # beyond Spark's DECIMAL: exact
+        return _adjusted(whole + scale, scale)
     d, i = (a, b) if ka == "decimal" else (b, a)  # a DECIMAL and an integral
     digits = {8: 3, 16: 5, 32: 10, 64: 20}[i.bit_width]
     return _numeric_common(d, pa.decimal128(digits, 0), mode)
 
 
 def keeps_order(source: pa.DataType, target: pa.DataType) -> bool:
-    """Whether a column cast from ``source`` to ``target`` keeps its order, so that its bounds
-    still bound it (a rounding cast such as BIGINT to DOUBLE is monotone: bounds stay bounds).
+    """Whether a column cast from ``source`` to ``target`` keeps its order and every value, so
+    that its bounds still bound it (a rounding cast such as BIGINT to DOUBLE is monotone:
+    bounds stay bounds). A cast to a DECIMAL that cannot hold every value does not (Spark
+    caps a comparison's DECIMAL at 38 digits: INT against DECIMAL(38, 37) is NULL for 100).
 
     >>> keeps_order(pa.int32(), pa.float32()), keeps_order(pa.int32(), pa.string())
     (True, False)
+    >>> keeps_order(pa.int32(), pa.decimal128(38, 37))
+    False
     """
     ks, kt = kind(spark_type(source)), kind(target)
+    if kt == "decimal" and ks != "null":
+        return widens_exactly(source, target)
     if ks == kt or ks == "null":
         return True
     numeric = ("integral", "decimal", "float", "double")
@@ -297,6 +340,8 @@ def widens_exactly(source: pa.DataType, target: pa.DataType) -> bool:
         return True
     if ks == kt == "integral":
         return t.bit_width >= s.bit_width
+    if ks == "boolean" and kt == "decimal":
+        return t.precision - t.scale >= 1
     if ks == "integral" and kt == "decimal":
         return t.precision - t.scale >= {8: 3, 16: 5, 32: 10, 64: 19}[s.bit_width]
     if ks == kt == "decimal":
@@ -339,12 +384,37 @@ def cast_literal(value: object, source: pa.DataType, target: pa.DataType, mode: 
     if kt == "double" and isinstance(value, (int, decimal.Decimal)) and not isinstance(
             value, bool):
         return _to_double(value)
+    if kt == "decimal" and isinstance(value, (int, decimal.Decimal)) and not isinstance(
+            value, bool):
+        # To the comparison's DECIMAL (at most 38 digits): rounded half up to its scale, and
+        # beyond it NULL, or a failed query.
+        got = _to_decimal(value, target)
+        return got if got is not None else FAILS if mode == ANSI else None
     return value
 
 
+def _to_decimal(value: int | decimal.Decimal, t: pa.DataType) -> decimal.Decimal | None:
+    """``value`` as a DECIMAL ``t`` as Spark casts it: rounded half up to the scale; None
+    beyond the precision.
+
+    >>> _to_decimal(decimal.Decimal("5E-11"), pa.decimal128(38, 10)), _to_decimal(100,
+    ...     pa.decimal128(38, 37))
+    (Decimal('1E-10'), None)
+    """
+    context = decimal.Context(prec=200)
+    d = decimal.Decimal(value)
+    if not d.is_finite():
+        return None
+    unit = decimal.Decimal(1).scaleb(-t.scale, context=context)
+    q = d.quantize(unit, rounding=decimal.ROUND_HALF_UP, context=context)
+    if q != 0 and q.adjusted() >= t.precision - t.scale:
+        return None
+    return q if q != d else d
+
+
 def _to_text(value: object, source_kind: str) -> str | _Marker:
-    """A value as Spark writes it as a string; UNSURE where prunekit does not follow Java's
-    formatting (non-integral doubles, timestamps)."""
+    """A value as Spark writes it as a string (the same text in both modes); UNSURE where
+    prunekit does not follow Java's formatting (non-integral doubles, timestamps)."""
     if source_kind == "boolean":
         return "true" if value else "false"
     if source_kind == "integral":
@@ -353,7 +423,7 @@ def _to_text(value: object, source_kind: str) -> str | _Marker:
         return str(value)  # Java's BigDecimal.toString follows the same rules as Python's
     if source_kind in ("float", "double") and isinstance(value, (int, float)) and (
             float(value).is_integer() and abs(value) < 1e7):
-        return f"{int(value)}.0"
+        return ("-" if math.copysign(1.0, value) < 0 else "") + f"{abs(int(value))}.0"
     if source_kind == "date" and isinstance(value, dt.date) and 1 <= value.year <= 9999:
         return value.isoformat()
     return UNSURE

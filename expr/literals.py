@@ -25,6 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -159,14 +160,9 @@ def _mismatch(value: object, t: pa.DataType) -> TypeMismatchError:
 
 
 def _numeric(value: object, t: pa.DataType) -> int | float | decimal.Decimal:
-    """A number from a literal; numeric strings are read as Spark would cast them."""
+    """A number from a literal (text is cast before it is placed: ``coercion.cast_literal``)."""
     if isinstance(value, (int, float, decimal.Decimal)):
         return value
-    if isinstance(value, str):
-        try:
-            return decimal.Decimal(value.strip())
-        except decimal.InvalidOperation:
-            pass
     raise _mismatch(value, t)
 
 
@@ -297,8 +293,6 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
     try:
         if pa.types.is_floating(to):
             if to == pa.float32():  # the FLOAT nearest the value; beyond its range, +-inf
-                if isinstance(value, str):
-                    value = decimal.Decimal(value.strip())
                 if isinstance(value, float) or (isinstance(value, decimal.Decimal)
                                                 and not value.is_finite()):
                     with np.errstate(over="ignore"):
@@ -308,8 +302,10 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
         if pa.types.is_decimal(to):
             # Spark rounds half up to the target scale; a value too wide for the precision
             # is NULL (and an error under ANSI mode, where the query would fail anyway).
-            exact = decimal.Decimal(value) if isinstance(value, float) else decimal.Decimal(
-                str(value).strip())
+            exact = decimal.Decimal(value) if isinstance(value, float) else _decimal_text(
+                str(value)) if isinstance(value, str) else decimal.Decimal(value)
+            if exact is None:
+                return None  # no number: NULL in legacy mode, a failed query under ANSI
             if not exact.is_finite():
                 raise ValueError(f"{value} is not a decimal")
             if exact != 0 and exact.adjusted() >= to.precision - to.scale + 1:
@@ -342,6 +338,25 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
     except (ValueError, ArithmeticError) as exc:
         raise TypeMismatchError(f"cannot cast {value!r} to {to}: {exc}") from None
     return value
+
+
+_JAVA_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+
+
+def _decimal_text(text: str) -> decimal.Decimal | None:
+    """Text as Java's BigDecimal reads it (after Java's trim: no underscores, no Unicode
+    spaces); None if it is no number. Non-ASCII digits, which Java also reads, are refused.
+
+    >>> _decimal_text(" 1.50 "), _decimal_text("1_000"), _decimal_text("1e3")
+    (Decimal('1.50'), None, Decimal('1E+3'))
+    """
+    s = text.strip("".join(map(chr, range(0x21))))
+    if _JAVA_DECIMAL.fullmatch(s):
+        return decimal.Decimal(s)
+    if any(ch.isdigit() and not ch.isascii() for ch in s):
+        raise TypeMismatchError(f"prunekit does not read {text!r} as a DECIMAL the way Spark "
+                                "does (non-ASCII digits): write it in ASCII")
+    return None
 
 
 def _cast_text(text: str, to: pa.DataType) -> object:

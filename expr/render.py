@@ -77,7 +77,11 @@ def literal_sql(value: object, type: pa.DataType | None = None) -> str:
         if not value.is_finite():
             return f"CAST('{value}' AS DOUBLE)"
         text = format(value, "f")
-        return text if "." in text else text + ".0"
+        if "." in text:
+            return text  # DECIMAL of its own digits and scale
+        # An integer DECIMAL: Spark's BD suffix keeps DECIMAL(digits, 0) (a ".0" would add a
+        # scale, which Spark compares in); past Spark's 38 digits, ".0" still reads as one.
+        return text + "BD" if len(text.lstrip("-")) <= 38 else text + ".0"
     if isinstance(value, str):
         return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
     if isinstance(value, bytes):

@@ -91,14 +91,21 @@ def to_real(text: str) -> Fraction | float | _Marker:
     """The exact number a string holds for Java's parser (a Fraction; inf and nan as floats):
     FLOAT rounds it once, as ``Float.parseFloat`` does.
 
-    >>> to_real("0.1"), to_real("-Infinity")
-    (Fraction(1, 10), -inf)
+    >>> to_real("0.1"), to_real("-Infinity"), to_real("-0")
+    (Fraction(1, 10), -inf, -0.0)
     """
     return _parse_real(text)
 
 
 def _parse_real(text: str) -> Fraction | float | _Marker:
     s = text.strip("".join(map(chr, range(0x21))))  # Java's String.trim
+    got = _parse_number(s)
+    if isinstance(got, Fraction) and got == 0 and s.startswith("-"):
+        return -0.0  # a Fraction has no negative zero; IEEE does, and Spark writes it "-0.0"
+    return got
+
+
+def _parse_number(s: str) -> Fraction | float | _Marker:
     if _JAVA_DECIMAL.fullmatch(s):
         body = s.rstrip("fFdD") if s[-1:] in "fFdD" and "Infinity" not in s else s
         if body.lstrip("+-") == "NaN":
@@ -178,8 +185,8 @@ def to_timestamp(text: str, *, ntz: bool) -> dt.datetime | _Marker:
     """A string as TIMESTAMP (an aware datetime, offsets applied; without one, UTC as the
     session time zone prunekit assumes) or TIMESTAMP_NTZ (a naive datetime, any zone ignored):
     a date as ``to_date`` reads it, then ``[ T]h[h][:m[m][:s[s][.fraction]]]`` and a zone
-    (``Z``, ``UTC``, ``+hh[:mm]``). A time without a date (Spark's current day), a named region
-    (``America/New_York``) and years beyond 9999 are UNSURE.
+    (``Z``, ``UTC``, ``+hh[:mm]``). A time without a date (Spark's current day), any other zone
+    (``America/New_York``, ``-1:0``) and years beyond 9999 are UNSURE.
 
     >>> to_timestamp("2024-01-01 12:00:00+01:00", ntz=False)
     datetime.datetime(2024, 1, 1, 11, 0, tzinfo=datetime.timezone.utc)
@@ -233,9 +240,9 @@ def _offset(zone: str) -> dt.timedelta | _Marker:
         return dt.timedelta(0)
     z = _ZONE.fullmatch(zone)
     if not z:
-        # A region (Europe/Oslo) or one of Java's short names (PST): not worked out here.
-        named = re.fullmatch(r"[A-Z]{3}|[A-Za-z_]+/[A-Za-z0-9_/+-]+", zone, re.ASCII)
-        return UNSURE if named else INVALID
+        # A region (Europe/Oslo), one of Java's short names (PST), an offset in another
+        # spelling (-1:0, +01:00:00): what Java's ZoneId reads is not worked out here.
+        return UNSURE
     if z.group(1) is None:
         return dt.timedelta(0)
     hours, minutes = int(z.group(2)), int(z.group(3) or 0)

@@ -152,6 +152,8 @@ def compatible(stats_type: pa.DataType, expected: pa.DataType) -> bool:
     """Whether statistics of ``stats_type`` can stand for a column of ``expected`` type."""
     if stats_type == expected:
         return True
+    if pa.types.is_decimal(stats_type) and pa.types.is_decimal(expected):
+        return (stats_type.precision, stats_type.scale) == (expected.precision, expected.scale)
     if _is_stringlike(stats_type) and _is_stringlike(expected):
         return True
     if pa.types.is_integer(stats_type) and pa.types.is_integer(expected):
@@ -224,6 +226,10 @@ def _struct_fields(batch: pa.RecordBatch, name: str, expected: pa.DataType) -> d
         if arr is not None and pa.types.is_decimal(arr.type) and pa.types.is_decimal(
                 expected) and arr.type != expected:
             out[bound] = conform_decimals(arr, expected)
+        if arr is not None and pa.types.is_decimal(arr.type) and out[bound].type.bit_width < 128:
+            # decimal32 and decimal64: as decimal128, the one narrow layout kernels read
+            t = out[bound].type
+            out[bound] = out[bound].cast(pa.decimal128(t.precision, t.scale))
     for bound in ("min", "max"):
         if bound in out and not pa.types.is_null(out[bound].type) and not compatible(
                 out[bound].type, expected):

@@ -227,7 +227,8 @@ def _unscaled(values, t: pa.DataType) -> pa.Array:
         if v is not None and not -limit < v < limit:
             raise StatisticsError(f"unscaled value {v} has more than {t.precision} digits: no "
                                   f"value of {t}")
-    if data.dtype.kind == "i" or data.dtype.kind == "u" and data.dtype.itemsize < 8:
+    if (data.dtype.kind == "i" or data.dtype.kind == "u" and data.dtype.itemsize < 8) and \
+            t.bit_width >= 128:
         # Two's complement words, least significant first: the int64 and its sign.
         v = data.astype(np.int64)
         words = np.empty((len(v), t.bit_width // 64), np.int64)

@@ -784,7 +784,67 @@ def _eq(a: V | Wild | None, b: V | Wild | None) -> bool | None:
         return None
     if isinstance(a, Wild) or isinstance(b, Wild):
         return _wild_truth(_hash("=", a, b))
+    a, b = _in_decimal(a, b)
+    if a is None or b is None:
+        return None
     return compare(a, b) == 0
+
+
+_INT_DIGITS = {8: 3, 16: 5, 32: 10, 64: 20}
+_WIDE = decimal.Context(prec=200)
+
+
+def _decimal(x: Fraction) -> decimal.Decimal:
+    """A Fraction with a finite decimal expansion (every exact number here) as a Decimal."""
+    return _WIDE.divide(decimal.Decimal(x.numerator), decimal.Decimal(x.denominator))
+
+
+def _exact_type(v: V) -> tuple[int, int, bool] | None:
+    """(precision, scale, is a DECIMAL) of an exact number as Spark types it where it meets a
+    DECIMAL: a column's type; a literal's from its value (an integer literal has just its own
+    digits there, Spark's DecimalPrecision)."""
+    t = v.type
+    if t is not None and pa.types.is_decimal(t):
+        return t.precision, t.scale, True
+    if t is not None and pa.types.is_integer(t):
+        return (20 if t == pa.uint64() else _INT_DIGITS[t.bit_width]), 0, t == pa.uint64()
+    if t is not None or not isinstance(v.value, Fraction):
+        return None
+    if v.value.denominator == 1:
+        n = abs(v.value.numerator)
+        return len(str(n)), 0, n >= 2**63
+    d = _decimal(v.value).normalize(_WIDE)
+    _, digits, exponent = d.as_tuple()
+    scale = max(0, -exponent)
+    return max(len(digits) + max(0, exponent), scale), scale, True
+
+
+def _in_decimal(a: V, b: V) -> tuple[V | None, V | None]:
+    """Two exact numbers, one a DECIMAL, as Spark compares them: in one DECIMAL of at most 38
+    digits. Where the two would need more, Spark keeps the integer digits and cuts the scale
+    (to no less than 6): both sides round half up to it, and a side with too many integer
+    digits is NULL (legacy mode; ANSI fails the query)."""
+    if a.kind != "num" or b.kind != "num":
+        return a, b
+    ta, tb = _exact_type(a), _exact_type(b)
+    if ta is None or tb is None or not (ta[2] or tb[2]) or max(ta[0], tb[0]) > 38:
+        return a, b  # not a DECIMAL comparison, or beyond Spark's DECIMAL: exact
+    scale = max(ta[1], tb[1])
+    whole = max(ta[0] - ta[1], tb[0] - tb[1])
+    if whole + scale <= 38:
+        return a, b
+    scale = max(38 - whole, min(scale, 6))
+    unit = decimal.Decimal(1).scaleb(-scale)
+
+    def rounded(v: V) -> V | None:
+        d = _decimal(v.value)
+        q = (d.quantize(unit, rounding=decimal.ROUND_HALF_UP, context=_WIDE) if
+             v.value.denominator != 1 else d)
+        if q != 0 and q.adjusted() >= 38 - scale:
+            return None
+        return V("num", Fraction(q), v.type)
+
+    return rounded(a), rounded(b)
 
 
 _OPS = {n.Op.EQ: lambda c: c == 0, n.Op.NE: lambda c: c != 0, n.Op.LT: lambda c: c < 0,
@@ -796,6 +856,9 @@ def _cmp(op: n.Op, a: V | Wild | None, b: V | Wild | None) -> bool | None:
         return None
     if isinstance(a, Wild) or isinstance(b, Wild):
         return _wild_truth(_hash(op.value, a, b))
+    a, b = _in_decimal(a, b)
+    if a is None or b is None:
+        return None
     return _OPS[op](compare(a, b))
 
 

@@ -71,7 +71,8 @@ TYPES = {t.name: t for t in (
                 "99999999.99", None))),
     ArgType("wide_decimal", pa.decimal128(38, 10), "DECIMAL(38,10)",
             tuple(None if v is None else Decimal(v) for v in (
-                "-1.5000000000", "0E-10", "1.0000000000", "1.5000000000", "2024.0000000000",
+                "-1.5000000000", "0E-10", "1E-10", "1.0000000000", "1.5000000000",
+                "2024.0000000000",
                 "9999999999999999999999999999.9999999999", None))),
     ArgType("string", pa.string(), "STRING",
             ("", " 1", "-1", "0", "1", "1.0", "1.5", "10", "2", "2024", "2024-01-01",
@@ -114,10 +115,11 @@ def spark_literal(v: object, t: ArgType) -> str:
 LITERALS = {
     "int": ("1", "2024", "-1"),
     "int_beyond": ("2147483648",),
-    "decimal": ("1.5", "2024.0"),
+    "decimal": ("1.5", "2024.0", "0.00000000005"),
+    "decimal_wide": ("CAST(1 AS DECIMAL(38,37))",),  # a comparison's DECIMAL that overflows
     "double": ("1.0E0", "CAST('NaN' AS DOUBLE)"),
     "string_number": ("'1'", "'10'", "'1.5'", "' 2 '"),
-    "string_date": ("'2024-01-01'",),
+    "string_date": ("'2024-01-01'", "'2024-01-01T00:00:00-1:0'"),
     "string_other": ("'abc'", "'NaN'", "''"),
     "date": ("DATE '2024-01-01'",),
     "timestamp": ("TIMESTAMP '2024-01-01 00:00:00'",),
@@ -151,7 +153,8 @@ def comparison_templates() -> list[Template]:
     out += [Template(f"c IS DISTINCT FROM {lit}", "distinct") for lit in ("1", "'abc'", "NULL")]
     out += [Template(f"c IN ({items})", "in") for items in (
         "1, 2", "1, 'a'", "'1', '2024-01-01'", "1, NULL", "1.5, 2", "1.0E0, 10",
-        "DATE '2024-01-01', '2024-01-01'", "true, 1", "'NaN', 1", "2024, '10'")]
+        "DATE '2024-01-01', '2024-01-01'", "true, 1", "'NaN', 1", "2024, '10'",
+        "'-0.0', 'abc'", "CAST(1 AS DECIMAL(38,37)), 10")]
     out += [Template(f"c NOT IN ({items})", "not in") for items in (
         "1, 'a'", "'1', 2", "1, NULL", "DATE '2024-01-01'")]
     out += [Template(f"c BETWEEN {a} AND {b}", "between") for a, b in (

@@ -78,6 +78,29 @@ def test_isnan_of_a_string_is_not_folded():
     # Literals with literals.
     ("'1' = 1", pa.int32(), 0, 0, ALL, "compared as numbers in both modes"),
     ("'abc' > 5", pa.int32(), 0, 0, NONE, "NULL, or a failed query"),
+    # Beyond 38 digits Spark keeps a comparison's integer digits and cuts its scale (checked in
+    # Spark 4.3): INT against DECIMAL(38,37) is DECIMAL(38,28); an integer literal has only
+    # its own digits; a column whose scale is cut rounds, which is not worked out.
+    ("10 = CAST(1 AS DECIMAL(38,37))", pa.int32(), 0, 0, NONE, "in DECIMAL(38,28)"),
+    ("(c > CAST(1 AS DECIMAL(38,37))) IS NOT TRUE", pa.int32(), 100, 200, NONE,
+     "DECIMAL(38,28) holds c and 1"),
+    ("(c IN (CAST(1 AS DECIMAL(38,37)), 10)) IS NOT TRUE", pa.int32(), 10, 10, NONE,
+     "the list's DECIMAL(38,28) holds 10"),
+    ("c = 1", pa.decimal128(38, 37), Decimal("1.0000000000000000000000000000000000001"),
+     Decimal("1.0000000000000000000000000000000000001"), NONE, "1 is DECIMAL(1,0): exact"),
+    ("(c < 99999999999999999999) IS NOT TRUE", pa.decimal128(38, 37), Decimal(1),
+     Decimal(2), MAYBE, "DECIMAL(38,18): c rounds, not worked out"),
+    ("c = 0.00000000005", pa.decimal128(38, 10), Decimal("1E-10"), Decimal("1E-10"), ALL,
+     "DECIMAL(38,10): the literal rounds half up to 1E-10"),
+    # Text as Spark writes and reads it.
+    ("c IN ('-0.0', 'abc')", pa.float64(), -1.0, 1.0, MAYBE, "legacy: -0.0 is '-0.0'"),
+    ("c IN ('-0.0', 'abc')", pa.float64(), 1.0, 2.0, NONE, "no zero"),
+    ("c = '2015-03-18T12:03:17-1:0'", pa.timestamp("us", tz="UTC"),
+     dt.datetime(2015, 3, 18, 13, 3, 17, tzinfo=dt.timezone.utc),
+     dt.datetime(2015, 3, 18, 13, 3, 17, tzinfo=dt.timezone.utc), MAYBE,
+     "Java reads the offset -1:0; prunekit does not work it out"),
+    ("(c = CAST('1_000' AS DECIMAL(10,2))) IS NOT TRUE", pa.int32(), 1000, 1000, ALL,
+     "Java's BigDecimal reads no underscore: NULL"),
 ])
 def test_implicit_cast(sql, t, lo, hi, expected, why, backend):
     assert _outcome(sql, t, lo, hi, backend) == expected, why
@@ -101,10 +124,11 @@ def test_distinct_from_a_string_that_is_null_in_legacy_mode():
     ("length(s)", "length(s)"),
     ("c", "column c of type int32"),
     ("c = DATE '2024-01-01'", "Spark refuses"),
+    ("-d > '1'", "cannot negate d"),
 ])
 def test_not_a_boolean_or_refused_names_it(sql, message):
     with pytest.raises(pk.TypeMismatchError) as info:
-        pk.PruningPredicate(sql, {"c": pa.int32(), "s": pa.string()})
+        pk.PruningPredicate(sql, {"c": pa.int32(), "s": pa.string(), "d": pa.date32()})
     assert message in str(info.value), str(info.value)
 
 
@@ -148,8 +172,9 @@ def test_from_numpy_decimals_follow_the_schema_or_types():
     assert pred.classify(stats).tolist() == [NONE, ALL, NONE]
     assert pk.PruningPredicate("p < 1.1", {"p": pa.decimal128(10, 2)}).classify(
         stats).tolist() == [NONE, NONE, MAYBE]
-    # Integers with types=: unscaled, as Parquet stores them, at any precision.
-    for t in (pa.decimal128(10, 2), pa.decimal128(38, 2), pa.decimal256(60, 2)):
+    # Integers with types=: unscaled, as Parquet stores them, at any precision and width.
+    for t in (pa.decimal32(9, 2), pa.decimal64(12, 2), pa.decimal128(10, 2),
+              pa.decimal128(38, 2), pa.decimal256(60, 2)):
         stats = pk.Statistics.from_numpy(row_count=np.array([3, 3]), columns={"p": {
             "min": np.ma.masked_array([150, -525], mask=[0, 1]), "max": np.array([200, 999]),
             "null_count": np.array([0, 0])}}, types={"p": t})
