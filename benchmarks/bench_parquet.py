@@ -1,7 +1,7 @@
 """Row-group statistics of a 1,000-file Parquet dataset: ``prunekit.parquet`` (footers walked
 by one Numba pass, bounds decoded by vector operations) against a plain pyarrow loop over
 ``ParquetFile.metadata`` (what one writes by hand: one Python object per statistic, one thread,
-no Arrow output). ``ManyFiles``: the same at 10,000 files (issue 5), written once by
+no Arrow output). ``ManyFiles``: the same at 10,000 files, written once by
 ``setup_cache`` (a few minutes)."""
 
 import datetime

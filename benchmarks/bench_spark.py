@@ -1,5 +1,5 @@
 """Spark: ``prune_dataframe(...).count()`` against Spark's native filter with the equivalent SQL
-over the same cached DataFrame of statistics (local[2], issue 6).
+over the same cached DataFrame of statistics (local[2]).
 
 Baselines, both over the cached statistics: ``native`` is a hand-written filter of the same
 pruning (``id.min <= 4242424 AND id.max >= 4242424``, what a user would type), ``sql`` is

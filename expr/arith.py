@@ -1,4 +1,4 @@
-"""Arithmetic on the column side (issue 7, item 1): the column seen through the arithmetic.
+"""Arithmetic on the column side: the column seen through the arithmetic.
 
 ``x + c``, ``x - c``, ``c - x``, ``x * c`` on signed integers become an affine conversion of the
 column (``BColumn.convert = ("affine", steps)``); ``a + b`` of two integer columns a ``BSum``;

@@ -925,7 +925,7 @@ _COLUMN_LEAVES = (b.Bound, b.InRange, b.InList, b.Prefix, b.NanEq, b.IsNanLeaf)
 
 def with_implied_equalities(root: object) -> object:
     """``root`` with conjuncts implied by column equalities added to every AND reached from
-    the root through AND and OR only (issue 7, item 3): from ``a = b AND b = 5`` also
+    the root through AND and OR only: from ``a = b AND b = 5`` also
     ``a = 5``, so the bounds of ``a`` prune too.
 
     An implied conjunct keeps the rows that make its AND TRUE, but can turn a NULL row FALSE

@@ -1,4 +1,4 @@
-"""Monotone functions, ``coalesce`` and ``CASE WHEN`` in predicates (issue 7, item 2).
+"""Monotone functions, ``coalesce`` and ``CASE WHEN`` in predicates.
 
 A whitelist. Each function of a column is rewritten, when compared with a literal, into a
 predicate on the column itself, so no kernel op is new: a non-decreasing ``f`` whose every

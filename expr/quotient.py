@@ -1,4 +1,4 @@
-"""``x / c`` in DOUBLE (issue 7, item 1), compared with a constant through its exact preimage.
+"""``x / c`` in DOUBLE, compared with a constant through its exact preimage.
 
 Spark's ``/`` of an integer or floating operand and a non-decimal constant casts both to DOUBLE
 and divides (``x / 2`` is DOUBLE even for an INT ``x``; ``x / 2.5`` with INT ``x`` is DECIMAL

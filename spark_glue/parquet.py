@@ -1,5 +1,5 @@
 """Parquet row-group statistics read by Spark executors, for datasets with more files than one
-machine should open (issue 5).
+machine should open.
 
 The driver lists the file names and reads one footer, for the schema; executors read the other
 footers with ``prunekit.parquet`` and return one row per row group in the canonical layout.

@@ -570,7 +570,7 @@ def arithmetic(node: n.Func, kids: tuple) -> V | Wild | None | object:
     return _to_scale(x + y if op == "+" else x - y if op == "-" else x * y, t)
 
 
-# ---- functions (issue 7, item 2) -------------------------------------------------------------
+# ---- functions -------------------------------------------------------------------------------
 def civil(days: int) -> tuple[int, int, int]:
     """(year, month, day) of a day count since 1970-01-01, any year: the proleptic Gregorian
     calendar repeats every 400 years (146,097 days), so shift into Python's date range."""

@@ -574,7 +574,7 @@ def examples(draw, max_depth: int = 3, faithful: bool = False, max_containers: i
     return draw(nested(example)) if nest and one_in(draw, 3) else example
 
 
-# Where a generated column may move (issue 7, item 7): a field of a struct, of a struct whose
+# Where a generated column may move: a field of a struct, of a struct whose
 # name holds a dot, two levels down, or a top-level column whose own name holds a dot.
 NEST_PLACES = [(), ("s",), ("s.t",), ("n", "m"), None]
 
@@ -770,7 +770,7 @@ TRUNC_UNITS = ["year", "yy", "quarter", "month", "mon", "week", "day", "hour", "
 
 @st.composite
 def functions(draw, ctx: Ctx, op: Operand) -> Operand:
-    """A function of ``op`` from the whitelist of issue 7, item 2 (``year``, ``date_trunc``,
+    """A function of ``op`` from the whitelist of monotone functions (``year``, ``date_trunc``,
     ``trunc``, ``floor``, ``ceil``, ``left``, ``substring``, ``coalesce``, CASE as ``if``), or
     one prunekit leaves unknown (``month``, ``day``); the result type and samples follow
     Spark's semantics as ``tests/reference.py`` computes them."""

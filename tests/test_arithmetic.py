@@ -1,4 +1,4 @@
-"""Integer arithmetic with constants on the column side (issue 7, item 1): hand-written edges.
+"""Integer arithmetic with constants on the column side: hand-written edges.
 
 Spark types ``x + c`` as the wider of the column's type and the literal's (INT for a literal
 that fits, else BIGINT); on overflow its legacy mode wraps and ANSI mode fails the query. prunekit
@@ -108,7 +108,7 @@ def test_column_sums(ta, tb, rows, sql, expected, why, backend):
     assert got == expected, f"{why}\n{pred.explain()}"
 
 
-# ---- x / c (issue 7, item 1): DOUBLE division, compared through its exact preimage ----------
+# ---- x / c: DOUBLE division, compared through its exact preimage ----------------------------
 NAN = float("nan")
 F32, F64 = pa.float32(), pa.float64()
 DIVISION_CASES = [
@@ -149,7 +149,7 @@ def test_division_binds_to_the_column_itself():
     assert "x >= -2" in pk.PruningPredicate("x / -2.0E0 <= 1", {"x": I32}).explain()
 
 
-# ---- DECIMAL arithmetic (issue 7, item 1): Spark's result types, unscaled values -------------
+# ---- DECIMAL arithmetic: Spark's result types, unscaled values -------------------------------
 DEC = pa.decimal128(15, 2)
 Dm = __import__("decimal").Decimal
 DECIMAL_CASES = [

@@ -1,9 +1,9 @@
-"""Predicates DataFusion's pruning gives up on and prunekit prunes (issue 7, acceptance 2).
+"""Predicates DataFusion's pruning gives up on and prunekit prunes.
 
 Each case runs both on the same Parquet file of row groups with known ranges: DataFusion through
 ``EXPLAIN ANALYZE`` (its ``row_groups_pruned_statistics`` metric), prunekit through
 ``prunekit.parquet``. DataFusion's behaviour, from its reference docs
-(/work/shared/reference/datafusion-PruningPredicate-v50.md): the predicate is rewritten leaf by
+(the PruningPredicate documentation of v50): the predicate is rewritten leaf by
 leaf into min/max expressions only for a column, a CAST or TRY_CAST of one, or a negated one
 compared with a literal (the table of rewritten predicates there); any other expression, such as
 ``x + 5 > 12``, is "unhandled" and rewritten to ``true``, which keeps every container. The tests
@@ -53,7 +53,7 @@ def truly_kept(path, where: str) -> int:
     return hits.num_rows
 
 
-# (rule of issue 7, predicate in SQL both engines read alike)
+# (rule, predicate in SQL both engines read alike)
 CASES = [
     ("x + c", "x + 150 > 1000"),
     ("x - c", "x - 250 < 0"),
@@ -160,7 +160,7 @@ def functions_file(tmp_path_factory):
     return path
 
 
-# (rule of issue 7 item 2, predicate for prunekit (Spark SQL), the same for DataFusion)
+# (function rule, predicate for prunekit (Spark SQL), the same for DataFusion)
 FUNCTION_CASES = [
     # DataFusion 55 prunes year(d) op c itself (test below); not under coalesce or CASE.
     ("year", "coalesce(year(d), 0) = 2019", "coalesce(date_part('year', d), 0) = 2019"),

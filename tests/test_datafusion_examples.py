@@ -1,5 +1,5 @@
 """The worked examples of DataFusion's PruningPredicate documentation (v50), which prunekit must
-answer the same way: /work/shared/reference/datafusion-PruningPredicate-v50.md."""
+answer the same way (``datafusion/pruning/src/pruning_predicate.rs``)."""
 
 from __future__ import annotations
 

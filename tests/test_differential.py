@@ -1,4 +1,4 @@
-"""Differential suite (issue 3): random Parquet datasets x random predicates, prunekit against
+"""Differential suite: random Parquet datasets x random predicates, prunekit against
 the reference evaluator (soundness) and against DataFusion's row-group pruning (tightness).
 
 ``test_differential_run`` is the bounded CI run: its report (datasets, predicates, row groups,

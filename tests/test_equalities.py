@@ -1,4 +1,4 @@
-"""Column equalities imply conjuncts (issue 7, item 3): ``a = b AND b = 5`` prunes on ``a``.
+"""Column equalities imply conjuncts: ``a = b AND b = 5`` prunes on ``a``.
 
 The implied conjunct is added only where the AND is reached through AND and OR: under NOT a
 row that made the AND NULL could turn TRUE (``a = 7``, ``b`` NULL). Each case is checked against

@@ -1,4 +1,4 @@
-"""Monotone functions, coalesce and CASE in predicates (issue 7, item 2): hand-written edges per
+"""Monotone functions, coalesce and CASE in predicates: hand-written edges per
 rule, a focused property against the row reference, and what explain() says.
 
 Each hand-written case is one container of rows: the outcome must be sound for every row the

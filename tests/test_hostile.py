@@ -1,4 +1,4 @@
-"""Hostile input (issue 3): every odd name, literal, size and statistic gives either a clear
+"""Hostile input: every odd name, literal, size and statistic gives either a clear
 prunekit error or a correct answer, never a crash (no raw Numba, Arrow or RecursionError
 traceback), a hang or a wrong result.
 

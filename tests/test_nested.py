@@ -1,4 +1,4 @@
-"""Predicates on struct fields (issue 7, item 7): ``address.city = 'Oslo'``,
+"""Predicates on struct fields: ``address.city = 'Oslo'``,
 ``payload.meta.version >= 3``, with statistics per leaf keyed by ``leaf_key`` (expr/paths.py).
 
 Parsing and resolution, hand-written outcomes per rule (the reason beside each), the statistics

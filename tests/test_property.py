@@ -169,7 +169,7 @@ _INT_TYPES = [pa.int8(), pa.int16(), pa.int32(), pa.int64()]
 def arithmetic_examples(draw) -> strat.Example:
     """One signed integer column with values near zero and near its limits, and a comparison
     of a chain of +, -, * with constants (and unary minus) against a literal near a value the
-    chain takes, so that bounds often decide (issue 7, item 1)."""
+    chain takes, so that bounds often decide."""
     t = draw(st.sampled_from(_INT_TYPES))
     lo, hi = ref.int_range(t)
     value = st.one_of(st.integers(-50, 50), st.integers(lo, hi),
@@ -246,7 +246,7 @@ _SPECIAL = [0.0, -0.0, math.inf, -math.inf, NAN, 1e308, -1e308, 5e-324, 1.0, -1.
 def double_examples(draw) -> strat.Example:
     """Two DOUBLE columns with NaN, infinities, signed zeros and extremes among the values;
     ``+``, ``-``, ``*`` between them and with constants, compared with a literal near a value
-    the rows take (issue 7, item 1: price * (1 - discount))."""
+    the rows take (price * (1 - discount))."""
     value = st.one_of(st.floats(-1e3, 1e3, allow_nan=False).map(lambda v: round(v, 2)),
                       st.sampled_from(_SPECIAL), st.floats(allow_nan=True))
     cells = st.lists(st.one_of(value, value, value, st.none()), max_size=4)

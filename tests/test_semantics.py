@@ -1,4 +1,5 @@
-"""Every rule of /work/shared/SEMANTICS.md, one container per row, the reason beside the answer.
+"""Every rule of SEMANTICS.md (the correctness contract), one container per row, the reason
+beside the answer.
 
 Where a rule can be broken in two directions the cases come in pairs: a container where pruning
 (or ALL_MATCH) is allowed, next to one where the same shortcut would lose rows. ``NOT_NONE`` marks

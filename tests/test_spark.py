@@ -1,6 +1,6 @@
 """Spark glue on a real local Spark: the outcomes of ``classify_dataframe`` (Arrow UDF and
 mapInArrow) and of the Spark SQL rendering equal ``PruningPredicate.classify`` on the same
-statistics as an Arrow table, container by container (issue 6).
+statistics as an Arrow table, container by container.
 
 One Spark session for the whole suite (``spark`` fixture); the 100,000 random containers are
 classified for every predicate in a single Spark job per engine.

@@ -1,4 +1,4 @@
-"""Value-set statistics (issue 7, item 4): ``values`` lists and Parquet bloom filters.
+"""Value-set statistics: ``values`` lists and Parquet bloom filters.
 
 One container per case, the reason beside the expectation; every case runs on both backends.
 The bloom filter reader is checked against DuckDB's ``parquet_bloom_probe`` and against the
@@ -362,8 +362,8 @@ def _duck_type(t: pa.DataType) -> str:
 
 
 # ---- against DataFusion 55's own bloom filter pruning ------------------------------------
-# What DataFusion does (its PruningPredicate doc, /work/shared/reference/datafusion-Pruning
-# Predicate-v50.md, and DataFusion 55 itself below): a first pass derives LiteralGuarantees
+# What DataFusion does (its PruningPredicate documentation, v50, and DataFusion 55 itself
+# below): a first pass derives LiteralGuarantees
 # (column IN / NOT IN a set of literals) from the predicate's conjunction, ORs of equalities
 # on one column included, and asks ``PruningStatistics::contained`` per container; its Parquet
 # reader answers ``contained`` from bloom filters, for IN guarantees only (a filter never
