@@ -108,12 +108,8 @@ def _kind_of(x: object) -> str | None:
     boolean."""
     if isinstance(x, ColOp):
         return "numeric" if x.negated else _value_kind(x.col.type)
-    if isinstance(x, LitOp):
-        v = x.value
-        if x.type is not None and v is not None:
-            return _value_kind(x.type)
-        return "boolean" if v is None or isinstance(v, bool) else _value_kind(
-            C.literal_type(v))
+    if isinstance(x, LitOp):  # NULL is a boolean as well as anything else
+        return "boolean" if x.value is None else _value_kind(C.literal_type(x.value, x.type))
     if isinstance(x, Quotient):
         return "numeric"
     if isinstance(x, OpaqueOp):
@@ -267,12 +263,9 @@ def _label(x: object) -> str:
 
 
 def _shown(lit: LitOp) -> str:
-    from .render import literal_sql
+    from .render import literal_text
 
-    try:
-        return literal_sql(lit.value, lit.type)
-    except Exception:  # only for messages
-        return repr(lit.value)
+    return literal_text(lit.value, lit.type)
 
 
 def _reading(op: n.Op, left: object, left_t: pa.DataType, lit: LitOp, lit_t: pa.DataType,
@@ -566,31 +559,10 @@ def _list_reading(arg: object, arg_t: pa.DataType, values: tuple, types: list,
     """The list compared in type ``t`` under ``mode``; None when an element's cast fails the
     query."""
     if not C.keeps_order(arg_t, t):
-        if C.kind(t) != "string":
-            return b.Opaque(f"Spark ({mode} mode) compares {_label(arg)} IN (...) as {t}: a "
-                            "cast that does not keep its order")
-        # The list compared as strings (legacy): a row's text equals an element only if the
-        # element read as the row's type equals the row (a value's text reads back as it), so
-        # the row is TRUE at most where that reading is, and may be FALSE anywhere ('01' is
-        # never the text of 1).
-        own, unsure = [], False
-        for v, ty in zip(values, types, strict=True):
-            text = C.cast_literal(v.value, ty, t, mode)  # the element's own text
-            c = text if text is C.UNSURE else C.cast_literal(text, t, arg_t, mode)
-            if c is C.FAILS or c is None and v.value is not None:
-                continue  # text that is no value of the row's type equals no row's text
-            if c is not C.UNSURE and c is not None and C.cast_literal(c, arg_t, t, mode) not in (
-                    text, C.UNSURE):
-                continue  # not the value's own text ('1.5' is never an integer's)
-            unsure = unsure or c is C.UNSURE
-            if c is not C.UNSURE:
-                own.append(LitOp(c, arg_t))
-        if unsure:
-            return b.Opaque(f"Spark ({mode} mode) compares {_label(arg)} IN (...) as strings")
-        if not own:
-            return _false_unless_null(arg)
-        inner = _list_reading(arg, arg_t, tuple(own), [arg_t] * len(own), arg_t, mode)
-        return None if inner is None else b.Either((inner, b.Const(False)))
+        if C.kind(t) == "string":
+            return _text_list_reading(arg, arg_t, values, types, t, mode)
+        return b.Opaque(f"Spark ({mode} mode) compares {_label(arg)} IN (...) as {t}: a cast "
+                        "that does not keep its order")
     cast = []
     for v, ty in zip(values, types, strict=True):
         c = C.cast_literal(v.value, ty, t, mode)
@@ -606,6 +578,32 @@ def _list_reading(arg: object, arg_t: pa.DataType, values: tuple, types: list,
         leaf = b.BOr(tuple(_reading(n.Op.EQ, arg, arg_t, LitOp(c, t), t, t, mode)
                            for c in known)) if known else b.Const(False)
     return b.BOr((leaf, *unsure)) if unsure else leaf
+
+
+def _text_list_reading(arg: object, arg_t: pa.DataType, values: tuple, types: list,
+                       t: pa.DataType, mode: str) -> object | None:
+    """A list compared as strings (legacy mode: numbers among strings) with a column that is
+    not text. A row's text equals an element only if the element read as the row's type
+    equals the row (a value's text reads back as it), so the row is TRUE at most where that
+    reading is, and may be FALSE anywhere ('01' is never the text of 1)."""
+    own, unsure = [], False
+    for v, ty in zip(values, types, strict=True):
+        text = C.cast_literal(v.value, ty, t, mode)  # the element's own text
+        c = text if text is C.UNSURE else C.cast_literal(text, t, arg_t, mode)
+        if c is C.FAILS or c is None and v.value is not None:
+            continue  # text that is no value of the row's type equals no row's text
+        if c is not C.UNSURE and c is not None and C.cast_literal(c, arg_t, t, mode) not in (
+                text, C.UNSURE):
+            continue  # not the value's own text ('1.5' is never an integer's)
+        unsure = unsure or c is C.UNSURE
+        if c is not C.UNSURE:
+            own.append(LitOp(c, arg_t))
+    if unsure:
+        return b.Opaque(f"Spark ({mode} mode) compares {_label(arg)} IN (...) as strings")
+    if not own:
+        return _false_unless_null(arg)
+    inner = _list_reading(arg, arg_t, tuple(own), [arg_t] * len(own), arg_t, mode)
+    return None if inner is None else b.Either((inner, b.Const(False)))
 
 
 def _false_unless_null(arg: object) -> object:

@@ -303,8 +303,8 @@ def _numeric_common(a: pa.DataType, b: pa.DataType, mode: str) -> pa.DataType:
 def keeps_order(source: pa.DataType, target: pa.DataType) -> bool:
     """Whether a column cast from ``source`` to ``target`` keeps its order and every value, so
     that its bounds still bound it (a rounding cast such as BIGINT to DOUBLE is monotone:
-    bounds stay bounds). A cast to a DECIMAL that cannot hold every value does not (Spark
-    caps a comparison's DECIMAL at 38 digits: INT against DECIMAL(38, 37) is NULL for 100).
+    bounds stay bounds). A cast to a DECIMAL that cannot hold every value exactly does not
+    (past 38 digits Spark cuts a comparison's scale: DECIMAL(38, 37) rounds in DECIMAL(38, 28)).
 
     >>> keeps_order(pa.int32(), pa.float32()), keeps_order(pa.int32(), pa.string())
     (True, False)
@@ -370,8 +370,8 @@ def cast_literal(value: object, source: pa.DataType, target: pa.DataType, mode: 
     if kt == "string" and ks not in ("string", "binary"):
         return _to_text(value, ks)
     if ks in ("string", "binary") and kt not in ("string", "binary"):
-        got = _from_text(value.decode("utf-8", "replace") if isinstance(value, bytes)
-                         else value, target, mode)
+        got = from_text(value.decode("utf-8", "replace") if isinstance(value, bytes)
+                        else value, target, mode)
         if got is tc.INVALID:
             return FAILS if mode == ANSI else None
         return got
@@ -409,7 +409,7 @@ def _to_decimal(value: int | decimal.Decimal, t: pa.DataType) -> decimal.Decimal
     q = d.quantize(unit, rounding=decimal.ROUND_HALF_UP, context=context)
     if q != 0 and q.adjusted() >= t.precision - t.scale:
         return None
-    return q if q != d else d
+    return d if q == d else q  # unrounded, the literal as written (explain shows it)
 
 
 def _to_text(value: object, source_kind: str) -> str | _Marker:
@@ -436,10 +436,20 @@ def _to_double(value: int | decimal.Decimal) -> float:
         return math.inf if value > 0 else -math.inf
 
 
-def _from_text(text: str, target: pa.DataType, mode: str) -> object:
+def from_text(text: str, target: pa.DataType, mode: str) -> object:
+    """A string cast to ``target`` in ``mode`` (``text_casts``): the value, or
+    ``text_casts.INVALID`` / ``UNSURE``.
+
+    >>> from_text("200", pa.uint8(), LEGACY), from_text("200", pa.int8(), LEGACY)
+    (200, INVALID)
+    """
     kt = kind(target)
     if kt == "integral":
-        return tc.to_integral(text, target.bit_width, ansi=mode == ANSI)
+        from .literals import int_range
+
+        got = tc.to_integral(text, 64, ansi=mode == ANSI)
+        lo, hi = int_range(target)
+        return got if not isinstance(got, int) or lo <= got <= hi else tc.INVALID
     if kt == "double":
         return tc.to_double(text)
     if kt == "float":
@@ -455,4 +465,6 @@ def _from_text(text: str, target: pa.DataType, mode: str) -> object:
         return tc.to_date(text)
     if kt in ("timestamp", "timestamp_ntz"):
         return tc.to_timestamp(text, ntz=kt == "timestamp_ntz")
-    return UNSURE  # a DECIMAL: Spark compares strings with DECIMALs in DOUBLE, not here
+    if kt == "decimal":  # an explicit CAST only: comparisons meet DECIMALs in DOUBLE
+        return tc.to_decimal(text)
+    return UNSURE

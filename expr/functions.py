@@ -100,7 +100,7 @@ class Monotone(Applied):
             return b.Const(None)
         if op is n.Op.NE:
             return b.BNot(self.compare(n.Op.EQ, lit))
-        shown = f"{self.label} {op.value} {_shown(lit)}"
+        shown = f"{self.label} {op.value} {B._shown(lit)}"
         if self.utc:
             shown += UTC_NOTE
         # The literal is already cast to the comparison's type (bind.typed_comparison).
@@ -134,15 +134,6 @@ class Monotone(Applied):
 
 def _gt_key(x: object, y: object) -> bool:
     return x > y
-
-
-def _shown(lit: B.LitOp) -> str:
-    from .render import literal_sql
-
-    try:
-        return literal_sql(lit.value, lit.type)
-    except Exception:  # only for explain: never fail on display
-        return repr(lit.value)
 
 
 def _at_least(col: b.BColumn, a: object) -> object:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import math
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -302,8 +301,8 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
         if pa.types.is_decimal(to):
             # Spark rounds half up to the target scale; a value too wide for the precision
             # is NULL (and an error under ANSI mode, where the query would fail anyway).
-            exact = decimal.Decimal(value) if isinstance(value, float) else _decimal_text(
-                str(value)) if isinstance(value, str) else decimal.Decimal(value)
+            exact = decimal.Decimal(value) if isinstance(value, float) else _cast_text(
+                value, to) if isinstance(value, str) else decimal.Decimal(value)
             if exact is None:
                 return None  # no number: NULL in legacy mode, a failed query under ANSI
             if not exact.is_finite():
@@ -340,52 +339,17 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
     return value
 
 
-_JAVA_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
-
-
-def _decimal_text(text: str) -> decimal.Decimal | None:
-    """Text as Java's BigDecimal reads it (after Java's trim: no underscores, no Unicode
-    spaces); None if it is no number. Non-ASCII digits, which Java also reads, are refused.
-
-    >>> _decimal_text(" 1.50 "), _decimal_text("1_000"), _decimal_text("1e3")
-    (Decimal('1.50'), None, Decimal('1E+3'))
-    """
-    s = text.strip("".join(map(chr, range(0x21))))
-    if _JAVA_DECIMAL.fullmatch(s):
-        return decimal.Decimal(s)
-    if any(ch.isdigit() and not ch.isascii() for ch in s):
-        raise TypeMismatchError(f"prunekit does not read {text!r} as a DECIMAL the way Spark "
-                                "does (non-ASCII digits): write it in ASCII")
-    return None
-
-
 def _cast_text(text: str, to: pa.DataType) -> object:
-    """``CAST('...' AS to)`` in Spark's grammar (``text_casts``): text that is no value of
-    ``to`` is NULL (legacy mode; ANSI fails the query, so NULL is never a wrong answer)."""
+    """``CAST('...' AS to)`` in Spark's grammar (``coercion.from_text``): text that is no value
+    of ``to`` is NULL (legacy mode; ANSI fails the query, so NULL is never a wrong answer)."""
     from . import text_casts as tc
+    from .coercion import LEGACY, from_text
 
-    if pa.types.is_integer(to):
-        got = tc.to_integral(text, 64, ansi=False)
-        lo, hi = int_range(to)
-        if isinstance(got, int) and not lo <= got <= hi:
-            got = tc.INVALID
-    elif pa.types.is_float32(to):
-        got = tc.to_real(text)
-        got = round_to_float32(got) if isinstance(got, Fraction) else got
-    elif pa.types.is_floating(to):
-        got = tc.to_double(text)
-    elif pa.types.is_date(to):
-        got = tc.to_date(text)
-    elif pa.types.is_timestamp(to):
-        got = tc.to_timestamp(text, ntz=to.tz is None)
-    elif pa.types.is_boolean(to):
-        got = tc.to_boolean(text)
-    else:
-        raise TypeMismatchError(f"cannot cast {text!r} to {to}")
+    got = from_text(text, to, LEGACY)
     if got is tc.UNSURE:
         raise TypeMismatchError(
             f"prunekit does not read {text!r} as {to} the way Spark does (a time without a "
-            "date, a named time zone, a year beyond 9999): write it in full")
+            "date, a named time zone, a year beyond 9999, non-ASCII digits): write it in full")
     return None if got is tc.INVALID else got
 
 

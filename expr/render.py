@@ -95,6 +95,19 @@ def literal_sql(value: object, type: pa.DataType | None = None) -> str:
     raise TypeError(f"cannot render literal {value!r}")
 
 
+def literal_text(value: object, type: pa.DataType | None = None) -> str:
+    """``literal_sql`` for messages and explain(): never fails (``repr`` where a value has
+    no SQL spelling).
+
+    >>> literal_text(5), literal_text(complex(1, 2))
+    ('5', '(1+2j)')
+    """
+    try:
+        return literal_sql(value, type)
+    except Exception:  # only for display
+        return repr(value)
+
+
 def domain_literal_sql(value: object, t: pa.DataType) -> str:
     """SQL for a value in a column's kernel domain (days, unscaled decimals, UTF-8 bytes).
 

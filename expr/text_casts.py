@@ -21,6 +21,7 @@ Checked against Spark 4.3 string by string (``tests/test_text_casts.py``).
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import math
 import re
 from fractions import Fraction
@@ -127,6 +128,24 @@ def _parse_number(s: str) -> Fraction | float | _Marker:
         value = Fraction(int(digits, 16), 16 ** len(h.group(3))) * Fraction(2) ** int(h.group(4))
         return -value if h.group(1) == "-" else value
     return _SPECIAL.get(s.lower(), INVALID)
+
+
+_JAVA_BIG_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?",
+                               re.ASCII)
+
+
+def to_decimal(text: str) -> decimal.Decimal | _Marker:
+    """A string as Java's BigDecimal reads it for ``CAST(... AS DECIMAL)``, before rounding to
+    the target's scale (after Java's trim: no underscores, no Unicode spaces). Java also reads
+    non-ASCII digits: UNSURE.
+
+    >>> to_decimal(" 1.50 "), to_decimal("1_000"), to_decimal("1e3"), to_decimal("\u0661")
+    (Decimal('1.50'), INVALID, Decimal('1E+3'), UNSURE)
+    """
+    s = text.strip("".join(map(chr, range(0x21))))
+    if _JAVA_BIG_DECIMAL.fullmatch(s):
+        return decimal.Decimal(s)
+    return UNSURE if any(ch.isdigit() and not ch.isascii() for ch in s) else INVALID
 
 
 _TRUE = {"t", "true", "y", "yes", "1"}

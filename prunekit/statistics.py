@@ -220,23 +220,32 @@ def _unscaled(values, t: pa.DataType) -> pa.Array:
     DECIMAL(p, 2). A value with more than p digits is an error naming it."""
     masked = isinstance(values, np.ma.MaskedArray)
     data = np.asarray(values.data if masked else values)
-    mask = np.ma.getmaskarray(values) if masked else np.array([v is None for v in data], bool)
+    mask = np.ma.getmaskarray(values) if masked else np.array(
+        [v is None for v in data], bool) if data.dtype == object else np.zeros(len(data), bool)
     limit = 10**t.precision
-    ints = [None if m else int(v) for v, m in zip(data.tolist(), mask.tolist(), strict=True)]
-    for v in ints:
-        if v is not None and not -limit < v < limit:
-            raise StatisticsError(f"unscaled value {v} has more than {t.precision} digits: no "
-                                  f"value of {t}")
+
+    def too_wide(v: int) -> StatisticsError:
+        return StatisticsError(f"unscaled value {v} has more than {t.precision} digits: no "
+                               f"value of {t}")
+
     if (data.dtype.kind == "i" or data.dtype.kind == "u" and data.dtype.itemsize < 8) and \
             t.bit_width >= 128:
         # Two's complement words, least significant first: the int64 and its sign.
         v = data.astype(np.int64)
+        if limit <= 2**63:  # at most 18 digits: an int64 can have more
+            wide = (np.abs(v) >= limit) & ~mask
+            if wide.any():
+                raise too_wide(int(v[wide][0]))
         words = np.empty((len(v), t.bit_width // 64), np.int64)
         words[:, 0] = v
         words[:, 1:] = (v >> 63)[:, None]
         validity = pa.array(~mask).buffers()[1] if mask.any() else None
         return pa.Array.from_buffers(t, len(v), [validity, pa.py_buffer(words)],
                                      null_count=int(mask.sum()))
+    ints = [None if m else int(v) for v, m in zip(data.tolist(), mask.tolist(), strict=True)]
+    for v in ints:
+        if v is not None and not -limit < v < limit:
+            raise too_wide(v)
     exact = decimal.Context(prec=t.precision + 2)  # the default 28 digits would round
     return pa.array([None if v is None else decimal.Decimal(v).scaleb(-t.scale, context=exact)
                      for v in ints], t)
