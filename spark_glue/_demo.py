@@ -32,7 +32,7 @@ def _table(statistics) -> tuple[pa.Table, dict]:
     if path.endswith((".arrow", ".feather", ".ipc")):
         with pa.memory_map(path) as source:
             return pa.ipc.open_file(source).read_all(), {}
-    from prunekit import parquet
+    from prunekit.sources import parquet
 
     return parquet.row_group_statistics(path), {}
 

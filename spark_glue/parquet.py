@@ -13,8 +13,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from prunekit import parquet
 from prunekit.expr.errors import StatisticsError
+from prunekit.sources import parquet
 
 _WIDER = {pa.uint8(): pa.int16(), pa.uint16(): pa.int32(), pa.uint32(): pa.int64(),
           pa.uint64(): pa.decimal128(20, 0), pa.date64(): pa.date32()}

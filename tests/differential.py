@@ -37,7 +37,6 @@ import json
 import math
 import re
 import shutil
-import sys
 import tempfile
 import time
 from collections import Counter
@@ -49,9 +48,7 @@ import pyarrow.parquet as pq
 
 import prunekit as pk
 from prunekit.expr import nodes as n
-
-sys.path.insert(0, str(Path(__file__).parent))
-import reference as ref  # noqa: E402
+from tests import reference as ref
 
 D = decimal.Decimal
 CTX = decimal.Context(prec=120)

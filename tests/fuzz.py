@@ -19,8 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-import differential as diff  # noqa: E402
+from tests import differential as diff
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,8 +1,8 @@
-"""The previous ``prunekit/parquet.py`` (through pyarrow's ``FileMetaData`` objects, one Python
+"""The previous ``prunekit.sources.parquet`` (through pyarrow's ``FileMetaData`` objects, one Python
 object per statistic), kept unchanged as the oracle of ``tests/test_footer.py``: the Numba footer
 decoder must give the same bounds and null counts on every flat column.
 
-Row-group statistics of Parquet files, in the canonical layout (``prunekit/statistics.py``).
+Row-group statistics of Parquet files, in the canonical layout (``prunekit.statistics``).
 
 One row per row group: ``file``, ``row_group``, ``row_count`` and, per data column, a struct
 ``{min, max, null_count[, min_exact, max_exact]}`` whose ``min``/``max`` have the column's Arrow

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
-import reference as ref
 from hypothesis import strategies as st
 
 import prunekit as pk
 from prunekit.expr import nodes as n
 from prunekit.expr.paths import leaf_key
+from tests import reference as ref
 
 D = decimal.Decimal
 CTX = decimal.Context(prec=120)

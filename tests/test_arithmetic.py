@@ -10,18 +10,14 @@ them, treats both bounds as unknown. Every case is checked against the row-level
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import pyarrow as pa
 import pytest
 
 import prunekit as pk
+from tests import reference as ref
+from tests import strategies as strat
 from tests.cases import BACKENDS
-
-sys.path.insert(0, str(Path(__file__).parent))  # as tests/test_property.py imports them
-import reference as ref  # noqa: E402
-import strategies as strat  # noqa: E402
 
 I8, I32, I64 = pa.int8(), pa.int32(), pa.int64()
 MIN64, MAX64 = -(2**63), 2**63 - 1

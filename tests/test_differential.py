@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import tempfile
 from pathlib import Path
 
@@ -23,9 +22,7 @@ import pytest
 
 import prunekit as pk
 from prunekit.expr import nodes as n
-
-sys.path.insert(0, str(Path(__file__).parent))
-import differential as diff  # noqa: E402
+from tests import differential as diff
 
 CI_SEEDS = range(1_000, 1_060)  # fuzz runs use other seeds
 CI_PREDICATES = 25

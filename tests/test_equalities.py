@@ -7,18 +7,13 @@ rows evaluated by the reference evaluator and for its exact outcome.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pyarrow as pa
 import pytest
 
 import prunekit as pk
+from tests import reference as ref
+from tests import strategies as strat
 from tests.cases import BACKENDS
-
-sys.path.insert(0, str(Path(__file__).parent))
-import reference as ref  # noqa: E402
-import strategies as strat  # noqa: E402
 
 I64 = pa.int64()
 NONE, MAYBE, ALL = pk.NONE_MATCH, pk.MAYBE_MATCH, pk.ALL_MATCH

@@ -11,9 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import math
-import sys
 from collections import Counter
-from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -22,11 +20,9 @@ from hypothesis import strategies as st
 
 import prunekit as pk
 from prunekit.expr import nodes as n
+from tests import reference as ref
+from tests import strategies as strat
 from tests.cases import BACKENDS
-
-sys.path.insert(0, str(Path(__file__).parent))  # as tests/test_property.py imports them
-import reference as ref  # noqa: E402
-import strategies as strat  # noqa: E402
 
 NONE, MAYBE, ALL = pk.NONE_MATCH, pk.MAYBE_MATCH, pk.ALL_MATCH
 D = decimal.Decimal

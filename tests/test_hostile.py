@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import decimal
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -21,11 +19,9 @@ import pytest
 import prunekit as pk
 from prunekit.expr.paths import leaf_key
 from prunekit.kernels import codegen, run
+from tests import reference as ref
+from tests import strategies as strat
 from tests.cases import ALL, BACKENDS, MAYBE, NONE
-
-sys.path.insert(0, str(Path(__file__).parent))
-import reference as ref  # noqa: E402
-import strategies as strat  # noqa: E402
 
 D = decimal.Decimal
 NAN, INF = math.nan, math.inf

@@ -10,8 +10,6 @@ hypothesis property over nested examples (``strategies.nested``).
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -20,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 from deltalake import write_deltalake
 from hypothesis import given, settings
+from test_property import assert_sound, violations  # noqa: E402
 
 import prunekit as pk
 import prunekit.delta as pd
@@ -27,11 +26,8 @@ from prunekit.expr import nodes as n
 from prunekit.expr.paths import leaf_key
 from prunekit.expr.resolve import leaves, nest
 from prunekit.expr.sql import parse
+from tests import strategies as strat
 from tests.cases import ALL, BACKENDS, MAYBE, NAMES, NONE, stats_table
-
-sys.path.insert(0, str(Path(__file__).parent))
-import strategies as strat  # noqa: E402
-from test_property import assert_sound, violations  # noqa: E402
 
 ADDRESS = pa.struct([("city", pa.string()), ("zip", pa.int32())])
 SCHEMA = pa.schema([

@@ -17,9 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import math
-import sys
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -29,10 +27,8 @@ from hypothesis import strategies as st
 
 import prunekit as pk
 from prunekit.expr import nodes as n
-
-sys.path.insert(0, str(Path(__file__).parent))
-import reference as ref  # noqa: E402
-import strategies as strat  # noqa: E402
+from tests import reference as ref
+from tests import strategies as strat
 
 D = decimal.Decimal
 NAN = math.nan

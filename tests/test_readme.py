@@ -129,12 +129,8 @@ def test_supported_list_gives_examples_for_every_form():
 
 @pytest.mark.parametrize("example", [e for c in CLAIMS for e in _examples(c)])
 def test_supported_example_prunes_soundly(example):
-    import sys
-
     import prunekit as pk
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    import reference
+    from tests import reference
 
     types = _types()
     containers = _rows()

@@ -231,13 +231,10 @@ def test_property_generator_exercises_value_sets(without_local_constants):
     """tests/strategies.py derives ``values``/``bloom`` from the rows (test_property.py checks
     soundness on them); here: they decide outcomes the other statistics leave MAYBE, and only
     ever make an outcome more decisive."""
-    import sys
-    from pathlib import Path
 
     from hypothesis import given, settings
 
-    sys.path.insert(0, str(Path(__file__).parent))
-    import strategies as strat
+    from tests import strategies as strat
 
     decided = {"values": 0, "bloom": 0}
 

@@ -1,4 +1,4 @@
-"""Parquet bloom filters of row groups, as the ``bloom`` statistic (``prunekit/statistics.py``).
+"""Parquet bloom filters of row groups, as the ``bloom`` statistic (``prunekit.statistics``).
 
 pyarrow writes split-block bloom filters (``pq.write_table(..., bloom_filter_options=...)``)
 and gives each column chunk's ``bloom_filter_offset``/``bloom_filter_length``, but does not read

@@ -1,4 +1,4 @@
-"""Row-group statistics of Parquet files, in the canonical layout (``prunekit/statistics.py``).
+"""Row-group statistics of Parquet files, in the canonical layout (``prunekit.statistics``).
 
 One row per row group: ``file``, ``row_group``, ``row_count`` and, per data column, a struct
 ``{min, max, null_count[, min_exact, max_exact]}`` whose ``min``/``max`` have the column's Arrow
@@ -20,8 +20,8 @@ type. Anything the footer does not say exactly is an Arrow null (unknown), never
   named ``a.b`` (``prunekit.expr.paths.leaf_key``); leaves under lists and maps are left out.
 
 The footers' Thrift bytes are walked by one Numba pass over all files
-(``prunekit/_thrift_footer.py``), and bounds decoded by vector operations
-(``prunekit/_footer_values.py``, ``prunekit/_footer_table.py``): no Python object per
+(``prunekit.sources._thrift_footer``), and bounds decoded by vector operations
+(``prunekit.sources._footer_values``, ``prunekit.sources._footer_table``): no Python object per
 statistic. Numba is imported on the first call, not by ``import prunekit``.
 
 Footers are read by threads; a progress line goes to stderr when it is a terminal and there
@@ -44,8 +44,7 @@ import pyarrow.parquet as pq
 from prunekit.expr.errors import StatisticsError
 from prunekit.expr.paths import split_leaf_key
 from prunekit.expr.resolve import nest
-
-from .statistics import Statistics
+from prunekit.statistics import Statistics
 
 __all__ = ["data_schema", "parquet_files", "row_group_statistics", "statistics"]
 
@@ -107,7 +106,7 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
     is a column named by ``prunekit.expr.paths.leaf_key`` (``address.city``). ``progress``
     defaults to "stderr is a terminal and there are 100 files or more". ``bloom_filters``
     (True, or column names) also reads those columns' bloom filters into a ``bloom`` field
-    (``prunekit/bloom.py``).
+    (``prunekit.sources.bloom``).
 
     >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as pq, prunekit as pk
     >>> d = tempfile.mkdtemp()

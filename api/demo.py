@@ -24,7 +24,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import prunekit as pk
-from prunekit import cli, delta, parquet
+from prunekit import cli
+from prunekit.sources import delta, parquet
 
 SCHEMA = pa.schema([
     ("l_shipdate", pa.date32()),
@@ -214,7 +215,8 @@ def _spark_part(root: str) -> int:
     """The same filters over the row-group statistics as a Spark DataFrame; 1 on a failure."""
     print("\n" + "-" * 100 + "\n\nThe same filters in Spark (prunekit.spark_glue, local[*]):")
     try:
-        from prunekit import parquet, spark_glue
+        from prunekit import spark_glue
+        from prunekit.sources import parquet
 
         result = spark_glue.demo(parquet.row_group_statistics(os.path.join(root, "parquet")),
                                  FILTERS, schema=SCHEMA)

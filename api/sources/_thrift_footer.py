@@ -4,14 +4,14 @@ All footers of a scan are concatenated into one byte buffer and walked by one Nu
 (``cache=True``), so 10,000 files cost no Python object per row group, column chunk or statistic.
 The walk reads only what prunekit uses and skips every other field, known or not, by its wire
 type (Thrift's rule for unknown fields). Its output is integer tables of byte offsets into the
-buffer; values are decoded later, vectorised, by ``prunekit/_footer_values.py``.
+buffer; values are decoded later, vectorised, by ``prunekit.sources._footer_values``.
 
 A footer the walk cannot read (a varint or length running past its end, an unknown wire type,
 nesting deeper than 64, a list header with a negative size) gets an error code and the byte
 offset where it stopped; the caller names the file. A known field with an unexpected wire type
 is skipped and stays unset, so its statistic is unknown.
 
-This module imports Numba; ``prunekit/parquet.py`` imports it only inside
+This module imports Numba; ``prunekit.sources.parquet`` imports it only inside
 ``row_group_statistics``, so ``import prunekit`` stays Numba-free.
 """
 

@@ -46,8 +46,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from prunekit import delta, parquet
 from prunekit.expr.errors import PrunekitError
+from prunekit.sources import delta, parquet
 
 from .predicate import PruningPredicate
 from .statistics import Statistics
@@ -137,7 +137,7 @@ def _scan(args) -> int:
     pred = PruningPredicate(args.where, parquet.data_schema(table))
     wanted = [c for c, used in pred.required_columns.items() if "bloom" in used]
     if args.bloom and kind == "parquet" and wanted:
-        from prunekit.bloom import attach_bloom_filters
+        from prunekit.sources.bloom import attach_bloom_filters
 
         stats = Statistics.from_arrow(attach_bloom_filters(table, wanted))
     outcome = pred.classify(stats)

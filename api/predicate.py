@@ -103,7 +103,7 @@ class PruningPredicate:
         """The predicate for the scans of ``table`` in a whole query (CTEs, subqueries, joins,
         UNION): the OR over the table's scans of the conjuncts each scan's rows must pass,
         TRUE if some scan has none. Never pushed past a LIMIT or a window, nor onto an
-        aggregate; the rules are in ``prunekit/expr/query.py``. ``explain()`` shows each
+        aggregate; the rules are in ``prunekit.expr.query``. ``explain()`` shows each
         scan's conjuncts and what was not pushed, and why.
 
         >>> import pyarrow as pa

@@ -1,4 +1,4 @@
-"""File statistics of a Delta Lake table, in the canonical layout (``prunekit/statistics.py``).
+"""File statistics of a Delta Lake table, in the canonical layout (``prunekit.statistics``).
 
 One row per live data file of a snapshot (adds minus removes, replayed from the latest
 checkpoint at or before the version, then the JSON commits): ``path`` (a local path when the
@@ -50,8 +50,7 @@ import pyarrow.parquet as pq
 
 from prunekit.expr.errors import StatisticsError
 from prunekit.expr.paths import leaf_key
-
-from .statistics import Statistics
+from prunekit.statistics import Statistics
 
 __all__ = ["file_statistics", "is_delta_table", "statistics"]
 
