@@ -6,10 +6,12 @@ statistics alone.
 {'x': ('max', 'min', 'null_count')}
 """
 
-from prunekit.expr.errors import (
+from prunekit.errors import (
+    AliasError,
     PrunekitError,
     SqlSyntaxError,
     StatisticsError,
+    TableNotReadError,
     TypeMismatchError,
     UnknownColumnError,
     UnsupportedError,
@@ -18,11 +20,12 @@ from prunekit.expr.nodes import Node as Expression
 from prunekit.expr.nodes import and_, col, isnan, lit, or_
 
 from .plot import plot
-from .predicate import ALL_MATCH, MAYBE_MATCH, NONE_MATCH, PruningPredicate
+from .predicate import ALL_MATCH, MAYBE_MATCH, NONE_MATCH, Explanation, PruningPredicate
 from .statistics import Statistics
 
 __all__ = [
-    "ALL_MATCH", "MAYBE_MATCH", "NONE_MATCH", "Expression", "PruningPredicate", "PrunekitError",
-    "SqlSyntaxError", "Statistics", "StatisticsError", "TypeMismatchError", "UnknownColumnError",
-    "UnsupportedError", "and_", "col", "isnan", "lit", "or_", "plot",
+    "ALL_MATCH", "MAYBE_MATCH", "NONE_MATCH", "AliasError", "Explanation", "Expression",
+    "PruningPredicate", "PrunekitError", "SqlSyntaxError", "Statistics", "StatisticsError",
+    "TableNotReadError", "TypeMismatchError", "UnknownColumnError", "UnsupportedError", "and_",
+    "col", "isnan", "lit", "or_", "plot",
 ]

@@ -46,7 +46,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from prunekit.expr.errors import PrunekitError
+from prunekit.errors import PrunekitError
 from prunekit.sources import delta, parquet
 
 from .predicate import PruningPredicate

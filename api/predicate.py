@@ -8,10 +8,10 @@ from collections.abc import Mapping
 import numpy as np
 import pyarrow as pa
 
+from prunekit.errors import AliasError, PrunekitError, StatisticsError
 from prunekit.expr import bound as b
 from prunekit.expr import nodes as n
 from prunekit.expr.bind import bind
-from prunekit.expr.errors import PrunekitError, StatisticsError
 from prunekit.expr.explain import explain_tree, leaf_sql, printable
 from prunekit.expr.nodes import Node
 from prunekit.expr.resolve import leaves
@@ -23,10 +23,6 @@ from .statistics import Statistics, with_legacy_keys
 
 NONE_MATCH, MAYBE_MATCH, ALL_MATCH = 0, 1, 2
 OUTCOME_NAMES = ("NONE_MATCH", "MAYBE_MATCH", "ALL_MATCH")
-
-
-class AliasError(PrunekitError, ValueError):
-    """``aliases`` cannot be applied: a cycle, or an alias named like a schema column."""
 
 
 class PruningPredicate:

@@ -43,7 +43,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 
-from prunekit.expr.errors import StatisticsError
+from prunekit.errors import StatisticsError
 from prunekit.expr.paths import split_leaf_key
 
 REQUIRED_FIELDS = ("min", "max", "null_count")

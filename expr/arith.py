@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from . import bound as b
 from . import literals as L
+from .domains import EXACT, int_range
 from .operands import ColOp, LitOp
 
 
@@ -23,7 +24,7 @@ def _int_literal_type(lit: LitOp) -> pa.DataType | None:
     if lit.type is not None:
         return lit.type if pa.types.is_signed_integer(lit.type) else None
     for t in (pa.int32(), pa.int64()):
-        lo, hi = L.int_range(t)
+        lo, hi = int_range(t)
         if lo <= lit.value <= hi:
             return t
     return None
@@ -80,7 +81,7 @@ def _int_arith(op: str, left: object, right: object) -> object | None:
         return None
     c = right.value
     t = _wider(base.type, c_type)
-    tmin, tmax = L.int_range(pa.int64())
+    tmin, tmax = int_range(pa.int64())
     if op == "*" and c == 0:
         return None  # every value becomes 0: left to the general rule
     if op == "-" and not tmin <= -c <= tmax:
@@ -197,7 +198,7 @@ def type_range(t: pa.DataType) -> tuple[int, int]:
     >>> type_range(pa.int8()), type_range(pa.decimal128(3, 1)), type_range(pa.decimal128(38, 2))
     ((-128, 127), (-999, 999), (-4611686018427387904, 4611686018427387904))
     """
-    lo, hi = L.int_range(t)
+    lo, hi = int_range(t)
     if pa.types.is_decimal(t):
         return max(lo, -LIMIT), min(hi, LIMIT)
     return lo, hi
@@ -247,7 +248,7 @@ def _literal_decimal(lit: LitOp) -> tuple[pa.DataType, int] | None:
         t = _as_decimal(t)
         if t is None:
             return None
-        d = decimal.Decimal(v).scaleb(t.scale, context=L.EXACT)
+        d = decimal.Decimal(v).scaleb(t.scale, context=EXACT)
         return (t, int(d)) if d == d.to_integral_value() else None
     if isinstance(v, int):
         return pa.decimal128(len(str(abs(v))), 0), v
@@ -258,7 +259,7 @@ def _literal_decimal(lit: LitOp) -> tuple[pa.DataType, int] | None:
     precision = max(len(digits) + max(exp, 0), scale, 1)
     if precision > 38:
         return None
-    return pa.decimal128(precision, scale), int(v.scaleb(scale, context=L.EXACT))
+    return pa.decimal128(precision, scale), int(v.scaleb(scale, context=EXACT))
 
 
 def _decimal_base(x: ColOp) -> b.BColumn | None:

@@ -19,40 +19,20 @@ import decimal
 
 import pyarrow as pa
 
+from prunekit.errors import SqlSyntaxError, TypeMismatchError
+
 from . import bound as b
 from . import coercion as C
 from . import functions
 from . import literals as L
 from . import nodes as n
 from .arith import arith, clamp, decimal_expression, extend, steps_of
-from .errors import SqlSyntaxError, TypeMismatchError
+from .domains import domain_of, int_range, is_stringlike, is_text
 from .operands import ColOp, LitOp, OpaqueOp
 from .paths import leaf_key, split_leaf_key
 from .quotient import Quotient, compare_quotient, divide
 from .resolve import resolve, walk_leaves
 from .spark_functions import result_kind
-
-b.BColumn.__repr__ = lambda self: self.sql()  # short reprs in doctests and explain
-
-
-def domain_of(t: pa.DataType) -> str | None:
-    """How a type's statistics are compared in a kernel; None if prunekit cannot order it.
-
-    >>> domain_of(pa.decimal128(10, 2)), domain_of(pa.decimal128(30, 2)), domain_of(pa.uint64())
-    ('int', 'code', 'uint')
-    """
-    if pa.types.is_uint64(t):
-        return "uint"
-    if pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_temporal(t) and (
-            pa.types.is_date(t) or pa.types.is_timestamp(t)):
-        return "int"
-    if pa.types.is_decimal(t):  # decimal32 and decimal64 statistics are read as decimal128
-        return "int" if t.bit_width <= 128 and t.precision <= 18 else "code"
-    if pa.types.is_float32(t) or pa.types.is_float64(t):
-        return "float"
-    if L._is_stringlike(t):
-        return "code"
-    return None
 
 
 def bind(root: n.Node, schema: pa.Schema) -> object:
@@ -318,7 +298,7 @@ def _rounds_to_float32(col: b.BColumn) -> bool:
     if not isinstance(col, b.BColumn) or col.convert or not pa.types.is_integer(
             col.type) or col.type == pa.uint64():
         return False
-    lo, hi = L.int_range(col.type)
+    lo, hi = int_range(col.type)
     return max(-lo, hi) > 2**24
 
 
@@ -360,7 +340,7 @@ def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:
     inner = compare(op.flipped, ColOp(col), LitOp(L.negate(value), right.type))
     if col.domain == "float":
         return b.Widen(inner, b.NanEq(col))
-    lo = L.int_range(col.type)[0]
+    lo = int_range(col.type)[0]
     return b.Widen(inner, b.InRange(col, lo, lo))
 
 
@@ -460,14 +440,10 @@ def _rescaled(x: b.BColumn, y: b.BColumn) -> tuple:
     return b.BColumn(x.name, x.stats_type, x.type, "int", ("mul", 10**k)), y
 
 
-def _is_text(t: pa.DataType) -> bool:
-    return pa.types.is_string(t) or pa.types.is_large_string(t) or t == pa.string_view()
-
-
 def _same_family(s: pa.DataType, t: pa.DataType) -> bool:
     if s == t:
         return True
-    if L._is_stringlike(s) and L._is_stringlike(t):
+    if is_stringlike(s) and is_stringlike(t):
         return True
     if pa.types.is_integer(s) and pa.types.is_integer(t):
         return pa.types.is_uint64(s) == pa.types.is_uint64(t)
@@ -644,7 +620,7 @@ def _like(node: n.Like, kids: tuple) -> object:
     prefix, rest = _like_prefix(node.pattern, node.escape)
     arg = kids[0]
     if not rest:  # no wildcard: plain equality, when comparing strings
-        if isinstance(arg, ColOp) and not L._is_stringlike(arg.col.type):
+        if isinstance(arg, ColOp) and not is_stringlike(arg.col.type):
             return b.Opaque(f"LIKE on {arg.col.name} of type {arg.col.type}")
         return compare(n.Op.EQ, arg, LitOp(prefix))
     return _prefix(arg, prefix.encode("utf-8", "surrogatepass"), exact=rest == "%")
@@ -700,7 +676,7 @@ def _prefix(arg: object, prefix: bytes, exact: bool) -> object:
         return b.Const(raw.startswith(prefix)) if exact else b.Opaque("LIKE on a literal")
     if isinstance(arg, OpaqueOp) or not isinstance(arg, ColOp) or arg.negated:
         return b.Opaque(getattr(arg, "why", "LIKE of an expression"))
-    if not L._is_stringlike(arg.col.type):
+    if not is_stringlike(arg.col.type):
         return b.Opaque(f"LIKE on {arg.col.name} of type {arg.col.type}")
     if exact and not prefix:
         return b.NonNull(arg.col, True)
@@ -813,19 +789,19 @@ def cast_column(col: b.BColumn, to: pa.DataType) -> b.BColumn | None:
     (integer to DOUBLE, timestamp to DATE) are monotone maps the kernel applies to bounds.
     """
     s = col.type
-    if s == to or (L._is_stringlike(s) and L._is_stringlike(to) and _is_text(s) == _is_text(to)):
+    if s == to or (is_stringlike(s) and is_stringlike(to) and is_text(s) == is_text(to)):
         return col  # string, large_string and string_view are one order (and so for binary)
     same = b.BColumn(col.name, col.stats_type, s, col.domain)
     if pa.types.is_integer(s) and pa.types.is_integer(to):
-        lo, hi = L.int_range(s)
-        lo2, hi2 = L.int_range(to)
+        lo, hi = int_range(s)
+        lo2, hi2 = int_range(to)
         if not (lo2 <= lo and hi <= hi2):
             return None
         # The values are the column's own; the type is the target's, which arithmetic on the
         # cast (CAST(x AS BIGINT) * 1000) overflows at.
         return same if col.domain != "int" else b.BColumn(col.name, col.stats_type, to, "int")
     if pa.types.is_integer(s) and pa.types.is_decimal(to):
-        lo, hi = L.int_range(s)
+        lo, hi = int_range(s)
         return same if max(-lo, hi) < 10 ** (to.precision - to.scale) else None
     if pa.types.is_decimal(s) and pa.types.is_decimal(to):
         grows = to.scale >= s.scale and to.precision - to.scale >= s.precision - s.scale

@@ -41,6 +41,9 @@ class BColumn:
 
         return key_sql(self.name)
 
+    def __repr__(self) -> str:  # short: doctests and explain() show bound trees
+        return self.sql()
+
     def label(self) -> str:
         """How explain() shows the column with its conversion: ``tofloat(x)``, ``(x + 5) * -2``.
         """

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from prunekit.errors import TypeMismatchError
+
 from . import bind as B
 from . import bound as b
 from . import coercion as C
 from . import functions as F
 from . import literals as L
 from . import nodes as n
-from .errors import TypeMismatchError
 
 
 def _value_type(x: object) -> pa.DataType | None:

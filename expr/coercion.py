@@ -35,6 +35,7 @@ from fractions import Fraction
 import pyarrow as pa
 
 from . import text_casts as tc
+from .domains import int_range, round_to_float32
 
 ANSI, LEGACY = "ansi", "legacy"
 MODES = (ANSI, LEGACY)
@@ -378,7 +379,6 @@ def cast_literal(value: object, source: pa.DataType, target: pa.DataType, mode: 
     if ks == "boolean" and kt != "boolean":
         return int(value)  # 0 or 1, in any numeric type
     if kt == "float" and ks != "float" and isinstance(value, (int, decimal.Decimal, Fraction)):
-        from .literals import round_to_float32
 
         return round_to_float32(value)
     if kt == "double" and isinstance(value, (int, decimal.Decimal)) and not isinstance(
@@ -445,7 +445,6 @@ def from_text(text: str, target: pa.DataType, mode: str) -> object:
     """
     kt = kind(target)
     if kt == "integral":
-        from .literals import int_range
 
         got = tc.to_integral(text, 64, ansi=mode == ANSI)
         lo, hi = int_range(target)
@@ -455,7 +454,6 @@ def from_text(text: str, target: pa.DataType, mode: str) -> object:
     if kt == "float":
         exact = tc.to_real(text)
         if isinstance(exact, Fraction):
-            from .literals import round_to_float32
 
             return round_to_float32(exact)
         return exact

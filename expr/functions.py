@@ -51,11 +51,13 @@ from fractions import Fraction
 
 import pyarrow as pa
 
+from prunekit.errors import TypeMismatchError
+
 from . import bind as B
 from . import bound as b
 from . import literals as L
 from . import nodes as n
-from .errors import TypeMismatchError
+from .domains import int_range, is_text
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 UTC_NOTE = "; timestamps read in UTC, as Spark with session time zone UTC"
@@ -138,7 +140,7 @@ def _gt_key(x: object, y: object) -> bool:
 
 def _at_least(col: b.BColumn, a: object) -> object:
     """``col >= a`` for an integer ``a`` of any size in the column's int domain."""
-    lo, hi = L.int_range(col.type)
+    lo, hi = int_range(col.type)
     if a <= lo:
         return b.NonNull(col, True)
     if a > hi:
@@ -218,7 +220,7 @@ def _prefix_of(x: B.ColOp, k: int, label: str) -> object | None:
     is ``s >= m`` when j <= k, else ``s >= succ(m[:k])`` (nothing starting with m[:k] reaches
     m); ``left(s, k) > m`` is ``s > m`` when j < k, else ``s >= succ(m[:k])``."""
     col = x.col
-    if x.negated or not isinstance(col, b.BColumn) or not B._is_text(col.type):
+    if x.negated or not isinstance(col, b.BColumn) or not is_text(col.type):
         return None
     from .leaves import prefix_successor
 
@@ -292,7 +294,7 @@ op='ge', value=b'ac')))), text="left(s, 2) = 'ab'")
                 f"{start}, " if name == "substring" else "") + f"{length})"
             return _prefix_of(kids[0], length, shown)
         if name == "substring" and k == 2 and start in (0, 1) and not kids[0].negated and \
-                isinstance(kids[0].col, b.BColumn) and B._is_text(kids[0].col.type):
+                isinstance(kids[0].col, b.BColumn) and is_text(kids[0].col.type):
             return kids[0]  # the whole string (another type is cast to its text)
     return None
 

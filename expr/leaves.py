@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from . import bound as b
-from .literals import _is_stringlike
+from .domains import is_stringlike
 from .render import domain_literal_sql
 
 
@@ -74,7 +74,7 @@ def value_sets(r, col: b.BColumn, literals: tuple, true: int, false: int) -> tup
     them; a cast to DOUBLE or a rescale does not)."""
     same = (col.type == col.stats_type or (pa.types.is_integer(col.type) and
             pa.types.is_integer(col.stats_type)) or (col.domain == "code" and
-            _is_stringlike(col.type) and _is_stringlike(col.stats_type)))
+            is_stringlike(col.type) and is_stringlike(col.stats_type)))
     if type(col) is not b.BColumn or col.convert or not same or col.domain == "none":
         return true, false
     p = r.p

@@ -1,5 +1,6 @@
 """Exact coercion of a literal to a column's type (SEMANTICS.md §2).
 
+
 A coercion answers "which values of the column's type equal this literal, in Spark's
 comparison?" That set is always an interval ``[first, last]`` of column values (in the column's
 *domain*: ints for integers, dates, timestamps and unscaled decimals, floats, UTF-8 bytes):
@@ -31,7 +32,9 @@ from fractions import Fraction
 import numpy as np
 import pyarrow as pa
 
-from .errors import TypeMismatchError
+from prunekit.errors import TypeMismatchError
+
+from .domains import EXACT, int_range, is_stringlike, round_to_float32
 
 
 @dataclass(frozen=True)
@@ -79,11 +82,6 @@ class AboveMax:
 
 Coerced = Exact | Between | Range | BelowMin | AboveMax
 
-# Decimal arithmetic in the default context rounds to 28 digits; decimal128 holds 38 and
-# decimal256 76, so every operation here names this exact-enough context.
-EXACT = decimal.Context(prec=100, Emax=10**6, Emin=-(10**6))
-
-
 def negate(value: object) -> object:
     """``-value`` exactly: Decimal's ``-`` rounds to the context's 28 digits.
 
@@ -95,35 +93,9 @@ def negate(value: object) -> object:
     return -value
 
 
-def unscaled_to_decimal(unscaled: int, scale: int) -> decimal.Decimal:
-    """The decimal value of an unscaled integer, exactly.
-
-    >>> unscaled_to_decimal(-99999999999999999999999999999, 3)
-    Decimal('-99999999999999999999999999.999')
-    """
-    return decimal.Decimal(unscaled).scaleb(-scale, context=EXACT)
-
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 _UNITS = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 _MS_PER_DAY = 86_400_000
-
-
-def int_range(t: pa.DataType) -> tuple[int, int]:
-    """Smallest and largest value of an integer-domain type (dates and timestamps included).
-
-    >>> int_range(pa.uint8()), int_range(pa.decimal128(3, 1))
-    ((0, 255), (-999, 999))
-    """
-    if pa.types.is_decimal(t):
-        return -(10**t.precision) + 1, 10**t.precision - 1
-    if pa.types.is_boolean(t):
-        return 0, 1
-    if pa.types.is_date32(t):
-        return -(2**31), 2**31 - 1
-    if pa.types.is_integer(t):
-        info = np.iinfo(t.to_pandas_dtype())
-        return int(info.min), int(info.max)
-    return -(2**63), 2**63 - 1  # date64, timestamps
 
 
 def coerce(value: object, t: pa.DataType) -> Coerced:
@@ -138,18 +110,13 @@ def coerce(value: object, t: pa.DataType) -> Coerced:
         return _to_scaled_int(value, t)
     if pa.types.is_date(t) or pa.types.is_timestamp(t):
         return _to_temporal(value, t)
-    if _is_stringlike(t):
+    if is_stringlike(t):
         if isinstance(value, str):
             return Exact(value.encode("utf-8", "surrogatepass"))
         if isinstance(value, bytes):
             return Exact(value)
         raise _mismatch(value, t)
     raise TypeMismatchError(f"prunekit does not compare values of type {t}")
-
-
-def _is_stringlike(t: pa.DataType) -> bool:
-    return (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
-            or pa.types.is_large_binary(t) or t in (pa.string_view(), pa.binary_view()))
 
 
 def _mismatch(value: object, t: pa.DataType) -> TypeMismatchError:
@@ -287,7 +254,7 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
     """
     if to is None or value is None:
         return value
-    if isinstance(value, str) and not _is_stringlike(to) and not pa.types.is_decimal(to):
+    if isinstance(value, str) and not is_stringlike(to) and not pa.types.is_decimal(to):
         return _cast_text(value, to)
     try:
         if pa.types.is_floating(to):
@@ -353,24 +320,3 @@ def _cast_text(text: str, to: pa.DataType) -> object:
     return None if got is tc.INVALID else got
 
 
-# ---- FLOAT ----------------------------------------------------------------------------------
-_F32_MAX = Fraction(float(np.finfo(np.float32).max))
-_F32_OVERFLOW = _F32_MAX + Fraction(2**103)  # FLOAT's max plus half its last step rounds to inf
-
-
-def round_to_float32(x: int | Fraction | decimal.Decimal) -> float:
-    """The FLOAT nearest ``x`` (ties to even; +-inf beyond the range), in one rounding, as
-    Java's ``(float)`` cast gives it; going through a double could round twice.
-
-    >>> round_to_float32(16777217), round_to_float32(2**24 + 3)
-    (16777216.0, 16777220.0)
-    """
-    x = Fraction(x)
-    if abs(x) >= _F32_OVERFLOW:
-        return math.inf if x > 0 else -math.inf
-    with np.errstate(over="ignore"):  # just below the threshold a double may round to inf
-        f = np.float32(float(x))  # at most one FLOAT step from the answer
-        near = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
-    near = [c for c in near if np.isfinite(c)]
-    return float(min(near, key=lambda c: (abs(Fraction(float(c)) - x),
-                                          int(np.float32(c).view(np.uint32)) & 1)))

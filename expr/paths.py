@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from prunekit.expr.errors import StatisticsError
+from prunekit.errors import StatisticsError
 
 
 def _needs_quotes(part: str) -> bool:

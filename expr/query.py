@@ -43,19 +43,16 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, SqlglotError, TokenError
 from sqlglot.optimizer.simplify import simplify
 
+from prunekit.errors import PrunekitError, SqlSyntaxError, TableNotReadError, UnsupportedError
+
 from . import nodes as n
 from .bind import bind
-from .errors import PrunekitError, SqlSyntaxError, UnsupportedError
 from .sql import parse
 
 _MARK = "\x00out"  # qualifier of a pushed conjunct's references to a query's output columns
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.Add, exp.Sub,
                 exp.Mul, exp.Div)
 _GENERATORS = tuple(getattr(exp, "SET_RETURNING_FUNCTIONS", ())) + (exp.Explode, exp.Unnest)
-
-
-class TableNotReadError(PrunekitError, LookupError):
-    """``from_query`` was asked about a table the query does not read."""
 
 
 @dataclass

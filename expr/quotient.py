@@ -40,6 +40,7 @@ import pyarrow as pa
 
 from . import bound as b
 from . import literals as L
+from .domains import int_range
 from .operands import ColOp, LitOp
 
 _F64 = pa.float64()
@@ -179,7 +180,7 @@ def _key_float(k: int, fmt: str) -> float:
 def _domain(q: Quotient) -> tuple[int, int, Callable[[int], int | float]]:
     """The search range of keys and the inner value of a key (±inf included, NaN excluded)."""
     if q.keys == "int":
-        lo, hi = L.int_range(q.inner.type)
+        lo, hi = int_range(q.inner.type)
         return lo, hi, lambda k: k
     fmt = "d" if q.keys == "f64" else "f"
     return _float_key(-math.inf, fmt), _float_key(math.inf, fmt), lambda k: _key_float(k, fmt)

@@ -16,9 +16,10 @@ import re
 
 import pyarrow as pa
 
+from prunekit.errors import UnsupportedError
+
 from . import nodes as n
-from .errors import UnsupportedError
-from .literals import unscaled_to_decimal
+from .domains import unscaled_to_decimal
 from .paths import split_leaf_key
 
 _INFIX = {"+", "-", "*", "/", "%", "div", "||", "&", "|", "^", "<<", ">>"}  # sql.py's operators

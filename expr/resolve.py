@@ -22,7 +22,8 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import pyarrow as pa
 
-from .errors import StatisticsError, TypeMismatchError, UnknownColumnError
+from prunekit.errors import StatisticsError, TypeMismatchError, UnknownColumnError
+
 from .paths import leaf_key, split_leaf_key
 
 
@@ -51,7 +52,7 @@ def resolve(schema: pa.Schema, parts: Sequence[str]) -> tuple[tuple[str, ...], p
     >>> resolve(pa.schema([("x", pa.int8())]), ["t", "x"])
     Traceback (most recent call last):
     ...
-    prunekit.expr.errors.UnknownColumnError: unknown column 't' in t.x; a dotted name reads a \
+    prunekit.errors.UnknownColumnError: unknown column 't' in t.x; a dotted name reads a \
 field of a struct column, and a table qualifier is not accepted; columns are ['x']
     """
     names = schema.names

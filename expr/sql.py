@@ -8,7 +8,7 @@ sqlglot: it converts at the boundary and turns sqlglot's parse errors into ours,
 >>> parse("x > 5 AND")
 Traceback (most recent call last):
 ...
-prunekit.expr.errors.SqlSyntaxError: malformed SQL in predicate: ... (line 1, column 9)
+prunekit.errors.SqlSyntaxError: malformed SQL in predicate: ... (line 1, column 9)
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
+from prunekit.errors import SqlSyntaxError, TypeMismatchError
+
 from . import nodes as n
-from .errors import SqlSyntaxError, TypeMismatchError
 from .literals import cast_literal, negate
 
 _COMPARE = {exp.EQ: n.Op.EQ, exp.NEQ: n.Op.NE, exp.LT: n.Op.LT, exp.LTE: n.Op.LE,

@@ -215,7 +215,7 @@ def short_string_keys_scalar(offsets, data, first, n, out):  # pragma: no cover 
     A string of at most 7 bytes is its bytes, big-endian and zero-padded, then its length in
     the low byte: comparing keys compares the strings byte-wise (a proper prefix sorts first,
     by its length), and no two strings share a key. The top bit is flipped so that signed
-    comparison orders them. ``inputs.short_key`` gives the same key to a literal (of any
+    comparison orders them. ``slots.short_key`` gives the same key to a literal (of any
     length).
 
     Each string is one unaligned 8-byte load, masked: 1.7 ns a string on random lengths,

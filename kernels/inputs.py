@@ -1,16 +1,21 @@
 """From one Arrow record batch of statistics to the arrays a kernel reads.
 
-Numeric statistics are wrapped without copying: the values buffer becomes a NumPy view and the
-validity bitmap is passed as bytes plus a bit offset (sliced arrays keep their offset). Strings,
-binary and decimals wider than 18 digits are ranked into order-preserving int64 codes, together
-with the literals compared with them, once per batch and outside the hot loop (pyarrow's
-``rank``, which orders binary data by bytes, i.e. UTF-8 binary collation).
+Numeric statistics are wrapped without copying (``slots.slot_data``). Strings, binary and
+decimals wider than 18 digits are ranked into order-preserving int64 codes, together with the
+literals compared with them, once per batch and outside the hot loop (pyarrow's ``rank``, which
+orders binary data by bytes, i.e. UTF-8 binary collation).
 
 >>> import pyarrow as pa
->>> arr = pa.array([5, None, 7], pa.int64()).slice(1)
->>> s = slot_data(arr)
->>> s.values.tolist(), s.bit_offset, s.layout
-([0, 7], 1, ('masked', False))
+>>> from prunekit.expr.sql import parse
+>>> from prunekit.expr.bind import bind
+>>> from prunekit.expr.rewrite import rewrite
+>>> prog = rewrite(bind(parse("x > 5"), pa.schema([("x", pa.int64())])))
+>>> x = pa.StructArray.from_arrays([pa.array([0, 6]), pa.array([4, 9]), pa.array([0, None])],
+...                                ["min", "max", "null_count"])
+>>> prepared = prepare(prog, pa.record_batch({"x": x}), {}, frozenset())
+>>> [(slot.stat, data.layout) for slot, data in zip(prog.slots, prepared.slots)]
+[('row_count', ('absent', False)), ('null_count', ('masked', False)), ('min', ('dense', False)), \
+('max', ('dense', False))]
 """
 
 from __future__ import annotations
@@ -20,105 +25,15 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from prunekit.expr.bind import domain_of
-from prunekit.expr.errors import StatisticsError
-from prunekit.expr.literals import _is_stringlike, unscaled_to_decimal
+from prunekit.errors import StatisticsError
+from prunekit.expr.domains import domain_of, is_stringlike, unscaled_to_decimal
 from prunekit.expr.program import Program
+
+from .slots import ABSENT, SlotData, compatible, short_key, slot_data, validity
 
 # A statistic that is not there at all reads as unknown, except exactness flags, which default
 # to exact (SEMANTICS.md §1: "default: exact").
 DEFAULTS = {"min_exact": True, "max_exact": True}
-
-
-@dataclass
-class SlotData:
-    """One statistic for the kernel. ``layout`` is what the kernel source depends on."""
-
-    values: np.ndarray | None  # None: absent (every entry unknown)
-    bitmap: np.ndarray | None  # None: every entry valid
-    bit_offset: int = 0
-    bits: bool = False  # values are a bitmap (booleans), read at bit_offset
-    # values are the Arrow offsets of strings of at most 7 bytes (entry i spans
-    # data[values[i]:values[i + 1]]), keyed by ``compiled.short_string_keys`` where read
-    keys_of: np.ndarray | None = None  # the strings' bytes
-
-    @property
-    def layout(self) -> tuple:
-        """(absent | dense | masked, encoding): encoding False (plain values), True (bits) or
-        "keys" (string offsets)."""
-        if self.values is None:
-            return ("absent", False)
-        encoding = "keys" if self.keys_of is not None else self.bits
-        return ("masked" if self.bitmap is not None else "dense", encoding)
-
-    def valid_mask(self, n: int) -> np.ndarray:
-        """Validity as a bool array (for the NumPy interpreter)."""
-        if self.values is None:
-            return np.zeros(n, bool)
-        if self.bitmap is None:
-            return np.ones(n, bool)
-        return _unpack(self.bitmap, self.bit_offset, n)
-
-    def value_array(self, n: int) -> np.ndarray:
-        if self.values is None:
-            return np.zeros(n, np.int64)
-        if self.keys_of is not None:
-            return short_keys(self.values, self.keys_of, n)
-        if self.bits:
-            return _unpack(self.values, self.bit_offset, n).astype(np.int64)
-        return self.values
-
-
-class LongStrings(Exception):
-    """A string slot keyed in the kernel (``SlotData.keys_of``) holds a string longer than 7
-    bytes: the caller prepares the batch again with ranked codes (``prepare``)."""
-
-
-def _unpack(bitmap: np.ndarray, offset: int, n: int) -> np.ndarray:
-    return np.unpackbits(bitmap, bitorder="little")[offset: offset + n].astype(bool)
-
-
-_ABSENT = SlotData(None, None)
-
-
-def _validity(arr: pa.Array) -> np.ndarray | None:
-    """The validity bitmap of ``arr`` (bit offset ``arr.offset``), or None when all valid."""
-    buf = arr.buffers()[0]
-    return np.frombuffer(buf, np.uint8) if arr.null_count and buf is not None else None
-
-
-def slot_data(arr: pa.Array | None) -> SlotData:
-    """Wrap one Arrow array (already holding its parent's nulls) without copying values."""
-    if arr is None or pa.types.is_null(arr.type) or len(arr) == arr.null_count:
-        return _ABSENT
-    if pa.types.is_float16(arr.type):
-        # Numba has no float16 (a raw NotImplementedError); widening to float64 is exact.
-        arr = arr.cast(pa.float64())
-    bufs = arr.buffers()
-    bitmap = _validity(arr)
-    t, off, n = arr.type, arr.offset, len(arr)
-    if pa.types.is_boolean(t):
-        return SlotData(np.frombuffer(bufs[1], np.uint8), bitmap, off, bits=True)
-    if pa.types.is_decimal(t):
-        # The low 64 bits of a little-endian decimal128 are the value when |v| < 2**63
-        # (precision <= 18): a strided view, no copy.
-        words = np.frombuffer(bufs[1], "<i8")
-        low, high = words[2 * off: 2 * (off + n): 2], words[2 * off + 1: 2 * (off + n): 2]
-        fits = high == (low >> 63)
-        if not fits.all():
-            # A value beyond int64 does not fit the declared precision (Arrow's full
-            # validation rejects it); its low word alone would be a wrong bound, so the
-            # statistic is malformed and read as unknown (SEMANTICS.md: never trusted).
-            valid = fits & SlotData(low, bitmap, off).valid_mask(n)
-            return SlotData(low, np.packbits(valid, bitorder="little"), 0)
-        return SlotData(low, bitmap, off)
-    if pa.types.is_date32(t):
-        dtype = np.int32
-    elif pa.types.is_date64(t) or pa.types.is_timestamp(t):
-        dtype = np.int64
-    else:
-        dtype = np.dtype(t.to_pandas_dtype())
-    return SlotData(np.frombuffer(bufs[1], dtype)[off: off + n], bitmap, off)
 
 
 def _flag_data(arr: pa.Array | None, n: int) -> SlotData:
@@ -126,7 +41,7 @@ def _flag_data(arr: pa.Array | None, n: int) -> SlotData:
     NULL means unknown, so not exact, also when every entry of the batch is NULL (which
     ``slot_data`` would call absent: a batch of Spark's must answer as the whole table does)."""
     if arr is None:
-        return _ABSENT
+        return ABSENT
     if pa.types.is_null(arr.type) or arr.null_count == len(arr):
         unknown = np.zeros(n // 8 + 2, np.uint8)
         return SlotData(unknown, unknown, 0, bits=True)
@@ -146,19 +61,6 @@ def _count(arr: pa.Array | None) -> pa.Array | None:
     too_big = pc.fill_null(pc.greater(arr, pa.scalar(2**63 - 1, pa.uint64())), False)
     kept = pc.if_else(too_big, pa.scalar(None, pa.uint64()), arr)
     return kept.cast(pa.int64(), safe=False)  # only nulls hold values beyond int64
-
-
-def compatible(stats_type: pa.DataType, expected: pa.DataType) -> bool:
-    """Whether statistics of ``stats_type`` can stand for a column of ``expected`` type."""
-    if stats_type == expected:
-        return True
-    if pa.types.is_decimal(stats_type) and pa.types.is_decimal(expected):
-        return (stats_type.precision, stats_type.scale) == (expected.precision, expected.scale)
-    if _is_stringlike(stats_type) and _is_stringlike(expected):
-        return True
-    if pa.types.is_integer(stats_type) and pa.types.is_integer(expected):
-        return pa.types.is_uint64(stats_type) == pa.types.is_uint64(expected)
-    return pa.types.is_floating(stats_type) and pa.types.is_floating(expected)
 
 
 @dataclass
@@ -193,7 +95,7 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
     for s in program.slots:
         if s.column is None:
             idx = batch.schema.get_field_index("row_count")
-            slots.append(slot_data(_count(batch.column(idx))) if idx >= 0 else _ABSENT)
+            slots.append(slot_data(_count(batch.column(idx))) if idx >= 0 else ABSENT)
         elif (s.column, s.stat) in codes:
             slots.append(codes[(s.column, s.stat)])
         elif s.stat in ("null_count", "nan_count"):
@@ -265,7 +167,7 @@ def conform_decimals(arr: pa.Array, t: pa.DataType) -> pa.Array:
 
 
 def _rank_key(t: pa.DataType) -> str:
-    return "bytes" if _is_stringlike(t) else str(t)
+    return "bytes" if is_stringlike(t) else str(t)
 
 
 def _as_rankable(arr: pa.Array, key: str) -> pa.Array:
@@ -313,9 +215,9 @@ def _rank_codes(program: Program, fields: dict, types: dict, cache: dict | None,
                 cache[cache_key] = coded
         distinct, codes = coded
         for (name, stat, arr), c in zip(owners, codes, strict=True):
-            out[(name, stat)] = (_ABSENT if arr.null_count == len(arr) else
+            out[(name, stat)] = (ABSENT if arr.null_count == len(arr) else
                                  c if isinstance(c, SlotData) else
-                                 SlotData(c, _validity(arr), arr.offset))
+                                 SlotData(c, validity(arr), arr.offset))
         literals = _group_literals(program, names, types)
         if distinct is None:  # short strings: their keys, not ranks
             lit_codes = np.array([short_key(v) for _, v in literals], np.int64)
@@ -381,47 +283,7 @@ def _string_slot(arr: pa.Array) -> SlotData:
     bufs = arr.buffers()
     offsets = np.frombuffer(bufs[1], _OFFSETS[arr.type])[arr.offset: arr.offset + len(arr) + 1]
     data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
-    return SlotData(offsets, _validity(arr), arr.offset, keys_of=data)
-
-
-def short_keys(offsets: np.ndarray, data: np.ndarray, n: int) -> np.ndarray:
-    """``compiled.short_string_keys`` in NumPy, for the interpreter (which runs before Numba
-    is loaded, and checks the kernels): the keys of strings ``0 .. n`` of Arrow ``offsets``
-    and ``data``, or ``LongStrings`` if one is longer than 7 bytes or the offsets are
-    malformed.
-
-    >>> import pyarrow as pa
-    >>> arr = pa.array(["ab", "", "abc"])
-    >>> keys = short_keys(np.frombuffer(arr.buffers()[1], np.int32),
-    ...                   np.frombuffer(arr.buffers()[2], np.uint8), 3)
-    >>> keys.tolist() == [short_key(v) for v in ["ab", "", "abc"]]
-    True
-    """
-    starts = offsets[:n].astype(np.int64)
-    lengths = offsets[1: n + 1].astype(np.int64) - starts
-    if n and (lengths.min() < 0 or lengths.max() > 7 or starts.min() < 0
-              or (starts + lengths).max() > len(data)):
-        raise LongStrings
-    width = np.arange(8)
-    inside = width < lengths[:, None]  # the 8th byte never: it holds the length
-    padded = np.concatenate([data[: int((starts + lengths).max()) if n else 0],
-                             np.zeros(8, np.uint8)])
-    raw = np.where(inside, padded[np.where(inside, starts[:, None] + width, 0)], 0)
-    words = np.ascontiguousarray(raw, np.uint8).view(">u8").reshape(n).astype(np.uint64)
-    keys = (words | lengths.astype(np.uint64)) ^ np.uint64(1 << 63)
-    return keys.view(np.int64)
-
-
-def short_key(value: str | bytes) -> int:
-    """The code of a literal compared with short-string keys: its first 7 bytes, zero-padded,
-    and its length, 8 standing for "longer" (such a literal sorts after every string of at
-    most 7 bytes that is a prefix of it, and is equal to none).
-
-    >>> short_key("ab") < short_key("ab\\x00") < short_key("abc") < short_key("abcdefgh")
-    True
-    """
-    raw = value.encode() if isinstance(value, str) else bytes(value)
-    return (int.from_bytes(raw[:7].ljust(7, b"\0"), "big") << 8 | min(len(raw), 8)) - 2**63
+    return SlotData(offsets, validity(arr), arr.offset, keys_of=data)
 
 
 def _literal_codes(distinct: pa.Array, literals: pa.Array) -> np.ndarray:

@@ -15,8 +15,9 @@ import numpy as np
 
 from prunekit.expr.program import Program
 
-from .inputs import DEFAULTS, Prepared, SlotData
+from .inputs import DEFAULTS, Prepared
 from .ops import OPS
+from .slots import SlotData
 
 CHUNK = 65_536  # containers per pass: each step's array stays in cache (512 KiB at most)
 

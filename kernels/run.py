@@ -22,13 +22,14 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pyarrow as pa
 
-from prunekit.expr.errors import UnsupportedError
+from prunekit.errors import UnsupportedError
 from prunekit.expr.program import Program
 
 from . import machine
 from .codegen import CHUNK, UNROLL, emit, kernel_args, load_kernel, on_disk
-from .inputs import LongStrings, prepare
+from .inputs import prepare
 from .interpret import interpret
+from .slots import LongStrings
 from .vmcode import NotAssembled, assemble
 
 _sources: dict[tuple, str] = {}

@@ -27,11 +27,10 @@ import struct
 import numpy as np
 import pyarrow as pa
 
-from prunekit.expr.bind import domain_of
-from prunekit.expr.literals import _is_stringlike, unscaled_to_decimal
+from prunekit.expr.domains import domain_of, is_stringlike, unscaled_to_decimal
 
 from .bloomfilter import probe, xxh64
-from .inputs import SlotData, compatible, slot_data
+from .slots import SlotData, compatible, slot_data
 
 VALUE_SET_STATS = ("values", "bloom")
 
@@ -85,7 +84,7 @@ def _members(flat: pa.Array, literals: tuple, t: pa.DataType) -> tuple[np.ndarra
     if domain_of(t) == "code":  # strings, binary, decimals beyond int64: compared by Arrow
         import pyarrow.compute as pc
 
-        if _is_stringlike(t):
+        if is_stringlike(t):
             flat = flat.cast(pa.large_binary())
             lits = pa.array(list(literals), pa.large_binary())
         else:
@@ -128,7 +127,7 @@ def value_set_slot(slot, fields: dict, t: pa.DataType) -> SlotData:
     if slot.stat == "values":
         if arr is not None and not pa.types.is_null(arr.type):
             if not values_compatible(arr.type.value_type, t):
-                from prunekit.expr.errors import StatisticsError
+                from prunekit.errors import StatisticsError
 
                 raise StatisticsError(f"statistics {slot.column}.values hold "
                                       f"{arr.type.value_type}, but column {slot.column!r} is {t}")
@@ -164,7 +163,7 @@ def encoding(t: pa.DataType) -> str | None:
         return "f32"
     if pa.types.is_float64(t):
         return "f64"
-    if _is_stringlike(t) and not pa.types.is_decimal(t):
+    if is_stringlike(t) and not pa.types.is_decimal(t):
         return "bytes"
     return None
 

@@ -38,8 +38,9 @@ import numpy as np
 
 from prunekit.expr.program import Program
 
-from .inputs import DEFAULTS, Prepared, SlotData
+from .inputs import DEFAULTS, Prepared
 from .interpret import last_uses
+from .slots import SlotData
 from .vmtypes import List, NotAssembled, Reg, Scalar, Weak, arithmetic_dtype, compare_kind, kind_of
 
 CHUNK = 1024  # containers per pass: a register row is 8 KiB, and the live ones stay in L2

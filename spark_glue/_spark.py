@@ -8,7 +8,7 @@ import os
 import re
 import sys
 
-from prunekit.expr import errors as E
+from prunekit import errors as E
 
 try:
     from pyspark.sql import functions as F

@@ -26,10 +26,11 @@ from collections.abc import Iterable, Iterator, Mapping
 import numpy as np
 import pyarrow as pa
 
-from prunekit.expr.errors import PrunekitError, StatisticsError, UnsupportedError
+from prunekit.errors import PrunekitError, StatisticsError, UnsupportedError
 from prunekit.expr.resolve import nest
-from prunekit.kernels.inputs import compatible, prepare
+from prunekit.kernels.inputs import prepare
 from prunekit.kernels.run import evaluate
+from prunekit.kernels.slots import compatible
 from prunekit.predicate import NONE_MATCH, PruningPredicate
 from prunekit.statistics import Statistics
 

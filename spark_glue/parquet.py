@@ -13,7 +13,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from prunekit.expr.errors import StatisticsError
+from prunekit.errors import StatisticsError
 from prunekit.sources import parquet
 
 _WIDER = {pa.uint8(): pa.int16(), pa.uint16(): pa.int32(), pa.uint32(): pa.int64(),

@@ -20,9 +20,8 @@ from collections.abc import Iterable, Mapping
 
 import pyarrow as pa
 
-from prunekit.expr.bind import domain_of
-from prunekit.expr.errors import UnsupportedError
-from prunekit.expr.literals import unscaled_to_decimal
+from prunekit.errors import UnsupportedError
+from prunekit.expr.domains import domain_of, unscaled_to_decimal
 from prunekit.expr.program import LEAF_OPS, Program  # noqa: F401 - LEAF_OPS re-used
 from prunekit.expr.render import literal_sql, type_sql
 from prunekit.kernels.inputs import DEFAULTS

@@ -38,7 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from prunekit.expr.errors import StatisticsError
+from prunekit.errors import StatisticsError
 from prunekit.statistics import Statistics
 
 __all__ = ["data_schema", "parquet_files", "row_group_statistics", "statistics"]

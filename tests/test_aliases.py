@@ -6,7 +6,7 @@ import pyarrow as pa
 import pytest
 
 import prunekit as pk
-from prunekit.predicate import AliasError
+from prunekit import AliasError
 
 SCHEMA = pa.schema([("x", pa.int64()), ("ts", pa.timestamp("us")),
                     ("l_extendedprice", pa.float64()), ("l_discount", pa.float64())])

@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 import prunekit as pk
-from prunekit.kernels import codegen, compiled, inputs, run
+from prunekit.kernels import codegen, compiled, inputs, run, slots
 from prunekit.kernels.codegen import emit
 
 
@@ -166,7 +166,7 @@ def test_short_string_keys_order_like_bytes():
     bounds = [word(7) for _ in range(300)] + [b"", b"\x00", b"\xff" * 7]
     literals = [word(10) for _ in range(300)] + [b"\xff" * 8, b"\x00" * 9]
     keys = _short_keys(bounds)
-    lit = [inputs.short_key(v) for v in literals]
+    lit = [slots.short_key(v) for v in literals]
     for i, a in enumerate(bounds):
         for j, b in enumerate(bounds):
             assert (keys[i] < keys[j]) == (a < b) and (keys[i] == keys[j]) == (a == b)
@@ -224,7 +224,7 @@ def test_short_string_keys_answer_as_ranks(monkeypatch):
 
 
 def test_interpreter_keys_equal_kernel_keys():
-    """``inputs.short_keys`` (NumPy) and ``compiled.short_string_keys`` agree, on a slice."""
+    """``slots.short_keys`` (NumPy) and ``compiled.short_string_keys`` agree, on a slice."""
     rng = np.random.default_rng(5)
     alphabet = [b"\x00", b"a", b"\x7f", b"\x80", b"\xff"]
     strings = [b"".join(rng.choice(alphabet, int(rng.integers(0, 8)))) for _ in range(999)]
@@ -233,9 +233,9 @@ def test_interpreter_keys_equal_kernel_keys():
     data = np.frombuffer(arr.buffers()[2], np.uint8)
     numba_keys = np.empty(len(arr), np.int64)
     assert compiled.short_string_keys(offsets, data, 0, len(arr), numba_keys)
-    np.testing.assert_array_equal(inputs.short_keys(offsets, data, len(arr)), numba_keys)
-    with pytest.raises(inputs.LongStrings):
-        inputs.short_keys(np.array([0, 8], np.int32), np.zeros(8, np.uint8), 1)
+    np.testing.assert_array_equal(slots.short_keys(offsets, data, len(arr)), numba_keys)
+    with pytest.raises(slots.LongStrings):
+        slots.short_keys(np.array([0, 8], np.int32), np.zeros(8, np.uint8), 1)
 
 
 @pytest.mark.parametrize("n, long_at", [(10_000, 0), (10_000, 5000), (10_000, 9999),

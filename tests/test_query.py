@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 import pytest
 
 import prunekit as pk
-from prunekit.expr.query import TableNotReadError
+from prunekit import TableNotReadError
 
 LINEITEM = pa.schema([("l_orderkey", pa.int64()), ("l_quantity", pa.int64()),
                       ("l_discount", pa.float64()), ("l_shipdate", pa.date32()),

@@ -1,6 +1,6 @@
 """Short-string keys, both ways the kernels compute them (``compiled.short_string_keys_scalar``
 and, on CPUs with AVX2, ``short_string_keys_vector``): equal to the NumPy oracle
-(``inputs.short_keys``) on valid offsets, "not short" on malformed ones, and never a read outside
+(``slots.short_keys``) on valid offsets, "not short" on malformed ones, and never a read outside
 the data buffer, which sits against pages that fault on any access."""
 
 import ctypes
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prunekit.kernels import compiled, inputs
+from prunekit.kernels import compiled, slots
 
 KEYERS = [
     pytest.param(compiled.short_string_keys_scalar, id="scalar"),
@@ -38,7 +38,7 @@ def test_keys_equal_the_numpy_oracle(keys, offset_type):
     width = np.int32 if offset_type == pa.binary() else np.int64
     offsets = np.frombuffer(arr.buffers()[1], width)[arr.offset:]
     data = np.frombuffer(arr.buffers()[2], np.uint8)
-    expected = inputs.short_keys(offsets, data, len(arr))
+    expected = slots.short_keys(offsets, data, len(arr))
     for first, n in [(0, len(arr)), (5, 990), (1, 3), (0, 0), (990, 8)]:  # odd starts and tails
         out = np.full(n, -1, np.int64)
         assert keys(offsets, data, first, n, out)
@@ -98,4 +98,4 @@ def test_malformed_offsets_answer_not_short_and_stay_in_the_buffer(keys, at_end,
     out = np.empty(n, np.int64)
     assert keys(offsets, data, first, n, out) == short
     if short:
-        np.testing.assert_array_equal(out, inputs.short_keys(offsets[first:], data, n))
+        np.testing.assert_array_equal(out, slots.short_keys(offsets[first:], data, n))

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pytest
 
 from prunekit.expr import text_casts as tc
-from prunekit.expr.literals import round_to_float32
+from prunekit.expr.domains import round_to_float32
 from tests import spark_typing as st
 
 pytest.importorskip("pyspark")

@@ -18,7 +18,7 @@ import pytest
 
 import prunekit as pk
 import prunekit.parquet
-from prunekit.expr.errors import StatisticsError
+from prunekit.errors import StatisticsError
 from prunekit.kernels.bloomfilter import empty, insert, probe, xxh64
 from prunekit.kernels.valuesets import literal_hashes
 

@@ -19,10 +19,11 @@ import prunekit as pk
 from benchmarks.bench_latency import new_shape_sql
 from benchmarks.workload import QUERIES
 from benchmarks.workload import SCHEMA as BENCH_SCHEMA
-from prunekit.expr.errors import UnsupportedError
+from prunekit.errors import UnsupportedError
 from prunekit.expr.program import Param, Program, Slot, Step
 from prunekit.kernels import interpret, machine, run, vmcode
-from prunekit.kernels.inputs import Prepared, SlotData
+from prunekit.kernels.inputs import Prepared
+from prunekit.kernels.slots import SlotData
 from tests.test_kernels import PREDICATES, SCHEMA, random_statistics
 
 DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,

@@ -10,7 +10,7 @@ Which statistics are usable follows pyarrow's reader (parquet-cpp), which the pr
 went through: a chunk's statistics (null count included) are hidden when the column's sort
 order is unknown or the writer is known to be wrong for it (``_footer_schema.writer``);
 ``min_value``/``max_value`` are read when the column order is type-defined, the deprecated
-``min``/``max`` otherwise (then only for signed orders, ``parquet._decoder``).
+``min``/``max`` otherwise (then only for signed orders, ``_footer_types.decoder``).
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from prunekit.expr.errors import StatisticsError
+from prunekit.errors import StatisticsError
 
 from . import _footer_schema as fs
 from . import _footer_values as fv
 from . import _thrift_footer as tf
-from .parquet import _bytes_like, _decoder, _unify
+from ._footer_types import bytes_like, decoder, unify
 
 _PAD = 64  # zero bytes after the last footer: fixed-width gathers of rows without a value
 _ARROW_KEY = np.frombuffer(b"ARROW:schema", np.uint8)
@@ -60,7 +60,7 @@ def statistics_table(files: list[str], footers: list[bytes]) -> pa.Table:
     seen: dict = {}
     for f, g in enumerate(groups):
         seen.setdefault(id(plans[g]), (files[f], plans[g].types))
-    types = _unify(seen.values())
+    types = unify(seen.values())
     n = len(rgs)
     columns = {
         "file": pa.array(files, pa.string()).take(pa.array(rg_file)),
@@ -140,7 +140,7 @@ def _column(buf, ch, leaf: fs.Leaf, order: int, who: fs.Writer, t: pa.DataType) 
     usable &= _writer_trusts(who, leaf.sort_order, phys, buf, min_off, min_len, max_off,
                              max_len)
     nulls = pa.array(ch[:, tf.C_NULLS], pa.int64(), mask=~(usable & (ch[:, tf.C_NULLS_SET] == 1)))
-    spec = None if order == tf.ORDER_UNKNOWN else _decoder(leaf.column, leaf.type, typed)
+    spec = None if order == tf.ORDER_UNKNOWN else decoder(leaf.column, leaf.type, typed)
     both = usable & (min_len >= 0) & (max_len >= 0)
     if spec is None or pa.types.is_null(t):
         lo = hi = pa.nulls(len(ch), t)
@@ -149,7 +149,7 @@ def _column(buf, ch, leaf: fs.Leaf, order: int, who: fs.Writer, t: pa.DataType) 
         hi = fv.decode(spec, leaf.type, buf, max_off, max_len, both, True)
         if lo.type != t:
             lo, hi = lo.cast(t), hi.cast(t)
-    if not _bytes_like(t):
+    if not bytes_like(t):
         # Only byte arrays carry exactness in the layout (so every file's table has the same
         # columns, which spark_glue relies on); a bound its writer marks inexact (none do
         # today) is dropped rather than taken for a value.
@@ -185,7 +185,7 @@ def _writer_trusts(who, order, phys, buf, min_off, min_len, max_off, max_len):
 
 def _assemble(parts: list, t: pa.DataType, n: int) -> pa.StructArray:
     """One struct column over all row groups from per-group parts; unknown where no part."""
-    names = ["min", "max", "null_count"] + (["min_exact", "max_exact"] if _bytes_like(t) else [])
+    names = ["min", "max", "null_count"] + (["min_exact", "max_exact"] if bytes_like(t) else [])
     blank = {"min": pa.nulls(1, t), "max": pa.nulls(1, t), "null_count": pa.nulls(1, pa.int64()),
              "min_exact": pa.nulls(1, pa.bool_()), "max_exact": pa.nulls(1, pa.bool_())}
     if len(parts) == 1 and len(parts[0][0]) == n:

@@ -30,7 +30,7 @@ from collections.abc import Iterable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from prunekit.expr.errors import StatisticsError
+from prunekit.errors import StatisticsError
 from prunekit.kernels.bloomfilter import BLOCK
 from prunekit.kernels.valuesets import encoding
 
@@ -49,7 +49,7 @@ def attach_bloom_filters(table: pa.Table, columns: bool | Iterable[str] = True) 
     ...               "row_count": pa.array([], pa.int64())})
     >>> attach_bloom_filters(t, ["nope"])
     Traceback (most recent call last):
-    prunekit.expr.errors.StatisticsError: bloom_filters names columns without statistics: ['nope']
+    prunekit.errors.StatisticsError: bloom_filters names columns without statistics: ['nope']
     """
     have = [f.name for f in table.schema if pa.types.is_struct(f.type)]
     wanted = have if columns is True else list(columns)

@@ -48,7 +48,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from prunekit.expr.errors import StatisticsError
+from prunekit.errors import StatisticsError
 from prunekit.expr.paths import leaf_key
 from prunekit.statistics import Statistics
 
@@ -129,7 +129,7 @@ def statistics(table_path: str | os.PathLike, version: int | None = None, *,
     >>> import tempfile
     >>> statistics(tempfile.mkdtemp())
     Traceback (most recent call last):
-    prunekit.expr.errors.StatisticsError: ...: not a Delta table (no _delta_log directory)
+    prunekit.errors.StatisticsError: ...: not a Delta table (no _delta_log directory)
     """
     return Statistics.from_arrow(file_statistics(table_path, version), nan_bounds=nan_bounds)
 

@@ -1,4 +1,4 @@
-"""The errors prunekit raises.
+"""The errors prunekit raises, all of them (``prunekit`` exports each).
 
 Every error derives from :class:`PrunekitError` and from the builtin exception a caller would
 naturally catch, so ``except ValueError`` keeps working for code that does not know prunekit.
@@ -49,3 +49,11 @@ class StatisticsError(PrunekitError, ValueError):
 
 class UnsupportedError(PrunekitError, NotImplementedError):
     """A construct prunekit cannot accept at all (it is not a boolean predicate, for example)."""
+
+
+class AliasError(PrunekitError, ValueError):
+    """``aliases`` cannot be applied: a cycle, or an alias named like a schema column."""
+
+
+class TableNotReadError(PrunekitError, LookupError):
+    """``PruningPredicate.from_query`` was asked about a table the query does not read."""
