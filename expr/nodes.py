@@ -26,6 +26,8 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
+from .render import to_sql
+
 
 class Op(enum.Enum):
     """A comparison operator; ``value`` is its SQL spelling."""
@@ -83,6 +85,10 @@ class Node:
             yield node
             stack.extend(reversed(node.children()))
 
+    def fold(self, fn: Callable[[Node, tuple], Any]) -> Any:
+        """``fold(self, fn)``: ``fn(node, values_of_children)`` bottom-up, without recursion."""
+        return fold(self, fn)
+
     def same_as(self, other: object) -> bool:
         """Structural equality (``==`` is taken by the builder)."""
         return isinstance(other, Node) and _key(self) == _key(other)
@@ -90,15 +96,11 @@ class Node:
     def sql(self) -> str:
         """Spark SQL text for this tree (identifiers quoted when needed). Raises
         UnsupportedError for a cast to a type Spark SQL cannot name (``uint8``)."""
-        from .render import to_sql
-
         return to_sql(self)
 
     def display(self) -> str:
         """SQL-like text for people: as ``sql()``, but a cast to a type Spark SQL cannot name
         shows the Arrow type (``CAST(x AS uint8)``) instead of failing."""
-        from .render import to_sql
-
         return to_sql(self, strict=False)
 
     def __repr__(self) -> str:

@@ -12,37 +12,20 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import math
-import re
 
 import pyarrow as pa
 
 from prunekit.errors import UnsupportedError
 
-from . import nodes as n
 from .domains import unscaled_to_decimal
+from .identifiers import quote_identifier
 from .paths import split_leaf_key
 
 _INFIX = {"+", "-", "*", "/", "%", "div", "||", "&", "|", "^", "<<", ">>"}  # sql.py's operators
-_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_RESERVED = {"and", "or", "not", "null", "true", "false", "is", "in", "like", "between", "case"}
 
 # Binding strength: a child binding more loosely than its parent gets parentheses.
-_PRECEDENCE = {n.Or: 1, n.And: 2, n.Not: 3}
+_PRECEDENCE = {"Or": 1, "And": 2, "Not": 3}
 _ATOM = 9
-
-
-def quote_identifier(name: str) -> str:
-    """Backtick-quote a column name unless it is a plain identifier.
-
-    >>> quote_identifier("x"), quote_identifier("a b"), quote_identifier("a`b")
-    ('x', '`a b`', '`a``b`')
-    """
-    if _PLAIN.match(name) and name.lower() not in _RESERVED:
-        from .sql import reads_as_column  # sql.py is the only module that uses sqlglot
-
-        if reads_as_column(name):
-            return name
-    return "`" + name.replace("`", "``") + "`"
 
 
 def key_sql(key: str) -> str:
@@ -168,64 +151,68 @@ def type_sql(t: pa.DataType, strict: bool = True) -> str:
     return names[t]
 
 
-def to_sql(root: n.Node, strict: bool = True) -> str:
+def to_sql(root: object, strict: bool = True) -> str:
     """Render a tree as Spark SQL, iteratively (deep trees are fine). ``strict=False`` names
-    types Spark SQL lacks by their Arrow names (for display) instead of raising."""
+    types Spark SQL lacks by their Arrow names (for display) instead of raising.
 
-    def wrap(child_text: str, child: n.Node, parent_prec: int) -> str:
-        prec = _PRECEDENCE.get(type(child), _ATOM if not _is_predicate(child) else 4)
+    Nodes are told apart by their class name (as sqlglot's generator does by key), so this
+    module does not import ``nodes``, whose ``sql()`` calls it."""
+
+    def wrap(child_text: str, child: object, parent_prec: int) -> str:
+        prec = _PRECEDENCE.get(_kind(child), _ATOM if _kind(child) not in _PREDICATES else 4)
         return f"({child_text})" if prec < parent_prec else child_text
 
-    def render(node: n.Node, kids: tuple[str, ...]) -> str:
-        c = node.children()
-        if isinstance(node, n.Column):
+    def render(node: object, kids: tuple[str, ...]) -> str:
+        c, kind = node.children(), _kind(node)
+        if kind == "Column":
             return ".".join(quote_identifier(p) for p in node.parts)
-        if isinstance(node, n.Literal):
+        if kind == "Literal":
             return literal_sql(node.value, node.type)
-        if isinstance(node, (n.And, n.Or)):
-            word = " AND " if isinstance(node, n.And) else " OR "
-            p = _PRECEDENCE[type(node)]
-            return word.join(wrap(k, ch, p + 1 if isinstance(ch, type(node)) else p)
+        if kind in ("And", "Or"):
+            word = " AND " if kind == "And" else " OR "
+            p = _PRECEDENCE[kind]
+            return word.join(wrap(k, ch, p + 1 if _kind(ch) == kind else p)
                              for k, ch in zip(kids, c, strict=True))
-        if isinstance(node, n.Not):
+        if kind == "Not":
             return "NOT " + wrap(kids[0], c[0], 4)
-        if isinstance(node, n.Compare):
+        if kind == "Compare":
             return f"{wrap(kids[0], c[0], 5)} {node.op.value} {wrap(kids[1], c[1], 5)}"
-        if isinstance(node, n.IsNull):
+        if kind == "IsNull":
             return f"{wrap(kids[0], c[0], 5)} IS NULL"
-        if isinstance(node, n.IsBool):
+        if kind == "IsBool":
             return f"{wrap(kids[0], c[0], 5)} IS {'TRUE' if node.value else 'FALSE'}"
-        if isinstance(node, n.DistinctFrom):
+        if kind == "DistinctFrom":
             return f"{wrap(kids[0], c[0], 5)} IS DISTINCT FROM {wrap(kids[1], c[1], 5)}"
-        if isinstance(node, n.In):
+        if kind == "In":
             return f"{wrap(kids[0], c[0], 5)} IN ({', '.join(kids[1:])})"
-        if isinstance(node, n.Between):
+        if kind == "Between":
             return f"{wrap(kids[0], c[0], 5)} BETWEEN {kids[1]} AND {kids[2]}"
-        if isinstance(node, n.Like):
+        if kind == "Like":
             esc = "" if node.escape == "\\" else f" ESCAPE {literal_sql(node.escape)}"
             return f"{wrap(kids[0], c[0], 5)} LIKE {literal_sql(node.pattern)}{esc}"
-        if isinstance(node, n.StartsWith):
+        if kind == "StartsWith":
             return f"startswith({kids[0]}, {kids[1]})"
-        if isinstance(node, n.IsNan):
+        if kind == "IsNan":
             return f"isnan({kids[0]})"
-        if isinstance(node, n.Cast):
+        if kind == "Cast":
             cast = "TRY_CAST" if node.safe else "CAST"
             return f"{cast}({kids[0]} AS {type_sql(node.to, strict)})"
-        if isinstance(node, n.Neg):
+        if kind == "Neg":
             # "--x" would start a SQL comment: parenthesise anything but a plain column.
-            return f"-{kids[0]}" if isinstance(c[0], n.Column) else f"-({kids[0]})"
-        if isinstance(node, n.Func) and node.name in _INFIX and len(kids) == 2:
+            return f"-{kids[0]}" if _kind(c[0]) == "Column" else f"-({kids[0]})"
+        if kind == "Func" and node.name in _INFIX and len(kids) == 2:
             return f"({kids[0]} {node.name.upper()} {kids[1]})"  # parenthesised: no precedence
-        if isinstance(node, n.Func) and node.name == "~" and len(kids) == 1:
+        if kind == "Func" and node.name == "~" and len(kids) == 1:
             return f"~({kids[0]})"
-        if isinstance(node, n.Func):
+        if kind == "Func":
             return f"{node.name}({', '.join(kids)})"
-        raise TypeError(f"cannot render {type(node).__name__}")
+        raise TypeError(f"cannot render {kind}")
 
-    return n.fold(root, render)
+    return root.fold(render)
 
 
-def _is_predicate(node: n.Node) -> bool:
-    return isinstance(
-        node, (n.Compare, n.IsNull, n.IsBool, n.DistinctFrom, n.In, n.Between, n.Like)
-    )
+def _kind(node: object) -> str:
+    return type(node).__name__
+
+
+_PREDICATES = {"Compare", "IsNull", "IsBool", "DistinctFrom", "In", "Between", "Like"}

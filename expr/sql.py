@@ -60,25 +60,6 @@ _PREDICATE_OPERATORS = {"regexplike": "rlike", "ilike": "ilike", "like": "like",
 
 
 @functools.lru_cache(maxsize=4096)
-def reads_as_column(name: str) -> bool:
-    """Whether ``name`` written bare reads back as that column: not a keyword (``SELECT``),
-    not a function without parentheses (``current_date``).
-
-    >>> reads_as_column("price"), reads_as_column("select"), reads_as_column("current_date")
-    (True, False, False)
-    """
-    def plain_column(node: object) -> bool:
-        return isinstance(node, exp.Column) and not node.table and node.name == name and \
-            not node.this.args.get("quoted")
-
-    try:  # alone, and as an operand (INTERVAL and friends read the next token)
-        alone = sqlglot.parse_one(name, read="spark")
-        compared = sqlglot.parse_one(f"{name} > 0", read="spark")
-    except (ParseError, TokenError):
-        return False
-    return plain_column(alone) and isinstance(compared, exp.GT) and plain_column(compared.this)
-
-
 def parse(text: str) -> n.Node:
     """Parse one Spark SQL boolean expression into a predicate tree."""
     if not isinstance(text, str):
