@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from . import bound as b
+from .render import literal_text
 
 
 @dataclass(frozen=True)
@@ -29,3 +30,17 @@ class OpaqueOp:
     # "string", "other" (x + 1 is "numeric"), or None when prunekit cannot tell.
     kind: str | None = None
     text: str = ""  # the expression as SQL, for errors
+
+
+def operand_label(x: object) -> str:
+    """An operand as messages and explain() name it: ``-x``, ``year(d)``."""
+    if isinstance(x, LitOp):
+        return shown_literal(x)
+    if isinstance(x, ColOp):
+        return ("-" if x.negated else "") + x.col.label()
+    return getattr(x, "label", None) or type(x).__name__
+
+
+def shown_literal(lit: LitOp) -> str:
+    """A literal as messages show it (``render.literal_text``)."""
+    return literal_text(lit.value, lit.type)

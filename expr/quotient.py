@@ -259,13 +259,14 @@ def _with_nan(q: Quotient, leaf: object, truth: bool) -> object:
 
 def compare_quotient(op: str, q: Quotient, lit: LitOp, placed: Callable) -> object:
     """``q op lit`` (op one of lt, le, gt, ge, eq) as leaves on the inner value. ``placed``
-    is bind's column-vs-literal rule, giving the comparison on a column ``y`` of the result
-    type (Spark casts the literal so); its leaves on ``y`` are then mapped onto the inner value.
+    is the column-vs-literal rule (``comparisons.column_vs_literal``, which imports this
+    module), giving the comparison on a column ``y`` of the result type (Spark casts the
+    literal so); its leaves on ``y`` are then mapped onto the inner value.
 
     >>> from . import nodes as n
-    >>> from .bind import _column_vs_literal
+    >>> from .comparisons import column_vs_literal
     >>> q = divide(ColOp(b.BColumn("f", pa.float64(), pa.float64(), "float")), LitOp(-2))
-    >>> compare_quotient(n.Op.GT, q, LitOp(1), _column_vs_literal)   # NaN / -2 is NaN: TRUE
+    >>> compare_quotient(n.Op.GT, q, LitOp(1), column_vs_literal)   # NaN / -2 is NaN: TRUE
     BOr(args=(Bound(col=f, op='lt', value=-2.0), NanEq(col=f)))
     """
     t = q.result or _F64

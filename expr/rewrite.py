@@ -62,6 +62,7 @@ import pyarrow as pa
 
 from . import bound as b
 from .arith import LIMIT, type_range
+from .calendar import month_or_day_bounds
 from .leaves import LEAF_RULES, Bits
 from .program import Program, ProgramBuilder
 
@@ -101,15 +102,26 @@ class Rewriter:
     def facts(self, col: b.BColumn) -> Facts:
         found = self._facts.get(col)
         if found is None and isinstance(col, b.BCalendar):  # month(d), day(d)
-            from .dates import calendar_facts
-
-            found = self._facts[col] = calendar_facts(self, col)
+            found = self._facts[col] = self._calendar_facts(col)
         if found is None:
             derive = (self._derive_sum if isinstance(col, b.BSum) else self._derive_float_op
                       if isinstance(col, b.BFloatOp) else self._derive_prod
                       if isinstance(col, b.BProd) else self._derive)
             found = self._facts[col] = derive(col)
         return found
+
+    def _calendar_facts(self, e: b.BCalendar) -> Facts:
+        """Facts of ``month(d)`` / ``day(d)``: monotone only within a year / a month, so the
+        month (day) of min and max bound it when both fall in one year (month); else the bounds
+        are unknown. Exact where the day bound is (that day occurs, and so its month)."""
+        p, f = self.p, self.facts(e.col)
+        lo, hi, same = month_or_day_bounds(p, f.lo, f.hi, f.lo_ok, f.hi_ok, e.field)
+        period = "year" if e.field == "month" else "month"
+        self.names.setdefault(same, f"{e.col.label()} bounds in one {period}")
+        self.names.setdefault(lo, f"{e.label()}.min")
+        self.names.setdefault(hi, f"{e.label()}.max")
+        return Facts(f.hn, f.nulls, lo, same, hi, same, p.and_(same, f.lo_exact),
+                     p.and_(same, f.hi_exact), p.const(False), p.const(True))
 
     def _float_side(self, x: object, name: str) -> Facts:
         if not isinstance(x, float):

@@ -18,7 +18,6 @@ import pyarrow.parquet as pq
 import pytest
 from deltalake import write_deltalake
 from hypothesis import given, settings
-from test_property import assert_sound, violations  # noqa: E402
 
 import prunekit as pk
 import prunekit.delta as pd
@@ -28,6 +27,7 @@ from prunekit.expr.resolve import leaves, nest
 from prunekit.expr.sql import parse
 from tests import strategies as strat
 from tests.cases import ALL, BACKENDS, MAYBE, NAMES, NONE, stats_table
+from tests.test_property import assert_sound, violations
 
 ADDRESS = pa.struct([("city", pa.string()), ("zip", pa.int32())])
 SCHEMA = pa.schema([

@@ -1,5 +1,5 @@
 """``coalesce(x, c)`` and ``CASE WHEN`` (Spark's ``if``) in predicates; exact in three-valued
-logic (``functions.py`` has the rules). The branch type decides how a constant branch compares
+logic (``functions`` has the rules). The branch type decides how a constant branch compares
 with a literal: only types Spark would not widen by rounding are used, else unknown.
 
 >>> _const_truth(n.Op.LT, 5, L.coerce(7, pa.int64())), _const_truth(n.Op.EQ, 5, L.Between(4, 6))
@@ -13,29 +13,32 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from prunekit.errors import TypeMismatchError
+from prunekit.expr import bound as b
+from prunekit.expr import coercion as C
+from prunekit.expr import literals as L
+from prunekit.expr import nodes as n
+from prunekit.expr.applied import Applied, Monotone
+from prunekit.expr.comparisons import compare
+from prunekit.expr.operand_rules import as_predicate, is_null
+from prunekit.expr.operands import ColOp, LitOp
 
-from . import bind as B
-from . import bound as b
-from . import coercion as C
-from . import functions as F
-from . import literals as L
-from . import nodes as n
+from .registry import Rule, register
 
 
 def _value_type(x: object) -> pa.DataType | None:
-    if isinstance(x, B.ColOp):
+    if isinstance(x, ColOp):
         return C.spark_type(x.col.type)
-    if isinstance(x, F.Monotone):
+    if isinstance(x, Monotone):
         return C.spark_type(x.type)
     return None
 
 
-def branch_type(typed: list[pa.DataType], lits: list[B.LitOp]) -> pa.DataType | None:
+def branch_type(typed: list[pa.DataType], lits: list[LitOp]) -> pa.DataType | None:
     """Spark's type of CASE (or coalesce) branches: the one type both modes widen them to
     (``coercion.list_type``), when every typed branch keeps its values exactly in it and every
     literal branch reads as the same value of it in both modes; else None (unknown).
 
-    >>> branch_type([pa.int32()], [B.LitOp(1)]), branch_type([pa.int32()], [B.LitOp("1")])
+    >>> branch_type([pa.int32()], [LitOp(1)]), branch_type([pa.int32()], [LitOp("1")])
     (DataType(int32), None)
     """
     lit_types = [C.literal_type(v.value, v.type) for v in lits]
@@ -69,7 +72,7 @@ def _const_truth(op: n.Op, value: object, c: L.Coerced) -> bool:
             n.Op.LE: v <= last, n.Op.GT: v > last}[op]
 
 
-def _literal_branch(op: n.Op, value: B.LitOp, t: pa.DataType, lit: B.LitOp) -> object:
+def _literal_branch(op: n.Op, value: LitOp, t: pa.DataType, lit: LitOp) -> object:
     """A constant branch compared with the literal (already cast by the comparison), in the
     branch type ``t``."""
     if value.value is None:
@@ -80,7 +83,7 @@ def _literal_branch(op: n.Op, value: B.LitOp, t: pa.DataType, lit: B.LitOp) -> o
     return b.Const(_const_truth(op, placed.first, L.coerce(lit.value, t)))
 
 
-def _fits(value: B.LitOp, t: pa.DataType) -> bool:
+def _fits(value: LitOp, t: pa.DataType) -> bool:
     """The literal is exactly a value of ``t``."""
     if value.value is None:
         return True
@@ -94,25 +97,25 @@ def _fits(value: B.LitOp, t: pa.DataType) -> bool:
 
 
 @dataclass(frozen=True)
-class Coalesce(F.Applied):
+class Coalesce(Applied):
     """``coalesce(x, c)``: x where it is not NULL, else the constant c (never NULL)."""
 
     arg: object  # ColOp or Monotone
-    const: B.LitOp
+    const: LitOp
     type: pa.DataType
 
     @property
     def why(self) -> str:
         return "coalesce(...) is used for pruning only compared with a literal"
 
-    def compare(self, op: n.Op, lit: B.LitOp) -> object:
+    def compare(self, op: n.Op, lit: LitOp) -> object:
         if lit.value is None:
             return b.Const(None)
         branch = _literal_branch(op, self.const, self.type, lit)
         # x op lit is NULL exactly where x is, and there the constant decides: c op lit FALSE
         # gives (x op lit) IS TRUE, TRUE gives NOT (x op lit) IS FALSE. One node, so the
         # lattice keeps NULL rows and the others apart.
-        inner = B.as_predicate(B.compare(op, self.arg, lit))
+        inner = as_predicate(compare(op, self.arg, lit))
         return b.BNot(b.BIsBool(inner, False)) if branch.value else b.BIsBool(inner, True)
 
     def is_null(self) -> object:
@@ -121,12 +124,12 @@ class Coalesce(F.Applied):
     def as_predicate(self) -> object:
         if not isinstance(self.const.value, bool):
             raise TypeMismatchError(f"coalesce(..., {self.const.value!r}) is not a boolean")
-        inner = B.as_predicate(self.arg, "logic")
+        inner = as_predicate(self.arg, "logic")
         return b.BNot(b.BIsBool(inner, False)) if self.const.value else b.BIsBool(inner, True)
 
 
 @dataclass(frozen=True)
-class Case(F.Applied):
+class Case(Applied):
     """``CASE WHEN c1 THEN v1 ... ELSE v END``: ``conds`` (bound predicates) and ``values``
     (one more than conds: the ELSE, NULL if absent); ``type`` the branch type (None: only
     booleans or NULL, usable as a predicate)."""
@@ -156,43 +159,43 @@ class Case(F.Applied):
                          b.BAnd((sel, t)))
         return b.BOr(tuple(terms)) if len(terms) > 1 else terms[0] if terms else b.Const(False)
 
-    def compare(self, op: n.Op, lit: B.LitOp) -> object:
+    def compare(self, op: n.Op, lit: LitOp) -> object:
         if lit.value is None:
             return b.Const(None)
         if self.type is None:
             return b.Opaque(self.why)
 
         def branch(v: object) -> object:
-            if isinstance(v, B.LitOp):
+            if isinstance(v, LitOp):
                 return _literal_branch(op, v, self.type, lit)
-            return B.as_predicate(B.compare(op, v, lit))
+            return as_predicate(compare(op, v, lit))
 
         return self._each(branch)
 
     def is_null(self) -> object:
-        return self._each(lambda v: B._is_null(None, (v,)))
+        return self._each(is_null)
 
     def as_predicate(self) -> object:
-        return self._each(B.as_predicate)
+        return self._each(as_predicate)
 
 
-def case(kids: tuple) -> F.Applied | None:
+def case(kids: tuple) -> Applied | None:
     """``if(c, a, b)`` (CASE arrives from sql.py as nested ifs): flattened, typed."""
     cond, then, other = kids
-    conds, values = [B.as_predicate(cond, "case")], [then]
+    conds, values = [as_predicate(cond, "case")], [then]
     if isinstance(other, Case):
         conds += other.conds
         values += other.values
     else:
         values.append(other)
-    typed = [_value_type(v) for v in values if not isinstance(v, B.LitOp)]
-    lits = [v for v in values if isinstance(v, B.LitOp)]
+    typed = [_value_type(v) for v in values if not isinstance(v, LitOp)]
+    lits = [v for v in values if isinstance(v, LitOp)]
     t = None if None in typed else branch_type(typed, lits)  # None: a predicate among them
     return Case(tuple(conds), tuple(values), t)
 
 
 def coalesce(kids: tuple) -> object | None:
-    if len(kids) != 2 or not isinstance(kids[1], B.LitOp):
+    if len(kids) != 2 or not isinstance(kids[1], LitOp):
         return None
     x, c = kids
     if c.value is None:
@@ -202,3 +205,11 @@ def coalesce(kids: tuple) -> object | None:
     if t is None:
         return None
     return Coalesce(x, c, t)
+
+
+def _if(kids: tuple) -> object | None:
+    return case(kids) if len(kids) == 3 else None
+
+
+register(Rule("coalesce", coalesce, "coalesce(x, 0) > 5", (("x", pa.int64()),)),
+         Rule("if", _if, "if(x > 5, 1, 0) = 1", (("x", pa.int64()),)))

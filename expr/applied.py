@@ -1,0 +1,116 @@
+"""Values made by a function rule (``functions/``): what bind's comparisons, IS NULL and
+boolean uses ask of them. ``Monotone`` is ``f(x)`` for a non-decreasing ``f`` of a column;
+compared with a literal, it becomes a predicate on the column itself (``functions/`` explains
+the thresholds).
+
+>>> import pyarrow as pa
+>>> x = ColOp(b.BColumn("x", pa.int64(), pa.int64(), "int"))
+>>> f = Monotone("f(x)", x, pa.int64(), *int_valued(lambda m: at_least(x.col, m)))
+>>> f.compare(n.Op.GT, LitOp(5))
+Rewritten(arg=Bound(col=x, op='ge', value=6), text='f(x) > 5')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from prunekit.errors import TypeMismatchError
+
+from . import bound as b
+from . import literals as L
+from . import nodes as n
+from .domains import int_range
+from .operands import ColOp, LitOp, shown_literal
+
+UTC_NOTE = "; timestamps read in UTC, as Spark with session time zone UTC"
+
+
+class Applied:
+    """A bound value made by a whitelisted function; bind's compare, IS NULL and boolean uses
+    ask it. ``why`` is what a use it cannot prune shows in explain()."""
+
+    why: str = ""
+
+    def compare(self, op: n.Op, lit: LitOp) -> object:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def is_null(self) -> object:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def as_predicate(self) -> object:
+        raise TypeMismatchError(f"not a boolean predicate: {self.why}")
+
+
+@dataclass(frozen=True)
+class Monotone(Applied):
+    """``f(x)`` for a non-decreasing ``f`` of the column operand ``arg``: ``ge(m)`` / ``gt(m)``
+    give ``f(x) >= m`` / ``f(x) > m`` for a value ``m`` of ``type`` in its kernel domain."""
+
+    label: str
+    arg: ColOp
+    type: pa.DataType  # Spark's result type, which literals are coerced to
+    ge: object  # m -> bound predicate on arg
+    gt: object
+    utc: bool = False  # reads a timestamp's calendar fields (explain says: in UTC)
+    between: object = None  # (first, last) -> first <= f(x) <= last, where one leaf is tighter
+
+    @property
+    def why(self) -> str:
+        return f"{self.label} is used for pruning only compared with a literal"
+
+    def compare(self, op: n.Op, lit: LitOp) -> object:
+        if lit.value is None:
+            return b.Const(None)
+        if op is n.Op.NE:
+            return b.BNot(self.compare(n.Op.EQ, lit))
+        shown = f"{self.label} {op.value} {shown_literal(lit)}"
+        if self.utc:
+            shown += UTC_NOTE
+        # The literal is already cast to the comparison's type (bind.typed_comparison).
+        return b.Rewritten(self._placed(op, L.coerce(lit.value, self.type)), shown)
+
+    def _placed(self, op: n.Op, c: L.Coerced) -> object:
+        col = self.arg.col
+        if isinstance(c, (L.BelowMin, L.AboveMax)) or (  # NaN is above every number
+                isinstance(c, L.Exact) and isinstance(c.value, float) and c.value != c.value):
+            above = not isinstance(c, L.BelowMin)
+            truth = {n.Op.EQ: False, n.Op.LT: above, n.Op.LE: above, n.Op.GT: not above,
+                     n.Op.GE: not above}[op]
+            return b.NonNull(col, truth)
+        if op is n.Op.GE:
+            return self.ge(c.first)
+        if op is n.Op.LT:
+            return b.BNot(self.ge(c.first))
+        if op is n.Op.GT:
+            return self.gt(c.last)
+        if op is n.Op.LE:
+            return b.BNot(self.gt(c.last))
+        if gt_key(c.first, c.last):  # a literal between two results: equals none
+            return b.NonNull(col, False)
+        if self.between is not None:
+            return self.between(c.first, c.last)
+        return b.BAnd((self.ge(c.first), b.BNot(self.gt(c.last))))
+
+    def is_null(self) -> object:
+        return b.IsNullLeaf(self.arg.col)  # f(x) is NULL exactly when x is
+
+
+def gt_key(x: object, y: object) -> bool:
+    return x > y
+
+
+def at_least(col: b.BColumn, a: object) -> object:
+    """``col >= a`` for an integer ``a`` of any size in the column's int domain."""
+    lo, hi = int_range(col.type)
+    if a <= lo:
+        return b.NonNull(col, True)
+    if a > hi:
+        return b.NonNull(col, False)
+    return b.Bound(col, "ge", a)
+
+
+def int_valued(ge_of) -> tuple:
+    """(ge, gt) of an integer-valued function from its ``ge``: ``f > m`` is ``f >= m + 1``."""
+    return ge_of, lambda m: ge_of(m + 1)

@@ -1,0 +1,262 @@
+"""Comparisons as Spark types them: ``left op right`` for bound operands, the column on the
+left, each of Spark's two modes (ANSI, legacy) read on its own and the readings joined
+(``per_mode``), a literal placed exactly in the column's domain (``column_vs_literal``).
+Bind, the IN lists and the function rules all compare through here.
+
+>>> import pyarrow as pa
+>>> x = ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))
+>>> compare(n.Op.LT, LitOp(5), x), compare(n.Op.LT, x, LitOp(5.5))
+(Bound(col=x, op='gt', value=5), Bound(col=x, op='lt', value=6))
+"""
+
+from __future__ import annotations
+
+import decimal
+
+import pyarrow as pa
+
+from prunekit.errors import TypeMismatchError
+
+from . import bound as b
+from . import coercion as C
+from . import literals as L
+from . import nodes as n
+from .applied import Applied
+from .arith import clamp
+from .column_pairs import column_vs_column
+from .domains import int_range
+from .operands import ColOp, LitOp, OpaqueOp, operand_label, shown_literal
+from .quotient import Quotient, compare_quotient
+
+
+def compare(op: n.Op, left: object, right: object) -> object:
+    if isinstance(left, LitOp) and not isinstance(right, LitOp):
+        op, left, right = op.flipped, right, left
+    if isinstance(left, Quotient) and isinstance(right, LitOp):
+        return _quotient_vs_literal(op, left, right)
+    if isinstance(left, Applied) or isinstance(right, Applied):
+        if isinstance(right, LitOp):  # f(x) op literal: a predicate on x (functions.py)
+            return typed_comparison(op, left, right)
+        return b.Opaque(getattr(left, "why", None) or right.why)
+    for side in (left, right):
+        if isinstance(side, OpaqueOp):
+            return b.Opaque(side.why)
+        if not isinstance(side, (ColOp, LitOp)):  # (x > 5) = TRUE: legal, but not used
+            return b.Opaque("comparison of a predicate with a value")
+    if isinstance(left, LitOp):  # both literals
+        return fold_literals(op, left, right)
+    if isinstance(right, ColOp):
+        return column_vs_column(op, left, right)
+    if op is n.Op.NE:
+        return b.BNot(compare(n.Op.EQ, left, right))
+    if right.value is None:
+        return b.Const(None)
+    if left.col.domain == "none":
+        return b.Opaque(f"{left.col.name} has type {left.col.type}, which has no order")
+    return typed_comparison(op, left, right)
+
+
+def _quotient_vs_literal(op: n.Op, q: Quotient, lit: LitOp) -> object:
+    if op is n.Op.NE:
+        return b.BNot(_quotient_vs_literal(n.Op.EQ, q, lit))
+    if lit.value is None:
+        return b.Const(None)
+    if isinstance(lit.value, (bool, str, bytes)) or not isinstance(lit.value, (int, float,
+                                                                             decimal.Decimal)):
+        return b.Opaque(f"{q.label()} compared with {lit.value!r}")
+    return compare_quotient(op, q, lit, column_vs_literal)
+
+
+def operand_type(x: object) -> pa.DataType:
+    """The Spark type of a value operand: a column (seen through its conversions), or what a
+    function returns."""
+    if isinstance(x, ColOp):
+        return C.spark_type(x.col.type)
+    return C.spark_type(x.type)
+
+
+def typed_comparison(op: n.Op, left: object, lit: LitOp) -> object:
+    """``left op lit`` as Spark types it: per mode, both sides cast to the comparison type
+    (``coercion.comparison_type``); the column read through the cast when it keeps order
+    (else the leaf is unknown), the literal cast as Spark casts it. The modes' readings are
+    one leaf when they agree, else ``Either`` of them; a comparison both modes refuse is an
+    error, one whose literal fails in every mode that reads it is NULL (the query fails)."""
+    if isinstance(left, Applied) and getattr(left, "type", None) is None:
+        return left.compare(op, lit)  # no one type (CASE of predicates): it says why
+    left_t = operand_type(left)
+    lit_t = C.compared_literal_type(lit.value, lit.type, left_t)
+    return each_mode(left, left_t, lit, lit_t, lambda t, mode: reading(
+        op, left, left_t, lit, lit_t, t, mode))
+
+
+def each_mode(left: object, left_t: pa.DataType, lit: LitOp, lit_t: pa.DataType,
+              reading) -> object:
+    """The leaves ``reading(t, mode)`` gives for each Spark mode that accepts comparing
+    ``left`` with ``lit`` (``t`` the comparison type; None: the query fails in that mode),
+    as one leaf (``_one_of``)."""
+    return per_mode(lambda mode: C.comparison_type(left_t, lit_t, mode), reading,
+                    lambda: f"cannot compare {operand_label(left)} ({left_t}) with "
+                            f"{shown_literal(lit)} "
+                            f"({lit_t}): Spark refuses this comparison in both of its modes")
+
+
+def per_mode(common_type, reading, refused) -> object:
+    """``reading(t, mode)`` for each Spark mode, where ``t = common_type(mode)`` is the type
+    that mode casts the operands to (None: the mode refuses them; ``refused()`` is the error
+    when both do), as one leaf (``_one_of``)."""
+    found: list = []
+    accepted = False
+    for mode in C.MODES:
+        t = common_type(mode)
+        if t is None:
+            continue
+        accepted = True
+        leaf = reading(t, mode)
+        if leaf is not None and leaf not in found:
+            found.append(leaf)
+    if not accepted:
+        raise TypeMismatchError(refused())
+    return _one_of(found)
+
+
+def _one_of(found: list) -> object:
+    """The leaf of the modes' readings: NULL when none runs (the query fails), one when they
+    agree or are all unknown, else ``Either``."""
+    if not found:
+        return b.Const(None)
+    if len(found) == 1 or all(isinstance(x, b.Opaque) for x in found):
+        return found[0]
+    return b.Either(tuple(found))
+
+
+def typed_operand(x: object) -> bool:
+    """A value whose Spark type prunekit knows: a column with an order, or a function's
+    result of one type."""
+    if isinstance(x, ColOp):
+        return x.col.domain != "none"
+    return isinstance(x, Applied) and getattr(x, "type", None) is not None
+
+
+def reading(op: n.Op, left: object, left_t: pa.DataType, lit: LitOp, lit_t: pa.DataType,
+             t: pa.DataType, mode: str) -> object | None:
+    """``left op lit`` compared in type ``t`` under ``mode``; None when the literal's cast fails
+    the query in that mode."""
+    if not C.keeps_order(left_t, t):
+        return b.Opaque(f"Spark ({mode} mode) compares {operand_label(left)} as {t}: a cast "
+                        "that does "
+                        "not keep its order")
+    value = C.cast_literal(lit.value, lit_t, t, mode)
+    if value is C.FAILS:
+        return None
+    if value is C.UNSURE:
+        return b.Opaque(f"prunekit does not work out {shown_literal(lit)} as {t} as Spark does")
+    if value is None:
+        return b.Const(None)
+    if isinstance(left, Applied):
+        if _rounds_in(left_t, t):  # the function's result rounded to FLOAT: no threshold
+            return b.Opaque(f"Spark ({mode} mode) compares {operand_label(left)} in FLOAT")
+        return left.compare(op, LitOp(value, t))
+    if left.negated:
+        return _negated(op, left, LitOp(value, t))
+    col = seen_as(left.col, left_t, t)
+    if col is None:
+        return b.Opaque(f"Spark ({mode} mode) compares {operand_label(left)} in FLOAT")
+    return column_vs_literal(op, col, clamp(col, L.coerce(value, col.type)))
+
+
+def _rounds_in(left_t: pa.DataType, t: pa.DataType) -> bool:
+    """An integer type whose values FLOAT cannot all hold, compared in FLOAT."""
+    return C.kind(t) == "float" and C.kind(left_t) == "integral" and left_t.bit_width > 16
+
+
+def seen_as(col: b.BColumn, left_t: pa.DataType, t: pa.DataType) -> b.BColumn | None:
+    """The column as it compares in type ``t``: rounded to FLOAT as legacy Spark rounds it
+    (None for a computed one, which is not), a BOOLEAN as 0 and 1, else itself (a value
+    placed in the column's type compares as in ``t``)."""
+    if _rounds_in(left_t, t):
+        if not isinstance(col, b.BColumn) or col.convert:
+            return None
+        return b.BColumn(col.name, col.stats_type, pa.float32(), "float", ("tofloat32",))
+    if C.kind(left_t) == "boolean" and C.kind(t) != "boolean":
+        return b.BColumn(col.name, col.stats_type, pa.int8(), "int")  # FALSE, TRUE as 0, 1
+    return col
+
+
+_OPS = {n.Op.LT: "lt", n.Op.LE: "le", n.Op.GT: "gt", n.Op.GE: "ge"}
+
+
+def column_vs_literal(op: n.Op, col: b.BColumn, c: L.Coerced) -> object:
+    """Map a comparison with a placed literal onto one leaf (``literals.py`` explains first and
+    last: the column values equal to the literal)."""
+    if isinstance(c, (L.BelowMin, L.AboveMax)):
+        above = isinstance(c, L.AboveMax)  # x < c is TRUE for every value when c is above all
+        truth = {n.Op.EQ: False, n.Op.LT: above, n.Op.LE: above, n.Op.GT: not above,
+                 n.Op.GE: not above}[op]
+        return b.NonNull(col, truth)
+    if isinstance(c, L.Exact) and isinstance(c.value, float) and c.value != c.value:  # NaN
+        # NaN is above every number and equal to itself (SEMANTICS.md §2).
+        return {n.Op.EQ: b.NanEq(col), n.Op.GE: b.NanEq(col), n.Op.LT: b.BNot(b.NanEq(col)),
+                n.Op.LE: b.NonNull(col, True), n.Op.GT: b.NonNull(col, False)}[op]
+    if op is n.Op.EQ:
+        if c.first > c.last:
+            return b.NonNull(col, False)
+        return b.InRange(col, c.first, c.last)
+    value = c.first if op in (n.Op.LT, n.Op.GE) else c.last
+    return b.Bound(col, _OPS[op], value)
+
+
+def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:
+    """``-x op c`` is ``x op' -c`` except where negation is not a mirror: NaN stays greatest,
+    and the integer minimum overflows; there anything is possible."""
+    col = left.col
+    if col.domain not in ("int", "float") or col.convert or pa.types.is_boolean(col.type) or (
+            pa.types.is_temporal(col.type)) or pa.types.is_unsigned_integer(col.type):
+        return b.Opaque(f"negation of {col.name} ({col.type})")
+    value = right.value
+    if not isinstance(value, (int, float)) and not hasattr(value, "as_tuple"):
+        raise TypeMismatchError(f"cannot compare -{col.name} with {value!r}")
+    if value != value:  # NaN: -x is NaN exactly when x is, and NaN does not mirror
+        return compare(op, ColOp(col), right)
+    inner = compare(op.flipped, ColOp(col), LitOp(L.negate(value), right.type))
+    if col.domain == "float":
+        return b.Widen(inner, b.NanEq(col))
+    lo = int_range(col.type)[0]
+    return b.Widen(inner, b.InRange(col, lo, lo))
+
+
+def fold_literals(op: n.Op, x: LitOp, y: LitOp) -> object:
+    """Two literals compared as Spark types them in each mode (``'1' = 1`` is TRUE)."""
+    if x.value is None or y.value is None:
+        return b.Const(None)
+    tx, ty = C.literal_type(x.value, x.type), C.literal_type(y.value, y.type)
+    tx, ty = C.compared_literal_type(x.value, x.type, ty), C.compared_literal_type(
+        y.value, y.type, tx)
+
+    def reading(t: pa.DataType, mode: str) -> object | None:
+        u, v = C.cast_literal(x.value, tx, t, mode), C.cast_literal(y.value, ty, t, mode)
+        if C.FAILS in (u, v):
+            return None
+        if C.UNSURE in (u, v):
+            return b.Opaque(f"prunekit does not work out {shown_literal(x)} {op.value} "
+                            f"{shown_literal(y)} as "
+                            "Spark does")
+        if u is None or v is None:
+            return b.Const(None)
+        cu, cv = L.coerce(u, t), L.coerce(v, t)
+        if not (isinstance(cu, L.Exact) and isinstance(cv, L.Exact)):  # cast, so exact
+            return b.Opaque(f"{shown_literal(x)} {op.value} {shown_literal(y)} as {t}")
+        return b.Const(_ordered(op, cu.value, cv.value))
+
+    return each_mode(x, tx, y, ty, reading)
+
+
+def _ordered(op: n.Op, u: object, v: object) -> bool:
+    """``u op v`` for two values of one domain; NaN equals itself and is above every number."""
+    def key(w: object) -> tuple:
+        if isinstance(w, float) and w != w:
+            return (1, 0)
+        return (0, w)
+
+    a, c = key(u), key(v)
+    return bool({n.Op.EQ: a == c, n.Op.NE: a != c, n.Op.LT: a < c, n.Op.LE: a <= c,
+                 n.Op.GT: a > c, n.Op.GE: a >= c}[op])

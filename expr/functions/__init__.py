@@ -1,0 +1,47 @@
+"""Function rules: monotone functions, ``coalesce`` and ``CASE WHEN`` in predicates.
+
+A whitelist, as a table (``registry.RULES``): each rule is one module here that registers
+itself, and adding a function is a new module plus its import below. Each function of a
+column is rewritten, when compared with a literal, into a predicate on the column itself, so
+no kernel op is new: a non-decreasing ``f`` whose every preimage is an interval has ``f(x) >=
+m`` exactly when ``x >= A(m)`` for one threshold ``A(m)``, and ``f(x) > m`` exactly when ``x >=
+A'(m)``. Every comparison is one of those or its negation
+(``f(x) < m`` is ``NOT f(x) >= m``, exact in three-valued logic: f is NULL exactly when x is),
+and ``f(x) = m`` is ``f(x) >= m AND NOT f(x) > m``. Inexact bounds of ``x`` stay what they are:
+the leaves compare the column, which is what its statistics describe.
+
+==================================== ======================================================
+function (Spark)                      ``f(x) >= m`` as a predicate on ``x``
+==================================== ======================================================
+``year(d)`` (dates, timestamps)       ``d >= m-01-01``
+``date_trunc(u, t)``, ``trunc(d, u)`` ``t >= m`` if m starts a u-period, else the next start
+``floor(x)`` DOUBLE/FLOAT (BIGINT)    ``x >= m`` (real); NaN rows are 0, ±inf saturate
+``ceil(x)``                           ``x > m - 1``
+``floor``/``ceil`` of DECIMAL, ints   the same, exactly (integers: ``floor(x)`` is ``x``)
+``left(s, k)``, ``substring(s,1,k)``  ``s >= m`` (m of at most k characters), else
+                                      ``s >= succ(m[:k])`` (prefix successor, bytes)
+==================================== ======================================================
+
+``coalesce(x, c) op lit`` is ``(x op lit) IS TRUE`` when ``c op lit`` is FALSE, else ``NOT (x op
+lit) IS FALSE`` (``x op lit`` is NULL exactly where x is, and there c decides);
+and ``CASE WHEN c1 THEN v1 ... ELSE v END op lit`` is ``OR_i (sel_i AND v_i op lit)``, where
+``sel_i`` = ``c_i IS TRUE AND NOT c_j IS TRUE (j < i)`` is never NULL (a row takes the first
+branch whose condition is TRUE). Both are exact in three-valued logic.
+
+The rules: ``dates`` (year, month, day, date_trunc, trunc), ``rounding`` (floor, ceil),
+``prefixes`` (left, substring), ``branches`` (coalesce, if); the shared ``Monotone`` operand is
+``prunekit.expr.applied``, the comparisons they build on ``prunekit.expr.comparisons``.
+
+Timestamps: ``year``, ``to_date`` and ``date_trunc`` of a TIMESTAMP follow Spark's session time
+zone; prunekit reads them in **UTC**, as it reads timestamp literals without an offset (a
+
+>>> sorted(RULES)
+['ceil', 'coalesce', 'date_trunc', 'day', 'dayofmonth', 'floor', 'if', 'left', 'month', \
+'substring', 'trunc', 'year']
+"""
+
+# Each module registers its rules as it is imported.
+from . import branches, dates, rounding  # noqa: E402, F401, I001 - after the registry
+from .registry import RULES, Rule, bind_call, register, why_not
+
+__all__ = ["RULES", "Rule", "bind_call", "register", "why_not"]

@@ -1,0 +1,163 @@
+"""``floor(x)`` and ``ceil(x)`` (and, for now, the prefixes ``left``, ``substring``): Spark
+gives BIGINT for integers (their own value) and for
+DOUBLE/FLOAT (NaN is 0, beyond the range saturates: ANSI mode fails instead), and
+DECIMAL(p - s + 1, 0) for DECIMAL(p, s). ``floor(x) >= m`` is ``x >= m`` and ``ceil(x) >= m``
+is ``x > m - 1``, exactly (doubles: the nearest double at or above).
+
+>>> import pyarrow as pa
+>>> from prunekit.expr.bind import bind
+>>> from prunekit.expr.sql import parse
+>>> bind(parse("floor(x) >= 3"), pa.schema([("x", pa.float64())]))
+Rewritten(arg=InRange(col=x, first=3.0, last=inf), text='floor(x) >= 3')
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+from fractions import Fraction
+
+import pyarrow as pa
+
+from prunekit.expr import bound as b
+from prunekit.expr import literals as L
+from prunekit.expr import nodes as n
+from prunekit.expr.applied import Monotone, int_valued
+from prunekit.expr.comparisons import column_vs_literal
+from prunekit.expr.domains import is_text
+from prunekit.expr.leaves import prefix_successor
+from prunekit.expr.operand_rules import cast_column
+from prunekit.expr.operands import ColOp, LitOp
+
+from .registry import Rule, register
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _double_at_least(x: Fraction | int) -> float:
+    """The smallest double >= x (x finite)."""
+    f = float(x)
+    return f if Fraction(f) >= x else math.nextafter(f, math.inf)
+
+
+def _rounding(name: str, x: ColOp) -> object | None:
+    """``floor(x)`` or ``ceil(x)``: Spark gives BIGINT for integers (their own value) and for
+    DOUBLE/FLOAT (NaN is 0, beyond the range saturates: ANSI mode fails instead), and
+    DECIMAL(p - s + 1, 0) for DECIMAL(p, s)."""
+    col = x.col
+    if col.domain == "int" and pa.types.is_integer(col.type) and pa.types.is_signed_integer(
+            col.stats_type):
+        if isinstance(col, b.BColumn) and not col.convert and not x.negated:
+            return ColOp(cast_column(col, pa.int64()) or col)  # BIGINT, the same values
+        return x  # an integer is its own floor
+    if x.negated:
+        return None
+    ceil = name == "ceil"
+    if col.domain == "float" and (isinstance(col, b.BFloatOp) or pa.types.is_floating(col.type)):
+        def between(first: int, last: int) -> object:
+            """first <= f(x) <= last. The numbers x with that are one interval [lo, hi] (the
+            ends saturate), which InRange tests for numbers only (NaN is above inf); NaN rows
+            are 0. One leaf each, so a NaN the statistics cannot rule out costs no pruning."""
+            lo = -math.inf if first == INT64_MIN else (
+                _ceil_threshold(first) if ceil else _double_at_least(first))
+            hi = math.inf if last >= INT64_MAX else math.nextafter(
+                _ceil_threshold(last + 1) if ceil else _double_at_least(last + 1), -math.inf)
+            parts = ([b.InRange(col, lo, hi)] if lo <= hi else []) + (
+                [b.NanEq(col)] if first <= 0 <= last else [])
+            return b.BOr(tuple(parts)) if len(parts) > 1 else parts[0] if parts else \
+                b.NonNull(col, False)
+
+        def gt(m: int) -> object:
+            return between(m + 1, INT64_MAX) if m < INT64_MAX else b.NonNull(col, False)
+
+        return Monotone(f"{name}({col.label()})", x, pa.int64(),
+                        lambda m: between(m, INT64_MAX), gt, between=between)
+    if pa.types.is_decimal(col.type) and not col.convert:
+        p, s = col.type.precision, col.type.scale
+
+        def ge_dec(m: int) -> object:
+            # floor(x) >= m iff x >= m; ceil(x) >= m iff x > m - 1
+            lit = LitOp(decimal.Decimal(m - 1 if ceil else m))
+            return column_vs_literal(n.Op.GT if ceil else n.Op.GE, col,
+                                        L.coerce(lit.value, col.type))
+
+        ge, gt = int_valued(ge_dec)
+        return Monotone(f"{name}({col.label()})", x, pa.decimal128(min(38, p - s + 1), 0), ge,
+                        gt)
+    return None
+
+
+def _ceil_threshold(m: int) -> float:
+    """The smallest double above m - 1: ``ceil(x) >= m`` iff ``x > m - 1``."""
+    t = _double_at_least(m - 1)
+    return math.nextafter(t, math.inf) if Fraction(t) == m - 1 else t
+
+
+def _bind(name: str):
+    def bind(kids: tuple) -> object | None:
+        return _rounding(name, kids[0]) if len(kids) == 1 and isinstance(kids[0], ColOp) else None
+
+    return bind
+
+
+register(Rule("floor", _bind("floor"), "floor(x) = 3", (("x", pa.float64()),)),
+         Rule("ceil", _bind("ceil"), "ceil(x) = 3", (("x", pa.float64()),)))
+
+
+# ---- string prefixes ----------------------------------------------------------------------
+def _prefix_of(x: ColOp, k: int, label: str) -> object | None:
+    """``left(s, k)``: the first k characters. Byte order is code point order, and a prefix of
+    k characters is a byte prefix of s, so for a literal m of j characters: ``left(s, k) >= m``
+    is ``s >= m`` when j <= k, else ``s >= succ(m[:k])`` (nothing starting with m[:k] reaches
+    m); ``left(s, k) > m`` is ``s > m`` when j < k, else ``s >= succ(m[:k])``."""
+    col = x.col
+    if x.negated or not isinstance(col, b.BColumn) or not is_text(col.type):
+        return None
+    def chars(m: bytes) -> str:
+        return m.decode("utf-8", "surrogatepass")
+
+    def at_least_succ(m: bytes) -> object:
+        succ = prefix_successor(chars(m)[:k].encode("utf-8", "surrogatepass"))
+        return b.NonNull(col, False) if succ is None else b.Bound(col, "ge", succ)
+
+    def ge(m: bytes) -> object:
+        if k <= 0:
+            return b.NonNull(col, m == b"")  # '' >= m
+        return b.Bound(col, "ge", m) if len(chars(m)) <= k else at_least_succ(m)
+
+    def gt(m: bytes) -> object:
+        if k <= 0:
+            return b.NonNull(col, False)
+        return b.Bound(col, "gt", m) if len(chars(m)) < k else at_least_succ(m)
+
+    return Monotone(label, x, pa.string(), ge, gt)
+
+
+def _int_literal(x: object) -> int | None:
+    if isinstance(x, LitOp) and isinstance(x.value, int) and not isinstance(x.value, bool):
+        return x.value
+    return None
+
+
+def _bind(name: str):
+    def bind(kids: tuple) -> object | None:
+        k = len(kids)
+        if not kids or not isinstance(kids[0], ColOp):
+            return None
+        start = 1 if name == "left" else _int_literal(kids[1]) if k >= 2 else None
+        length = _int_literal(kids[-1]) if (name == "left" and k == 2) or k == 3 else None
+        if start in (0, 1) and length is not None:  # Spark reads position 0 as 1
+            shown = f"{name}({kids[0].col.label()}, " + (
+                f"{start}, " if name == "substring" else "") + f"{length})"
+            return _prefix_of(kids[0], length, shown)
+        if name == "substring" and k == 2 and start in (0, 1) and not kids[0].negated and \
+                isinstance(kids[0].col, b.BColumn) and is_text(kids[0].col.type):
+            return kids[0]  # the whole string (another type is cast to its text)
+        return None
+
+    return bind
+
+
+_S = (("s", pa.string()),)
+register(Rule("left", _bind("left"), "left(s, 2) = 'ab'", _S),
+         Rule("substring", _bind("substring"), "substring(s, 1, 2) = 'ab'", _S))

@@ -1,0 +1,165 @@
+"""The package's imports run one way (docs/architecture.md): text -> expr -> program -> kernels
+-> outcome, sources -> the canonical Arrow table, spark_glue on top. Read from the source of
+every module of the installed package, function-level imports included, without importing
+it."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+from pathlib import Path
+
+import prunekit
+
+# The parts of the namespace, each a folder of the repository (pyproject.toml maps them).
+PACKAGES = ("prunekit", "prunekit.expr", "prunekit.kernels", "prunekit.spark_glue")
+
+# What the lower layers may import from expr: the program they run and the shared
+# vocabulary (types, statistics keys), never binding, which sits at the top of expr.
+KERNELS_READ_FROM_EXPR = {"prunekit.expr.program", "prunekit.expr.domains"}
+NOT_BELOW_EXPR = ("prunekit.kernels", "prunekit.spark_glue", "prunekit.sources")
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package: its dotted name and source file."""
+    found: dict[str, Path] = {}
+    for name in PACKAGES:
+        package = importlib.import_module(name)
+        found[name] = Path(package.__file__)
+        for info in pkgutil.walk_packages(package.__path__, name + "."):
+            spec = importlib.util.find_spec(info.name)
+            found[info.name] = Path(spec.origin)
+    return found
+
+
+def imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The package's modules that module ``name`` imports anywhere in its source."""
+    is_package = path.name == "__init__.py"
+    here = name if is_package else name.rpartition(".")[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = here.split(".")
+                parent = ".".join(parts[: len(parts) - node.level + 1])
+                base = f"{parent}.{base}" if node.module else parent
+            # `from pkg import mod` imports the module; `from mod import name` the module.
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
+                       for a in node.names]
+        else:
+            continue
+        for t in targets:
+            while t and t not in known:  # `import prunekit.expr.bind as B` -> that module
+                t = t.rpartition(".")[0]
+            if t and t != name:
+                out.add(t)
+    return out
+
+
+def graph(found: dict[str, Path] | None = None) -> dict[str, set[str]]:
+    found = modules() if found is None else found
+    return {m: imports(m, p, set(found)) for m, p in found.items()}
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            v, children = work[-1]
+            w = next(children, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(edges.get(w, ())))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == v:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def layering_violations(edges: dict[str, set[str]]) -> list[str]:
+    """Imports against the flow, one line each."""
+    bad = [f"import cycle: {' <-> '.join(c)}" for c in cycles(edges)]
+    for m, targets in sorted(edges.items()):
+        for t in sorted(targets):
+            if m.startswith(NOT_BELOW_EXPR) and t == "prunekit.expr.bind":
+                bad.append(f"{m} imports {t} (binding is expr's top; kernels, sources and "
+                           "spark_glue use expr's vocabulary only)")
+            if m.startswith("prunekit.kernels") and t.startswith("prunekit.expr") and \
+                    t not in KERNELS_READ_FROM_EXPR:
+                bad.append(f"{m} imports {t} (kernels read only the program and the domains)")
+    return bad
+
+
+def test_imports_run_one_way():
+    edges = graph()
+    assert {"prunekit.expr.bind", "prunekit.kernels.run", "prunekit.sources.parquet"} <= set(
+        edges), "the walk must see every part of the package"
+    assert layering_violations(edges) == []
+
+
+def test_the_check_fails_on_a_cycle_and_on_a_binding_import():
+    edges = graph()
+    looped = {**edges, "prunekit.expr.program": edges["prunekit.expr.program"] | {
+        "prunekit.expr.rewrite"}}
+    assert any("import cycle" in v and "prunekit.expr.program" in v
+               for v in layering_violations(looped))
+    leaking = {**edges, "prunekit.kernels.run": edges["prunekit.kernels.run"] | {
+        "prunekit.expr.bind"}}
+    assert any(v.startswith("prunekit.kernels.run imports prunekit.expr.bind")
+               for v in layering_violations(leaking))
+
+
+def test_the_reader_sees_function_level_and_relative_imports(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("from . import bound as b\n"
+                      "def f():\n    from .bind import bind\n    import prunekit.kernels.run\n")
+    known = {"prunekit.expr.bound", "prunekit.expr.bind", "prunekit.kernels.run",
+             "prunekit.expr", "prunekit.expr.m"}
+    assert imports("prunekit.expr.m", source, known) == {
+        "prunekit.expr.bound", "prunekit.expr.bind", "prunekit.kernels.run"}
+
+
+def test_every_error_is_defined_in_prunekit_errors_and_exported():
+    from prunekit import errors
+
+    for m in modules():
+        module = importlib.import_module(m) if not m.startswith("prunekit.spark_glue") else None
+        for value in vars(module).values() if module else ():
+            if isinstance(value, type) and issubclass(value, prunekit.PrunekitError):
+                assert value.__module__ == "prunekit.errors", f"{value.__name__} in {m}"
+    defined = [v for v in vars(errors).values() if isinstance(v, type) and issubclass(
+        v, prunekit.PrunekitError)]
+    assert len(defined) >= 8
+    for cls in defined:
+        assert cls.__name__ in prunekit.__all__ and getattr(prunekit, cls.__name__) is cls
