@@ -41,7 +41,7 @@ zone; prunekit reads them in **UTC**, as it reads timestamp literals without an 
 """
 
 # Each module registers its rules as it is imported.
-from . import branches, dates, rounding  # noqa: E402, F401, I001 - after the registry
+from . import branches, dates, prefixes, rounding  # noqa: E402, F401, I001 - after the registry
 from .registry import RULES, Rule, bind_call, register, why_not
 
 __all__ = ["RULES", "Rule", "bind_call", "register", "why_not"]

@@ -1,5 +1,4 @@
-"""``floor(x)`` and ``ceil(x)`` (and, for now, the prefixes ``left``, ``substring``): Spark
-gives BIGINT for integers (their own value) and for
+"""``floor(x)`` and ``ceil(x)``: Spark gives BIGINT for integers (their own value) and for
 DOUBLE/FLOAT (NaN is 0, beyond the range saturates: ANSI mode fails instead), and
 DECIMAL(p - s + 1, 0) for DECIMAL(p, s). ``floor(x) >= m`` is ``x >= m`` and ``ceil(x) >= m``
 is ``x > m - 1``, exactly (doubles: the nearest double at or above).
@@ -24,8 +23,6 @@ from prunekit.expr import literals as L
 from prunekit.expr import nodes as n
 from prunekit.expr.applied import Monotone, int_valued
 from prunekit.expr.comparisons import column_vs_literal
-from prunekit.expr.domains import is_text
-from prunekit.expr.leaves import prefix_successor
 from prunekit.expr.operand_rules import cast_column
 from prunekit.expr.operands import ColOp, LitOp
 
@@ -102,62 +99,3 @@ def _bind(name: str):
 
 register(Rule("floor", _bind("floor"), "floor(x) = 3", (("x", pa.float64()),)),
          Rule("ceil", _bind("ceil"), "ceil(x) = 3", (("x", pa.float64()),)))
-
-
-# ---- string prefixes ----------------------------------------------------------------------
-def _prefix_of(x: ColOp, k: int, label: str) -> object | None:
-    """``left(s, k)``: the first k characters. Byte order is code point order, and a prefix of
-    k characters is a byte prefix of s, so for a literal m of j characters: ``left(s, k) >= m``
-    is ``s >= m`` when j <= k, else ``s >= succ(m[:k])`` (nothing starting with m[:k] reaches
-    m); ``left(s, k) > m`` is ``s > m`` when j < k, else ``s >= succ(m[:k])``."""
-    col = x.col
-    if x.negated or not isinstance(col, b.BColumn) or not is_text(col.type):
-        return None
-    def chars(m: bytes) -> str:
-        return m.decode("utf-8", "surrogatepass")
-
-    def at_least_succ(m: bytes) -> object:
-        succ = prefix_successor(chars(m)[:k].encode("utf-8", "surrogatepass"))
-        return b.NonNull(col, False) if succ is None else b.Bound(col, "ge", succ)
-
-    def ge(m: bytes) -> object:
-        if k <= 0:
-            return b.NonNull(col, m == b"")  # '' >= m
-        return b.Bound(col, "ge", m) if len(chars(m)) <= k else at_least_succ(m)
-
-    def gt(m: bytes) -> object:
-        if k <= 0:
-            return b.NonNull(col, False)
-        return b.Bound(col, "gt", m) if len(chars(m)) < k else at_least_succ(m)
-
-    return Monotone(label, x, pa.string(), ge, gt)
-
-
-def _int_literal(x: object) -> int | None:
-    if isinstance(x, LitOp) and isinstance(x.value, int) and not isinstance(x.value, bool):
-        return x.value
-    return None
-
-
-def _bind(name: str):
-    def bind(kids: tuple) -> object | None:
-        k = len(kids)
-        if not kids or not isinstance(kids[0], ColOp):
-            return None
-        start = 1 if name == "left" else _int_literal(kids[1]) if k >= 2 else None
-        length = _int_literal(kids[-1]) if (name == "left" and k == 2) or k == 3 else None
-        if start in (0, 1) and length is not None:  # Spark reads position 0 as 1
-            shown = f"{name}({kids[0].col.label()}, " + (
-                f"{start}, " if name == "substring" else "") + f"{length})"
-            return _prefix_of(kids[0], length, shown)
-        if name == "substring" and k == 2 and start in (0, 1) and not kids[0].negated and \
-                isinstance(kids[0].col, b.BColumn) and is_text(kids[0].col.type):
-            return kids[0]  # the whole string (another type is cast to its text)
-        return None
-
-    return bind
-
-
-_S = (("s", pa.string()),)
-register(Rule("left", _bind("left"), "left(s, 2) = 'ab'", _S),
-         Rule("substring", _bind("substring"), "substring(s, 1, 2) = 'ab'", _S))
