@@ -10,6 +10,8 @@ import importlib
 import pkgutil
 from pathlib import Path
 
+import pytest
+
 import prunekit
 
 # The parts of the namespace, each a folder of the repository (pyproject.toml maps them).
@@ -163,3 +165,19 @@ def test_every_error_is_defined_in_prunekit_errors_and_exported():
     assert len(defined) >= 8
     for cls in defined:
         assert cls.__name__ in prunekit.__all__ and getattr(prunekit, cls.__name__) is cls
+
+
+def test_pyproject_lists_every_package():
+    """A regular (non-editable) install ships only the packages pyproject.toml names."""
+    tomllib = pytest.importorskip("tomllib", reason="tomllib (Python 3.11+) reads pyproject.toml")
+    root = Path(__file__).resolve().parent.parent
+    config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    folders = {name: root / path for name, path in config["package-dir"].items()}
+    on_disk = set()
+    for name, folder in folders.items():
+        for init in folder.rglob("__init__.py"):
+            parts = init.parent.relative_to(folder).parts
+            if "__pycache__" not in parts:
+                on_disk.add(".".join((name, *parts)))
+    assert on_disk == listed
