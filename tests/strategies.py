@@ -770,13 +770,13 @@ TRUNC_UNITS = ["year", "yy", "quarter", "month", "mon", "week", "day", "hour", "
 
 @st.composite
 def functions(draw, ctx: Ctx, op: Operand) -> Operand:
-    """A function of ``op`` from the whitelist of monotone functions (``year``, ``date_trunc``,
-    ``trunc``, ``floor``, ``ceil``, ``left``, ``substring``, ``coalesce``, CASE as ``if``), or
-    one prunekit leaves unknown (``month``, ``day``); the result type and samples follow
+    """A function of ``op`` with a rule (``prunekit.expr.functions.RULES``: ``year``,
+    ``month``, ``day``, ``dayofmonth``, ``date_trunc``, ``trunc``, ``floor``, ``ceil``,
+    ``left``, ``substring``, ``coalesce``, CASE as ``if``); the result type and samples follow
     Spark's semantics as ``tests/reference.py`` computes them."""
     t = op.type
     if pa.types.is_date(t) or pa.types.is_timestamp(t):
-        kinds = ["year", "year", "date_trunc", "date_trunc", "trunc", "month", "day"]
+        kinds = ["year", "year", "date_trunc", "date_trunc", "trunc", "month", "day", "dayofmonth"]
     elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
         kinds = ["floor", "ceil"] * 2
     elif ref.is_text(t):
@@ -784,7 +784,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     else:
         kinds = []
     kind = draw(st.sampled_from(kinds + ["coalesce", "case"]))
-    if kind in ("year", "month", "day", "floor", "ceil"):
+    if kind in ("year", "month", "day", "dayofmonth", "floor", "ceil"):
         node, args = n.Func(kind, (op.node,)), ()
     elif kind in ("date_trunc", "trunc"):
         unit = n.Literal(draw(st.sampled_from(TRUNC_UNITS)))
@@ -813,7 +813,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
         got = ref.FUNCTIONS[kind](*values)
         return got if isinstance(got, ref.V) else None  # not modelled there: no sample
 
-    result = {"year": pa.int32(), "month": pa.int32(), "day": pa.int32(),
+    result = {"year": pa.int32(), "month": pa.int32(), "day": pa.int32(), "dayofmonth": pa.int32(),
               "date_trunc": pa.timestamp("us", "UTC"), "trunc": pa.date32(),
               "left": t, "substring": t, "coalesce": t}.get(kind)
     if result is None:  # floor / ceil: BIGINT, or DECIMAL(p - s + 1, 0)
