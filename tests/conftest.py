@@ -1,5 +1,10 @@
 """Shared test settings.
 
+Tiers: tests marked ``spark`` start a local Spark session; ``slow`` ones take seconds each
+(property runs of thousands of examples, subprocesses, the asv suite). ``make test-fast``
+leaves both out; ``make test`` runs everything over the machine's cores (pytest-xdist), every
+Spark test on one worker (``xdist_group``), so one JVM serves them all.
+
 Hypothesis profiles: ``ci`` (the default under ``make test``) is derandomized so a CI run is
 reproducible; ``dev`` explores with fresh randomness. Select with HYPOTHESIS_PROFILE=dev.
 """
@@ -33,3 +38,9 @@ def without_local_constants(monkeypatch):
                 key=providers.float_to_int), bytes=providers.SortedSet(),
             strings=providers.SortedSet())
         monkeypatch.setattr(providers, "_get_local_constants", lambda: empty)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("spark"):
+            item.add_marker(pytest.mark.xdist_group("spark"))

@@ -444,6 +444,7 @@ SPARK_PREDICATES = [
 ]
 
 
+@pytest.mark.spark
 def test_arithmetic_outcomes_in_spark_equal_classify():
     pytest.importorskip("pyspark", reason="pyspark (a test dependency) is missing")
     from tests import test_spark as ts

@@ -41,6 +41,7 @@ def test_pyarrow_baseline_equals_classify(query):
     np.testing.assert_array_equal(pred.classify(stats, backend="numpy"), expected)
 
 
+@pytest.mark.slow
 def test_floor_reads_the_query_buffers():
     from benchmarks import baselines
 
@@ -71,6 +72,7 @@ def test_new_shapes_bind_and_run():
                                       pred.classify(stats, backend="numpy"))
 
 
+@pytest.mark.slow
 def test_every_asv_benchmark_runs_once(tmp_path, monkeypatch):
     """A one-repetition dry run of the whole asv suite on small inputs (``asv check`` only
     checks signatures), so a broken benchmark fails ``make test``."""

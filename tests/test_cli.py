@@ -151,6 +151,7 @@ def test_no_command_and_help(capsys):
     assert "--show-all" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_console_entry_points(data):
     for argv in ([sys.executable, "-m", "prunekit"],
                  [os.path.join(os.path.dirname(sys.executable), "prunekit")]):

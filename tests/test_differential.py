@@ -37,6 +37,7 @@ def root(tmp_path):
 
 
 # ---- the bounded run ------------------------------------------------------------------------
+@pytest.mark.slow
 def test_differential_run(capsys):
     report = diff.run(CI_SEEDS, CI_PREDICATES, save_failures=False)
     text = report.text()

@@ -52,6 +52,7 @@ def test_equalities(rows, sql, expected, why, backend):
     assert got == expected, f"{why}\n{pred.explain()}"
 
 
+@pytest.mark.slow
 def test_deep_chain_of_equalities_binds():
     # 10,000 conjuncts: the implication pass is iterative.
     sql = " AND ".join(["a = b", "b = 5"] + [f"c <> {i}" for i in range(10_000)])

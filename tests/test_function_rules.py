@@ -12,6 +12,7 @@ from prunekit.expr.functions import RULES
 from tests import strategies as strat
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(RULES))
 def test_every_rule_is_drawn_by_the_property_tests(name, without_local_constants):
     """The generator of tests/test_property.py draws a call of the function (a search over at

@@ -362,6 +362,7 @@ SPARK_PREDICATES = [
 ]
 
 
+@pytest.mark.spark
 def test_function_programs_in_spark_sql_equal_classify():
     """``to_spark_sql`` (engine="sql") gives the kernels' outcomes for every function rule,
     on statistics with NULLs, NaN bounds, min > max and inexact bounds (tests/test_spark.py)."""

@@ -363,6 +363,7 @@ def big_in_builder() -> dict:
             "not in null": pk.PruningPredicate(~C("x").isin([*IN_VALUES, None]), SIZE_SCHEMA)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_in_list_of_100000_values(big_in_sql, big_in_builder, size_table, backend):
     expected = [NONE, NONE, ALL, MAYBE, NONE, NONE]
@@ -405,6 +406,7 @@ def test_left_deep_and_chain_in_sql(size_table):
     assert pred.classify(size_table, backend="numpy").tolist() == _expected_chain(size_table)
 
 
+@pytest.mark.slow
 def test_left_deep_or_chain_from_the_builder(size_table):
     tree = C("x") == 1
     for i in range(1, DEPTH):

@@ -153,6 +153,7 @@ def test_cache_dir_falls_back_when_not_writable(monkeypatch, tmp_path):
     assert codegen.cache_dir() is None
 
 
+@pytest.mark.slow
 def test_kernels_work_without_any_cache_directory(monkeypatch):
     monkeypatch.setattr(codegen, "_CACHE_DIR", [None])
     monkeypatch.setattr(codegen, "_loaded", {})

@@ -452,6 +452,7 @@ def test_prunekit_parquet_keys_a_dotted_top_level_column_in_backticks(tmp_path):
 NESTED = strat.examples(max_depth=2, faithful=True, nest=False).flatmap(strat.nested)
 
 
+@pytest.mark.slow
 @settings(max_examples=400)
 @given(NESTED)
 def test_nested_outcomes_are_sound(example):
@@ -462,6 +463,7 @@ def test_nested_outcomes_are_sound(example):
     assert again.required_columns == pred.required_columns, text
 
 
+@pytest.mark.slow
 def test_nested_property_is_not_vacuous():
     """Nested examples reach NONE_MATCH and ALL_MATCH, also on containers with a NULL struct
     row, and the check catches a classifier that always answers NONE_MATCH."""

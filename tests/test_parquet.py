@@ -171,6 +171,7 @@ def _soundness_data(seed):
     return [pa.table(g, schema=schema) for g in out], schema
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_pruning_is_sound_end_to_end(tmp_path, seed):
     groups, schema = _soundness_data(seed)

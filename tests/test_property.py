@@ -76,6 +76,7 @@ def record(example: strat.Example, outcome) -> None:
 
 
 # ---- (a) soundness through the NumPy reference interpreter ------------------------------------
+@pytest.mark.slow
 @settings(max_examples=4000)
 @given(strat.examples())
 def test_outcomes_are_sound_numpy(example):
@@ -87,6 +88,7 @@ def test_outcomes_are_sound_numpy(example):
 
 
 # ---- (b) the compiled kernel: sound, and equal to the interpreter -----------------------------
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(strat.examples(max_depth=2, max_containers=4))
 def test_numba_kernel_is_sound_and_matches_numpy(example):
@@ -102,6 +104,7 @@ def test_numba_kernel_is_sound_and_matches_numpy(example):
 
 # ---- (b') the compiled interpreter: equal to the NumPy one, on programs of any size ------------
 # It compiles nothing per shape, so it sees the full-size examples of (a), not (b)'s small ones.
+@pytest.mark.slow
 @settings(max_examples=1500)
 @given(strat.examples())
 def test_compiled_interpreter_matches_numpy(example):
@@ -115,6 +118,7 @@ def test_compiled_interpreter_matches_numpy(example):
 
 
 # ---- (c) SQL round trip: the tree and its rendering give the same outcomes ---------------------
+@pytest.mark.slow
 @settings(max_examples=1000)
 @given(strat.examples(faithful=True))
 def test_sql_rendering_round_trips(example):
@@ -130,6 +134,7 @@ def test_sql_rendering_round_trips(example):
 
 
 # ---- the property cannot pass vacuously --------------------------------------------------------
+@pytest.mark.slow
 def test_property_is_not_vacuous():
     """The generator reaches every outcome on non-empty containers, and the check rejects
     trivially unsound answers (always NONE_MATCH, always ALL_MATCH, NONE and ALL swapped)."""
@@ -285,6 +290,7 @@ def test_double_arithmetic_is_sound(example):
     record(example, outcome)
 
 
+@pytest.mark.slow
 def test_double_arithmetic_decides():
     seen: Counter = Counter()
 
@@ -305,6 +311,7 @@ def test_double_arithmetic_decides():
         assert seen[(o, True)] >= 10, dict(seen)
 
 
+@pytest.mark.slow
 def test_integer_arithmetic_decides_and_the_kernel_agrees():
     """Not vacuous: the arithmetic examples reach NONE_MATCH and ALL_MATCH on non-empty
     containers, and the compiled kernel gives the interpreter's outcomes."""

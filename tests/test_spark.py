@@ -21,6 +21,7 @@ import pytest
 import prunekit as pk
 
 pyspark = pytest.importorskip("pyspark")
+pytestmark = pytest.mark.spark
 sg = importlib.import_module("prunekit.spark_glue")
 from pyspark.errors import PythonException  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402

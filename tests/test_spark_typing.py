@@ -11,6 +11,7 @@ from prunekit.expr import bind, nodes
 from tests import spark_typing as st
 
 pytest.importorskip("pyspark")
+pytestmark = pytest.mark.spark
 
 
 @pytest.fixture(scope="module")

@@ -87,6 +87,7 @@ def spark_casts():
 
 
 @pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.spark
 def test_string_literals_read_as_spark_casts_them(spark_casts, target):
     wrong = []
     for mode in st.MODES:
@@ -109,6 +110,7 @@ def test_string_literals_read_as_spark_casts_them(spark_casts, target):
     assert not wrong, "\n".join(wrong)
 
 
+@pytest.mark.spark
 def test_unsure_only_where_spark_reads_a_value(spark_casts):
     # UNSURE is for valid text prunekit does not evaluate; on text Spark refuses it would cost
     # pruning, never soundness, but says the parser is looser than it should be.

@@ -227,6 +227,7 @@ def _without_value_sets(t: pa.Table, drop: tuple = ("values", "bloom")) -> pa.Ta
     return t
 
 
+@pytest.mark.slow
 def test_property_generator_exercises_value_sets(without_local_constants):
     """tests/strategies.py derives ``values``/``bloom`` from the rows (test_property.py checks
     soundness on them); here: they decide outcomes the other statistics leave MAYBE, and only

@@ -103,6 +103,7 @@ def _programs(draw):
     return program, Prepared(n, data, params, [])
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(_programs())
 def test_random_programs_answer_as_numpy(case):
