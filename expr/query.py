@@ -100,6 +100,38 @@ def pushdown(sql: str, table: str, schema, dialect: str = "spark") -> Pushdown:
     return _result(walker, table, schema if hasattr(schema, "names") else None)
 
 
+# Dialects whose rows follow Spark's semantics (docs/semantics.md §2).
+_SPARK_DIALECTS = {"spark", "spark2", "databricks"}
+# What means the same in every dialect: a column compared with a number written without an
+# exponent or with a DATE literal, under AND, OR, NOT, IN, BETWEEN and IS [NOT] NULL. Other
+# dialects divide integers, order strings (collations), read exponents and time zones their
+# own way, so anything else from them is not pushed (docs/semantics.md §7).
+_ALIKE = (exp.Column, exp.Identifier, exp.Dot, exp.And, exp.Or, exp.Not, exp.Paren, exp.EQ,
+          exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Is, exp.Null,
+          exp.Boolean, exp.Neg, exp.Literal, exp.Cast, exp.DataType)
+
+
+def _reads_as_in_spark(conjunct: exp.Expression, dialect: str) -> bool:
+    """Whether a conjunct written in ``dialect`` has the rows Spark gives it.
+
+    >>> where = sqlglot.parse_one("SELECT 1 FROM t WHERE x / 2 >= -3", read="postgres")
+    >>> _reads_as_in_spark(where.args["where"].this, "postgres")
+    False
+    """
+    if dialect.lower() in _SPARK_DIALECTS:
+        return True
+    for x in conjunct.find_all(exp.Expression):
+        if not isinstance(x, _ALIKE):
+            return False
+        if isinstance(x, exp.Cast) and not (
+                x.to.this == exp.DataType.Type.DATE and isinstance(x.this, exp.Literal)):
+            return False
+        if isinstance(x, exp.Literal) and (
+                "e" in x.this.lower() if not x.is_string else not isinstance(x.parent, exp.Cast)):
+            return False
+    return True
+
+
 def _result(w: _Walker, table: str, schema) -> Pushdown:
     out = Pushdown(table, n.Literal(True), notes=w.notes)
     alternatives: list[tuple[frozenset, n.Node]] = []
@@ -107,6 +139,10 @@ def _result(w: _Walker, table: str, schema) -> Pushdown:
         kept: dict[str, n.Node] = {}
         for c in conjs or ():
             text = _fold(_strip(c)).sql(dialect="spark")
+            if not _reads_as_in_spark(_strip(c), w.dialect):
+                out.notes.append(f"not pushed: {text} (it may not mean in {w.dialect} what it "
+                                 "means in Spark)")
+                continue
             try:
                 node = parse(text)
                 if schema is not None:

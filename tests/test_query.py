@@ -278,3 +278,23 @@ def test_pushdown_prunes_on_the_sorted_data():
     lineitem = make_lineitem(0)  # sorted by l_quantity
     _, n = pruned_table(SOUNDNESS[12], lineitem)
     assert n > 10
+
+
+def test_other_dialects_push_only_what_means_the_same():
+    """PostgreSQL divides integers (-7 / 2 is -3, so x = -7 passes x / 2 >= -3), orders strings
+    by collation and reads 1e3 as NUMERIC: such conjuncts are not read as Spark would read
+    them. A column against a plain number or a DATE means the same everywhere."""
+    schema = {"x": pa.int64(), "d": pa.date32(), "s": pa.string()}
+    sql = ("SELECT * FROM t WHERE x / 2 >= -3 AND s > 'b' AND x = 1e3 AND "
+           "d >= '1994-01-01'::date AND x BETWEEN -10 AND 10 AND x IS NOT NULL")
+    pred = pk.PruningPredicate.from_query(sql, "t", schema, dialect="postgres")
+    assert pred.expression.sql() == ("d >= DATE '1994-01-01' AND x BETWEEN -10 AND 10 AND "
+                                     "NOT x IS NULL")
+    assert "it may not mean in postgres what it means in Spark" in pred.explain()
+    only_minus_seven = pk.Statistics.from_arrow(pa.table({
+        "row_count": [1], "x": pa.array([{"min": -7, "max": -7, "null_count": 0}])}))
+    division = pk.PruningPredicate.from_query("SELECT * FROM t WHERE x / 2 >= -3", "t", schema,
+                                              dialect="postgres")
+    assert division.always_true  # nothing pushed: the container is read
+    spark = pk.PruningPredicate.from_query("SELECT * FROM t WHERE x / 2 >= -3", "t", schema)
+    assert spark.classify(only_minus_seven).tolist() == [pk.NONE_MATCH]  # -3.5 in Spark
