@@ -58,7 +58,7 @@ NAN_BOUNDS = ("exclude", "include")
 class Statistics:
     """Per-container statistics, wrapped without copying.
 
-    ``nan_bounds`` says what float bounds mean (SEMANTICS.md §4): ``"exclude"`` (Parquet,
+    ``nan_bounds`` says what float bounds mean (docs/semantics.md §4): ``"exclude"`` (Parquet,
     Iceberg, Arrow writers: NaN is left out of min/max; the default) or ``"include"`` (Spark,
     Delta: NaN counts as the greatest value, so a numeric max proves there is no NaN); a dict
     gives it per column. ``no_nan`` names columns the user knows hold no NaN.

@@ -1,4 +1,4 @@
-"""Spark's implicit casts, as prunekit reasons with them (SEMANTICS.md §2: rows follow Spark).
+"""Spark's implicit casts, as prunekit reasons with them (docs/semantics.md §2: rows follow Spark).
 
 Before Spark runs a comparison whose sides have different types it casts both to one common
 type, and its two modes choose that type differently: ANSI mode (the default since Spark 4) and

@@ -194,7 +194,7 @@ def column_vs_literal(op: n.Op, col: b.BColumn, c: L.Coerced) -> object:
                  n.Op.GE: not above}[op]
         return b.NonNull(col, truth)
     if isinstance(c, L.Exact) and isinstance(c.value, float) and c.value != c.value:  # NaN
-        # NaN is above every number and equal to itself (SEMANTICS.md §2).
+        # NaN is above every number and equal to itself (docs/semantics.md §2).
         return {n.Op.EQ: b.NanEq(col), n.Op.GE: b.NanEq(col), n.Op.LT: b.BNot(b.NanEq(col)),
                 n.Op.LE: b.NonNull(col, True), n.Op.GT: b.NonNull(col, False)}[op]
     if op is n.Op.EQ:

@@ -93,7 +93,7 @@ def value_sets(r, col: b.BColumn, literals: tuple, true: int, false: int) -> tup
 def in_range(r, leaf: b.InRange):
     """``first <= x <= last``: TRUE needs the range to meet [min, max]; FALSE is impossible only
     when [min, max] lies inside the range (for equality, both bounds exact: an inexact bound
-    never proves equality, SEMANTICS §1) and no NaN is possible."""
+    never proves equality, docs/semantics.md §1) and no NaN is possible."""
     p, f = r.p, r.facts(leaf.col)
     first = _param(r, leaf.col, leaf.first)
     last = _param(r, leaf.col, leaf.last) if leaf.last != leaf.first else first
@@ -167,7 +167,7 @@ def in_list(r, leaf: b.InList):
         some = p.op("any_in", lst, f.lo, f.lo_ok, f.hi, f.hi_ok)
         if leaf.col.domain in ("int", "uint") and not leaf.col.convert:
             # Every value is listed when the list covers every integer of [min, max]; that
-            # proves equality, so the bounds must be exact (SEMANTICS §1).
+            # proves equality, so the bounds must be exact (docs/semantics.md §1).
             covered = p.and_(f.lo_ok, f.hi_ok, f.lo_exact, f.hi_exact,
                              p.op("covers", lst, f.lo, f.hi))
         else:

@@ -1,4 +1,4 @@
-"""Exact coercion of a literal to a column's type (SEMANTICS.md §2).
+"""Exact coercion of a literal to a column's type (docs/semantics.md §2).
 
 
 A coercion answers "which values of the column's type equal this literal, in Spark's

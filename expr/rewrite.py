@@ -1,4 +1,4 @@
-"""Rewrite a bound predicate into a statistics program (SEMANTICS.md §3).
+"""Rewrite a bound predicate into a statistics program (docs/semantics.md §3).
 
 Outcomes
 --------
@@ -266,7 +266,8 @@ class Rewriter:
         zero = p.const(0)
         nc_slot = p.slot(name, "null_count")
         nc, nc_v = p.load(nc_slot), p.valid(nc_slot)
-        # A null count is unknown when missing, negative or above the row count (SEMANTICS §1).
+        # A null count is unknown when missing, negative or above the row count
+        # (docs/semantics.md §1).
         nulls_ok = p.and_(nc_v, p.ge(nc, zero), p.or_(p.not_(self.rows_ok), p.le(nc, self.rows)))
         nulls = p.or_(p.not_(nulls_ok), p.gt(nc, zero))
         hn = p.not_(p.and_(nulls_ok, self.rows_ok, p.eq(nc, self.rows)))
@@ -274,7 +275,7 @@ class Rewriter:
         lo_slot, hi_slot = p.slot(name, "min"), p.slot(name, "max")
         lo, hi = p.load(lo_slot), p.load(hi_slot)
         lo_v, hi_v = p.valid(lo_slot), p.valid(hi_slot)
-        # min > max makes both unknown (SEMANTICS §1); compare before any conversion.
+        # min > max makes both unknown (docs/semantics.md §1); compare before any conversion.
         ordered = p.not_(p.and_(lo_v, hi_v, p.gt(lo, hi)))
         lo_ok, hi_ok = p.and_(lo_v, ordered), p.and_(hi_v, ordered)
         nan, not_nan = p.const(False), p.const(True)

@@ -259,7 +259,7 @@ def _build(e: exp.Expression, kids: tuple[n.Node, ...]) -> n.Node:
         return n.Func(name, kids)
     if type(e) in _VALUE_OPERATORS:
         return n.Func(_VALUE_OPERATORS[type(e)], kids)
-    # Anything else is accepted and weakens only its own leaf (SEMANTICS.md §5), named as
+    # Anything else is accepted and weakens only its own leaf (docs/semantics.md §5), named as
     # Spark names it, so that bind knows whether it can be a predicate.
     return n.Func(_spark_name(e), kids)
 

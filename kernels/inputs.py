@@ -32,7 +32,7 @@ from prunekit.expr.program import Program
 from .slots import ABSENT, SlotData, compatible, short_key, slot_data, validity
 
 # A statistic that is not there at all reads as unknown, except exactness flags, which default
-# to exact (SEMANTICS.md §1: "default: exact").
+# to exact (docs/semantics.md §1: "default: exact").
 DEFAULTS = {"min_exact": True, "max_exact": True}
 
 

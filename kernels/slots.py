@@ -97,7 +97,7 @@ def slot_data(arr: pa.Array | None) -> SlotData:
         if not fits.all():
             # A value beyond int64 does not fit the declared precision (Arrow's full
             # validation rejects it); its low word alone would be a wrong bound, so the
-            # statistic is malformed and read as unknown (SEMANTICS.md §1: never trusted).
+            # statistic is malformed and read as unknown (docs/semantics.md §1: never trusted).
             valid = fits & SlotData(low, bitmap, off).valid_mask(n)
             return SlotData(low, np.packbits(valid, bitorder="little"), 0)
         return SlotData(low, bitmap, off)

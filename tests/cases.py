@@ -24,7 +24,7 @@ import prunekit as pk
 NONE, MAYBE, ALL = pk.NONE_MATCH, pk.MAYBE_MATCH, pk.ALL_MATCH
 BACKENDS = ("numba", "vm", "numpy")
 NAMES = {NONE: "NONE_MATCH", MAYBE: "MAYBE_MATCH", ALL: "ALL_MATCH"}
-# Where SEMANTICS.md only demands soundness (no row may be lost), either of these is right: a
+# Where docs/semantics.md only demands soundness (no row may be lost), either of these is right: a
 # container holding a matching row must not be NONE_MATCH, whether or not ALL_MATCH is proven.
 NOT_NONE = (MAYBE, ALL)
 # Where no row matches but pruning is not demanded (an expression prunekit need not support).

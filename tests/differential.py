@@ -3,7 +3,7 @@
 For every (dataset, predicate) pair this module computes, per Parquet row group:
 
 - the **truth**: the predicate's value for every row, from ``tests/reference.py`` (Spark SQL
-  semantics, prunekit's contract, SEMANTICS.md §2);
+  semantics, prunekit's contract, docs/semantics.md §2);
 - **prunekit's outcome** from the file's footer statistics (``prunekit.parquet`` when it is
   available, else the footers read here), twice: as the footers say (no ``nan_count``), and with
   the exact ``nan_count`` of each group added (so that NaN handling is tested both ways);
@@ -13,7 +13,7 @@ For every (dataset, predicate) pair this module computes, per Parquet row group:
   an in-memory copy (to tell "DataFusion prunes unsoundly" from "DataFusion's SQL means
   something else here").
 
-Checks: no prunekit outcome is unsound (SEMANTICS.md §3), and every group DataFusion prunes but
+Checks: no prunekit outcome is unsound (docs/semantics.md §3), and every group DataFusion prunes but
 prunekit keeps gets a reason (``CATEGORIES``); "unexplained" is a failure.
 
 A dataset is generated from a seed (``numpy.random.Generator``): 1-4 columns of ints, unsigned
@@ -966,21 +966,21 @@ NAMES = {0: "NONE_MATCH", 1: "MAYBE_MATCH", 2: "ALL_MATCH"}
 
 # Why DataFusion may prune a row group that prunekit keeps. Anything else is "unexplained".
 CATEGORIES = {
-    "nan-no-nan-count": "SEMANTICS.md §4: Parquet footers leave NaN out of min/max and carry no "
-                        "nan_count, so prunekit cannot rule out a NaN, which is greater than "
-                        "every number; with the group's exact nan_count prunekit prunes too. "
-                        "DataFusion assumes there is no NaN.",
-    "nan-bounds": "SEMANTICS.md §4: the group holds NaN; Parquet bounds leave it out, so "
+    "nan-no-nan-count": "docs/semantics.md §4: Parquet footers leave NaN out of min/max and "
+                        "carry no nan_count, so prunekit cannot rule out a NaN, which is "
+                        "greater than every number; with the group's exact nan_count prunekit "
+                        "prunes too. DataFusion assumes there is no NaN.",
+    "nan-bounds": "docs/semantics.md §4: the group holds NaN; Parquet bounds leave it out, so "
                   "prunekit must assume a NaN may satisfy a leaf (an all-NaN group has no "
                   "bounds at all). From exact Spark/Delta-style statistics (NaN the greatest "
                   "bound, nan_count) prunekit prunes the group too. DataFusion ignores NaN.",
-    "nan-caused": "SEMANTICS.md §4: the group holds NaN, and with those NaN replaced by NULL "
+    "nan-caused": "docs/semantics.md §4: the group holds NaN, and with those NaN replaced by NULL "
                   "prunekit prunes it too: prunekit lets a NaN satisfy a leaf where Spark says "
                   "it can (NaN is the greatest value; -NaN is NaN), DataFusion's min/max rules "
                   "ignore NaN (its pruning of a leaf can be unsound, saved here by another "
                   "conjunct). Gaps seen here: prunekit does not use 'every value is NaN' in "
                   "column-vs-column comparisons or under unary minus.",
-    "nan-present": "SEMANTICS.md §4: the group holds a NaN that the bounds do not show; "
+    "nan-present": "docs/semantics.md §4: the group holds a NaN that the bounds do not show; "
                    "DataFusion ignores it and happens to be right only because the NaN rows do "
                    "not satisfy the whole predicate.",
     "df-unsound-nan": "DataFusion is unsound: a NaN row makes the predicate TRUE (in Spark "
@@ -993,9 +993,9 @@ CATEGORIES = {
                     "(x IS NOT NULL OR NULL), prunekit prunes the group too.",
     "planner-false": "DataFusion's optimizer folds the whole filter to FALSE by reasoning "
                      "across leaves (x = 'a' AND x = 'b'); prunekit's three-valued lattice "
-                     "(SEMANTICS.md §3) judges each leaf on its own, so two leaves that are "
+                     "(docs/semantics.md §3) judges each leaf on its own, so two leaves that are "
                      "each possible in the group keep it.",
-    "weakened": "SEMANTICS.md §5: prunekit weakens a sub-expression it does not reason about "
+    "weakened": "docs/semantics.md §5: prunekit weakens a sub-expression it does not reason about "
                 "to 'anything' (the reason in brackets is explain()'s 'weakened:' line, or the "
                 "guard under which explain() shows a leaf WIDENED, such as unary minus at the "
                 "type's minimum, where integers wrap), even for a group whose column is all "

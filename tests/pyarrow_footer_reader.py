@@ -305,7 +305,7 @@ def _decoder(c: pq.ColumnSchema, t: pa.DataType, typed: bool):
             return (lambda v: v & mask), (lambda v: v & mask)
         return _same, _same
     if pa.types.is_floating(t) and not pa.types.is_float16(t) and phys in ("FLOAT", "DOUBLE"):
-        # NaN is no bound; a zero bound stands for both zeros (SEMANTICS §4).
+        # NaN is no bound; a zero bound stands for both zeros (docs/semantics.md §4).
         return ((lambda v: None if v != v else (-0.0 if v == 0 else v)),
                 (lambda v: None if v != v else (0.0 if v == 0 else v)))
     if pa.types.is_boolean(t) and phys == "BOOLEAN":

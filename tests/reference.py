@@ -1,9 +1,10 @@
 """A brute-force row evaluator: the truth that pruning outcomes are checked against.
 
 ``evaluate(tree, types, row)`` gives the value of a predicate tree (``prunekit.expr.nodes``) for
-one row under Spark SQL semantics as SEMANTICS.md §2 states them: ``True``, ``False`` or ``None``
-(NULL). It is written from the semantics, not from prunekit's binding or coercion code, and it
-is slow on purpose: one Python object per value, exact rationals for every exact number.
+one row under Spark SQL semantics as docs/semantics.md §2 states them: ``True``, ``False`` or
+``None`` (NULL). It is written from the semantics, not from prunekit's binding or coercion
+code, and it is slow on purpose: one Python object per value, exact rationals for every exact
+number.
 
 Row values (``None`` is NULL):
 

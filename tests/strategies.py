@@ -346,7 +346,7 @@ def container_stats(draw, cells: list, t: pa.DataType, include: bool, row_count_
                 hi = NAN
         elif "swap" in what and lo is not None and hi is not None and not is_nan(lo) and not \
                 is_nan(hi) and _order_key(lo, t) < _order_key(hi, t):
-            lo, hi = hi, lo  # min > max: both unknown (SEMANTICS.md §1)
+            lo, hi = hi, lo  # min > max: both unknown (docs/semantics.md §1)
         if "nulls" in what:
             choices = [None, -1] + ([len(cells) + 3] if row_count_known else [])
             null_count = draw(st.sampled_from(choices))

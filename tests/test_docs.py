@@ -19,3 +19,27 @@ def test_docstrings(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0, f"{result.failed} doctest failures in {name}"
+
+
+def test_the_repository_speaks_of_itself():
+    """Tracked files cite docs/semantics.md, never a file outside the repository, a path of
+    one machine, or an issue tracker's numbers."""
+    import re
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    listed = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout: git ls-files names the tracked files")
+    outside = re.compile("|".join([re.escape("../" + "shared"), "/" + "work/", "/" + "root/",
+                                   "/" + "home/", r"\b[Ii]ssue #?\d", r"(?<![\w&])#\d{1,3}\b"]))
+    found = []
+    for name in listed.stdout.split():
+        path = root / name
+        if path.suffix in {".py", ".md", ".toml", ".cfg", ".json", ".txt", ""} and path.is_file():
+            for i, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                if outside.search(line):
+                    found.append(f"{name}:{i}: {line.strip()}")
+    assert found == []
+    assert (root / "docs" / "semantics.md").is_file()

@@ -104,7 +104,8 @@ def _same_as_oracle(files):
             x, y = a.field(k), b.field(k)
             assert x.type == y.type, (name, k)
             assert x.equals(y), (name, k, x, y)
-            if pa.types.is_floating(x.type):  # the sign of a zero bound matters (SEMANTICS §4)
+            # the sign of a zero bound matters (docs/semantics.md §4)
+            if pa.types.is_floating(x.type):
                 assert np.array_equal(np.signbit(x.fill_null(1).to_numpy()),
                                       np.signbit(y.fill_null(1).to_numpy())), (name, k)
         if "min_exact" in [f.name for f in b.type]:

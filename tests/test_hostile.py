@@ -2,9 +2,9 @@
 prunekit error or a correct answer, never a crash (no raw Numba, Arrow or RecursionError
 traceback), a hang or a wrong result.
 
-Correct means sound (SEMANTICS.md §3): checked against the rows the statistics were built from
+Correct means sound (docs/semantics.md §3): checked against the rows the statistics were built from
 (``tests/reference.py``), or an exact outcome where the reason is written beside it. Malformed
-statistics are unknown, never trusted (SEMANTICS.md §1).
+statistics are unknown, never trusted (docs/semantics.md §1).
 """
 
 from __future__ import annotations
@@ -502,8 +502,8 @@ INT_ROWS = [[0], [-1, 1], [2**63 - 1], [-2**63], [None], [], [0, None], [-2**63,
 
 
 def _flip_zero_bounds(table: pa.Table, column: str) -> pa.Table:
-    """The same statistics with each 0.0 bound written as -0.0 and back (SEMANTICS §4: a zero
-    bound stands for both zeros)."""
+    """The same statistics with each 0.0 bound written as -0.0 and back (docs/semantics.md §4:
+    a zero bound stands for both zeros)."""
     s = table.column(column).combine_chunks()
     fields = {s.type.field(i).name: s.field(i) for i in range(s.type.num_fields)}
     for b in ("min", "max"):

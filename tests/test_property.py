@@ -1,6 +1,6 @@
 """The main soundness property: rows -> statistics -> outcome, checked against brute force.
 
-For every generated container, an outcome is sound when (SEMANTICS.md §3):
+For every generated container, an outcome is sound when (docs/semantics.md §3):
 
 - NONE_MATCH: no row makes the predicate TRUE;
 - ALL_MATCH: every row makes the predicate TRUE;

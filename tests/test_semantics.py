@@ -1,9 +1,9 @@
-"""Every rule of SEMANTICS.md (the correctness contract), one container per row, the reason
+"""Every rule of docs/semantics.md (the correctness contract), one container per row, the reason
 beside the answer.
 
 Where a rule can be broken in two directions the cases come in pairs: a container where pruning
 (or ALL_MATCH) is allowed, next to one where the same shortcut would lose rows. ``NOT_NONE`` marks
-containers that hold a matching row but where SEMANTICS.md does not demand ALL_MATCH: only the
+containers that hold a matching row but where docs/semantics.md does not demand ALL_MATCH: only the
 unsound answer NONE_MATCH fails there.
 """
 

@@ -36,7 +36,7 @@ DATA = pa.schema([
 T2020 = 1_577_836_800_000_000  # 2020-01-01 00:00:00 UTC in microseconds
 D2020 = 18262
 
-# The core grammar over every type Spark has (SEMANTICS.md, README "What is supported").
+# The core grammar over every type Spark has (docs/semantics.md, README "What is supported").
 PREDICATES = [
     "x > 5", "x <= -3 OR x = 7", "x IN (1, 3, 5, 7)", "x NOT IN (2, 3, NULL)", "x IN (1, NULL)",
     "x IS NULL", "x IS NOT NULL AND i BETWEEN 0 AND 4", "NOT (x < 2 AND i > 5)", "x < i",

@@ -420,7 +420,7 @@ def test_or_over_columns_datafusion_keeps_prunekit_prunes(wide_file, where):
 
 
 def test_zero_is_looked_up_as_both_zeros(wide_file):
-    # Row group 0 holds -0.0, and -0.0 = 0.0 (SEMANTICS.md §2; DataFusion agrees without its
+    # Row group 0 holds -0.0, and -0.0 = 0.0 (docs/semantics.md §2; DataFusion agrees without its
     # filters). A filter holds the hash of the bits written: prunekit probes both zeros.
     assert _count(wide_file, "f = 0.0", bloom=False) == 1
     assert _prunekit_kept(wide_file, "f = 0.0") == [MAYBE, NONE]

@@ -50,7 +50,7 @@ def _choose(phys: str, logical: dict, t: pa.DataType, typed: bool) -> tuple | No
         return ("int", width, unsigned)
     if pa.types.is_floating(t) and not pa.types.is_float16(t) and phys in ("FLOAT", "DOUBLE"):
         size = 4 if phys == "FLOAT" else 8
-        # NaN is no bound; a zero bound stands for both zeros (SEMANTICS §4).
+        # NaN is no bound; a zero bound stands for both zeros (docs/semantics.md §4).
         return ("float", size) if size <= t.bit_width // 8 else None
     if pa.types.is_boolean(t) and phys == "BOOLEAN":
         return ("bool",)

@@ -88,7 +88,7 @@ def decode(spec: tuple, t: pa.DataType, buf, off, length, ok, upper: bool) -> pa
     if kind == "float":
         width = spec[1]
         vals, good = _fixed(buf, off, length, ok, width, f"<f{width}")
-        good &= ~np.isnan(vals)  # NaN is no bound (SEMANTICS §4)
+        good &= ~np.isnan(vals)  # NaN is no bound (docs/semantics.md §4)
         zero = vals.dtype.type(0.0 if upper else -0.0)  # a zero bound stands for both zeros
         vals = np.where(vals == 0, zero, vals).astype(_numpy_float(t))
         return _from_fixed(t, vals, good)

@@ -7,7 +7,7 @@ log's path is relative or ``file:``), ``size`` (``add.size``, bytes), ``row_coun
 top-level column or a field of a struct, keyed by ``leaf_key``: ``address.city``), a struct
 ``{min, max, null_count, min_exact, max_exact}``; nested statistics follow the same rules.
 Only pyarrow and ``json`` read the log. Delta's statistics are deliberately loose; each rule
-below keeps every bound a true bound (SEMANTICS.md §1):
+below keeps every bound a true bound (docs/semantics.md §1):
 
 - Partition columns: ``min = max =`` the partition value, exact; ``null_count`` is 0 or
   ``row_count``. A timestamp partition value without a zone offset is widened by 14 hours each
@@ -404,7 +404,7 @@ def _float(raw, t: pa.DataType, upper: bool) -> tuple:
             f = min((x for x in near if np.isfinite(x)),
                     key=lambda x: abs(decimal.Decimal(float(x)) - d))
         v = float(f)
-    if v == 0:  # a zero bound stands for both zeros (SEMANTICS §4)
+    if v == 0:  # a zero bound stands for both zeros (docs/semantics.md §4)
         v = 0.0 if upper else -0.0
     return v, True
 
