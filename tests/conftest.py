@@ -40,6 +40,7 @@ def without_local_constants(monkeypatch):
         monkeypatch.setattr(providers, "_get_local_constants", lambda: empty)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("spark"):

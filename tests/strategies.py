@@ -776,7 +776,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     Spark's semantics as ``tests/reference.py`` computes them."""
     t = op.type
     if pa.types.is_date(t) or pa.types.is_timestamp(t):
-        kinds = ["year", "year", "date_trunc", "date_trunc", "trunc", "month", "day", "dayofmonth"]
+        kinds = ["year", "dayofmonth", "date_trunc", "date_trunc", "trunc", "month", "day"]
     elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
         kinds = ["floor", "ceil"] * 2
     elif ref.is_text(t):

@@ -446,7 +446,7 @@ def test_cli_bloom_flag(wide_file, capsys):
 def test_spark_sql_rendering_treats_value_sets_as_unknown():
     # The program as Spark SQL (engine="sql") has no membership test: those slots read as
     # unknown, which is sound; the kernel engine uses them.
-    sql = pytest.importorskip("spark_glue.sql", reason="spark_glue is not importable")
+    from prunekit.spark_glue import sql  # plain Python: pyspark is imported by its callers
     pred = pk.PruningPredicate("x = 5", {"x": I})
     schema = table(I, [{"min": 1, "max": 9}]).schema
     text = sql.to_spark_sql(pred, schema)
