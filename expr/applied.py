@@ -29,7 +29,14 @@ UTC_NOTE = "; timestamps read in UTC, as Spark with session time zone UTC"
 
 class Applied:
     """A bound value made by a whitelisted function; bind's compare, IS NULL and boolean uses
-    ask it. ``why`` is what a use it cannot prune shows in explain()."""
+    ask it. ``why`` is what a use it cannot prune shows in explain().
+
+    >>> x = ColOp(b.BColumn("x", pa.int64(), pa.int64(), "int"))
+    >>> Monotone("f(x)", x, pa.int64(), None, None).as_predicate()
+    Traceback (most recent call last):
+    ...
+    prunekit.errors.TypeMismatchError: not a boolean predicate: f(x) is used for pruning only ...
+    """
 
     why: str = ""
 
@@ -46,7 +53,13 @@ class Applied:
 @dataclass(frozen=True)
 class Monotone(Applied):
     """``f(x)`` for a non-decreasing ``f`` of the column operand ``arg``: ``ge(m)`` / ``gt(m)``
-    give ``f(x) >= m`` / ``f(x) > m`` for a value ``m`` of ``type`` in its kernel domain."""
+    give ``f(x) >= m`` / ``f(x) > m`` for a value ``m`` of ``type`` in its kernel domain.
+
+    >>> x = ColOp(b.BColumn("x", pa.int64(), pa.int64(), "int"))
+    >>> f = Monotone("f(x)", x, pa.int64(), *int_valued(lambda m: at_least(x.col, m)))
+    >>> f.compare(n.Op.LT, LitOp(5)), f.is_null()
+    (Rewritten(arg=BNot(arg=Bound(col=x, op='ge', value=5)), text='f(x) < 5'), IsNullLeaf(col=x))
+    """
 
     label: str
     arg: ColOp
@@ -98,11 +111,21 @@ class Monotone(Applied):
 
 
 def gt_key(x: object, y: object) -> bool:
+    """Whether ``x`` is above ``y``: a literal placed between two results has first > last.
+
+    >>> gt_key(6, 5), gt_key(5, 5)
+    (True, False)
+    """
     return x > y
 
 
 def at_least(col: b.BColumn, a: object) -> object:
-    """``col >= a`` for an integer ``a`` of any size in the column's int domain."""
+    """``col >= a`` for an integer ``a`` of any size in the column's int domain.
+
+    >>> x = b.BColumn("x", pa.int8(), pa.int8(), "int")
+    >>> at_least(x, 3), at_least(x, 200)
+    (Bound(col=x, op='ge', value=3), NonNull(col=x, truth=False))
+    """
     lo, hi = int_range(col.type)
     if a <= lo:
         return b.NonNull(col, True)
@@ -112,5 +135,10 @@ def at_least(col: b.BColumn, a: object) -> object:
 
 
 def int_valued(ge_of) -> tuple:
-    """(ge, gt) of an integer-valued function from its ``ge``: ``f > m`` is ``f >= m + 1``."""
+    """(ge, gt) of an integer-valued function from its ``ge``: ``f > m`` is ``f >= m + 1``.
+
+    >>> ge, gt = int_valued(lambda m: at_least(b.BColumn("x", pa.int8(), pa.int8(), "int"), m))
+    >>> gt(5)
+    Bound(col=x, op='ge', value=6)
+    """
     return ge_of, lambda m: ge_of(m + 1)

@@ -53,7 +53,11 @@ PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
 
 
 def per_day(t: pa.DataType) -> int | None:
-    """Domain ticks per day of a date or timestamp type."""
+    """Domain ticks per day of a date or timestamp type.
+
+    >>> per_day(pa.date32()), per_day(pa.timestamp("ms")), per_day(pa.int64())
+    (1, 86400000, None)
+    """
     if pa.types.is_date32(t):
         return 1
     if pa.types.is_date64(t):
@@ -67,7 +71,14 @@ def civil_steps(p, days: int) -> tuple[int, int]:
     """Program steps for (months since year 0, day of month) of a day count, with the ops
     every backend has (Hinnant's civil_from_days: floor divisions by positive constants,
     products with constants, sums). The month count ``12 * year + month - 1`` is monotone in
-    the day; the years of the March-based 400-year eras never overflow int64 here."""
+    the day; the years of the March-based 400-year eras never overflow int64 here.
+
+    >>> from prunekit.expr.program import ProgramBuilder
+    >>> p = ProgramBuilder()
+    >>> steps = civil_steps(p, p.load(p.slot("d", "min")))
+    >>> len(p.steps), civil_steps(p, p.load(p.slot("d", "min"))) == steps  # built once
+    (54, True)
+    """
     def c(v: int) -> int:
         return p.const(v)
 
@@ -95,7 +106,14 @@ def month_or_day_bounds(p, lo_days: int, hi_days: int, lo_ok: int, hi_ok: int,
     """Program steps for the bounds of ``month(d)`` (``field == "month"``) or ``day(d)`` from
     the day counts of d's bounds (known where ``lo_ok``, ``hi_ok``): ``(lo, hi, same)``, where
     ``same`` says both are known and fall in one year (one month), the only case where they
-    bound the field (it is monotone only within a year, a month)."""
+    bound the field (it is monotone only within a year, a month).
+
+    >>> from prunekit.expr.program import ProgramBuilder
+    >>> p = ProgramBuilder()
+    >>> lo, hi, ok = p.load(p.slot("d", "min")), p.load(p.slot("d", "max")), p.const(True)
+    >>> [p.steps[i].op for i in month_or_day_bounds(p, lo, hi, ok, ok, "day")]
+    ['add', 'add', 'eq']
+    """
     m_lo, d_lo = civil_steps(p, lo_days)
     m_hi, d_hi = civil_steps(p, hi_days)
     known = p.and_(lo_ok, hi_ok)
@@ -121,7 +139,12 @@ TRUNC_UNITS = {"year", "yyyy", "yy", "quarter", "month", "mm", "mon", "week"}
 
 def period(unit: str, t: pa.DataType) -> tuple:
     """(start, next_start) of the unit's periods in the domain of ``t``: the period start at or
-    below a value, and the first start above it."""
+    below a value, and the first start above it.
+
+    >>> start, next_start = period("week", pa.date32())  # weeks start on Monday
+    >>> [civil_from_days(f(days_from_civil(2024, 3, 7))) for f in (start, next_start)]
+    [(2024, 3, 4), (2024, 3, 11)]
+    """
     k = per_day(t)
     if unit in CALENDAR_UNITS:
         months = CALENDAR_UNITS[unit]

@@ -21,6 +21,14 @@ from .operands import ColOp
 
 
 def column_vs_column(op: n.Op, a: ColOp, c: ColOp) -> object:
+    """``a op c`` for two column operands: one leaf read in a common domain, else unknown.
+
+    >>> a = ColOp(b.BColumn("a", pa.int32(), pa.int32(), "int"))
+    >>> column_vs_column(n.Op.NE, a, ColOp(b.BColumn("c", pa.int64(), pa.int64(), "int")))
+    BNot(arg=ColCmp(a=a, op='eq', b=c))
+    >>> column_vs_column(n.Op.LT, a, ColOp(b.BColumn("s", pa.string(), pa.string(), "code")))
+    Opaque(why='a (int32) and s (string) are not compared from statistics')
+    """
     if a.negated or c.negated:
         return b.Opaque("negated column compared with a column")
     if "none" in (a.col.domain, c.col.domain):

@@ -30,6 +30,12 @@ from .quotient import Quotient, compare_quotient
 
 
 def compare(op: n.Op, left: object, right: object) -> object:
+    """``left op right`` for two bound operands as one leaf, a literal on the left moved right.
+
+    >>> x = ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))
+    >>> compare(n.Op.NE, x, LitOp(5)), compare(n.Op.EQ, x, LitOp(None))
+    (BNot(arg=InRange(col=x, first=5, last=5)), Const(value=None))
+    """
     if isinstance(left, LitOp) and not isinstance(right, LitOp):
         op, left, right = op.flipped, right, left
     if isinstance(left, Quotient) and isinstance(right, LitOp):
@@ -69,7 +75,11 @@ def _quotient_vs_literal(op: n.Op, q: Quotient, lit: LitOp) -> object:
 
 def operand_type(x: object) -> pa.DataType:
     """The Spark type of a value operand: a column (seen through its conversions), or what a
-    function returns."""
+    function returns.
+
+    >>> operand_type(ColOp(b.BColumn("s", pa.large_string(), pa.large_string(), "code")))
+    DataType(string)
+    """
     if isinstance(x, ColOp):
         return C.spark_type(x.col.type)
     return C.spark_type(x.type)
@@ -80,7 +90,12 @@ def typed_comparison(op: n.Op, left: object, lit: LitOp) -> object:
     (``coercion.comparison_type``); the column read through the cast when it keeps order
     (else the leaf is unknown), the literal cast as Spark casts it. The modes' readings are
     one leaf when they agree, else ``Either`` of them; a comparison both modes refuse is an
-    error, one whose literal fails in every mode that reads it is NULL (the query fails)."""
+    error, one whose literal fails in every mode that reads it is NULL (the query fails).
+
+    >>> x = ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))
+    >>> typed_comparison(n.Op.LT, x, LitOp(2.5)), typed_comparison(n.Op.GT, x, LitOp(200))
+    (Bound(col=x, op='lt', value=3), NonNull(col=x, truth=False))
+    """
     if isinstance(left, Applied) and getattr(left, "type", None) is None:
         return left.compare(op, lit)  # no one type (CASE of predicates): it says why
     left_t = operand_type(left)
@@ -93,7 +108,12 @@ def each_mode(left: object, left_t: pa.DataType, lit: LitOp, lit_t: pa.DataType,
               reading) -> object:
     """The leaves ``reading(t, mode)`` gives for each Spark mode that accepts comparing
     ``left`` with ``lit`` (``t`` the comparison type; None: the query fails in that mode),
-    as one leaf (``_one_of``)."""
+    as one leaf (``_one_of``).
+
+    >>> x = ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))
+    >>> each_mode(x, pa.int8(), LitOp("7"), pa.string(), lambda t, mode: f"{mode}: {t}")
+    Either(args=('ansi: int64', 'legacy: int8'))
+    """
     return per_mode(lambda mode: C.comparison_type(left_t, lit_t, mode), reading,
                     lambda: f"cannot compare {operand_label(left)} ({left_t}) with "
                             f"{shown_literal(lit)} "
@@ -103,7 +123,15 @@ def each_mode(left: object, left_t: pa.DataType, lit: LitOp, lit_t: pa.DataType,
 def per_mode(common_type, reading, refused) -> object:
     """``reading(t, mode)`` for each Spark mode, where ``t = common_type(mode)`` is the type
     that mode casts the operands to (None: the mode refuses them; ``refused()`` is the error
-    when both do), as one leaf (``_one_of``)."""
+    when both do), as one leaf (``_one_of``).
+
+    >>> per_mode(lambda mode: pa.int32(), lambda t, mode: b.Const(True), lambda: "refused")
+    Const(value=True)
+    >>> per_mode(lambda mode: None, lambda t, mode: b.Const(True), lambda: "refused")
+    Traceback (most recent call last):
+    ...
+    prunekit.errors.TypeMismatchError: refused
+    """
     found: list = []
     accepted = False
     for mode in C.MODES:
@@ -131,7 +159,11 @@ def _one_of(found: list) -> object:
 
 def typed_operand(x: object) -> bool:
     """A value whose Spark type prunekit knows: a column with an order, or a function's
-    result of one type."""
+    result of one type.
+
+    >>> typed_operand(ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))), typed_operand(LitOp(5))
+    (True, False)
+    """
     if isinstance(x, ColOp):
         return x.col.domain != "none"
     return isinstance(x, Applied) and getattr(x, "type", None) is not None
@@ -140,7 +172,14 @@ def typed_operand(x: object) -> bool:
 def reading(op: n.Op, left: object, left_t: pa.DataType, lit: LitOp, lit_t: pa.DataType,
              t: pa.DataType, mode: str) -> object | None:
     """``left op lit`` compared in type ``t`` under ``mode``; None when the literal's cast fails
-    the query in that mode."""
+    the query in that mode.
+
+    >>> x = ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))
+    >>> reading(n.Op.GT, x, pa.int8(), LitOp(5), pa.int32(), pa.int32(), "ansi")
+    Bound(col=x, op='gt', value=5)
+    >>> reading(n.Op.EQ, x, pa.int8(), LitOp("a"), pa.string(), pa.int8(), "ansi") is None
+    True
+    """
     if not C.keeps_order(left_t, t):
         return b.Opaque(f"Spark ({mode} mode) compares {operand_label(left)} as {t}: a cast "
                         "that does "
@@ -172,7 +211,12 @@ def _rounds_in(left_t: pa.DataType, t: pa.DataType) -> bool:
 def seen_as(col: b.BColumn, left_t: pa.DataType, t: pa.DataType) -> b.BColumn | None:
     """The column as it compares in type ``t``: rounded to FLOAT as legacy Spark rounds it
     (None for a computed one, which is not), a BOOLEAN as 0 and 1, else itself (a value
-    placed in the column's type compares as in ``t``)."""
+    placed in the column's type compares as in ``t``).
+
+    >>> y = b.BColumn("y", pa.int64(), pa.int64(), "int")
+    >>> seen_as(y, pa.int64(), pa.float32()).convert, seen_as(y, pa.int64(), pa.int64()) is y
+    (('tofloat32',), True)
+    """
     if _rounds_in(left_t, t):
         if not isinstance(col, b.BColumn) or col.convert:
             return None
@@ -187,7 +231,14 @@ _OPS = {n.Op.LT: "lt", n.Op.LE: "le", n.Op.GT: "gt", n.Op.GE: "ge"}
 
 def column_vs_literal(op: n.Op, col: b.BColumn, c: L.Coerced) -> object:
     """Map a comparison with a placed literal onto one leaf (``literals.py`` explains first and
-    last: the column values equal to the literal)."""
+    last: the column values equal to the literal).
+
+    >>> x = b.BColumn("x", pa.int8(), pa.int8(), "int")
+    >>> column_vs_literal(n.Op.EQ, x, L.coerce(5, x.type))
+    InRange(col=x, first=5, last=5)
+    >>> column_vs_literal(n.Op.LT, x, L.coerce(500, x.type))  # above every int8: always TRUE
+    NonNull(col=x, truth=True)
+    """
     if isinstance(c, (L.BelowMin, L.AboveMax)):
         above = isinstance(c, L.AboveMax)  # x < c is TRUE for every value when c is above all
         truth = {n.Op.EQ: False, n.Op.LT: above, n.Op.LE: above, n.Op.GT: not above,
@@ -225,7 +276,11 @@ def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:
 
 
 def fold_literals(op: n.Op, x: LitOp, y: LitOp) -> object:
-    """Two literals compared as Spark types them in each mode (``'1' = 1`` is TRUE)."""
+    """Two literals compared as Spark types them in each mode (``'1' = 1`` is TRUE).
+
+    >>> fold_literals(n.Op.EQ, LitOp("1"), LitOp(1)), fold_literals(n.Op.LT, LitOp(None), LitOp(1))
+    (Const(value=True), Const(value=None))
+    """
     if x.value is None or y.value is None:
         return b.Const(None)
     tx, ty = C.literal_type(x.value, x.type), C.literal_type(y.value, y.type)

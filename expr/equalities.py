@@ -25,7 +25,14 @@ def with_implied_equalities(root: object) -> object:
     An implied conjunct keeps the rows that make its AND TRUE, but can turn a NULL row FALSE
     (``a = 7``, ``b`` NULL: ``a = b AND b = 5`` is NULL, ``a = 5`` is FALSE). Through AND and
     OR that changes no outcome: NONE_MATCH depends on TRUE rows only, and ALL_MATCH needs every
-    row TRUE. Under NOT it would turn a NULL into TRUE, so negated positions are left alone."""
+    row TRUE. Under NOT it would turn a NULL into TRUE, so negated positions are left alone.
+
+    >>> import pyarrow as pa
+    >>> a, c = (b.BColumn(k, pa.int64(), pa.int64(), "int") for k in "ac")
+    >>> both = b.BAnd((b.ColCmp(a, "eq", c), b.InRange(c, 5, 5)))
+    >>> with_implied_equalities(b.BNot(both)) == b.BNot(both)  # under NOT: left alone
+    True
+    """
     spine = (b.BAnd, b.BOr)
     stack, seen_eq = [root], False
     while stack and not seen_eq:  # cheap check first: most predicates compare no columns

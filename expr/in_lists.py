@@ -26,7 +26,12 @@ def bind_in(node: n.In, kids: tuple) -> object:
     """``x IN (...)``: Spark casts ``x`` and every element to one type per mode
     (``coercion.list_type``: a DOUBLE element makes an integer list DOUBLE, so exact elements
     round first; legacy mode compares a list of strings and numbers as strings), then it is
-    exactly the OR of the equalities in three-valued logic."""
+    exactly the OR of the equalities in three-valued logic.
+
+    >>> x = ColOp(b.BColumn("x", pa.int64(), pa.int64(), "int"))
+    >>> bind_in(None, (x, LitOp(1.5), LitOp(2)))  # compared as DOUBLE: no integer is 1.5
+    InList(col=x, values=(2,), nan=False, null=False)
+    """
     arg, values = kids[0], kids[1:]
     if not values:
         return b.Const(False)

@@ -36,7 +36,15 @@ def as_predicate(x: object, where: str = "filter") -> object:
     """An operand used where a boolean is expected: a BOOLEAN column is ``col = TRUE``; a value
     is an error unless Spark casts it to BOOLEAN there (``_CAST_TO_BOOLEAN``), which makes an
     unknown leaf. ``where``: ``"filter"`` (the predicate itself), ``"logic"`` (under NOT, AND,
-    OR), ``"is"`` (``IS [NOT] TRUE/FALSE``) or ``"case"`` (a CASE condition)."""
+    OR), ``"is"`` (``IS [NOT] TRUE/FALSE``) or ``"case"`` (a CASE condition).
+
+    >>> as_predicate(ColOp(b.BColumn("f", pa.bool_(), pa.bool_(), "bool")))
+    InRange(col=f, first=1, last=1)
+    >>> as_predicate(ColOp(b.BColumn("x", pa.int32(), pa.int32(), "int")))
+    Traceback (most recent call last):
+    ...
+    prunekit.errors.TypeMismatchError: not a boolean predicate: column x of type int32
+    """
     kind = kind_of(x)
     if kind not in ("boolean", None):
         modes = _CAST_TO_BOOLEAN.get((where, kind))
@@ -59,7 +67,12 @@ def as_predicate(x: object, where: str = "filter") -> object:
 
 def kind_of(x: object) -> str | None:
     """What kind of value an operand is (``spark_functions`` kinds); a bound predicate is a
-    boolean."""
+    boolean.
+
+    >>> x = ColOp(b.BColumn("x", pa.int32(), pa.int32(), "int"))
+    >>> kind_of(x), kind_of(LitOp("a")), kind_of(LitOp(None)), kind_of(b.Const(True))
+    ('numeric', 'string', 'boolean', 'boolean')
+    """
     if isinstance(x, ColOp):
         return "numeric" if x.negated else value_kind(x.col.type)
     if isinstance(x, LitOp):  # NULL is a boolean as well as anything else
@@ -75,6 +88,11 @@ def kind_of(x: object) -> str | None:
 
 
 def value_kind(t: pa.DataType) -> str:
+    """The kind of a value of Arrow type ``t``: boolean, string, numeric or other.
+
+    >>> value_kind(pa.int8()), value_kind(pa.date32()), value_kind(pa.null())
+    ('numeric', 'other', 'boolean')
+    """
     k = C.kind(t)
     if k in ("boolean", "string"):
         return k
@@ -84,6 +102,12 @@ def value_kind(t: pa.DataType) -> str:
 
 
 def shown_operand(x: object) -> str:
+    """An operand as a type error names it, with its type.
+
+    >>> x = b.BColumn("x", pa.int32(), pa.int32(), "int")
+    >>> shown_operand(ColOp(x)), shown_operand(ColOp(x, negated=True))
+    ('column x of type int32', '-x is a numeric value (int32)')
+    """
     if isinstance(x, ColOp) and not x.negated and isinstance(x.col, b.BColumn) and \
             not x.col.convert:
         return f"column {operand_label(x)} of type {x.col.type}"
@@ -97,7 +121,11 @@ def shown_operand(x: object) -> str:
 
 
 def is_null(x: object) -> object:
-    """``x IS NULL`` for a bound operand or predicate."""
+    """``x IS NULL`` for a bound operand or predicate.
+
+    >>> is_null(LitOp(None)), is_null(LitOp(1))
+    (Const(value=True), Const(value=False))
+    """
     if isinstance(x, ColOp) and pa.types.is_struct(x.col.type):
         return _struct_is_null(x.col)
     if isinstance(x, Applied):
@@ -132,6 +160,10 @@ def cast_column(col: b.BColumn, to: pa.DataType) -> b.BColumn | None:
     Value-preserving casts (integer widening, float32 to float64, decimal scale-up, int to a
     wide-enough decimal, string kinds) compare exactly like the column itself; rounding ones
     (integer to DOUBLE, timestamp to DATE) are monotone maps the kernel applies to bounds.
+
+    >>> x = b.BColumn("x", pa.int32(), pa.int32(), "int")
+    >>> cast_column(x, pa.int8()) is None, cast_column(x, pa.float64()).convert
+    (True, ('tofloat',))
     """
     s = col.type
     if s == to or (is_stringlike(s) and is_stringlike(to) and is_text(s) == is_text(to)):

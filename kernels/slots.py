@@ -21,7 +21,11 @@ from prunekit.expr.domains import is_stringlike
 
 @dataclass
 class SlotData:
-    """One statistic for the kernel. ``layout`` is what the kernel source depends on."""
+    """One statistic for the kernel. ``layout`` is what the kernel source depends on.
+
+    >>> SlotData(np.array([1, 2]), None).layout, SlotData(None, None).valid_mask(2).tolist()
+    (('dense', False), [False, False])
+    """
 
     values: np.ndarray | None  # None: absent (every entry unknown)
     bitmap: np.ndarray | None  # None: every entry valid
@@ -60,7 +64,13 @@ class SlotData:
 
 class LongStrings(Exception):
     """A string slot keyed in the kernel (``SlotData.keys_of``) holds a string longer than 7
-    bytes: the caller prepares the batch again with ranked codes (``prepare``)."""
+    bytes: the caller prepares the batch again with ranked codes (``prepare``).
+
+    >>> short_keys(np.array([0, 8]), np.frombuffer(b"abcdefgh", np.uint8), 1)  # 8 bytes
+    Traceback (most recent call last):
+    ...
+    prunekit.kernels.slots.LongStrings
+    """
 
 
 def _unpack(bitmap: np.ndarray, offset: int, n: int) -> np.ndarray:
@@ -71,13 +81,21 @@ ABSENT = SlotData(None, None)
 
 
 def validity(arr: pa.Array) -> np.ndarray | None:
-    """The validity bitmap of ``arr`` (bit offset ``arr.offset``), or None when all valid."""
+    """The validity bitmap of ``arr`` (bit offset ``arr.offset``), or None when all valid.
+
+    >>> validity(pa.array([1, 2])) is None, validity(pa.array([1, None, 3])).tolist()
+    (True, [5])
+    """
     buf = arr.buffers()[0]
     return np.frombuffer(buf, np.uint8) if arr.null_count and buf is not None else None
 
 
 def slot_data(arr: pa.Array | None) -> SlotData:
-    """Wrap one Arrow array (already holding its parent's nulls) without copying values."""
+    """Wrap one Arrow array (already holding its parent's nulls) without copying values.
+
+    >>> slot_data(pa.array([True, None])).layout, slot_data(pa.nulls(2)).layout
+    (('masked', True), ('absent', False))
+    """
     if arr is None or pa.types.is_null(arr.type) or len(arr) == arr.null_count:
         return ABSENT
     if pa.types.is_float16(arr.type):
@@ -111,7 +129,11 @@ def slot_data(arr: pa.Array | None) -> SlotData:
 
 
 def compatible(stats_type: pa.DataType, expected: pa.DataType) -> bool:
-    """Whether statistics of ``stats_type`` can stand for a column of ``expected`` type."""
+    """Whether statistics of ``stats_type`` can stand for a column of ``expected`` type.
+
+    >>> compatible(pa.int32(), pa.int64()), compatible(pa.uint64(), pa.int64())
+    (True, False)
+    """
     if stats_type == expected:
         return True
     if pa.types.is_decimal(stats_type) and pa.types.is_decimal(expected):

@@ -27,7 +27,14 @@ def decoder(c: pq.ColumnSchema, t: pa.DataType, typed: bool) -> tuple | None:
     """How to decode bounds of column ``c`` into Arrow type ``t`` (a spec for
     ``_footer_values.decode``); None when they cannot be read exactly. ``typed``: the file says
     the column's order is type-defined (bounds in ``min_value``/``max_value``), else only the
-    deprecated ``min``/``max`` exist, ordered as signed values."""
+    deprecated ``min``/``max`` exist, ordered as signed values.
+
+    >>> sink = pa.BufferOutputStream()
+    >>> pq.write_table(pa.table({"d": pa.array([1], pa.date32())}), sink)
+    >>> c = pq.ParquetFile(pa.BufferReader(sink.getvalue())).schema.column(0)  # INT32, Date
+    >>> decoder(c, pa.date64(), True), decoder(c, pa.string(), True)
+    (('scale', 4, 86400000), None)
+    """
     key = (c.physical_type, c.logical_type.to_json(), t, typed)
     if key not in _DECODERS:
         _DECODERS[key] = _choose(c.physical_type, json.loads(key[1]), t, typed)
@@ -72,6 +79,11 @@ def _choose(phys: str, logical: dict, t: pa.DataType, typed: bool) -> tuple | No
 
 
 def bytes_like(t: pa.DataType) -> bool:
+    """Whether ``t`` holds strings or binary of any layout, whose bounds are raw bytes.
+
+    >>> bytes_like(pa.string_view()), bytes_like(pa.binary(4)), bytes_like(pa.decimal128(5, 2))
+    (True, True, False)
+    """
     return (pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_binary(t)
             or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t)
             or t in (pa.string_view(), pa.binary_view()))
@@ -86,7 +98,15 @@ def _family(t: pa.DataType) -> str | None:
 
 
 def unify(read: Iterable[tuple[str, dict]]) -> dict[str, pa.DataType]:
-    """One type per column over (path, types) of all files (first appearance order)."""
+    """One type per column over (path, types) of all files (first appearance order).
+
+    >>> unify([("a.parquet", {"s": pa.string()}), ("b.parquet", {"s": pa.large_string()})])
+    {'s': DataType(large_string)}
+    >>> unify([("a.parquet", {"x": pa.int32()}), ("b.parquet", {"x": pa.int64()})])
+    Traceback (most recent call last):
+    ...
+    prunekit.errors.StatisticsError: column 'x' is int32 in a.parquet but int64 in b.parquet
+    """
     types: dict[str, pa.DataType] = {}
     where: dict[str, str] = {}
     for path, file_types in read:

@@ -25,7 +25,11 @@ class Rule:
     """How bind reads ``name(...)``: ``bind(kids)`` gives the bound value of a call from its
     bound arguments (``applied.Monotone``, a column operand, ``branches.Case``...), or None when
     these arguments are not used (the call is then unknown, and explain() says why).
-    ``example`` is a predicate over ``columns`` that the rule prunes; the tests run it."""
+    ``example`` is a predicate over ``columns`` that the rule prunes; the tests run it.
+
+    >>> RULES["year"].example, RULES["year"].columns
+    ('year(d) = 2024', (('d', DataType(date32[day])),))
+    """
 
     name: str
     bind: Callable[[tuple], object | None]
@@ -37,7 +41,13 @@ RULES: dict[str, Rule] = {}
 
 
 def register(*rules: Rule) -> None:
-    """Add rules to the table; a name has one rule."""
+    """Add rules to the table; a name has one rule.
+
+    >>> register(RULES["year"])
+    Traceback (most recent call last):
+    ...
+    ValueError: a rule for year() is already registered
+    """
     for rule in rules:
         if rule.name in RULES:
             raise ValueError(f"a rule for {rule.name}() is already registered")
@@ -59,7 +69,13 @@ op='ge', value=b'ac')))), text="left(s, 2) = 'ab'")
 
 
 def why_not(node: n.Func, kids: tuple) -> str:
-    """What explain() says about a function call that is not used for pruning."""
+    """What explain() says about a function call that is not used for pruning.
+
+    >>> why_not(n.Func("abs", (n.col("x"),)), ())
+    'abs(x): abs is not monotone'
+    >>> why_not(n.Func("md5", (n.col("x"),)), ())
+    'md5(x) is not used for pruning (not on the whitelist of monotone functions)'
+    """
     reason = NOT_MONOTONE.get(node.name)
     if reason:
         return f"{node.display()}: {reason}"
