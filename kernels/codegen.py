@@ -34,8 +34,6 @@ import threading
 from importlib import metadata
 from pathlib import Path
 
-import numpy as np
-
 from prunekit.expr.program import Program
 
 from . import ops
@@ -340,11 +338,6 @@ def kernel_args(program: Program, prepared) -> list:
 _lock = threading.Lock()
 _loaded: dict[str, object] = {}
 
-try:  # a lock file per kernel being compiled (Unix; elsewhere each process compiles alone)
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None
-
 
 def cache_dir() -> Path | None:
     """A writable directory for kernel sources and Numba's cache, or None (then no disk cache).
@@ -392,34 +385,6 @@ def on_disk(source: str) -> bool:
     if directory is None or not (directory / f"k_{key}.py").exists():
         return False
     return any((directory / "__pycache__").glob(f"k_{key}.kernel-*.nbi"))
-
-
-def first_call(kernel, source: str, args) -> None:
-    """Call a loaded kernel on no containers, which compiles it for these argument types or
-    loads it from Numba's disk cache. Processes sharing the cache directory (Spark's Python
-    workers, test workers) compile a kernel once: one holds a lock file while it compiles, and
-    the others wait for it and then load its result, where each would compile it again.
-
-    >>> seen = []
-    >>> first_call(lambda start, stop, out, *args: seen.append((start, stop, args)), "...", [7])
-    >>> seen
-    [(0, 0, (7,))]
-    """
-    directory = _directory()
-    held = None
-    if directory is not None and fcntl is not None:
-        try:
-            held = open(directory / f"k_{_key(source)}.lock", "a")  # noqa: SIM115 - held
-            fcntl.flock(held, fcntl.LOCK_EX)
-        except OSError:
-            if held is not None:
-                held.close()
-            held = None  # no lock where the file system has none: compile alone
-    try:
-        kernel(0, 0, np.empty(0, np.int8), *args)
-    finally:
-        if held is not None:
-            held.close()  # closing the file releases the lock
 
 
 def load_kernel(source: str):

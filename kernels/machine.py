@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .codegen import first_call, load_kernel, on_disk, stamp
+from .codegen import load_kernel, on_disk, stamp
 
 # Arguments of the right types and no work: a call with them compiles (or loads) the kernel.
 EMPTY = [np.zeros((0, 7), np.int64), np.zeros((0, 9), np.int64), np.zeros(0, np.float64),
@@ -51,9 +51,8 @@ def wait():
     """The compiled interpreter, loading or compiling it now if needed."""
     with _lock:
         if not _kernel:
-            source = _source()
-            kernel = load_kernel(source)
-            first_call(kernel, source, EMPTY)
+            kernel = load_kernel(_source())
+            kernel(0, 0, np.empty(0, np.int8), *EMPTY)
             _kernel.append(kernel)
     return _kernel[0]
 

@@ -26,7 +26,7 @@ from prunekit.errors import UnsupportedError
 from prunekit.expr.program import Program
 
 from . import machine
-from .codegen import CHUNK, UNROLL, emit, first_call, kernel_args, load_kernel, on_disk
+from .codegen import CHUNK, UNROLL, emit, kernel_args, load_kernel, on_disk
 from .inputs import prepare
 from .interpret import interpret
 from .slots import LongStrings
@@ -138,7 +138,7 @@ def ready_kernel(program: Program, prepared, args: list, wait: bool, total: int 
     if wait or (on_disk(source) and (
             _ready or _interpreting_costs_more(program, max(total, prepared.n)))):
         kernel = load_kernel(source)
-        first_call(kernel, source, args)  # compile (or load) for these types now
+        kernel(0, 0, np.empty(0, np.int8), *args)  # compile (or load) for these types now
         _ready[key] = kernel
         if not wait:  # "auto": Numba is set up now, and the compiled interpreter loads cheaply
             machine.start()
@@ -179,7 +179,7 @@ def start_build(program: Program, prepared, args: list) -> None:
 def _build(key: tuple, source: str, args: list) -> None:
     try:
         kernel = load_kernel(source)
-        first_call(kernel, source, args)
+        kernel(0, 0, np.empty(0, np.int8), *args)
         _ready[key] = kernel
         machine.start()
     except Exception:  # noqa: BLE001 - the interpreter keeps answering; a later wait=True

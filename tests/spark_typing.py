@@ -403,7 +403,7 @@ def raw_py4j():
 def session():
     from prunekit.spark_glue import local_session
 
-    spark = local_session("local[2]", **{"spark.sql.shuffle.partitions": "2"})
+    spark = local_session("local[1]", **{"spark.sql.shuffle.partitions": "2"})
     spark.sparkContext.setLogLevel("OFF")
     return spark
 

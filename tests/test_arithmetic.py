@@ -449,7 +449,7 @@ def test_arithmetic_outcomes_in_spark_equal_classify():
     pytest.importorskip("pyspark", reason="pyspark (a test dependency) is missing")
     from tests import test_spark as ts
 
-    spark = ts.sg.local_session("local[2]", **{"spark.sql.shuffle.partitions": "2"})
+    spark = ts.sg.local_session("local[1]", **{"spark.sql.shuffle.partitions": "2"})
     table = ts.random_statistics(3000)
     df = ts.to_spark(spark, table).cache()
     want = ts.expected(table, SPARK_PREDICATES)

@@ -73,6 +73,7 @@ def test_new_shapes_bind_and_run():
 
 
 @pytest.mark.slow
+@pytest.mark.spark  # bench_spark.py starts a local Spark session
 def test_every_asv_benchmark_runs_once(tmp_path, monkeypatch):
     """A one-repetition dry run of the whole asv suite on small inputs (``asv check`` only
     checks signatures), so a broken benchmark fails ``make test``."""

@@ -2,8 +2,10 @@
 mapInArrow) and of the Spark SQL rendering equal ``PruningPredicate.classify`` on the same
 statistics as an Arrow table, container by container.
 
-One Spark session for the whole suite (``spark`` fixture); the 100,000 random containers are
-classified for every predicate in a single Spark job per engine.
+One Spark session for the whole suite (``spark`` fixture), on one core (``local[1]``): the
+suite's other worker has the other one, and one Python worker compiles each kernel once where
+two would both compile it. The 100,000 random containers are classified for every predicate
+in a single Spark job per engine.
 """
 
 from __future__ import annotations
@@ -160,7 +162,7 @@ def to_spark(spark, table: pa.Table, partitions: int = 2):
 
 @pytest.fixture(scope="session")
 def spark():
-    session = sg.local_session("local[2]", **{"spark.sql.shuffle.partitions": "2"})
+    session = sg.local_session("local[1]", **{"spark.sql.shuffle.partitions": "2"})
     yield session
 
 
