@@ -21,12 +21,12 @@ demo: venv
 # The whole suite, over every core (JOBS=1 for one process); the slowest tests are listed last.
 JOBS ?= auto
 test: venv
-	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadgroup --durations=15
+	$(BIN)/python -m pytest -q -n $(JOBS) --durations=15
 	$(BIN)/asv check --python=same
 
 # The edit loop: everything but the Spark and the slow tests (see tests/conftest.py).
 test-fast: venv
-	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadgroup -m "not spark and not slow"
+	$(BIN)/python -m pytest -q -n $(JOBS) -m "not spark and not slow"
 
 # The asv suite, each benchmark once (about 8 minutes on 2 cores), then one table of ratios
 # (printed even when a benchmark failed; the exit status is asv's).

@@ -1,9 +1,9 @@
 """Shared test settings.
 
-Tiers: tests marked ``spark`` start a local Spark session; ``slow`` ones take seconds each
-(property runs of thousands of examples, subprocesses, the asv suite). ``make test-fast``
-leaves both out; ``make test`` runs everything over the machine's cores (pytest-xdist), every
-Spark test on one worker (``xdist_group``), so one JVM serves them all.
+Tiers: tests marked ``spark`` start a local Spark session (one per test process that runs
+them); ``slow`` ones take seconds each (property runs of thousands of examples, subprocesses,
+the asv suite). ``make test-fast`` leaves both out; ``make test`` runs everything over the
+machine's cores (pytest-xdist). A test that starts Spark without the mark fails.
 
 Hypothesis profiles: ``ci`` (the default under ``make test``) is derandomized so a CI run is
 reproducible; ``dev`` explores with fresh randomness. Select with HYPOTHESIS_PROFILE=dev.
@@ -40,8 +40,17 @@ def without_local_constants(monkeypatch):
         monkeypatch.setattr(providers, "_get_local_constants", lambda: empty)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (--dist loadgroup)
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        if item.get_closest_marker("spark"):
-            item.add_marker(pytest.mark.xdist_group("spark"))
+@pytest.fixture(autouse=True)
+def _spark_only_where_marked(request):
+    """A test not marked ``spark`` must not start Spark: ``make test-fast`` would need Java and
+    wait for a JVM."""
+    import sys
+
+    def active() -> bool:
+        context = sys.modules.get("pyspark.context")
+        return context is not None and context.SparkContext._active_spark_context is not None
+
+    before = active()
+    yield
+    if not before and active() and request.node.get_closest_marker("spark") is None:
+        pytest.fail(f"{request.node.nodeid} starts Spark: mark it @pytest.mark.spark")

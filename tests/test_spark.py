@@ -2,9 +2,9 @@
 mapInArrow) and of the Spark SQL rendering equal ``PruningPredicate.classify`` on the same
 statistics as an Arrow table, container by container.
 
-One Spark session for the whole suite (``spark`` fixture), on one core (``local[1]``): the
-suite's other worker has the other one, and one Python worker compiles each kernel once where
-two would both compile it. The 100,000 random containers are classified for every predicate
+One Spark session per test process (``spark`` fixture), on one core (``local[1]``): the
+suite's other workers have the other cores, and one Python worker compiles each kernel once
+where two would both compile it. The 100,000 random containers are classified for every predicate
 in a single Spark job per engine.
 """
 
