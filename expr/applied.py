@@ -28,8 +28,8 @@ UTC_NOTE = "; timestamps read in UTC, as Spark with session time zone UTC"
 
 
 class Applied:
-    """A bound value made by a whitelisted function; bind's compare, IS NULL and boolean uses
-    ask it. ``why`` is what a use it cannot prune shows in explain().
+    """A bound value made by a function rule; comparisons, IS NULL and boolean uses ask it.
+    ``why`` is what a use it cannot prune shows in explain().
 
     >>> x = ColOp(b.BColumn("x", pa.int64(), pa.int64(), "int"))
     >>> Monotone("f(x)", x, pa.int64(), None, None).as_predicate()
@@ -81,17 +81,14 @@ class Monotone(Applied):
         shown = f"{self.label} {op.value} {shown_literal(lit)}"
         if self.utc:
             shown += UTC_NOTE
-        # The literal is already cast to the comparison's type (bind.typed_comparison).
+        # The literal is already cast to the comparison's type (comparisons.typed_comparison).
         return b.Rewritten(self._placed(op, L.coerce(lit.value, self.type)), shown)
 
     def _placed(self, op: n.Op, c: L.Coerced) -> object:
         col = self.arg.col
         if isinstance(c, (L.BelowMin, L.AboveMax)) or (  # NaN is above every number
                 isinstance(c, L.Exact) and isinstance(c.value, float) and c.value != c.value):
-            above = not isinstance(c, L.BelowMin)
-            truth = {n.Op.EQ: False, n.Op.LT: above, n.Op.LE: above, n.Op.GT: not above,
-                     n.Op.GE: not above}[op]
-            return b.NonNull(col, truth)
+            return b.NonNull(col, L.truth_beyond(op, above=not isinstance(c, L.BelowMin)))
         if op is n.Op.GE:
             return self.ge(c.first)
         if op is n.Op.LT:
@@ -100,7 +97,7 @@ class Monotone(Applied):
             return self.gt(c.last)
         if op is n.Op.LE:
             return b.BNot(self.gt(c.last))
-        if gt_key(c.first, c.last):  # a literal between two results: equals none
+        if c.first > c.last:  # a literal between two results: equals none
             return b.NonNull(col, False)
         if self.between is not None:
             return self.between(c.first, c.last)
@@ -108,15 +105,6 @@ class Monotone(Applied):
 
     def is_null(self) -> object:
         return b.IsNullLeaf(self.arg.col)  # f(x) is NULL exactly when x is
-
-
-def gt_key(x: object, y: object) -> bool:
-    """Whether ``x`` is above ``y``: a literal placed between two results has first > last.
-
-    >>> gt_key(6, 5), gt_key(5, 5)
-    (True, False)
-    """
-    return x > y
 
 
 def at_least(col: b.BColumn, a: object) -> object:

@@ -295,7 +295,7 @@ class Either:
 @dataclass(frozen=True)
 class Rewritten:
     """``arg``, a predicate on a column that a function of it was rewritten into
-    (``functions.py``); ``text`` is what explain() shows: the original and any assumption."""
+    (``functions/``); ``text`` is what explain() shows: the original and any assumption."""
 
     arg: object
     text: str

@@ -41,7 +41,7 @@ def compare(op: n.Op, left: object, right: object) -> object:
     if isinstance(left, Quotient) and isinstance(right, LitOp):
         return _quotient_vs_literal(op, left, right)
     if isinstance(left, Applied) or isinstance(right, Applied):
-        if isinstance(right, LitOp):  # f(x) op literal: a predicate on x (functions.py)
+        if isinstance(right, LitOp):  # f(x) op literal: a predicate on x (functions/)
             return typed_comparison(op, left, right)
         return b.Opaque(getattr(left, "why", None) or right.why)
     for side in (left, right):
@@ -240,10 +240,7 @@ def column_vs_literal(op: n.Op, col: b.BColumn, c: L.Coerced) -> object:
     NonNull(col=x, truth=True)
     """
     if isinstance(c, (L.BelowMin, L.AboveMax)):
-        above = isinstance(c, L.AboveMax)  # x < c is TRUE for every value when c is above all
-        truth = {n.Op.EQ: False, n.Op.LT: above, n.Op.LE: above, n.Op.GT: not above,
-                 n.Op.GE: not above}[op]
-        return b.NonNull(col, truth)
+        return b.NonNull(col, L.truth_beyond(op, above=isinstance(c, L.AboveMax)))
     if isinstance(c, L.Exact) and isinstance(c.value, float) and c.value != c.value:  # NaN
         # NaN is above every number and equal to itself (docs/semantics.md §2).
         return {n.Op.EQ: b.NanEq(col), n.Op.GE: b.NanEq(col), n.Op.LT: b.BNot(b.NanEq(col)),

@@ -80,6 +80,18 @@ class AboveMax:
     pass
 
 
+def truth_beyond(op: object, above: bool) -> bool:
+    """``x op c`` for every value ``x`` of the column's type when ``c`` lies above all of them
+    (``above``) or below all of them: ``BelowMin``, ``AboveMax``, and NaN above every number.
+    ``op`` is a comparison other than ``<>`` (``nodes.Op``; its SQL spelling is read).
+
+    >>> from prunekit.expr.nodes import Op
+    >>> truth_beyond(Op.LT, above=True), truth_beyond(Op.GE, above=True), truth_beyond(Op.EQ, False)
+    (True, False, False)
+    """
+    return {"=": False, "<": above, "<=": above, ">": not above, ">=": not above}[op.value]
+
+
 Coerced = Exact | Between | Range | BelowMin | AboveMax
 
 def negate(value: object) -> object:

@@ -1,5 +1,5 @@
 """Operands: what a non-boolean sub-expression binds to (a column, a literal, or something
-prunekit cannot use), before a comparison turns it into a predicate leaf (``bind.py``)."""
+prunekit cannot use), before a comparison turns it into a predicate leaf (``comparisons.py``)."""
 
 from __future__ import annotations
 

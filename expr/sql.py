@@ -304,7 +304,7 @@ def _field(e: exp.Expression) -> str | None:
 
 
 def _functions(e: exp.Expression, kids: tuple) -> n.Node | None:
-    """Spark functions that ``functions.py`` reasons about, in one spelling each: CASE as
+    """Spark functions that ``functions/`` reasons about, in one spelling each: CASE as
     nested ``if`` (Spark's ``if(c, a, b)`` takes b when c is FALSE or NULL, as CASE does),
     ``to_date(x)`` as ``CAST(x AS DATE)``, the truncations with their unit as a literal."""
     if isinstance(e, exp.Case):

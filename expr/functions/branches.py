@@ -64,9 +64,7 @@ def _const_truth(op: n.Op, value: object, c: L.Coerced) -> bool:
         return (1, 0) if isinstance(v, float) and v != v else (0, v)
 
     if isinstance(c, (L.BelowMin, L.AboveMax)):
-        above = isinstance(c, L.AboveMax)
-        return {n.Op.EQ: False, n.Op.LT: above, n.Op.LE: above, n.Op.GT: not above,
-                n.Op.GE: not above}[op]
+        return L.truth_beyond(op, above=isinstance(c, L.AboveMax))
     v, first, last = key(value), key(c.first), key(c.last)
     return {n.Op.EQ: first <= v <= last, n.Op.LT: v < first, n.Op.GE: v >= first,
             n.Op.LE: v <= last, n.Op.GT: v > last}[op]
