@@ -195,8 +195,9 @@ class PruningPredicate:
 
         ``backend``: ``"auto"`` runs the compiled kernel for this predicate's shape when it is
         ready (in memory or in the disk cache); the first time a shape is seen it answers with
-        an interpreter while the kernel compiles in the background: the compiled interpreter
-        once the process has it loaded, else NumPy's. ``"numba"`` always uses the kernel,
+        an interpreter while the kernel compiles in the background (unless the environment
+        sets ``PRUNEKIT_BACKGROUND_COMPILE=0``): the compiled interpreter once the process has
+        it loaded, else NumPy's. ``"numba"`` always uses the kernel,
         compiling it first if needed; ``"vm"`` always uses the compiled interpreter (one Numba
         function for every shape); ``"numpy"`` always interprets with NumPy. All give
         identical outcomes.

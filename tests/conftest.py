@@ -5,6 +5,12 @@ them); ``slow`` ones take seconds each (property runs of thousands of examples, 
 the asv suite). ``make test-fast`` leaves both out; ``make test`` runs everything over the
 machine's cores (pytest-xdist). A test that starts Spark without the mark fails.
 
+Kernels: ``backend="auto"`` answers a new shape by interpreting it while a thread compiles its
+kernel, so which path answered would depend on the compiler's timing, and every test of
+outcomes would pay for compiling kernels nobody asked for (most of a cold run's time). The
+suite turns that thread off (``PRUNEKIT_BACKGROUND_COMPILE=0``, unless set); tests of the
+kernels ask for them with ``backend="numba"``, and the tests of the thread turn it back on.
+
 Hypothesis profiles: ``ci`` (the default under ``make test``) is derandomized so a CI run is
 reproducible; ``dev`` explores with fresh randomness. Select with HYPOTHESIS_PROFILE=dev.
 """
@@ -13,6 +19,8 @@ import os
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+os.environ.setdefault("PRUNEKIT_BACKGROUND_COMPILE", "0")
 
 settings.register_profile(
     "ci", derandomize=True, deadline=None, print_blob=True,
@@ -54,3 +62,4 @@ def _spark_only_where_marked(request):
     yield
     if not before and active() and request.node.get_closest_marker("spark") is None:
         pytest.fail(f"{request.node.nodeid} starts Spark: mark it @pytest.mark.spark")
+

@@ -165,6 +165,7 @@ def test_kernels_work_without_any_cache_directory(monkeypatch):
 
 
 def test_first_use_interprets_while_the_kernel_compiles(monkeypatch, tmp_path):
+    monkeypatch.setenv("PRUNEKIT_BACKGROUND_COMPILE", "1")  # the suite turns it off
     monkeypatch.setattr(codegen, "_CACHE_DIR", [tmp_path])  # nothing on disk yet
     monkeypatch.setattr(run, "_ready", {})
     built = []

@@ -94,7 +94,7 @@ def test_outcomes_are_sound_numpy(example):
 def test_numba_kernel_is_sound_and_matches_numpy(example):
     pred = pk.PruningPredicate(example.predicate, example.schema)
     stats = example.statistics()
-    compiled = pred.classify(stats)
+    compiled = pred.classify(stats, backend="numba")
     interpreted = pred.classify(stats, backend="numpy")
     assert compiled.dtype == np.int8
     assert compiled.tolist() == interpreted.tolist(), (
