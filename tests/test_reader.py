@@ -1,0 +1,237 @@
+"""``read_parquet`` on a real local Spark: exactly the rows of the plain read, files whose every
+row group is NONE_MATCH never opened, bad input refused before any job runs (docs/semantics.md
+§1: a container wrongly skipped is a wrong answer)."""
+
+from __future__ import annotations
+
+import datetime
+import importlib
+import os
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import prunekit as pk
+from prunekit.parquet import row_group_statistics
+
+pyspark = pytest.importorskip("pyspark")
+pytestmark = pytest.mark.spark
+sg = importlib.import_module("prunekit.spark_glue")
+from pyspark.sql import functions as F  # noqa: E402
+
+from prunekit.spark_glue.reader import spark_file_path  # noqa: E402
+
+FILES = 12
+DAY0 = datetime.date(2024, 1, 1)
+
+
+@pytest.fixture(scope="module")
+def spark():
+    return sg.local_session("local[1]", **{"spark.sql.shuffle.partitions": "2"})
+
+
+def _file(rng: np.random.Generator, k: int) -> pa.Table:
+    """File ``k``: x and d clustered around k (files are what gets skipped), f with NaN and
+    NULLs, s strings; file 3 has an all-NULL x, file 7 no rows matching anything common."""
+    n = int(rng.integers(20, 60))
+    x = (k * 100 + rng.integers(0, 100, n)).astype(np.int64)
+    x_null = rng.random(n) < (1.0 if k == 3 else 0.1)
+    f = rng.normal(k, 1.0, n)
+    f[rng.random(n) < 0.1] = np.nan
+    f_null = rng.random(n) < 0.1
+    s = np.array([f"{chr(97 + k)}{int(v)}" for v in rng.integers(0, 50, n)], dtype=object)
+    d = np.array([DAY0 + datetime.timedelta(days=int(k * 30 + v))
+                  for v in rng.integers(0, 30, n)], dtype=object)
+    return pa.table({
+        "x": pa.array(x, mask=x_null), "f": pa.array(f, mask=f_null),
+        "s": pa.array(s, pa.string()), "d": pa.array(d, pa.date32()),
+    })
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory) -> str:
+    root = tmp_path_factory.mktemp("lake")
+    rng = np.random.default_rng(7)
+    for k in range(FILES):
+        pq.write_table(_file(rng, k), root / f"part-{k:03d}.parquet", row_group_size=16)
+    return str(root)
+
+
+def _rows(df) -> list[tuple]:
+    """The rows in a stable order, NaN as text (NaN != NaN would fail equal lists)."""
+    def cell(v):
+        return "NaN" if isinstance(v, float) and v != v else v
+
+    return sorted((tuple(cell(v) for v in r) for r in df.collect()), key=repr)
+
+
+HAND = [
+    "x > 1000", "x = 250", "x BETWEEN 420 AND 480 OR x < 10", "x IS NULL", "x IS NOT NULL",
+    "f > 5.5", "isnan(f)", "f = 'NaN'", "NOT (f < 3)", "s = 'c7'", "s LIKE 'k%'",
+    "s IN ('a1', 'l9')", "d >= DATE '2024-09-01'", "d < '2024-02-01'",
+    "date_add(d, 30) < DATE '2024-03-01'", "x > 99999", "x < 0 AND f > 100",
+    "year(d) = 2024 AND month(d) = 5", "CAST(x AS STRING) = '305'", "x + 1 = 305",
+    "coalesce(x, 0) = 0", "TRUE", "x % 100 = 7",
+]
+
+
+def _random_predicates(count: int) -> list[str]:
+    rng = np.random.default_rng(11)
+    leaves = [
+        lambda: f"x {rng.choice(['<', '<=', '=', '>=', '>', '<>'])} {int(rng.integers(-50, 1300))}",
+        lambda: f"f {rng.choice(['<', '>', '='])} {float(rng.normal(6, 4)):.2f}",
+        lambda: f"d > DATE '{DAY0 + datetime.timedelta(days=int(rng.integers(0, 400)))}'",
+        lambda: f"s >= '{chr(97 + int(rng.integers(0, 13)))}'",
+        lambda: rng.choice(["x IS NULL", "f IS NULL", "isnan(f)"]),
+    ]
+    out = []
+    for _ in range(count):
+        a, b = (leaves[int(rng.integers(0, len(leaves)))]() for _ in range(2))
+        out.append(f"({a}) {rng.choice(['AND', 'OR'])} {'NOT ' if rng.random() < 0.3 else ''}({b})")
+    return out
+
+
+@pytest.mark.parametrize("where", HAND + _random_predicates(12))
+def test_rows_equal_the_plain_read(spark, lake, where):
+    expected = _rows(spark.read.parquet(lake).where(where))
+    assert _rows(sg.read_parquet(spark, lake, where)) == expected
+
+
+def test_a_column_where_and_executor_statistics(spark, lake):
+    where = (F.col("x") >= 500) & (F.col("d") < F.lit(datetime.date(2024, 8, 1)))
+    expected = _rows(spark.read.parquet(lake).where(where))
+    assert expected
+    assert _rows(sg.read_parquet(spark, lake, where)) == expected
+    assert _rows(sg.read_parquet(spark, lake, where, on="executors")) == expected
+
+
+def test_skipped_files_are_never_opened(spark, lake, tmp_path):
+    """The statistics say files 0-9 hold no x >= 1000; those files are then replaced by files
+    full of matches. Rows of a replaced file in the answer would mean it was opened."""
+    copy = tmp_path / "lake"
+    copy.mkdir()
+    for name in os.listdir(lake):
+        (copy / name).write_bytes((__import__("pathlib").Path(lake) / name).read_bytes())
+    stats = row_group_statistics(str(copy))
+    expected = _rows(spark.read.parquet(str(copy)).where("x >= 1000"))
+    for k in range(10):
+        poisoned = pa.table({"x": pa.array([5000 + k] * 3, pa.int64()),
+                             "f": pa.array([1.0] * 3), "s": pa.array(["p"] * 3),
+                             "d": pa.array([DAY0] * 3, pa.date32())})
+        pq.write_table(poisoned, copy / f"part-{k:03d}.parquet")
+    got = _rows(sg.read_parquet(spark, str(copy), "x >= 1000", statistics=stats))
+    assert got == expected and expected
+
+
+def test_nothing_kept_reads_nothing(spark, lake):
+    df = sg.read_parquet(spark, lake, "x > 99999")
+    assert df.count() == 0 and df.columns == ["x", "f", "s", "d"]
+
+
+def test_partition_columns_are_sparks_to_prune(spark, tmp_path):
+    rng = np.random.default_rng(3)
+    for k in range(4):
+        folder = tmp_path / f"region={'north' if k % 2 else 'south'}"
+        folder.mkdir(exist_ok=True)
+        pq.write_table(_file(rng, k), folder / f"part-{k}.parquet")
+    where = "region = 'north' AND x < 150"
+    expected = _rows(spark.read.parquet(str(tmp_path)).where(where))
+    assert expected
+    assert _rows(sg.read_parquet(spark, str(tmp_path), where)) == expected
+
+
+def _jobs_run_by(spark, call) -> tuple[Exception | None, list]:
+    group = f"prunekit-test-{id(call)}"
+    spark.sparkContext.setJobGroup(group, "bad input")
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 - returned for the caller to check
+        return e, list(spark.sparkContext.statusTracker().getJobIdsForGroup(group))
+    finally:
+        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+    return None, list(spark.sparkContext.statusTracker().getJobIdsForGroup(group))
+
+
+@pytest.mark.parametrize("where, error", [
+    ("nope > 5", pk.UnknownColumnError),
+    ("x >", pk.SqlSyntaxError),
+])
+def test_bad_predicates_fail_before_any_job(spark, lake, where, error):
+    raised, jobs = _jobs_run_by(spark, lambda: sg.read_parquet(spark, lake, where))
+    assert isinstance(raised, error), raised
+    assert jobs == []
+
+
+def test_type_mismatches_and_unknown_columns_in_a_column_are_prunekit_errors(spark, lake):
+    with pytest.raises(pk.TypeMismatchError):
+        sg.read_parquet(spark, lake, "x = DATE '2024-01-01'")
+    with pytest.raises(pk.UnknownColumnError, match="nope"):
+        sg.read_parquet(spark, lake, F.col("nope") > 1)
+
+
+def test_bad_paths_are_named(spark, tmp_path):
+    with pytest.raises(pk.StatisticsError, match="no such file"):
+        sg.read_parquet(spark, str(tmp_path / "missing"), "x > 1")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(pk.StatisticsError, match="no Parquet files"):
+        sg.read_parquet(spark, str(tmp_path / "empty"), "x > 1")
+    delta = tmp_path / "delta"
+    (delta / "_delta_log").mkdir(parents=True)
+    pq.write_table(pa.table({"x": [1]}), delta / "part-0.parquet")
+    with pytest.raises(pk.StatisticsError, match="read_delta"):
+        sg.read_parquet(spark, str(delta), "x > 1")
+    with pytest.raises(TypeError, match="Spark SQL text or a pyspark Column"):
+        sg.read_parquet(spark, str(tmp_path / "delta" / "part-0.parquet"), 42)
+
+
+def test_a_session_in_another_zone_reads_timestamps_unpruned(spark, tmp_path):
+    t = pa.array([datetime.datetime(2024, 1, 1, 12)], pa.timestamp("us", tz="UTC"))
+    pq.write_table(pa.table({"t": t}), tmp_path / "a.parquet")
+    where = "t >= '2024-01-01 13:00:00'"  # 12:00 UTC is 13:00 in Oslo: a match there
+    spark.conf.set("spark.sql.session.timeZone", "Europe/Oslo")
+    try:
+        with pytest.warns(UserWarning, match="UTC"):
+            df = sg.read_parquet(spark, str(tmp_path), where)
+        assert df.count() == spark.read.parquet(str(tmp_path)).where(where).count() == 1
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
+
+
+def test_file_paths_are_spelt_as_spark_spells_them(spark, tmp_path):
+    """A skipped file is named by its ``_metadata.file_path``; a misspelt name would be read
+    anyway (sound, but nothing skipped), so the spelling is checked against Spark's own."""
+    names = ["plain.parquet", "a b.parquet", "k=v,w;x.parquet", "a+b&c$d@e.parquet",
+             "é ü 東.parquet", "p%25q#r.parquet", "[x]{y}^z`.parquet", "t~!'().parquet",
+             "back\\slash \\'.parquet"]
+    folder = tmp_path / "odd dir=1"
+    folder.mkdir()
+    for k, name in enumerate(names):
+        pq.write_table(pa.table({"x": [k]}), folder / name)
+    spelt = {r[0] for r in spark.read.parquet(str(folder)).select("_metadata.file_path")
+             .collect()}
+    assert spelt == {spark_file_path(str(folder / n)) for n in names}
+    # Every file but the first is skipped by name, then made to match: none may be read.
+    stats = row_group_statistics(str(folder))
+    for name in names[1:]:
+        pq.write_table(pa.table({"x": [0]}), folder / name)
+    got = sg.read_parquet(spark, str(folder), "x = 0", statistics=stats).collect()
+    assert [tuple(r) for r in got] == [(0,)]
+
+
+def test_a_kept_cache_reads_no_footer_and_runs_no_job_the_second_time(spark, lake, tmp_path,
+                                                                        monkeypatch):
+    from prunekit.sources import parquet
+
+    cache = tmp_path / "stats.parquet"
+    where = "x BETWEEN 420 AND 480"
+    expected = _rows(spark.read.parquet(lake).where(where))
+    assert _rows(sg.read_parquet(spark, lake, where, cache=cache)) == expected
+    opened: list[str] = []
+    real = parquet._read_footer
+    monkeypatch.setattr(parquet, "_read_footer", lambda p: (opened.append(p), real(p))[1])
+    monkeypatch.setattr(pq, "read_schema", lambda *a, **k: opened.append(a) or 1 / 0)
+    raised, jobs = _jobs_run_by(spark, lambda: sg.read_parquet(spark, lake, where, cache=cache))
+    assert raised is None and jobs == [] and opened == []
+    assert _rows(sg.read_parquet(spark, lake, where, cache=cache)) == expected
