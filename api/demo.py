@@ -224,7 +224,13 @@ def _spark_part(root: str) -> int:
         print(f"Spark part skipped ({e}): pip install 'prunekit[spark]'")
         return 0
     print(result["text"])
-    return sum(not r["agree"] for r in result["predicates"])
+    print("\nThe same filters read by Spark, alone and through prunekit.spark_glue.read_parquet "
+          "(statistics from a kept cache):")
+    from prunekit.spark_glue._demo import read_demo
+
+    read = read_demo(os.path.join(root, "parquet"), FILTERS)
+    print(read["text"])
+    return sum(not r["agree"] for r in result["predicates"] + read["predicates"])
 
 
 def main(argv: list[str] | None = None) -> int:

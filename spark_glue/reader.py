@@ -137,6 +137,8 @@ def _check_names(text: str, files: list[str], path, statistics: pa.Table | None)
     known = set(parquet.data_schema(statistics).names) if statistics is not None else set()
     root = os.fspath(path)
     for f in files:
+        if "=" not in f:
+            continue
         for part in Path(os.path.relpath(f, root)).parts[:-1]:
             if "=" in part:
                 known.add(part.split("=", 1)[0])

@@ -235,3 +235,12 @@ def test_a_kept_cache_reads_no_footer_and_runs_no_job_the_second_time(spark, lak
     raised, jobs = _jobs_run_by(spark, lambda: sg.read_parquet(spark, lake, where, cache=cache))
     assert raised is None and jobs == [] and opened == []
     assert _rows(sg.read_parquet(spark, lake, where, cache=cache)) == expected
+
+
+def test_the_demo_reads_both_ways_with_equal_counts(spark, lake):
+    from prunekit.spark_glue._demo import read_demo
+
+    report = read_demo(lake, ["x BETWEEN 420 AND 480", "x > 99999"], spark=spark)
+    assert [r["agree"] for r in report["predicates"]] == [True, True]
+    assert report["predicates"][0]["native"] > 0 == report["predicates"][1]["prunekit"]
+    assert "read_parquet:" in report["text"] and "Spark alone:" in report["text"]

@@ -411,9 +411,13 @@ def test_docstrings(module, spark):
 
 def test_readme_spark_quick_start(spark, capsys):
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    block = re.search(r"## Quick start: Spark.*?```py\n(.*?)```", readme, re.S).group(1)
-    exec(compile(block, "README.md[spark]", "exec"), {})
-    assert "NONE_MATCH containers skipped" in capsys.readouterr().out
+    section = re.search(r"## Quick start: Spark\n(.*?)\n## ", readme, re.S).group(1)
+    blocks = re.findall(r"```py\n(.*?)```", section, re.S)
+    assert len(blocks) == 2
+    for k, block in enumerate(blocks):
+        exec(compile(block, f"README.md[spark {k}]", "exec"), {})
+    out = capsys.readouterr().out
+    assert "1 row, read from the one file" in out and "NONE_MATCH containers skipped" in out
 
 
 def test_demo_runs_on_a_table(spark):
