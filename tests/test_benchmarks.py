@@ -109,3 +109,10 @@ def test_every_asv_benchmark_runs_once(tmp_path, monkeypatch):
     run(bench_latency.NewShape)
     for query in bench_latency.FreshProcess.params:
         run(bench_latency.FreshProcess, query)
+    from benchmarks import bench_reader
+
+    monkeypatch.setattr(bench_reader.ReadParquet, "files", 12)  # TPC-H at scale 0.01
+    monkeypatch.setattr(bench_reader.ReadParquet, "scale", 0.01)
+    monkeypatch.setattr(bench_reader.ReadParquet, "budget", 0.0)
+    for name in bench_reader.ReadParquet.params[0]:
+        run(bench_reader.ReadParquet, name)
