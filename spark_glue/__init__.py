@@ -18,7 +18,7 @@ import importlib
 _WHERE = {
     "classify_dataframe": "frame", "prune_dataframe": "frame", "data_schema": "frame",
     "local_session": "_spark", "spark_errors": "_spark", "to_spark_sql": "sql", "demo": "_demo",
-    "parquet_statistics": "parquet", "read_parquet": "reader",
+    "parquet_statistics": "parquet", "read_parquet": "reader", "read_delta": "reader",
 }
 __all__ = sorted(_WHERE)
 

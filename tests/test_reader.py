@@ -244,3 +244,95 @@ def test_the_demo_reads_both_ways_with_equal_counts(spark, lake):
     assert [r["agree"] for r in report["predicates"]] == [True, True]
     assert report["predicates"][0]["native"] > 0 == report["predicates"][1]["prunekit"]
     assert "read_parquet:" in report["text"] and "Spark alone:" in report["text"]
+
+
+# ---- read_delta ------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def delta_table(tmp_path_factory) -> str:
+    """Appends into two partitions, a delete (removed and rewritten files), a checkpoint, an
+    overwrite of one partition, more appends: removed files stay in the folder."""
+    from deltalake import DeltaTable, write_deltalake
+
+    path = str(tmp_path_factory.mktemp("delta") / "t")
+    rng = np.random.default_rng(5)
+
+    def batch(k: int) -> pa.Table:
+        t = _file(rng, k)
+        return t.append_column("part", pa.array([f"p{k % 2}"] * t.num_rows))
+
+    for k in range(6):
+        write_deltalake(path, batch(k), partition_by=["part"], mode="append")
+    table = DeltaTable(path)
+    table.delete("x < 150")
+    table.create_checkpoint()
+    write_deltalake(path, batch(8), partition_by=["part"], mode="overwrite",
+                    predicate="part = 'p0'")
+    for k in (9, 10):
+        write_deltalake(path, batch(k), partition_by=["part"], mode="append")
+    return path
+
+
+def _delta_rows(spark, path: str, version: int | None = None):
+    from deltalake import DeltaTable
+
+    table = DeltaTable(path, version=version).to_pyarrow_table()
+    plain = pa.schema([pa.field(f.name, pa.string()) if pa.types.is_string_view(f.type)
+                       or pa.types.is_large_string(f.type) else f for f in table.schema])
+    return spark.createDataFrame(table.cast(plain))
+
+
+@pytest.mark.parametrize("where", [
+    "x > 1000", "x BETWEEN 420 AND 480 OR x < 10", "part = 'p1' AND x > 900", "part = 'p9'",
+    "x IS NULL", "isnan(f) OR f > 9", "d >= DATE '2024-09-01'", "s LIKE 'j%'", "TRUE",
+    "x < 150",  # deleted rows: none may come back
+])
+def test_delta_rows_equal_the_live_rows(spark, delta_table, where):
+    expected = _rows(_delta_rows(spark, delta_table).where(where))
+    got = sg.read_delta(spark, delta_table, where)
+    assert got.columns == ["x", "f", "s", "d", "part"]
+    assert _rows(got) == expected
+
+
+def test_delta_time_travel_and_a_column_where(spark, delta_table):
+    where = F.col("x") < 300
+    expected = _rows(_delta_rows(spark, delta_table, version=2).where(where))
+    assert expected
+    assert _rows(sg.read_delta(spark, delta_table, where, version=2)) == expected
+
+
+def test_delta_deletion_vectors_are_refused_only_where_a_file_is_read(spark, tmp_path):
+    """A file carrying a deletion vector still holds its deleted rows: reading it is refused
+    with its name; a read that skips it goes on."""
+    import json
+    import shutil
+
+    from deltalake import DeltaTable, write_deltalake
+
+    path = tmp_path / "dv"
+    write_deltalake(str(path), pa.table({"x": pa.array([1, 2, 3], pa.int64())}))
+    write_deltalake(str(path), pa.table({"x": pa.array([100, 200], pa.int64())}), mode="append")
+    add = next(a for a in pa.table(DeltaTable(str(path)).get_add_actions(flatten=True)).to_pylist()
+               if a["max.x"] == 3)
+    log = path / "_delta_log"
+    versions = sorted(log.glob("*.json"))
+    dv = {"storageType": "i", "pathOrInlineDv": "wi5b=000010000siXQKl0rr91000f", "offset": None,
+          "sizeInBytes": 34, "cardinality": 1}
+    stats = json.dumps({"numRecords": 3, "minValues": {"x": 1}, "maxValues": {"x": 3},
+                        "nullCount": {"x": 0}})
+    actions = [{"remove": {"path": add["path"], "dataChange": True, "deletionTimestamp": 1}},
+               {"add": {"path": add["path"], "partitionValues": {}, "size": add["size_bytes"],
+                        "modificationTime": 1, "dataChange": True, "stats": stats,
+                        "deletionVector": dv}}]
+    (log / f"{len(versions):020d}.json").write_text("\n".join(map(json.dumps, actions)))
+    with pytest.raises(pk.UnsupportedError, match="deletion vectors.*" + add["path"]):
+        sg.read_delta(spark, str(path), "x < 10")
+    assert sorted(r.x for r in sg.read_delta(spark, str(path), "x > 10").collect()) == [100, 200]
+    shutil.rmtree(path)
+
+
+def test_delta_bad_input_fails_before_any_job(spark, delta_table, tmp_path):
+    for where, error in (("nope = 1", pk.UnknownColumnError), ("x >", pk.SqlSyntaxError)):
+        raised, jobs = _jobs_run_by(spark, lambda w=where: sg.read_delta(spark, delta_table, w))
+        assert isinstance(raised, error) and jobs == [], raised
+    with pytest.raises(pk.StatisticsError, match="not a Delta table"):
+        sg.read_delta(spark, str(tmp_path), "x > 1")

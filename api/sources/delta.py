@@ -42,6 +42,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
 import numpy as np
@@ -52,7 +53,7 @@ from prunekit.errors import StatisticsError
 from prunekit.expr.paths import leaf_key
 from prunekit.statistics import Statistics
 
-__all__ = ["file_statistics", "is_delta_table", "statistics"]
+__all__ = ["Snapshot", "file_statistics", "is_delta_table", "snapshot", "statistics"]
 
 RESERVED = ("path", "size", "row_count")
 _FIELDS = ["min", "max", "null_count", "min_exact", "max_exact"]
@@ -103,8 +104,45 @@ def file_statistics(table_path: str | os.PathLike, version: int | None = None) -
     >>> t.column("ts").to_pylist()[0]["null_count"] is None   # not in nullCount: unknown
     True
     """
+    return snapshot(table_path, version).statistics
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A Delta table at one version, as a reader needs it: the statistics of its live files
+    (``file_statistics``), the schema as Spark's ``StructType`` JSON, the partition columns,
+    the table's configuration, and the live files carrying a deletion vector (rows to leave
+    out that their Parquet file still holds)."""
+
+    root: str
+    version: int | None
+    schema_string: str
+    partition_columns: tuple[str, ...]
+    configuration: dict
+    statistics: pa.Table
+    deletion_vectors: frozenset[str]
+
+
+def snapshot(table_path: str | os.PathLike, version: int | None = None) -> Snapshot:
+    """The Delta table at ``table_path`` at ``version`` (the latest when None).
+
+    >>> import tempfile
+    >>> snapshot(tempfile.mkdtemp())
+    Traceback (most recent call last):
+    prunekit.errors.StatisticsError: ...: not a Delta table (no _delta_log directory)
+    """
     root = os.fspath(table_path)
     meta, adds = _snapshot(root, version)
+    return Snapshot(
+        root=root, version=version, schema_string=meta["schemaString"],
+        partition_columns=tuple(meta.get("partitionColumns") or ()),
+        configuration=dict(meta.get("configuration") or {}),
+        statistics=_table(root, meta, adds),
+        deletion_vectors=frozenset(_local(root, a["path"]) for a in adds.values()
+                                   if a.get("deletionVector")))
+
+
+def _table(root: str, meta: dict, adds: dict) -> pa.Table:
     columns, partitions, prefix = _schema(meta)
     adds = sorted(adds.values(), key=lambda a: a["path"])
     rows = [_file_row(a, columns, partitions, prefix) for a in adds]
