@@ -7,7 +7,8 @@ prunekit reads the statistics from a kept cache (``cache=``), as a repeated quer
 first read of the footers is ``time_first_read``. ``track_speedup`` is native time over
 prunekit's, best of alternating calls in one process (the ratio to trust on a noisy machine).
 
-``python -m benchmarks.bench_reader [files]`` prints the interleaved timings and counts.
+``ReadDelta`` is the same over the lake's Delta twin (its files as a Delta table). ``python -m
+benchmarks.bench_reader [files]`` prints the interleaved timings and counts of both.
 """
 
 from __future__ import annotations
@@ -73,6 +74,28 @@ def lake(files: int = FILES, scale: float = SCALE) -> str:
     return path
 
 
+def delta_twin(files: int = FILES, scale: float = SCALE) -> str:
+    """The lake's files (hard links) as a Delta table, its log written by delta-rs."""
+    from deltalake import convert_to_deltalake
+
+    source = lake(files, scale)
+    path = source + "-delta"
+    if not os.path.exists(path):
+        tmp = f"{path}.{os.getpid()}.tmp"
+        os.makedirs(tmp)
+        for name in os.listdir(source):
+            os.link(os.path.join(source, name), os.path.join(tmp, name))
+        convert_to_deltalake(tmp)
+        os.replace(tmp, path)
+    return path
+
+
+def run_delta(path: str, where: str) -> int:
+    from prunekit.spark_glue import read_delta
+
+    return read_delta(session(), path, where).count()
+
+
 def cache_path(path: str) -> str:
     return path + ".prunekit-stats.parquet"
 
@@ -135,13 +158,44 @@ class ReadParquet:
     track_speedup.unit = "x native"
 
 
+class ReadDelta(ReadParquet):
+    """``read_delta`` on the lake's Delta twin against Spark's plain Parquet read of its
+    folder (every file is live; there is no Delta connector here to compare with)."""
+
+    def setup(self, name):
+        self.lake = delta_twin(self.files, self.scale)
+        self.where = FILTERS[name]
+        native, pruned = run_native(self.lake, self.where), run_delta(self.lake, self.where)
+        if native != pruned:
+            raise AssertionError(f"{name}: read_delta counted {pruned}, Spark {native}")
+
+    def time_prunekit(self, name):
+        run_delta(self.lake, self.where)
+
+    def time_first_read(self, name):
+        """The same: the Delta log is read every time."""
+        run_delta(self.lake, self.where)
+
+    def track_speedup(self, name):
+        return _best_ratio(lambda: run_native(self.lake, self.where),
+                           lambda: run_delta(self.lake, self.where), self.budget)
+
+    track_speedup.unit = "x native"
+
+
 def main(files: int = FILES) -> None:
-    path = lake(files)
+    for label, path, ours in (("parquet", lake(files), run_prunekit),
+                              ("delta", delta_twin(files), run_delta)):
+        print(label, flush=True)
+        _compare(path, ours)
+
+
+def _compare(path: str, ours) -> None:
     for name, where in FILTERS.items():
-        counts = (run_native(path, where), run_prunekit(path, where))
+        counts = (run_native(path, where), ours(path, where))
         times: dict[str, list[float]] = {"native": [], "prunekit": []}
         for _ in range(5):
-            for label, f in (("native", run_native), ("prunekit", run_prunekit)):
+            for label, f in (("native", run_native), ("prunekit", ours)):
                 t = time.perf_counter()
                 f(path, where)
                 times[label].append(time.perf_counter() - t)

@@ -336,3 +336,15 @@ def test_delta_bad_input_fails_before_any_job(spark, delta_table, tmp_path):
         assert isinstance(raised, error) and jobs == [], raised
     with pytest.raises(pk.StatisticsError, match="not a Delta table"):
         sg.read_delta(spark, str(tmp_path), "x > 1")
+    import json
+
+    mapped = tmp_path / "mapped"
+    (mapped / "_delta_log").mkdir(parents=True)
+    schema = {"type": "struct", "fields": [{"name": "x", "type": "long", "nullable": True,
+              "metadata": {"delta.columnMapping.physicalName": "col-1"}}]}
+    meta = {"metaData": {"schemaString": json.dumps(schema), "partitionColumns": [],
+                         "configuration": {"delta.columnMapping.mode": "name"}}}
+    (mapped / "_delta_log" / ("0" * 20 + ".json")).write_text(json.dumps(meta))
+    raised, jobs = _jobs_run_by(spark, lambda: sg.read_delta(spark, str(mapped), "x > 1"))
+    assert isinstance(raised, pk.UnsupportedError) and "column mapping" in str(raised)
+    assert jobs == []
