@@ -151,7 +151,14 @@ def read_delta(spark, table_path: str | os.PathLike, where, *, version: int | No
         if missing:
             raise StatisticsError(f"{len(missing)} live file(s) of {root} are not where its "
                                   f"log says: {', '.join(missing[:5])}")
-        rows = base.where(_one_of("_metadata.file_path", names))
+        # Spark keeps the filter on rows too: the shorter list costs less, none costs nothing.
+        others = sorted(listed - set(names))
+        if not others:
+            rows = base
+        elif len(others) < len(names):
+            rows = base.where(~_one_of("_metadata.file_path", others))
+        else:
+            rows = base.where(_one_of("_metadata.file_path", names))
     # The Parquet reader puts partition columns last; the table's order is the schema's.
     return rows.where(where).select(*[F.col(_quoted(n)) for n in schema.names])
 

@@ -404,3 +404,19 @@ def test_nan_bounds_of_delta_rs_exclude_nan(tmp_path):
     assert pk.PruningPredicate("f > 2", data_schema(stats.table)).classify(stats).tolist() == [1]
     wrong = pd.statistics(path, nan_bounds="include")  # what a Spark-only table would allow
     assert pk.PruningPredicate("f > 2", data_schema(wrong.table)).classify(wrong).tolist() == [0]
+
+
+def test_a_snapshot_is_replayed_once_per_version(tmp_path, monkeypatch):
+    from prunekit.sources import delta as D
+
+    path = str(tmp_path / "t")
+    write_deltalake(path, _rows(10, 1))
+    replays = []
+    real = D._snapshot
+    monkeypatch.setattr(D, "_snapshot", lambda *a: (replays.append(a), real(*a))[1])
+    first = D.snapshot(path)
+    assert D.snapshot(path) is first and len(replays) == 1
+    write_deltalake(path, _rows(10, 2), mode="append")  # a new version: replayed
+    second = D.snapshot(path)
+    assert len(replays) == 2 and second.statistics.num_rows == 2
+    assert D.snapshot(path, version=0) is not second

@@ -41,6 +41,7 @@ import decimal
 import json
 import os
 import re
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
@@ -132,14 +133,46 @@ def snapshot(table_path: str | os.PathLike, version: int | None = None) -> Snaps
     prunekit.errors.StatisticsError: ...: not a Delta table (no _delta_log directory)
     """
     root = os.fspath(table_path)
+    key = _snapshot_key(root, version)
+    found = _SNAPSHOTS.get(key)
+    if found is not None:
+        _SNAPSHOTS.move_to_end(key)
+        return found
     meta, adds = _snapshot(root, version)
-    return Snapshot(
+    snap = Snapshot(
         root=root, version=version, schema_string=meta["schemaString"],
         partition_columns=tuple(meta.get("partitionColumns") or ()),
         configuration=dict(meta.get("configuration") or {}),
         statistics=_table(root, meta, adds),
         deletion_vectors=frozenset(_local(root, a["path"]) for a in adds.values()
                                    if a.get("deletionVector")))
+    if key is not None:
+        _SNAPSHOTS[key] = snap
+        while len(_SNAPSHOTS) > _SNAPSHOTS_KEPT:
+            _SNAPSHOTS.popitem(last=False)
+    return snap
+
+
+# A table's state at a version never changes (Delta never rewrites a commit), so a process
+# keeps its last few snapshots: a repeated query replays no log (parsing each file's JSON
+# statistics costs about 0.3 ms a file). The key holds the version's commit file's identity,
+# which catches a table deleted and written again at the same path.
+_SNAPSHOTS: OrderedDict = OrderedDict()
+_SNAPSHOTS_KEPT = 8
+
+
+def _snapshot_key(root: str, version: int | None) -> tuple | None:
+    log = os.path.join(root, "_delta_log")
+    try:
+        if version is None:
+            version = max((int(m[1]) for n in os.listdir(log) if (m := _COMMIT.match(n))),
+                          default=None)
+            if version is None:
+                return None  # checkpoints only: replayed every time
+        st = os.stat(os.path.join(log, f"{version:020d}.json"))
+    except (OSError, ValueError):
+        return None
+    return os.path.abspath(root), version, st.st_size, st.st_mtime_ns, st.st_ino
 
 
 def _table(root: str, meta: dict, adds: dict) -> pa.Table:
