@@ -1,21 +1,23 @@
-"""Read a Parquet dataset with Spark, opening only the files whose statistics may match.
+"""Read a Parquet dataset or a Delta table with Spark, opening only the files whose statistics
+may match.
 
 ``read_parquet(spark, path, where)`` returns the rows of ``spark.read.parquet(path).where(where)``.
 It classifies every row group first (``prunekit.PruningPredicate`` over the footers'
 statistics, read on the driver, from a statistics cache, or by executors for large datasets)
-and hands Spark's own reader only the files with a row group that may match. Every error in the
-predicate (unknown column, malformed SQL, a type mismatch) is raised here, before any job runs.
+and hands Spark's own reader only the files with a row group that may match. Malformed SQL and
+unknown columns are raised before any Spark job runs.
 
 How Spark's reader skips files: the dataset is listed once, as a plain read would, and a filter
 on the hidden ``_metadata.file_path`` column leaves out the files whose every row group was
 classified NONE_MATCH. Spark applies such a filter while it plans the scan, so those files are
-never opened. Only files known to hold no match are named: a file Spark lists that prunekit
-did not is read. Naming the kept files as
-paths instead (``spark.read.parquet(*files)``) makes Spark list each path apart, in a job of its
-own beyond 32 paths: slower than the plain read once a few hundred files are kept.
+never opened. Only files known to hold no match are named (spelt as Spark spells them,
+``spark_file_path``): a file Spark lists that prunekit did not is read. Naming the kept files
+as paths instead (``spark.read.parquet(*files)``) makes Spark list each path apart, in a job of
+its own beyond 32 paths: slower than the plain read once a few hundred files are kept.
 
-Partition columns (``year=2024/`` directories) are Spark's to prune: the predicate may name them,
-and prunekit treats their statistics as unknown.
+``read_delta`` names the kept live files instead (the folder also holds removed ones), after
+checking each against Spark's listing. Partition columns (``year=2024/`` directories) are
+Spark's to prune: a predicate may name them; their statistics are unknown to ``read_parquet``.
 """
 
 from __future__ import annotations
@@ -139,7 +141,7 @@ def read_delta(spark, table_path: str | os.PathLike, where, *, version: int | No
     outside = sorted(f for f in kept if not os.path.abspath(f).startswith(root + os.sep))
     if outside:
         raise UnsupportedError(f"files outside the table's directory: {', '.join(outside[:5])}")
-    base = (spark.read.schema(schema).option("pathGlobFilter", "*.parquet").parquet(root))
+    base = spark.read.schema(schema).option("pathGlobFilter", "*.parquet").parquet(root)
     if not kept:
         rows = base.where(F.lit(False))
     else:
