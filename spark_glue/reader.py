@@ -83,20 +83,20 @@ def read_parquet(spark, path: str | os.PathLike, where, *, statistics: pa.Table 
     base = _dataset(spark, path, files, cache)
     text = where if isinstance(where, str) else _analyzed_sql(base, where)
     pred = PruningPredicate(text, _arrow_schema(base.schema))
-    rows = base.where(where)
     if _timestamps_read_in_another_zone(spark, pred, text):
-        return rows
+        return base.where(where)
     if on_driver:
         kept = _kept_on_driver(pred, files, statistics)
     else:
         kept = _kept_by_executors(spark, path, pred)
     skipped = {os.path.abspath(f) for f in files} - kept
     if not skipped or "_metadata" in base.columns:  # a data column hides the metadata column
-        return rows
+        return base.where(where)
     # Only files known to hold no match are left out: a file Spark lists that prunekit did
     # not (another name pattern), or one spelt otherwise than Spark spells it, is read.
-    return rows.where(~_one_of("_metadata.file_path",
-                                sorted(spark_file_path(f) for f in skipped)))
+    # One filter, not two: each costs Spark an analysis of the plan.
+    unread = _one_of("_metadata.file_path", sorted(spark_file_path(f) for f in skipped))
+    return base.where(~unread & (F.expr(where) if isinstance(where, str) else where))
 
 
 def read_delta(spark, table_path: str | os.PathLike, where, *, version: int | None = None):
@@ -313,12 +313,11 @@ def _dataset(spark, path, files: list[str], cache):
 
 
 def _kept_on_driver(pred: PruningPredicate, files: list[str], statistics: pa.Table) -> set[str]:
-    outcome = pred.classify(Statistics.from_arrow(statistics))
-    listed = {os.path.abspath(f) for f in files}
-    named = [os.path.abspath(f) for f in statistics.column("file").to_pylist()]
-    kept = {f for f, o in zip(named, outcome.tolist(), strict=True) if o != NONE_MATCH}
+    outcome = pred.classify(Statistics.from_arrow(statistics)).tolist()
+    named = statistics.column("file").to_pylist()
+    kept = {f for f, o in zip(named, outcome, strict=True) if o != NONE_MATCH}
     # A file the statistics do not describe (written after them) may hold anything.
-    return kept | (listed - set(named))
+    return {os.path.abspath(f) for f in kept | (set(files) - set(named))}
 
 
 def _kept_by_executors(spark, path, pred: PruningPredicate) -> set[str]:
@@ -343,8 +342,11 @@ def spark_file_path(local: str) -> str:
     >>> spark_file_path("/data/k=v x/a+b é.parquet")
     'file:/data/k=v%20x/a+b%20é.parquet'
     """
+    path = os.path.abspath(local)
+    if _URI_KEEPS.issuperset(path):  # most paths: nothing to encode
+        return "file:" + path
     out = []
-    for ch in os.path.abspath(local):
+    for ch in path:
         if ch in _URI_KEEPS or (ord(ch) > 127 and not ch.isspace()
                                 and unicodedata.category(ch)[0] != "C"):
             out.append(ch)
