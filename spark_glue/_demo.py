@@ -99,8 +99,8 @@ def demo(statistics, predicates: Iterable[str], schema: pa.Schema | Mapping | No
 def read_demo(path, predicates: Iterable[str], *, spark=None, cache=None) -> dict:
     """Read the Parquet dataset at ``path`` for each predicate twice, with Spark's plain
     reader and with ``read_parquet``; return ``{"predicates": [...], "text": ...}`` with both
-    counts (which must be equal) and both times. ``cache``: a statistics
-    cache file for ``read_parquet`` (a temporary one by default).
+    counts (which must be equal) and both times. ``cache``: a statistics cache file for
+    ``read_parquet`` (a temporary one by default).
 
     >>> callable(read_demo)
     True

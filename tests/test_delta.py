@@ -420,3 +420,9 @@ def test_a_snapshot_is_replayed_once_per_version(tmp_path, monkeypatch):
     second = D.snapshot(path)
     assert len(replays) == 2 and second.statistics.num_rows == 2
     assert D.snapshot(path, version=0) is not second
+    monkeypatch.chdir(tmp_path)  # a relative root names other files from another folder
+    assert D.snapshot("t") is D.snapshot("t") and D.snapshot("t") is not second
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    with pytest.raises(pk.StatisticsError, match="not a Delta table"):
+        D.snapshot("t")

@@ -172,7 +172,9 @@ def _snapshot_key(root: str, version: int | None) -> tuple | None:
         st = os.stat(os.path.join(log, f"{version:020d}.json"))
     except (OSError, ValueError):
         return None
-    return os.path.abspath(root), version, st.st_size, st.st_mtime_ns, st.st_ino
+    # The root as given (file paths are made from it), and where a relative one starts.
+    here = "" if os.path.isabs(root) else os.getcwd()
+    return root, here, version, st.st_size, st.st_mtime_ns, st.st_ino
 
 
 def _table(root: str, meta: dict, adds: dict) -> pa.Table:
