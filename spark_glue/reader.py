@@ -61,7 +61,9 @@ def read_parquet(spark, path: str | os.PathLike, where, *, statistics: pa.Table 
         names, as Spark does) or one file
     where : Spark SQL text or a pyspark ``Column``
     statistics : the dataset's row-group statistics, as ``prunekit.parquet.row_group_statistics``
-        returns them (with ``file`` and ``row_group``); read from the footers when None
+        returns them (with ``file`` and ``row_group``); read from the footers when None. They
+        must describe the files as they are now: a file rewritten since is judged by its old
+        statistics (``cache`` checks each file's size and time instead)
     cache : a statistics cache file to keep (``prunekit.sources.cache``): a repeated read opens
         only the footers of files that changed since the last one
     on : where footers are read: ``"driver"``, ``"executors"`` (for datasets with more files
