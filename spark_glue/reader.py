@@ -41,6 +41,7 @@ from prunekit.statistics import Statistics
 
 from ._spark import F
 from .parquet import conform, parquet_statistics, spark_schema
+from .sql import quote
 
 __all__ = ["read_delta", "read_parquet"]
 
@@ -164,11 +165,7 @@ def read_delta(spark, table_path: str | os.PathLike, where, *, version: int | No
         else:
             rows = base.where(_one_of("_metadata.file_path", names))
     # The Parquet reader puts partition columns last; the table's order is the schema's.
-    return rows.where(where).select(*[F.col(_quoted(n)) for n in schema.names])
-
-
-def _quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
+    return rows.where(where).select(*[F.col(quote(n)) for n in schema.names])
 
 
 def _one_of(column: str, names: list[str]):
@@ -223,9 +220,10 @@ def _check_text(text: str, known: set[str], more=None) -> None:
     from prunekit.expr.sql import parse
 
     named = {node.name for node in parse(text).walk() if isinstance(node, Column)}
-    if more is not None and any(n.lower() not in {k.lower() for k in known} for n in named):
-        known = known | more()
     lowered = {k.lower() for k in known}
+    if more is not None and any(n.lower() not in lowered for n in named):
+        known = known | more()
+        lowered = {k.lower() for k in known}
     for name in sorted(named):
         if name.lower() not in lowered:
             raise UnknownColumnError(name, sorted(known))
@@ -298,8 +296,10 @@ def _dataset(spark, path, files: list[str], cache):
     from pyspark.sql.types import StructType
 
     kept = Path(f"{os.fspath(cache)}.spark-schema.json")
+    stats = [os.stat(f) for f in files]
     listing = hashlib.sha256(json.dumps(
-        [(f, os.stat(f).st_size, os.stat(f).st_mtime_ns) for f in files]).encode()).hexdigest()
+        [(f, s.st_size, s.st_mtime_ns) for f, s in zip(files, stats, strict=True)]).encode()
+    ).hexdigest()
     try:
         saved = json.loads(kept.read_text())
         if saved["listing"] == listing:

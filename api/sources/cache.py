@@ -23,6 +23,7 @@ A cache that cannot be read, or that an older footer decoder wrote, is rebuilt, 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -65,7 +66,7 @@ def cached_row_group_statistics(paths: str | os.PathLike | Iterable[str | os.Pat
         parts.append(parquet.row_group_statistics(todo, threads=threads, progress=progress))
     table = _combine(parts, files, threads, progress)
     if todo or set(seen) != set(files):
-        _save(cache, table, {f: stamps[f] for f in files})
+        _save(cache, table, stamps)
     return table
 
 
@@ -74,6 +75,7 @@ def _stamp(path: str) -> list[int]:
     return [st.st_size, st.st_mtime_ns]
 
 
+@functools.lru_cache(maxsize=1)
 def _decoder_version() -> str:
     """A digest of the modules that turn footers into statistics: a cache written by another
     version of them may hold what that version got wrong."""

@@ -111,14 +111,13 @@ def file_statistics(table_path: str | os.PathLike, version: int | None = None) -
 @dataclass(frozen=True)
 class Snapshot:
     """A Delta table at one version, as a reader needs it: the statistics of its live files
-    (``file_statistics``), the schema as Spark's ``StructType`` JSON, the partition columns,
-    the table's configuration, and the live files carrying a deletion vector (rows to leave
+    (``file_statistics``), the schema as Spark's ``StructType`` JSON, the table's
+    configuration, and the live files carrying a deletion vector (rows to leave
     out that their Parquet file still holds)."""
 
     root: str
     version: int | None
     schema_string: str
-    partition_columns: tuple[str, ...]
     configuration: dict
     statistics: pa.Table
     deletion_vectors: frozenset[str]
@@ -141,7 +140,6 @@ def snapshot(table_path: str | os.PathLike, version: int | None = None) -> Snaps
     meta, adds = _snapshot(root, version)
     snap = Snapshot(
         root=root, version=version, schema_string=meta["schemaString"],
-        partition_columns=tuple(meta.get("partitionColumns") or ()),
         configuration=dict(meta.get("configuration") or {}),
         statistics=_table(root, meta, adds),
         deletion_vectors=frozenset(_local(root, a["path"]) for a in adds.values()
