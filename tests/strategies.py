@@ -6,6 +6,10 @@ from those rows in prunekit's canonical layout (sometimes degraded, always sound
 statistic is still true of the rows), and a predicate from the whole grammar whose literals sit
 near the generated values.
 
+Drawing is most of a property test's time, so strategies are built once: the helpers below
+take ``draw`` and draw from strategies kept per type or per length (``pick``), rather than each
+being a composite strategy built anew for every draw.
+
 Rows use the representation of ``tests/reference.py`` (dates as days, timestamps as counts of
 the column's unit).
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -53,6 +58,17 @@ OFFSETS = [dt.timezone.utc, dt.timezone(dt.timedelta(hours=5, minutes=30)),
 
 
 # ---- types ---------------------------------------------------------------------------------
+@functools.cache
+def _indexes(k: int) -> st.SearchStrategy[int]:
+    return st.integers(0, k - 1)
+
+
+def pick(draw, seq):
+    """One element of the non-empty ``seq`` (``st.sampled_from`` without a new strategy per
+    draw; it shrinks towards the first element too)."""
+    return seq[draw(_indexes(len(seq)))]
+
+
 def one_in(draw, k: int) -> bool:
     """True with probability 1/k (drawn as a middle value: hypothesis favours the ends)."""
     return draw(st.integers(1, k)) == (k + 1) // 2
@@ -143,6 +159,7 @@ def decimal_values(t: pa.DataType) -> st.SearchStrategy[D]:
     return unscaled.map(lambda u: D(u).scaleb(-t.scale, context=CTX))
 
 
+@functools.cache
 def string_values() -> st.SearchStrategy[str]:
     alphabet = st.sampled_from(["a", "b", "c", "z", "A", "%", "_", "\\", "!", "é", "€",
                                 "\U0001f600", "\x00", "\x7f", "\uffff", "\U0010ffff"])
@@ -151,6 +168,7 @@ def string_values() -> st.SearchStrategy[str]:
     return st.builds(lambda p, s: p + s, prefix, text)
 
 
+@functools.cache
 def binary_values() -> st.SearchStrategy[bytes]:
     byte = st.sampled_from([0x00, 0x01, 0x61, 0x62, 0x7F, 0x80, 0xC3, 0xFE, 0xFF])
     body = st.lists(byte, max_size=4).map(bytes)
@@ -175,6 +193,7 @@ def temporal_values(t: pa.DataType) -> st.SearchStrategy[int]:
     return st.one_of(st.sampled_from(special), datetime_range, near_days, st.integers(lo, hi))
 
 
+@functools.cache
 def values(t: pa.DataType) -> st.SearchStrategy:
     """Non-NULL, non-NaN values of type ``t`` that exercise its edges."""
     if pa.types.is_integer(t):
@@ -201,13 +220,12 @@ def is_nan(v: object) -> bool:
 
 
 # ---- containers ----------------------------------------------------------------------------
-@st.composite
 def column_cells(draw, t: pa.DataType, palette: list, size: int) -> list:
-    mode = draw(st.sampled_from(["mixed", "mixed", "mixed", "constant", "no_null", "all_null"]))
+    mode = pick(draw, ["mixed", "mixed", "mixed", "constant", "no_null", "all_null"])
     if mode == "all_null":
         return [None] * size
     if mode == "constant":
-        v = draw(st.sampled_from(palette))
+        v = pick(draw, palette)
         return [v] * size
     floating = pa.types.is_floating(t)
     cells = []
@@ -218,7 +236,7 @@ def column_cells(draw, t: pa.DataType, palette: list, size: int) -> list:
         elif k == 2 and floating:
             cells.append(NAN)
         else:
-            cells.append(draw(st.sampled_from(palette)))
+            cells.append(pick(draw, palette))
     return cells
 
 
@@ -229,7 +247,7 @@ def _lower(draw, v, t: pa.DataType):
         return False
     if pa.types.is_integer(t) or pa.types.is_date(t) or pa.types.is_timestamp(t):
         lo = int_bounds(t)[0]
-        return max(lo, v - draw(st.sampled_from([1, 7, 10**6, 2**70])))
+        return max(lo, v - pick(draw, [1, 7, 10**6, 2**70]))
     if pa.types.is_floating(t):
         if draw(st.booleans()):
             return -INF
@@ -240,7 +258,7 @@ def _lower(draw, v, t: pa.DataType):
     if pa.types.is_decimal(t):
         ulp = D(1).scaleb(-t.scale)
         bottom = CTX.multiply(-(10**t.precision - 1), ulp)
-        return max(bottom, CTX.subtract(v, CTX.multiply(draw(st.sampled_from([1, 3, 10**40])),
+        return max(bottom, CTX.subtract(v, CTX.multiply(pick(draw, [1, 3, 10**40]),
                                                         ulp)))
     k = draw(st.integers(0, max(0, len(v) - 1)))
     return v[:k]  # a truncated prefix sorts first
@@ -252,7 +270,7 @@ def _raise(draw, v, t: pa.DataType):
         return True
     if pa.types.is_integer(t) or pa.types.is_date(t) or pa.types.is_timestamp(t):
         hi = int_bounds(t)[1]
-        return min(hi, v + draw(st.sampled_from([1, 7, 10**6, 2**70])))
+        return min(hi, v + pick(draw, [1, 7, 10**6, 2**70]))
     if pa.types.is_floating(t):
         if draw(st.booleans()):
             return INF
@@ -263,11 +281,11 @@ def _raise(draw, v, t: pa.DataType):
     if pa.types.is_decimal(t):
         ulp = D(1).scaleb(-t.scale)
         top = CTX.multiply(10**t.precision - 1, ulp)
-        return min(top, CTX.add(v, CTX.multiply(draw(st.sampled_from([1, 3, 10**40])), ulp)))
+        return min(top, CTX.add(v, CTX.multiply(pick(draw, [1, 3, 10**40]), ulp)))
     if ref.is_text(t):
         how = draw(st.integers(0, 2))
         if how == 0 or not v:
-            return v + draw(st.sampled_from(["z", "\U0010ffff", "\x00"]))
+            return v + pick(draw, ["z", "\U0010ffff", "\x00"])
         k = draw(st.integers(1, len(v)))
         last = ord(v[k - 1])
         if last >= 0x10FFFF:
@@ -288,7 +306,7 @@ def _order_key(v, t: pa.DataType):
 
 def _flip_zero(draw, v):
     if isinstance(v, float) and v == 0:
-        return draw(st.sampled_from([0.0, -0.0]))
+        return pick(draw, [0.0, -0.0])
     return v
 
 
@@ -349,7 +367,7 @@ def container_stats(draw, cells: list, t: pa.DataType, include: bool, row_count_
             lo, hi = hi, lo  # min > max: both unknown (docs/semantics.md §1)
         if "nulls" in what:
             choices = [None, -1] + ([len(cells) + 3] if row_count_known else [])
-            null_count = draw(st.sampled_from(choices))
+            null_count = pick(draw, choices)
         if "nans" in what:
             nans = None
         if "flags_null" in what:  # unknown exactness
@@ -408,7 +426,7 @@ def with_value_sets(draw, struct: pa.StructArray, cells: list, t: pa.DataType, p
         present = [v for v in rows if v is not None]
         listed = list(dict.fromkeys(present if not any(is_nan(v) for v in present) else
                                     [v for v in present if not is_nan(v)] + [NAN]))
-        extra = draw(st.lists(st.sampled_from(palette), max_size=2)) if degrade else []
+        extra = [pick(draw, palette) for _ in range(draw(st.integers(0, 2)))] if degrade else []
         k = draw(st.integers(0, 5))
         lists.append(None if k == 0 else listed + extra + ([None] if k == 1 else []))
         # NaN has no hash a filter may rule out; its rows are not inserted (writers differ).
@@ -418,16 +436,16 @@ def with_value_sets(draw, struct: pa.StructArray, cells: list, t: pa.DataType, p
         if hashes is None or k == 0:
             blooms.append(None)
         elif k == 1 and degrade:
-            blooms.append(b"\xff" * draw(st.sampled_from([0, 31, 33])))  # malformed: unknown
+            blooms.append(b"\xff" * pick(draw, [0, 31, 33]))  # malformed: unknown
         else:
-            blooms.append(insert(empty(draw(st.sampled_from([1, 2, 5]))), hashes))
+            blooms.append(insert(empty(pick(draw, [1, 2, 5])), hashes))
     names = [struct.type.field(i).name for i in range(struct.type.num_fields)]
     kids = struct.flatten()
     flat = [v for lst in lists if lst is not None for v in lst]
     offsets = np.cumsum([0] + [len(lst) if lst is not None else 0 for lst in lists])
     values_arr = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), arrow_array(flat, t),
                                           mask=pa.array([lst is None for lst in lists]))
-    which = draw(st.sampled_from(["values", "bloom", "bloom", "both"]))
+    which = pick(draw, ["values", "bloom", "bloom", "both"])
     if which != "bloom":
         kids.append(values_arr)
         names.append("values")
@@ -506,22 +524,22 @@ def examples(draw, max_depth: int = 3, faithful: bool = False, max_containers: i
         palettes[c] = draw(st.lists(values(t), min_size=1, max_size=4))
         twins = [palettes[d] for d, u in types.items() if u == t and d in palettes and d != c]
         if twins and draw(st.booleans()):  # share values with a column of the same type
-            palettes[c] += draw(st.lists(st.sampled_from(twins[0]), min_size=1, max_size=3))
+            palettes[c] += [pick(draw, twins[0]) for _ in range(draw(st.integers(1, 3)))]
     n_containers = draw(st.integers(1, max_containers))
-    sizes = [draw(st.sampled_from([0, 1, 1, 2, 3, 4, 5, 8])) for _ in range(n_containers)]
+    sizes = [pick(draw, [0, 1, 1, 2, 3, 4, 5, 8]) for _ in range(n_containers)]
 
     # Schema evolution: a column the statistics do not have at all is NULL in every row.
     absent = {c for c in types if one_in(draw, 20)}
-    cells = {c: [[None] * k if c in absent else draw(column_cells(t, palettes[c], k))
+    cells = {c: [[None] * k if c in absent else column_cells(draw, t, palettes[c], k)
                  for k in sizes] for c, t in types.items()}
     containers = [[{c: cells[c][i][r] for c in types} for r in range(k)]
                   for i, k in enumerate(sizes)]
 
     has_nan = {c: any(is_nan(v) for col in cells[c] for v in col) for c in types}
     floats = [c for c, t in types.items() if pa.types.is_floating(t)]
-    mode = draw(st.sampled_from(["exclude", "exclude", "include", "mixed"]))
+    mode = pick(draw, ["exclude", "exclude", "include", "mixed"])
     if mode == "mixed":
-        nan_bounds = {c: draw(st.sampled_from(["exclude", "include"])) for c in floats}
+        nan_bounds = {c: pick(draw, ["exclude", "include"]) for c in floats}
         nan_bounds = {c: m for c, m in nan_bounds.items() if c not in absent}
     else:
         nan_bounds = mode
@@ -534,7 +552,7 @@ def examples(draw, max_depth: int = 3, faithful: bool = False, max_containers: i
     for k in sizes:
         rc = k
         if degrade and one_in(draw, 10):
-            rc = draw(st.sampled_from([None, -1]))
+            rc = pick(draw, [None, -1])
         row_counts.append(rc)
     columns: dict[str, pa.Array] = {}
     for c, t in types.items():
@@ -555,12 +573,12 @@ def examples(draw, max_depth: int = 3, faithful: bool = False, max_containers: i
             columns[c] = with_value_sets(draw, columns[c], [cells[c][i] for i in
                                                             range(n_containers)], t,
                                          palettes[c], degrade)
-    rc_type = draw(st.sampled_from([pa.int64(), pa.int64(), pa.int32()]))
+    rc_type = pick(draw, [pa.int64(), pa.int64(), pa.int32()])
     data = {"row_count": pa.array(row_counts, rc_type), **columns}
     if one_in(draw, 5):
         data["path"] = pa.array([f"part-{i}" for i in range(n_containers)])
     table = pa.table(data)
-    layout = draw(st.sampled_from(["plain", "plain", "sliced", "batches"]))
+    layout = pick(draw, ["plain", "plain", "sliced", "batches"])
     if layout == "sliced":  # a leading container sliced away: arrays with an offset
         table = pa.concat_tables([table.slice(0, 1), table]).slice(1)
     elif layout == "batches" and n_containers > 1:
@@ -568,7 +586,7 @@ def examples(draw, max_depth: int = 3, faithful: bool = False, max_containers: i
         table = pa.Table.from_batches(table.slice(0, cut).to_batches() +
                                       table.slice(cut).to_batches())
     ctx = Ctx(types, palettes, faithful)
-    predicate = draw(predicates(ctx, max_depth))
+    predicate = predicates(draw, ctx, max_depth)
     example = Example(schema, containers, table, nan_bounds, no_nan, row_counts, predicate,
                       palettes)
     return draw(nested(example)) if nest and one_in(draw, 3) else example
@@ -587,7 +605,7 @@ def nested(draw, ex: Example) -> Example:
     an ``IS NULL`` of a whole struct added."""
     paths = {}
     for f in ex.schema:
-        place = draw(st.sampled_from(NEST_PLACES))
+        place = pick(draw, NEST_PLACES)
         paths[f.name] = (f"{f.name}.v",) if place is None else (*place, f.name)
     tree: dict = {}  # nested dict of the schema: name -> type or dict
     for f in ex.schema:
@@ -623,7 +641,7 @@ def nested(draw, ex: Example) -> Example:
     structs = [(k,) for k, v in tree.items() if isinstance(v, dict)]
     structs += [(*p, k) for p in structs for k, v in _at(tree, p).items() if isinstance(v, dict)]
     if structs and draw(st.booleans()):
-        p = draw(st.sampled_from(structs))
+        p = pick(draw, structs)
         test = _maybe_not(draw, n.IsNull(n.Column(p[0], p[1:])))
         predicate = (n.and_ if draw(st.booleans()) else n.or_)(predicate, test)
     return Example(schema, containers, table, nan_bounds, no_nan, ex.row_counts, predicate,
@@ -717,7 +735,6 @@ def cast_targets(t: pa.DataType, faithful: bool) -> list:
     return out
 
 
-@st.composite
 def operands(draw, ctx: Ctx, fam: str | None = None, depth: int = 2, other: Operand | None = None
              ) -> Operand | None:
     """A column, possibly under CAST, unary minus or an unknown function; of comparison family
@@ -729,10 +746,10 @@ def operands(draw, ctx: Ctx, fam: str | None = None, depth: int = 2, other: Oper
     taken = {x.name for x in other.node.walk() if isinstance(x, n.Column)} if other else set()
     if set(names) - taken and not one_in(draw, 4):
         names = [c for c in names if c not in taken]
-    name = draw(st.sampled_from(names))
+    name = pick(draw, names)
     t = ctx.types[name]
     op = Operand(n.Column(name), t, tuple(ctx.palettes[name]))
-    for _ in range(draw(st.sampled_from([0] * 6 + [1] * 3 + [2])) if depth else 0):
+    for _ in range(pick(draw, [0] * 6 + [1] * 3 + [2]) if depth else 0):
         numeric = pa.types.is_integer(op.type) or pa.types.is_floating(op.type) or \
             pa.types.is_decimal(op.type)
         kinds = ["cast"] * 3 + ["neg"] * 2 + ["func"] if numeric else ["cast"] * 3 + ["func"]
@@ -742,15 +759,15 @@ def operands(draw, ctx: Ctx, fam: str | None = None, depth: int = 2, other: Oper
                 pa.types.is_decimal(op.type):
             kinds += ["div"] * 3
         kinds += ["fn"] * 3
-        kind = draw(st.sampled_from(kinds))
+        kind = pick(draw, kinds)
         if kind == "arith":
-            op = draw(_arithmetic(op))
+            op = _arithmetic(draw, op)
         elif kind == "div":
-            op = draw(_arithmetic(op, division=True))
+            op = _arithmetic(draw, op, division=True)
         elif kind == "fn":
-            op = draw(functions(ctx, op))
+            op = functions(draw, ctx, op)
         elif kind == "cast":
-            to = draw(st.sampled_from(cast_targets(op.type, ctx.faithful)))
+            to = pick(draw, cast_targets(op.type, ctx.faithful))
             samples = ref.samples_through(op.samples, lambda v, to=to: ref.cast(v, to), op.type,
                                        to)
             op = Operand(n.Cast(op.node, to, draw(st.booleans())), to, samples, op.opaque)
@@ -768,7 +785,6 @@ TRUNC_UNITS = ["year", "yy", "quarter", "month", "mon", "week", "day", "hour", "
                "second", "millisecond", "microsecond", "bogus"]
 
 
-@st.composite
 def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     """A function of ``op`` with a rule (``prunekit.expr.functions.RULES``: ``year``,
     ``month``, ``day``, ``dayofmonth``, ``date_trunc``, ``trunc``, ``floor``, ``ceil``,
@@ -783,23 +799,23 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
         kinds = ["left", "left", "substring"]
     else:
         kinds = []
-    kind = draw(st.sampled_from(kinds + ["coalesce", "case"]))
+    kind = pick(draw, kinds + ["coalesce", "case"])
     if kind in ("year", "month", "day", "dayofmonth", "floor", "ceil"):
         node, args = n.Func(kind, (op.node,)), ()
     elif kind in ("date_trunc", "trunc"):
-        unit = n.Literal(draw(st.sampled_from(TRUNC_UNITS)))
+        unit = n.Literal(pick(draw, TRUNC_UNITS))
         node = n.Func(kind, (unit, op.node) if kind == "date_trunc" else (op.node, unit))
     elif kind in ("left", "substring"):
-        k = n.Literal(draw(st.sampled_from([-1, 0, 1, 2, 3, 5])))
-        start = () if kind == "left" else (n.Literal(draw(st.sampled_from([0, 1, 1, 2]))),)
+        k = n.Literal(pick(draw, [-1, 0, 1, 2, 3, 5]))
+        start = () if kind == "left" else (n.Literal(pick(draw, [0, 1, 1, 2])),)
         node = n.Func(kind, (op.node, *start, k))
     elif kind == "coalesce":
-        node = n.Func("coalesce", (op.node, draw(literals(op, null=one_in(draw, 5)))))
+        node = n.Func("coalesce", (op.node, literals(draw, op, null=one_in(draw, 5))))
     else:
-        base = draw(operands(ctx, depth=0))
-        cond = n.Compare(draw(st.sampled_from(list(n.Op))), base.node, draw(literals(base)))
-        other = draw(st.sampled_from(["literal", "literal", "null", "self"]))
-        alt = {"literal": lambda: draw(literals(op, null=False)), "null": lambda: n.Literal(None),
+        base = operands(draw, ctx, depth=0)
+        cond = n.Compare(pick(draw, list(n.Op)), base.node, literals(draw, base))
+        other = pick(draw, ["literal", "literal", "null", "self"])
+        alt = {"literal": lambda: literals(draw, op, null=False), "null": lambda: n.Literal(None),
                "self": lambda: op.node}[other]()
         node = n.Func("if", (cond, op.node, alt) if draw(st.booleans()) else (cond, alt, op.node))
     args = [ref.literal_value(a) if isinstance(a, n.Literal) else None for a in node.args]
@@ -831,17 +847,16 @@ DECIMAL_CONSTANTS = [D("0.05"), D("-1.5"), D("100.001"), D("1E+2"), D("-0.000001
 DIVISORS = [2, -3, 7, 0, 1000, 2**40, 0.5, -0.25, 3.0, 1e-300, D("2.5"), D("-0.1")]
 
 
-@st.composite
 def _arithmetic(draw, op: Operand, division: bool = False) -> Operand:
     """``op + c``, ``op - c``, ``c - op``, ``op * c`` or ``c * op`` on a signed integer or a
     decimal; with ``division``, ``op / c`` on any number. Its type and samples are the
     reference's (an operand the reference does not model is left as it was)."""
     if division:
-        c, form = n.Literal(draw(st.sampled_from(DIVISORS))), "/"
+        c, form = n.Literal(pick(draw, DIVISORS)), "/"
     else:
         pool = ARITH_CONSTANTS + (DECIMAL_CONSTANTS if pa.types.is_decimal(op.type) else [])
-        c = n.Literal(draw(st.sampled_from(pool)))
-        form = draw(st.sampled_from(["+", "-", "*", "c-", "c*", "c+"]))
+        c = n.Literal(pick(draw, pool))
+        form = pick(draw, ["+", "-", "*", "c-", "c*", "c+"])
     name = form[-1]
     args = (c, op.node) if form.startswith("c") else (op.node, c)
     node = n.Func(name, args)
@@ -999,7 +1014,6 @@ def _temporal_choices(v: int | None, t: pa.DataType, tz) -> dict:
     return out
 
 
-@st.composite
 def literals(draw, op: Operand, mode: str = "any", null: bool = True) -> n.Node:
     """A literal near ``op``'s sample values, comparable with ``op`` in Spark.
 
@@ -1007,10 +1021,10 @@ def literals(draw, op: Operand, mode: str = "any", null: bool = True) -> n.Node:
     if null and one_in(draw, 25):
         return n.Literal(None)
     t = op.type
-    v = draw(st.sampled_from(op.samples)) if op.samples else None
+    v = pick(draw, op.samples) if op.samples else None
     if pa.types.is_integer(t) or pa.types.is_decimal(t):
         if mode == "any":
-            mode = draw(st.sampled_from(["exact", "exact", "float"]))
+            mode = pick(draw, ["exact", "exact", "float"])
         exact = mode == "exact"
         if pa.types.is_integer(t):
             choices = _int_choices(v, t, exact)
@@ -1026,12 +1040,12 @@ def literals(draw, op: Operand, mode: str = "any", null: bool = True) -> n.Node:
     elif pa.types.is_boolean(t):
         return _L(draw(st.booleans()))
     else:
-        tz = draw(st.sampled_from([None, *OFFSETS]))
+        tz = pick(draw, [None, *OFFSETS])
         choices, rand = _temporal_choices(v, t, tz), st.nothing()
     kinds = [k for k in ("same", "same", "near", "between", "edge", "special", "nan", "cast")
              if choices.get(k)]
-    kind = draw(st.sampled_from(kinds + (["random"] if not rand.is_empty else [])))
-    value = draw(rand) if kind == "random" else draw(st.sampled_from(choices[kind]))
+    kind = pick(draw, kinds + (["random"] if not rand.is_empty else []))
+    value = draw(rand) if kind == "random" else pick(draw, choices[kind])
     if isinstance(value, (int, float, D)) and not isinstance(value, bool) and one_in(draw, 6):
         # The same value written as a unary minus: -(5), -(1.5), -(CAST('NaN' AS DOUBLE)).
         return n.Neg(n.Literal(CTX.minus(value) if isinstance(value, D) else -value))
@@ -1045,7 +1059,7 @@ def _maybe_not(draw, node: n.Node) -> n.Node:
 
 def _like_pattern(draw, v: str) -> tuple[str, str]:
     """A LIKE pattern built from ``v`` (mostly one that ``v`` matches) and its escape."""
-    escape = draw(st.sampled_from(["\\", "\\", "\\", "!", "#"]))
+    escape = pick(draw, ["\\", "\\", "\\", "!", "#"])
 
     def lit(text: str) -> str:
         return "".join(escape + ch if ch in ("%", "_", escape) else ch for ch in text)
@@ -1055,9 +1069,9 @@ def _like_pattern(draw, v: str) -> tuple[str, str]:
     if k and one_in(draw, 5):  # a wildcard inside the prefix
         j = draw(st.integers(0, k - 1))
         head = lit(v[:j]) + "_" + lit(v[j + 1: k])
-    tail = draw(st.sampled_from([
+    tail = pick(draw, [
         "%", "%", lit(rest), "_" * len(rest), "_" * len(rest) + "%", lit(rest[:1]) + "%",
-        "%" + lit(rest[-1:]), "%%", "_" * (len(rest) + 1), "%a", "a%", "%_", "_a%"]))
+        "%" + lit(rest[-1:]), "%%", "_" * (len(rest) + 1), "%a", "a%", "%_", "_a%"])
     return head + tail, escape
 
 
@@ -1066,101 +1080,99 @@ LEAF_KINDS = (["cmp"] * 8 + ["colcmp"] * 5 + ["is_null"] * 2 + ["in"] * 3 + ["be
               ["distinct"] * 2 + ["const", "func", "case"])
 
 
-@st.composite
 def leaves(draw, ctx: Ctx) -> n.Node:
-    kind = draw(st.sampled_from(LEAF_KINDS))
+    kind = pick(draw, LEAF_KINDS)
     fams = {cmp_family(t) for t in ctx.types.values()}
     if kind == "like" and "text" not in fams or kind == "startswith" and not fams & {
             "text", "bin"} or kind == "bool" and "bool" not in fams or kind == "isnan" and \
             "num" not in fams:
         kind = "cmp"
     if kind == "cmp":
-        op = draw(operands(ctx))
-        lit = draw(literals(op))
-        cmp = draw(st.sampled_from(list(n.Op)))
+        op = operands(draw, ctx)
+        lit = literals(draw, op)
+        cmp = pick(draw, list(n.Op))
         if draw(st.booleans()):
             return n.Compare(cmp, op.node, lit)
         return n.Compare(cmp, lit, op.node)
     if kind == "colcmp":
-        a = draw(operands(ctx))
-        b = draw(operands(ctx, cmp_family(a.type), other=a)) or a
-        return n.Compare(draw(st.sampled_from(list(n.Op))), a.node, b.node)
+        a = operands(draw, ctx)
+        b = operands(draw, ctx, cmp_family(a.type), other=a) or a
+        return n.Compare(pick(draw, list(n.Op)), a.node, b.node)
     if kind == "is_null":
-        op = draw(operands(ctx))
+        op = operands(draw, ctx)
         return _maybe_not(draw, n.IsNull(op.node))
     if kind == "in":
-        op = draw(operands(ctx))
+        op = operands(draw, ctx)
         # "any" mixes exact and DOUBLE elements in one list: Spark then compares in DOUBLE.
-        mode = "any" if pa.types.is_floating(op.type) else draw(
-            st.sampled_from(["exact", "exact", "float", "any"]))
-        items = draw(st.lists(literals(op, mode, null=False), min_size=1, max_size=4))
+        mode = "any" if pa.types.is_floating(op.type) else pick(
+            draw, ["exact", "exact", "float", "any"])
+        items = [literals(draw, op, mode, null=False) for _ in range(draw(st.integers(1, 4)))]
         if one_in(draw, 3):
             items.insert(draw(st.integers(0, len(items))), n.Literal(None))
         node = n.In(op.node, tuple(items))
         return n.Not(node) if draw(st.booleans()) else node
     if kind == "between":
-        op = draw(operands(ctx))
-        mode = "any" if pa.types.is_floating(op.type) else draw(
-            st.sampled_from(["exact", "float"]))
-        lo, hi = draw(literals(op, mode)), draw(literals(op, mode))
+        op = operands(draw, ctx)
+        mode = "any" if pa.types.is_floating(op.type) else pick(
+            draw, ["exact", "float"])
+        lo, hi = literals(draw, op, mode), literals(draw, op, mode)
         return _maybe_not(draw, n.Between(op.node, lo, hi))
     if kind == "like":
-        op = draw(operands(ctx, "text"))
-        v = draw(st.sampled_from(op.samples)) if op.samples else ""
+        op = operands(draw, ctx, "text")
+        v = pick(draw, op.samples) if op.samples else ""
         pattern, escape = _like_pattern(draw, v if isinstance(v, str) else "")
         return _maybe_not(draw, n.Like(op.node, pattern, escape))
     if kind == "startswith":
-        fam = draw(st.sampled_from(sorted(fams & {"text", "bin"})))
-        op = draw(operands(ctx, fam))
-        v = draw(st.sampled_from(op.samples)) if op.samples else ""
+        fam = pick(draw, sorted(fams & {"text", "bin"}))
+        op = operands(draw, ctx, fam)
+        v = pick(draw, op.samples) if op.samples else ""
         if one_in(draw, 10):
             prefix = n.Literal(None)
         else:
-            prefix = n.Literal(v[: draw(st.integers(0, len(v)))] + draw(
-                st.sampled_from(["", "", "", "a"] if fam == "text" else [b"", b"", b"\xff"])))
+            prefix = n.Literal(v[: draw(st.integers(0, len(v)))] + pick(
+                draw, ["", "", "", "a"] if fam == "text" else [b"", b"", b"\xff"]))
         return _maybe_not(draw, n.StartsWith(op.node, prefix))
     if kind == "bool":
-        op = draw(operands(ctx, "bool", depth=0))
+        op = operands(draw, ctx, "bool", depth=0)
         form = draw(st.integers(0, 3))
         if form == 0:
-            return n.Compare(draw(st.sampled_from(list(n.Op))), op.node, draw(literals(op)))
+            return n.Compare(pick(draw, list(n.Op)), op.node, literals(draw, op))
         return _maybe_not(draw, op.node)
     if kind == "isnan":
-        op = draw(operands(ctx, "num"))
+        op = operands(draw, ctx, "num")
         return _maybe_not(draw, n.IsNan(op.node))
     if kind == "distinct":
-        op = draw(operands(ctx))
+        op = operands(draw, ctx)
         if one_in(draw, 4):
-            other = (draw(operands(ctx, cmp_family(op.type), other=op)) or op).node
+            other = (operands(draw, ctx, cmp_family(op.type), other=op) or op).node
         else:
-            other = draw(literals(op))
+            other = literals(draw, op)
         pair = (op.node, other) if draw(st.booleans()) else (other, op.node)
         return _maybe_not(draw, n.DistinctFrom(*pair))
     if kind == "const":
-        return n.Literal(draw(st.sampled_from([True, False, None])))
+        return n.Literal(pick(draw, [True, False, None]))
     if kind == "case":  # CASE WHEN c THEN p ELSE q END as a predicate (Spark's if)
-        parts = [draw(leaves(ctx)) for _ in range(3)]
+        parts = [leaves(draw, ctx) for _ in range(3)]
         if one_in(draw, 3):
-            parts[draw(st.integers(1, 2))] = n.Literal(draw(st.sampled_from([True, False, None])))
+            parts[draw(st.integers(1, 2))] = n.Literal(pick(draw, [True, False, None]))
         return _maybe_not(draw, n.Func("if", tuple(parts)))
-    op = draw(operands(ctx))  # an unknown function used as a predicate
-    return n.Func(draw(st.sampled_from(["my_udf", "is_valid"])), (op.node, n.Literal(3)))
+    op = operands(draw, ctx)  # an unknown function used as a predicate
+    return n.Func(pick(draw, ["my_udf", "is_valid"]), (op.node, n.Literal(3)))
 
 
-@st.composite
 def predicates(draw, ctx: Ctx, depth: int) -> n.Node:
     if depth <= 0 or draw(st.booleans()):  # shallow trees: a wrong leaf is not masked
-        return draw(leaves(ctx))
-    kind = draw(st.sampled_from(["and", "and", "or", "or", "not", "isbool", "isnull", "cmpbool"]))
+        return leaves(draw, ctx)
+    kind = pick(draw, ["and", "and", "or", "or", "not", "isbool", "isnull", "cmpbool"])
     if kind in ("and", "or"):
-        kids = draw(st.lists(predicates(ctx, depth - 1), min_size=2, max_size=3))
+        kids = [predicates(draw, ctx, depth - 1) for _ in range(draw(st.integers(2, 3)))]
         return n.And(tuple(kids)) if kind == "and" else n.Or(tuple(kids))
-    kid = draw(predicates(ctx, depth - 1))
+    kid = predicates(draw, ctx, depth - 1)
     if kind == "not":
         return n.Not(kid)
     if kind == "isbool":
         return _maybe_not(draw, n.IsBool(kid, draw(st.booleans())))
     if kind == "isnull":
         return _maybe_not(draw, n.IsNull(kid))
-    return n.Compare(draw(st.sampled_from([n.Op.EQ, n.Op.NE])), kid,
-                     n.Literal(draw(st.sampled_from([True, False]))))
+    return n.Compare(pick(draw, [n.Op.EQ, n.Op.NE]), kid,
+                     n.Literal(pick(draw, [True, False])))
