@@ -180,6 +180,13 @@ def expected(table: pa.Table, predicates: list[str], **stats_options) -> dict[st
             for q in predicates}
 
 
+# Each shape's kernel compiles in Spark's Python worker (about a second on 2 cores): every
+# COMPILED_EVERY-th predicate of a call runs there compiled, the others interpreted. The glue
+# (payload, batches, conformed types) is what these tests check; the property tests hold the
+# kernels equal to the interpreter.
+COMPILED_EVERY = 6
+
+
 def classify_all(df, predicates: list[str], **options) -> dict[str, list]:
     if options.get("engine") == "sql":  # one job each: one plan of 50 programs analyses slowly
         return {q: classify_all(df, [q], engine="sql-one", **{
@@ -188,7 +195,9 @@ def classify_all(df, predicates: list[str], **options) -> dict[str, list]:
         options["engine"] = "sql"
     out = df
     for k, q in enumerate(predicates):
-        out = sg.classify_dataframe(out, q, column=f"o{k}", **options)
+        backend = {} if "backend" in options or options.get("engine") == "sql" else {
+            "backend": "numba" if k % COMPILED_EVERY == 0 else "numpy"}
+        out = sg.classify_dataframe(out, q, column=f"o{k}", **options, **backend)
     got = out.select("id", *[f"o{k}" for k in range(len(predicates))]).toArrow()
     got = got.sort_by("id")
     assert got.column("id").to_pylist() == list(range(got.num_rows))
