@@ -7,13 +7,19 @@ statistics, read on the driver, from a statistics cache, or by executors for lar
 and hands Spark's own reader only the files with a row group that may match. Malformed SQL and
 unknown columns are raised before any Spark job runs.
 
-How Spark's reader skips files: the dataset is listed once, as a plain read would, and a filter
-on the hidden ``_metadata.file_path`` column leaves out the files whose every row group was
-classified NONE_MATCH. Spark applies such a filter while it plans the scan, so those files are
-never opened. Only files known to hold no match are named (spelt as Spark spells them,
-``spark_file_path``): a file Spark lists that prunekit did not is read. Naming the kept files
-as paths instead (``spark.read.parquet(*files)``) makes Spark list each path apart, in a job of
-its own beyond 32 paths: slower than the plain read once a few hundred files are kept.
+How Spark's reader skips files, by how many are kept:
+
+- at most ``PATHS_MAX_FILES``: Spark is given the kept files as paths (``basePath`` the
+  dataset's folder, so partition columns are found as a plain read finds them), and never
+  lists the folder. Every file Spark's listing would hold is judged by the same rule: a file
+  prunekit's listing skips (another name pattern) is read.
+- more: the dataset is listed once, as a plain read would, and a filter on the hidden
+  ``_metadata.file_path`` column leaves out the files whose every row group was classified
+  NONE_MATCH. Spark applies such a filter while it plans the scan, so those files are never
+  opened. Only files known to hold no match are named (spelt as Spark spells them,
+  ``spark_file_path``): a file Spark lists that prunekit did not is read. Naming many paths
+  instead makes Spark list each apart, in a job of its own beyond 32 paths: slower than the
+  plain read once a few hundred files are kept.
 
 ``read_delta`` names the kept live files instead (the folder also holds removed ones), after
 checking each against Spark's listing. Partition columns (``year=2024/`` directories) are
@@ -49,6 +55,15 @@ __all__ = ["read_delta", "read_parquet"]
 # classify with the kernels, and only the kept files come back (``on="executors"``).
 DRIVER_MAX_FILES = 20_000
 
+# Up to this many kept files are named to Spark as paths. Spark lists that many on the driver
+# (``spark.sql.sources.parallelPartitionDiscovery.threshold``, 32): no job, and no listing of
+# the whole folder, which is most of a selective read's time on a lake of many files.
+PATHS_MAX_FILES = 32
+
+# Characters that make a path name a pattern (``spark.read.parquet`` expands globs) or a URI
+# to Hadoop: a file whose name holds one is never named as a path.
+_NOT_PLAIN = frozenset("*?[]{}\\:%")
+
 
 def read_parquet(spark, path: str | os.PathLike, where, *, statistics: pa.Table | None = None,
                  cache: str | os.PathLike | None = None, on: str = "auto"):
@@ -83,15 +98,26 @@ def read_parquet(spark, path: str | os.PathLike, where, *, statistics: pa.Table 
         statistics = _driver_statistics(files, statistics, cache)
     if isinstance(where, str):  # before Spark opens a footer to infer the schema
         _check_names(where, files, path, statistics)
-    base = _dataset(spark, path, files, cache)
-    text = where if isinstance(where, str) else _analyzed_sql(base, where)
-    pred = PruningPredicate(text, _arrow_schema(base.schema))
+    schema = _kept_schema(files, cache)
+    base = None if schema is not None else _dataset(spark, path, files, cache)
+    schema = schema if base is None else base.schema
+
+    def plain():  # Spark lists the folder when this frame is made
+        return base if base is not None else spark.read.schema(schema).parquet(os.fspath(path))
+
+    text = where if isinstance(where, str) else _analyzed_sql(
+        base if base is not None else spark.createDataFrame([], schema), where)
+    pred = PruningPredicate(text, _arrow_schema(schema))
     if _timestamps_read_in_another_zone(spark, pred, text):
-        return base.where(where)
+        return plain().where(where)
     if on_driver:
         kept = _kept_on_driver(pred, files, statistics)
     else:
         kept = _kept_by_executors(spark, path, pred)
+    named = _as_paths(spark, path, files, kept, schema)
+    if named is not None:
+        return named.where(where)
+    base = plain()
     skipped = {os.path.abspath(f) for f in files} - kept
     if not skipped or "_metadata" in base.columns:  # a data column hides the metadata column
         return base.where(where)
@@ -144,28 +170,47 @@ def read_delta(spark, table_path: str | os.PathLike, where, *, version: int | No
     outside = sorted(f for f in kept if not os.path.abspath(f).startswith(root + os.sep))
     if outside:
         raise UnsupportedError(f"files outside the table's directory: {', '.join(outside[:5])}")
-    base = spark.read.schema(schema).option("pathGlobFilter", "*.parquet").parquet(root)
-    if not kept:
-        rows = base.where(F.lit(False))
+    names = sorted(map(os.path.abspath, kept))
+    if len(names) <= PATHS_MAX_FILES and not any(_NOT_PLAIN & set(n) for n in names):
+        rows = _named_live_files(spark, root, names, schema)
     else:
-        names = sorted(map(spark_file_path, kept))
-        # Kept files are named, not skipped ones (the folder may hold removed files): a name
-        # Spark spells otherwise, or a live file that is gone, would lose rows unseen.
-        listed = {u.replace("file:///", "file:/", 1) for u in base.inputFiles()}
-        missing = [n for n in names if n not in listed]
-        if missing:
-            raise StatisticsError(f"{len(missing)} live file(s) of {root} are not where its "
-                                  f"log says: {', '.join(missing[:5])}")
-        # Spark keeps the filter on rows too: the shorter list costs less, none costs nothing.
-        others = sorted(listed - set(names))
-        if not others:
-            rows = base
-        elif len(others) < len(names):
-            rows = base.where(~_one_of("_metadata.file_path", others))
-        else:
-            rows = base.where(_one_of("_metadata.file_path", names))
+        rows = _listed_live_files(spark, root, names, schema)
     # The Parquet reader puts partition columns last; the table's order is the schema's.
     return rows.where(where).select(*[F.col(quote(n)) for n in schema.names])
+
+
+def _named_live_files(spark, root: str, names: list[str], schema):
+    """A few kept files of a Delta table, named to Spark as paths: no listing of the folder."""
+    missing = [n for n in names if not os.path.isfile(n)]
+    if missing:
+        raise StatisticsError(f"{len(missing)} live file(s) of {root} are not where its "
+                              f"log says: {', '.join(missing[:5])}")
+    if not names:
+        return spark.createDataFrame([], schema)
+    return spark.read.schema(schema).option("basePath", root).parquet(*names)
+
+
+def _listed_live_files(spark, root: str, kept: list[str], schema):
+    """Many kept files of a Delta table: the folder listed, and a filter on the file names
+    unless the folder holds no other Parquet file (by the rules of Spark's listing)."""
+    base = spark.read.schema(schema).option("pathGlobFilter", "*.parquet").parquet(root)
+    if {f for f in _spark_data_files(root) if f.endswith(".parquet")} == set(kept):
+        return base  # nothing to leave out, and no second listing to check names against
+    names = sorted(map(spark_file_path, kept))
+    # Kept files are named, not skipped ones (the folder may hold removed files): a name
+    # Spark spells otherwise, or a live file that is gone, would lose rows unseen.
+    listed = {u.replace("file:///", "file:/", 1) for u in base.inputFiles()}
+    missing = [n for n in names if n not in listed]
+    if missing:
+        raise StatisticsError(f"{len(missing)} live file(s) of {root} are not where its "
+                              f"log says: {', '.join(missing[:5])}")
+    # Spark keeps the filter on rows too: the shorter list costs less, none costs nothing.
+    others = sorted(listed - set(names))
+    if not others:
+        return base
+    if len(others) < len(names):
+        return base.where(~_one_of("_metadata.file_path", others))
+    return base.where(_one_of("_metadata.file_path", names))
 
 
 def _one_of(column: str, names: list[str]):
@@ -177,6 +222,36 @@ def _one_of(column: str, names: list[str]):
     literals = ", ".join("'" + n.replace("\\", "\\\\").replace("'", "\\'") + "'"
                          for n in names)
     return F.expr(f"{column} IN ({literals})")
+
+
+def _as_paths(spark, path, files: list[str], kept: set[str], schema):
+    """The kept files of a folder as a frame of named paths (None when there are more than
+    ``PATHS_MAX_FILES`` or a name is not plain). Files Spark's listing would hold that
+    prunekit's does not are kept too; nothing kept is an empty frame of the same schema."""
+    root = os.path.abspath(os.fspath(path))
+    if len(kept) > PATHS_MAX_FILES or not os.path.isdir(root):
+        return None
+    named = {os.path.abspath(f) for f in files}
+    paths = sorted(kept | {f for f in _spark_data_files(root) if f not in named})
+    if len(paths) > PATHS_MAX_FILES or any(_NOT_PLAIN & set(p) for p in paths):
+        return None
+    if not paths:
+        return spark.createDataFrame([], schema)
+    return spark.read.schema(schema).option("basePath", root).parquet(*paths)
+
+
+def _spark_data_files(root: str) -> list[str]:
+    """The files Spark's listing of ``root`` reads as data: names starting with ``.`` or with
+    ``_`` (unless a ``key=value`` folder), and files being copied (``._COPYING_``), are not."""
+    def hidden(name: str) -> bool:
+        return name.startswith(".") or (name.startswith("_") and "=" not in name) or \
+            name.endswith("._COPYING_")
+
+    out = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if not hidden(d)]
+        out += [os.path.join(folder, n) for n in names if not hidden(n)]
+    return out
 
 
 def _analyzed_sql(base, where) -> str:
@@ -287,30 +362,41 @@ def _driver_statistics(files: list[str], statistics, cache) -> pa.Table:
     return conform(statistics, spark_schema(statistics.schema))
 
 
+def _listing_digest(files: list[str]) -> str:
+    stats = [os.stat(f) for f in files]
+    return hashlib.sha256(json.dumps(
+        [(f, s.st_size, s.st_mtime_ns) for f, s in zip(files, stats, strict=True)]).encode()
+    ).hexdigest()
+
+
+def _kept_schema(files: list[str], cache):
+    """The Spark schema kept beside a statistics cache (``_dataset``), while no file of the
+    listing it came from has changed; None otherwise."""
+    if cache is None:
+        return None
+    from pyspark.sql.types import StructType
+
+    try:
+        saved = json.loads(Path(f"{os.fspath(cache)}.spark-schema.json").read_text())
+        if saved["listing"] == _listing_digest(files):
+            return StructType.fromJson(saved["schema"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # none kept yet, or unreadable: Spark infers it
+    return None
+
+
 def _dataset(spark, path, files: list[str], cache):
     """``spark.read.parquet(path)``. Spark infers the schema with a job that opens a footer;
     with a cache kept, the schema it inferred is kept beside it, with the listing it came
-    from, and given back to Spark while no file has changed, so a repeated read opens none."""
-    if cache is None:
-        return spark.read.parquet(os.fspath(path))
-    from pyspark.sql.types import StructType
-
-    kept = Path(f"{os.fspath(cache)}.spark-schema.json")
-    stats = [os.stat(f) for f in files]
-    listing = hashlib.sha256(json.dumps(
-        [(f, s.st_size, s.st_mtime_ns) for f, s in zip(files, stats, strict=True)]).encode()
-    ).hexdigest()
-    try:
-        saved = json.loads(kept.read_text())
-        if saved["listing"] == listing:
-            return spark.read.schema(StructType.fromJson(saved["schema"])).parquet(
-                os.fspath(path))
-    except (OSError, ValueError, KeyError, TypeError):
-        pass  # none kept yet, or unreadable: Spark infers it
+    from, and given back to Spark while no file has changed (``_kept_schema``), so a repeated
+    read opens none."""
     base = spark.read.parquet(os.fspath(path))
-    tmp = kept.with_name(f".{kept.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"listing": listing, "schema": base.schema.jsonValue()}))
-    os.replace(tmp, kept)
+    if cache is not None:
+        kept = Path(f"{os.fspath(cache)}.spark-schema.json")
+        tmp = kept.with_name(f".{kept.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"listing": _listing_digest(files),
+                                   "schema": base.schema.jsonValue()}))
+        os.replace(tmp, kept)
     return base
 
 

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.spark
 sg = importlib.import_module("prunekit.spark_glue")
 from pyspark.sql import functions as F  # noqa: E402
 
+from prunekit.spark_glue import reader  # noqa: E402
 from prunekit.spark_glue.reader import spark_file_path  # noqa: E402
 
 FILES = 12
@@ -93,10 +94,50 @@ def _random_predicates(count: int) -> list[str]:
     return out
 
 
+@pytest.fixture(params=["paths", "listing"])
+def policy(request, monkeypatch) -> str:
+    """Both ways Spark is handed the kept files: named as paths (the test lakes keep few) and
+    the folder listed with the skipped files filtered out."""
+    if request.param == "listing":
+        monkeypatch.setattr(reader, "PATHS_MAX_FILES", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("where", HAND + _random_predicates(12))
-def test_rows_equal_the_plain_read(spark, lake, where):
+def test_rows_equal_the_plain_read(spark, lake, where, monkeypatch):
     expected = _rows(spark.read.parquet(lake).where(where))
     assert _rows(sg.read_parquet(spark, lake, where)) == expected
+    monkeypatch.setattr(reader, "PATHS_MAX_FILES", 0)
+    assert _rows(sg.read_parquet(spark, lake, where)) == expected
+
+
+def test_few_kept_files_are_named_and_many_listed(spark, lake, monkeypatch):
+    """x = 250 may match in file 2 only: named, Spark's scan holds that file alone; listed,
+    it holds the folder (the filter on file names leaves the others unopened)."""
+    files = sg.read_parquet(spark, lake, "x = 250").inputFiles()
+    assert [f.replace("file:///", "file:/", 1) for f in files] == [
+        spark_file_path(f"{lake}/part-002.parquet")]
+    monkeypatch.setattr(reader, "PATHS_MAX_FILES", 0)
+    assert len(sg.read_parquet(spark, lake, "x = 250").inputFiles()) == FILES
+
+
+def test_named_paths_read_what_sparks_listing_would(spark, lake, tmp_path):
+    """Files prunekit's listing skips but Spark reads (no .parquet suffix) are read; hidden
+    ones Spark skips are not; a kept name Spark would take for a glob falls back to the
+    listing."""
+    copy = tmp_path / "lake"
+    shutil.copytree(lake, copy)
+    def row(x: int) -> pa.Table:
+        return pa.table({"x": pa.array([x], pa.int64()), "f": pa.array([1.0]),
+                         "s": pa.array(["z"]), "d": pa.array([DAY0], pa.date32())})
+
+    for name in ("part-extra", "_hidden.parquet", ".hidden.parquet", "part-x.parquet._COPYING_"):
+        pq.write_table(row(1250), copy / name)
+    pq.write_table(row(2500), copy / "k[1].parquet")
+    for where in ("x = 2500", "x = 1250", "x = 99999"):
+        got = _rows(sg.read_parquet(spark, str(copy), where))
+        assert got == _rows(spark.read.parquet(str(copy)).where(where)), where
+        assert len(got) == {"x = 2500": 1, "x = 1250": 1, "x = 99999": 0}[where], (where, got)
 
 
 def test_a_column_where_and_executor_statistics(spark, lake):
@@ -107,7 +148,7 @@ def test_a_column_where_and_executor_statistics(spark, lake):
     assert _rows(sg.read_parquet(spark, lake, where, on="executors")) == expected
 
 
-def test_skipped_files_are_never_opened(spark, lake, tmp_path):
+def test_skipped_files_are_never_opened(spark, lake, tmp_path, policy):
     """The statistics say files 0-9 hold no x >= 1000; those files are then replaced by files
     full of matches. Rows of a replaced file in the answer would mean it was opened."""
     copy = tmp_path / "lake"
@@ -123,12 +164,12 @@ def test_skipped_files_are_never_opened(spark, lake, tmp_path):
     assert got == expected and expected
 
 
-def test_nothing_kept_reads_nothing(spark, lake):
+def test_nothing_kept_reads_nothing(spark, lake, policy):
     df = sg.read_parquet(spark, lake, "x > 99999")
     assert df.count() == 0 and df.columns == ["x", "f", "s", "d"]
 
 
-def test_partition_columns_are_sparks_to_prune(spark, tmp_path):
+def test_partition_columns_are_sparks_to_prune(spark, tmp_path, policy):
     rng = np.random.default_rng(3)
     for k in range(4):
         folder = tmp_path / f"region={'north' if k % 2 else 'south'}"
@@ -197,7 +238,7 @@ def test_a_session_in_another_zone_reads_timestamps_unpruned(spark, tmp_path):
         spark.conf.set("spark.sql.session.timeZone", "UTC")
 
 
-def test_file_paths_are_spelt_as_spark_spells_them(spark, tmp_path):
+def test_file_paths_are_spelt_as_spark_spells_them(spark, tmp_path, policy):
     """A skipped file is named by its ``_metadata.file_path``; a misspelt name would be read
     anyway (sound, but nothing skipped), so the spelling is checked against Spark's own."""
     names = ["plain.parquet", "a b.parquet", "k=v,w;x.parquet", "a+b&c$d@e.parquet",
@@ -284,11 +325,28 @@ def _delta_rows(spark, path: str, version: int | None = None):
     "x IS NULL", "isnan(f) OR f > 9", "d >= DATE '2024-09-01'", "s LIKE 'j%'", "TRUE",
     "x < 150",  # deleted rows: none may come back
 ])
-def test_delta_rows_equal_the_live_rows(spark, delta_table, where):
+def test_delta_rows_equal_the_live_rows(spark, delta_table, where, policy):
     expected = _rows(_delta_rows(spark, delta_table).where(where))
     got = sg.read_delta(spark, delta_table, where)
     assert got.columns == ["x", "f", "s", "d", "part"]
     assert _rows(got) == expected
+
+
+def test_a_delta_folder_of_live_files_only_needs_no_file_filter(spark, tmp_path, monkeypatch):
+    from deltalake import write_deltalake
+
+    path = str(tmp_path / "appends")
+    rng = np.random.default_rng(9)
+    for k in range(3):
+        write_deltalake(path, _file(rng, k), mode="append")
+    monkeypatch.setattr(reader, "PATHS_MAX_FILES", 0)
+    got = sg.read_delta(spark, path, "x >= 0")
+    assert _rows(got) == _rows(_delta_rows(spark, path).where("x >= 0"))
+    assert "_metadata" not in got._jdf.queryExecution().analyzed().toString()
+    write_deltalake(path, _file(rng, 4), mode="overwrite")  # the folder now holds removed files
+    got = sg.read_delta(spark, path, "x >= 0")
+    assert _rows(got) == _rows(_delta_rows(spark, path).where("x >= 0"))
+    assert "_metadata" in got._jdf.queryExecution().analyzed().toString()
 
 
 def test_delta_time_travel_and_a_column_where(spark, delta_table):
@@ -347,7 +405,7 @@ def test_delta_bad_input_fails_before_any_job(spark, delta_table, tmp_path):
     assert jobs == []
 
 
-def test_a_file_the_statistics_do_not_describe_is_read(spark, lake, tmp_path):
+def test_a_file_the_statistics_do_not_describe_is_read(spark, lake, tmp_path, policy):
     """docs/semantics.md §1: statistics taken before a file was written say nothing of it."""
     copy = tmp_path / "lake"
     shutil.copytree(lake, copy)
