@@ -57,7 +57,10 @@ DRIVER_MAX_FILES = 20_000
 
 # Up to this many kept files are named to Spark as paths. Spark lists that many on the driver
 # (``spark.sql.sources.parallelPartitionDiscovery.threshold``, 32): no job, and no listing of
-# the whole folder, which is most of a selective read's time on a lake of many files.
+# the whole folder, which is most of a selective read's time on a lake of many files. Beyond
+# it Spark lists the named paths in a job: on the benchmarks' 1,000-file lake, naming was the
+# faster policy with 14-16 files kept and the slower from 33 (``python -m
+# benchmarks.bench_reader`` compares both against the plain read).
 PATHS_MAX_FILES = 32
 
 # Characters that make a path name a pattern (``spark.read.parquet`` expands globs) or a URI
