@@ -78,8 +78,8 @@ HAND = [
 ]
 
 
-def _random_predicates(count: int) -> list[str]:
-    rng = np.random.default_rng(11)
+def _random_predicates(count: int, seed: int = 11) -> list[str]:
+    rng = np.random.default_rng(seed)
     leaves = [
         lambda: f"x {rng.choice(['<', '<=', '=', '>=', '>', '<>'])} {int(rng.integers(-50, 1300))}",
         lambda: f"f {rng.choice(['<', '>', '='])} {float(rng.normal(6, 4)):.2f}",
@@ -138,6 +138,28 @@ def test_named_paths_read_what_sparks_listing_would(spark, lake, tmp_path):
         got = _rows(sg.read_parquet(spark, str(copy), where))
         assert got == _rows(spark.read.parquet(str(copy)).where(where)), where
         assert len(got) == {"x = 2500": 1, "x = 1250": 1, "x = 99999": 0}[where], (where, got)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_lakes_read_as_the_plain_read(spark, tmp_path, seed, monkeypatch):
+    """Random files and row groups (some all NULL, some NaN, some empty files), random
+    predicates, both ways of handing Spark the kept files."""
+    rng = np.random.default_rng(seed)
+    for k in range(int(rng.integers(3, 9))):
+        t = _file(rng, int(rng.integers(0, 12)))
+        if rng.random() < 0.2:
+            t = t.slice(0, 0)
+        if rng.random() < 0.3:  # a group of NULL x and NaN f
+            t = t.set_column(0, "x", pa.nulls(t.num_rows, pa.int64()))
+            t = t.set_column(1, "f", pa.array([float("nan")] * t.num_rows))
+        pq.write_table(t, tmp_path / f"part-{k}.parquet",
+                       row_group_size=int(rng.integers(1, 40)))
+    caps = (reader.PATHS_MAX_FILES, 0)
+    for where in _random_predicates(6, seed=100 + seed):
+        expected = _rows(spark.read.parquet(str(tmp_path)).where(where))
+        for cap in caps:
+            monkeypatch.setattr(reader, "PATHS_MAX_FILES", cap)
+            assert _rows(sg.read_parquet(spark, str(tmp_path), where)) == expected, where
 
 
 def test_a_column_where_and_executor_statistics(spark, lake):
@@ -324,7 +346,7 @@ def _delta_rows(spark, path: str, version: int | None = None):
     "x > 1000", "x BETWEEN 420 AND 480 OR x < 10", "part = 'p1' AND x > 900", "part = 'p9'",
     "x IS NULL", "isnan(f) OR f > 9", "d >= DATE '2024-09-01'", "s LIKE 'j%'", "TRUE",
     "x < 150",  # deleted rows: none may come back
-])
+] + _random_predicates(6, seed=13))
 def test_delta_rows_equal_the_live_rows(spark, delta_table, where, policy):
     expected = _rows(_delta_rows(spark, delta_table).where(where))
     got = sg.read_delta(spark, delta_table, where)
