@@ -715,11 +715,16 @@ def _substring(v, pos, length=None):
 
 def _typed(v, others: tuple):
     """A branch value in the type of the typed branches (Spark types coalesce and CASE by
-    their common type: a literal beside a DOUBLE column is a DOUBLE)."""
+    their common type: a literal beside a DOUBLE column is a DOUBLE). Beside an integer or
+    DECIMAL column a number keeps its value: the common type of exact numbers holds both
+    (``if(c, 0.5, -b)`` with b SMALLINT is DECIMAL(6, 1)), and a DOUBLE literal makes the
+    column's values DOUBLE, not itself an integer."""
     if not isinstance(v, V) or v.type is not None:
         return v
     for o in others:
         if isinstance(o, V) and o.type is not None and family(o.type) != "bool":
+            if v.kind == "num" and family(o.type) == "num" and not pa.types.is_floating(o.type):
+                return v
             return cast(v, o.type)
     return v
 

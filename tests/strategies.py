@@ -926,6 +926,14 @@ def _int_choices(v: int | None, t: pa.DataType, exact: bool) -> dict:
     return out
 
 
+def _spark_digits(x) -> int:
+    """The digits of a numeric literal as Spark types it (its DECIMAL's precision)."""
+    if isinstance(x, int):
+        return len(str(abs(x)))
+    _, digits, exponent = x.as_tuple()
+    return max(len(digits) + max(0, exponent), -exponent, 1)
+
+
 def _decimal_choices(v: D | None, t: pa.DataType, exact: bool) -> dict:
     ulp = D(1).scaleb(-t.scale)
     top = CTX.multiply(10**t.precision - 1, ulp)
@@ -936,6 +944,8 @@ def _decimal_choices(v: D | None, t: pa.DataType, exact: bool) -> dict:
     else:
         out = {"edge": [float(top), -float(top), float(top) * 10], "special": [INF, -INF, 0.5],
                "nan": [NAN]}
+    if exact:  # Spark refuses a literal of more than 38 digits (DECIMAL's most)
+        out = {k: [x for x in xs if _spark_digits(x) <= 38] for k, xs in out.items()}
     if v is not None:
         half = CTX.divide(ulp, 2)
         if exact:
