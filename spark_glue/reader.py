@@ -110,8 +110,9 @@ def read_parquet(spark, path: str | os.PathLike, where, *, statistics: pa.Table 
         statistics = _driver_statistics(files, statistics, cache)
     if isinstance(where, str):  # before Spark opens a footer to infer the schema
         _check_names(where, files, path, statistics)
-    schema = _kept_schema(files, cache)
-    base = None if schema is not None else _dataset(spark, path, files, cache)
+    listing = _listing_digest(files) if cache is not None else None
+    schema = _kept_schema(listing, cache)
+    base = None if schema is not None else _dataset(spark, path, listing, cache)
     schema = schema if base is None else base.schema
 
     def plain():  # Spark lists the folder when this frame is made
@@ -183,23 +184,16 @@ def read_delta(spark, table_path: str | os.PathLike, where, *, version: int | No
     if outside:
         raise UnsupportedError(f"files outside the table's directory: {', '.join(outside[:5])}")
     names = sorted(map(os.path.abspath, kept))
-    if len(names) <= PATHS_MAX_FILES and not any(_NOT_PLAIN & set(n) for n in names):
-        rows = _named_live_files(spark, root, names, schema)
+    if _nameable(names):
+        missing = [n for n in names if not os.path.isfile(n)]
+        if missing:
+            raise StatisticsError(f"{len(missing)} live file(s) of {root} are not where its "
+                                  f"log says: {', '.join(missing[:5])}")
+        rows = _read_named(spark, root, names, schema)
     else:
         rows = _listed_live_files(spark, root, names, schema)
     # The Parquet reader puts partition columns last; the table's order is the schema's.
     return rows.where(where).select(*[F.col(quote(n)) for n in schema.names])
-
-
-def _named_live_files(spark, root: str, names: list[str], schema):
-    """A few kept files of a Delta table, named to Spark as paths: no listing of the folder."""
-    missing = [n for n in names if not os.path.isfile(n)]
-    if missing:
-        raise StatisticsError(f"{len(missing)} live file(s) of {root} are not where its "
-                              f"log says: {', '.join(missing[:5])}")
-    if not names:
-        return spark.createDataFrame([], schema)
-    return spark.read.schema(schema).option("basePath", root).parquet(*names)
 
 
 def _listed_live_files(spark, root: str, kept: list[str], schema):
@@ -245,8 +239,17 @@ def _as_paths(spark, path, files: list[str], kept: set[str], schema):
         return None
     named = {os.path.abspath(f) for f in files}
     paths = sorted(kept | {f for f in _spark_data_files(root) if f not in named})
-    if len(paths) > PATHS_MAX_FILES or any(_NOT_PLAIN & set(p) for p in paths):
-        return None
+    return _read_named(spark, root, paths, schema) if _nameable(paths) else None
+
+
+def _nameable(paths: list[str]) -> bool:
+    """Few enough files, each with a plain name, to be named to Spark as paths."""
+    return len(paths) <= PATHS_MAX_FILES and not any(_NOT_PLAIN & set(p) for p in paths)
+
+
+def _read_named(spark, root: str, paths: list[str], schema):
+    """The files ``paths`` of the folder ``root`` read by Spark's Parquet reader, partition
+    columns found from ``root`` as a plain read finds them; no paths, an empty frame."""
     if not paths:
         return spark.createDataFrame([], schema)
     return spark.read.schema(schema).option("basePath", root).parquet(*paths)
@@ -375,29 +378,30 @@ def _driver_statistics(files: list[str], statistics, cache) -> pa.Table:
 
 
 def _listing_digest(files: list[str]) -> str:
+    """Each file's name, size and modification time, as one digest."""
     stats = [os.stat(f) for f in files]
     return hashlib.sha256(json.dumps(
         [(f, s.st_size, s.st_mtime_ns) for f, s in zip(files, stats, strict=True)]).encode()
     ).hexdigest()
 
 
-def _kept_schema(files: list[str], cache):
-    """The Spark schema kept beside a statistics cache (``_dataset``), while no file of the
-    listing it came from has changed; None otherwise."""
+def _kept_schema(listing: str | None, cache):
+    """The Spark schema kept beside a statistics cache (``_dataset``), while the listing it
+    came from (``_listing_digest``) is unchanged; None otherwise."""
     if cache is None:
         return None
     from pyspark.sql.types import StructType
 
     try:
         saved = json.loads(Path(f"{os.fspath(cache)}.spark-schema.json").read_text())
-        if saved["listing"] == _listing_digest(files):
+        if saved["listing"] == listing:
             return StructType.fromJson(saved["schema"])
     except (OSError, ValueError, KeyError, TypeError):
         pass  # none kept yet, or unreadable: Spark infers it
     return None
 
 
-def _dataset(spark, path, files: list[str], cache):
+def _dataset(spark, path, listing: str | None, cache):
     """``spark.read.parquet(path)``. Spark infers the schema with a job that opens a footer;
     with a cache kept, the schema it inferred is kept beside it, with the listing it came
     from, and given back to Spark while no file has changed (``_kept_schema``), so a repeated
@@ -406,8 +410,7 @@ def _dataset(spark, path, files: list[str], cache):
     if cache is not None:
         kept = Path(f"{os.fspath(cache)}.spark-schema.json")
         tmp = kept.with_name(f".{kept.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"listing": _listing_digest(files),
-                                   "schema": base.schema.jsonValue()}))
+        tmp.write_text(json.dumps({"listing": listing, "schema": base.schema.jsonValue()}))
         os.replace(tmp, kept)
     return base
 

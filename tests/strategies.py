@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 import prunekit as pk
 from prunekit.expr import nodes as n
+from prunekit.expr.coercion import literal_type
 from prunekit.expr.paths import leaf_key
 from tests import reference as ref
 
@@ -926,14 +927,6 @@ def _int_choices(v: int | None, t: pa.DataType, exact: bool) -> dict:
     return out
 
 
-def _spark_digits(x) -> int:
-    """The digits of a numeric literal as Spark types it (its DECIMAL's precision)."""
-    if isinstance(x, int):
-        return len(str(abs(x)))
-    _, digits, exponent = x.as_tuple()
-    return max(len(digits) + max(0, exponent), -exponent, 1)
-
-
 def _decimal_choices(v: D | None, t: pa.DataType, exact: bool) -> dict:
     ulp = D(1).scaleb(-t.scale)
     top = CTX.multiply(10**t.precision - 1, ulp)
@@ -945,7 +938,7 @@ def _decimal_choices(v: D | None, t: pa.DataType, exact: bool) -> dict:
         out = {"edge": [float(top), -float(top), float(top) * 10], "special": [INF, -INF, 0.5],
                "nan": [NAN]}
     if exact:  # Spark refuses a literal of more than 38 digits (DECIMAL's most)
-        out = {k: [x for x in xs if _spark_digits(x) <= 38] for k, xs in out.items()}
+        out = {k: [x for x in xs if literal_type(x).bit_width <= 128] for k, xs in out.items()}
     if v is not None:
         half = CTX.divide(ulp, 2)
         if exact:
