@@ -19,6 +19,7 @@ from prunekit.errors import (
 from prunekit.expr.nodes import Node as Expression
 from prunekit.expr.nodes import and_, col, isnan, lit, or_
 
+from .joins import prune_query
 from .plot import plot
 from .predicate import ALL_MATCH, MAYBE_MATCH, NONE_MATCH, Explanation, PruningPredicate
 from .statistics import Statistics
@@ -27,5 +28,5 @@ __all__ = [
     "ALL_MATCH", "MAYBE_MATCH", "NONE_MATCH", "AliasError", "Explanation", "Expression",
     "PruningPredicate", "PrunekitError", "SqlSyntaxError", "Statistics", "StatisticsError",
     "TableNotReadError", "TypeMismatchError", "UnknownColumnError", "UnsupportedError", "and_",
-    "col", "isnan", "lit", "or_", "plot",
+    "col", "isnan", "lit", "or_", "plot", "prune_query",
 ]

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 import pyarrow as pa
 
-from prunekit.errors import AliasError, PrunekitError, StatisticsError
+from prunekit.errors import AliasError
 from prunekit.expr import bound as b
 from prunekit.expr import nodes as n
 from prunekit.expr.bind import bind
@@ -19,6 +19,7 @@ from prunekit.expr.rewrite import Rewriter
 from prunekit.expr.sql import parse
 from prunekit.kernels.run import evaluate
 
+from .evaluation import outcomes
 from .statistics import Statistics, with_legacy_keys
 
 NONE_MATCH, MAYBE_MATCH, ALL_MATCH = 0, 1, 2
@@ -90,17 +91,26 @@ class PruningPredicate:
         self.schema = schema
         self._leaf_keys = frozenset(leaves(schema))  # for old-layout statistics keys
         self.pushdown = None  # what from_query found (expr.query.Pushdown)
+        self.carried: list[str] = []  # what joins carried onto the table (from_query)
         self._rewriter = Rewriter()
         self.program = self._rewriter.program(bind(self.expression, schema))
 
     @classmethod
     def from_query(cls, sql: str, table: str, schema: pa.Schema | Mapping[str, pa.DataType], *,
-                   dialect: str = "spark") -> PruningPredicate:
+                   dialect: str = "spark", statistics: Mapping[str, tuple] | None = None,
+                   row_budget: int | None = None) -> PruningPredicate:
         """The predicate for the scans of ``table`` in a whole query (CTEs, subqueries, joins,
         UNION): the OR over the table's scans of the conjuncts each scan's rows must pass,
         TRUE if some scan has none. Never pushed past a LIMIT or a window, nor onto an
         aggregate; the rules are in ``prunekit.expr.query``. ``explain()`` shows each
         scan's conjuncts and what was not pushed, and why.
+
+        ``statistics`` (name to ``(Statistics, schema)`` of the query's other tables) carries
+        across equality joins the keys the other side can still hold (``prunekit.joins``):
+        from their statistics, or from their rows when their kept row groups hold at most
+        ``row_budget`` rows (default ``prunekit.joins.DEFAULT_ROW_BUDGET``) and their
+        statistics name ``file`` and ``row_group``; ``explain()`` says which join carried
+        what, and how.
 
         >>> import pyarrow as pa
         >>> q = '''SELECT o_orderpriority, count(*) FROM orders LEFT JOIN lineitem
@@ -114,9 +124,23 @@ class PruningPredicate:
         from prunekit.expr.query import pushdown
 
         schema = _as_schema(schema)
-        found = pushdown(sql, table, schema, dialect=dialect)
-        pred = cls(found.predicate, schema)
-        pred.pushdown = found
+        if statistics is None:
+            found = pushdown(sql, table, schema, dialect=dialect)
+            pred = cls(found.predicate, schema)
+            pred.pushdown = found
+            return pred
+        from .joins import DEFAULT_ROW_BUDGET, joint
+
+        key = table.split(".")[-1].lower()
+        tables = {k: v for k, v in statistics.items() if k.split(".")[-1].lower() != key}
+        mine = [v[0] for k, v in statistics.items() if k.split(".")[-1].lower() == key]
+        tables[key] = (mine[0] if mine else None, schema)
+        found = joint(sql, tables, dialect=dialect, row_budget=DEFAULT_ROW_BUDGET
+                      if row_budget is None else row_budget)
+        if key not in found:
+            pushdown(sql, table, schema, dialect=dialect)  # raises TableNotReadError
+        pred = cls(found[key].predicate, schema)
+        pred.pushdown, pred.carried = found[key].pushdown, found[key].carried
         return pred
 
     def __repr__(self) -> str:
@@ -175,6 +199,8 @@ class PruningPredicate:
         container 2: MAYBE_MATCH
         """
         lines = [] if self.pushdown is None else _pushdown_lines(self.pushdown)
+        if self.carried:
+            lines += ["carried by joins:"] + [f"  {printable(c)}" for c in self.carried]
         lines += [f"alias: {printable(k)} = {printable(_display(v))}"
                   for k, v in self.aliases.items()]
         if statistics is None:
@@ -202,18 +228,9 @@ class PruningPredicate:
         function for every shape); ``"numpy"`` always interprets with NumPy. All give
         identical outcomes.
         """
-        statistics = self._statistics(statistics)
-        if backend not in ("auto", "numba", "vm", "numpy"):
-            raise ValueError(
-                f"backend must be 'auto', 'numba', 'vm' or 'numpy', got {backend!r}")
-        try:
-            batches, caches = statistics.batches_and_caches()
-            return evaluate(self.program, batches, statistics.nan_in_bounds,
-                            statistics.no_nan, backend=backend, caches=caches)
-        except PrunekitError:
-            raise
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
-            raise StatisticsError(f"statistics could not be read: {e}") from None
+        if not isinstance(statistics, Statistics):
+            statistics = Statistics.from_arrow(statistics)
+        return outcomes(self.program, statistics, self._leaf_keys, backend)
 
     def _statistics(self, statistics: Statistics | pa.Table | pa.RecordBatch) -> Statistics:
         if not isinstance(statistics, Statistics):

@@ -55,15 +55,34 @@ _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp
 _GENERATORS = tuple(getattr(exp, "SET_RETURNING_FUNCTIONS", ())) + (exp.Explode, exp.Unnest)
 
 
+@dataclass(frozen=True)
+class JoinKey:
+    """An equality join of a scan with a scan of a base table: every row of the scan that
+    matters to the result has ``column`` equal to ``key`` of some row of the other scan that
+    matters (an inner or semi join, or the null-supplying side of an outer join, on ``=``).
+    ``scan`` identifies the other scan (as its ``Pushdown.scan_ids`` entry does)."""
+
+    column: str  # lower-case name in this table
+    table: str  # the other table, lower case
+    scan: int
+    key: str  # lower-case name in the other table
+    text: str  # the conjunct, as Spark SQL
+
+
 @dataclass
 class Pushdown:
     """The result: ``predicate`` (a prunekit tree), per scan its conjuncts as SQL text (None:
-    read unfiltered), and notes on what was not pushed and why."""
+    read unfiltered) and as trees (``conjuncts``), what identifies the scan in the query
+    (``scan_ids``: a CTE read twice gives two scans with one id), its equality joins with
+    scans of other tables (``joins``), and notes on what was not pushed and why."""
 
     table: str
     predicate: n.Node
     scans: list[tuple[str, ...] | None] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    conjuncts: list[tuple[n.Node, ...] | None] = field(default_factory=list)
+    scan_ids: list[int] = field(default_factory=list)
+    joins: list[tuple[JoinKey, ...]] = field(default_factory=list)
 
 
 @dataclass
@@ -75,11 +94,41 @@ class _Source:
     outputs: dict | None = None  # query: lower name -> expression (None: ambiguous)
     star: bool = False  # query: may have more output columns than named (SELECT *)
     rename: dict | None = None  # alias column list: new name -> output name
+    table: str | None = None  # other: a base table whose columns are known (lower name)
 
 
 def pushdown(sql: str, table: str, schema, dialect: str = "spark") -> Pushdown:
     """The predicate a scan of ``table`` may be pruned with, for the whole query ``sql``.
     ``schema``: the table's columns (a pyarrow schema or names; names alone skip binding)."""
+    return _analyse(_parse_query(sql, dialect), table, schema, dialect, {})
+
+
+def pushdowns(sql: str, schemas: dict, dialect: str = "spark") -> dict[str, Pushdown]:
+    """``pushdown`` for each table of ``schemas`` (name to schema) that the query reads, keyed
+    by lower-case name, over one parse of the query: each scan's ``joins`` name the other
+    tables' scans by their ids. Knowing every table's columns also resolves unqualified names
+    (``ss_sold_date_sk = d_date_sk``).
+
+    >>> q = "SELECT count(*) FROM sales, dates WHERE s_date = d_key AND d_year = 2001"
+    >>> found = pushdowns(q, {"sales": ["s_date"], "dates": ["d_key", "d_year"]})
+    >>> found["dates"].scans
+    [('d_year = 2001',)]
+    >>> [(k.column, k.table, k.key) for k in found["sales"].joins[0]]
+    [('s_date', 'dates', 'd_key')]
+    """
+    tree = _parse_query(sql, dialect)
+    known = {name.split(".")[-1].lower(): {c.lower() for c in _column_names(schema)}
+             for name, schema in schemas.items()}
+    out = {}
+    for name, schema in schemas.items():
+        try:
+            out[name.split(".")[-1].lower()] = _analyse(tree, name, schema, dialect, known)
+        except TableNotReadError:
+            continue
+    return out
+
+
+def _parse_query(sql: str, dialect: str) -> exp.Query:
     try:
         trees = sqlglot.parse(sql, read=dialect)
     except (ParseError, TokenError) as e:
@@ -89,10 +138,18 @@ def pushdown(sql: str, table: str, schema, dialect: str = "spark") -> Pushdown:
     trees = [t for t in trees if t is not None]
     if len(trees) != 1 or not isinstance(trees[0], exp.Query):
         raise UnsupportedError("from_query needs exactly one SELECT query")
-    names = [f.name for f in schema] if hasattr(schema, "names") else list(schema)
-    walker = _Walker(table.split(".")[-1].lower(), {c.lower() for c in names}, dialect)
-    walker.query(trees[0], {}, [])
-    for t in trees[0].find_all(exp.Table):  # every scan of the table must have been seen
+    return trees[0]
+
+
+def _column_names(schema) -> list[str]:
+    return [f.name for f in schema] if hasattr(schema, "names") else list(schema)
+
+
+def _analyse(tree: exp.Query, table: str, schema, dialect: str, known: dict) -> Pushdown:
+    names = _column_names(schema)
+    walker = _Walker(table.split(".")[-1].lower(), {c.lower() for c in names}, dialect, known)
+    walker.query(tree, {}, [])
+    for t in tree.find_all(exp.Table):  # every scan of the table must have been seen
         if walker.is_target(t) and id(t) not in walker.visited:
             walker.unfiltered(t, "a reference the walk did not analyse")
     if not walker.scans:
@@ -133,7 +190,8 @@ def _reads_as_in_spark(conjunct: exp.Expression, dialect: str) -> bool:
 
 
 def _result(w: _Walker, table: str, schema) -> Pushdown:
-    out = Pushdown(table, n.Literal(True), notes=w.notes)
+    out = Pushdown(table, n.Literal(True), notes=w.notes, scan_ids=w.scan_ids,
+                   joins=[tuple(dict.fromkeys(j)) for j in w.scan_joins])
     alternatives: list[tuple[frozenset, n.Node]] = []
     for conjs in w.scans:
         kept: dict[str, n.Node] = {}
@@ -152,6 +210,7 @@ def _result(w: _Walker, table: str, schema) -> Pushdown:
                 continue
             kept.setdefault(node.sql(), node)
         out.scans.append(tuple(kept) or None)
+        out.conjuncts.append(tuple(kept.values()) if kept else None)
         if kept:
             alt = n.and_(*kept.values()) if len(kept) > 1 else next(iter(kept.values()))
             alternatives.append((frozenset(kept), alt))
@@ -165,9 +224,12 @@ def _result(w: _Walker, table: str, schema) -> Pushdown:
 
 
 class _Walker:
-    def __init__(self, table: str, columns: set[str], dialect: str):
+    def __init__(self, table: str, columns: set[str], dialect: str, known: dict):
         self.table, self.columns, self.dialect = table, columns, dialect
+        self.known = known  # every table given: lower name -> lower column names
         self.scans: list[list[exp.Expression] | None] = []
+        self.scan_ids: list[int] = []
+        self.scan_joins: list[list[JoinKey]] = []
         self.notes: list[str] = []
         self.visited: set[int] = set()
 
@@ -178,6 +240,8 @@ class _Walker:
     def unfiltered(self, node: exp.Expression, why: str) -> None:
         self.visited.add(id(node))
         self.scans.append(None)
+        self.scan_ids.append(id(node))
+        self.scan_joins.append([])
         self.notes.append(f"a scan of {self.table} is read unfiltered: {why}")
 
     # ---- queries -----------------------------------------------------------------------
@@ -275,10 +339,12 @@ class _Walker:
         local = _conjuncts(where.this if where else None)
         local += self.having(q, scope) + self.through(q, scope, pushed)
         scope.place(local, range(len(sources)), nullable, filters)
-        for src, conjs in zip(sources, filters, strict=True):
+        for src, conjs, keys in zip(sources, filters, scope.joins, strict=True):
             if src.kind == "target":
                 self.visited.add(id(src.node))
                 self.scans.append(conjs)
+                self.scan_ids.append(id(src.node))
+                self.scan_joins.append(keys)
             elif src.kind == "query":
                 marked = [_mark(c, src) for c in conjs]
                 self.query(src.node, src.env, [c for c in marked if c is not None])
@@ -303,7 +369,8 @@ class _Walker:
                     self.unfiltered(item, f"{(odd or ['column aliases'])[0]} on the scan")
                     return _Source(alias, "other", item)
                 return _Source(alias, "target", item)
-            return _Source(alias, "other", item)
+            base = None if item.args.get("db") or name not in self.known else name
+            return _Source(alias, "other", item, table=base)
         if isinstance(item, exp.Subquery) and isinstance(item.this, exp.Query) and \
                 not item.args.get("pivots"):
             return self._derived(alias, item, env, cols)
@@ -448,11 +515,14 @@ class _Scope:
     def __init__(self, w: _Walker, sources: list[_Source], using: set, natural: bool):
         self.w, self.sources, self.using, self.natural = w, sources, using, natural
         self.hidden: set[int] = set()
+        self.joins: list[list[JoinKey]] = [[] for _ in sources]  # per source, found by place
 
     def has(self, s: _Source, name: str) -> bool:
         if s.kind == "target":
             return name in self.w.columns
-        return s.kind == "query" and name in s.outputs
+        if s.kind == "other":
+            return s.table is not None and name in self.w.known[s.table]
+        return name in s.outputs
 
     def resolve(self, col: exp.Column) -> int | None:
         if col.args.get("db") or col.args.get("catalog") or col.table == _MARK or \
@@ -498,11 +568,39 @@ class _Scope:
         allowed = set(allowed)
         for c in conjs:
             refs = self.refs(c)
+            if refs is not None and len(refs) == 2:
+                self.join_key(c, allowed)
             if refs is None or len(refs) != 1:
                 continue  # several sources, an outer reference, a subquery: stays above
             (i,) = refs
             if i in allowed and (not nullable[i] or _never_true_on_nulls(c)):
                 filters[i].append(c)
+
+
+    def join_key(self, c: exp.Expression, allowed: set) -> None:
+        """Record ``a.x = b.y`` between two scans of base tables for each side in ``allowed``:
+        rows that matter there pass the conjunct, which is FALSE or NULL unless the other side
+        is a row of its table with an equal key (never TRUE on a NULL-extended row)."""
+        while isinstance(c, exp.Paren):
+            c = c.this
+        if not isinstance(c, exp.EQ):
+            return
+        sides = [c.this, c.expression]
+        while any(isinstance(x, exp.Paren) for x in sides):
+            sides = [x.this if isinstance(x, exp.Paren) else x for x in sides]
+        if not all(isinstance(x, exp.Column) for x in sides):
+            return
+        at = [self.resolve(x) for x in sides]
+        if None in at or at[0] == at[1]:
+            return
+        text = _strip(c).sql(dialect="spark")
+        for me, other in ((0, 1), (1, 0)):
+            mine, theirs = self.sources[at[me]], self.sources[at[other]]
+            table = self.w.table if theirs.kind == "target" else theirs.table
+            if at[me] not in allowed or mine.kind != "target" or table is None:
+                continue
+            self.joins[at[me]].append(JoinKey(sides[me].name.lower(), table, id(theirs.node),
+                                              sides[other].name.lower(), text))
 
 
 # ---- helpers ---------------------------------------------------------------------------
