@@ -199,8 +199,8 @@ class _State:
         else:
             predicate = n.or_(*scans.values()) if len(scans) > 1 else next(iter(scans.values()))
         lines = [f"scan {j + 1}: {key.column} {_shown(node)}: the keys of {key.table}."
-                 f"{key.key} by {key.text} ({how})" for (name, j, key), (node, how) in self.carried.items()
-                 if name == t.name]
+                 f"{key.key} by {key.text} ({how})"
+                 for (name, j, key), (node, how) in self.carried.items() if name == t.name]
         return Joint(t.name, predicate, t.found, lines)
 
     # ---- the keys one join carries ------------------------------------------------------
@@ -225,7 +225,9 @@ class _State:
         if exact is not None:
             values, how = exact
             runs = _runs(values)
-            if len(runs) > MAX_RANGES and len(values) <= MAX_LIST:
+            # Points as one IN list (searched per container); consecutive keys as ranges.
+            few_runs = 2 * len(runs) <= len(values) and len(runs) <= MAX_RANGES
+            if 1 < len(values) <= MAX_LIST and not few_runs:
                 return column.isin(values), f"{len(values):,} keys, from {how}"
             return _ranges_filter(column, runs), f"{len(values):,} keys, from {how}"
         spans = _key_spans(other.statistics, theirs.name, kept)
