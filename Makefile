@@ -36,10 +36,13 @@ bench: venv
 	status=$$?; $(BIN)/python -m benchmarks.summary; exit $$status
 
 # Differential fuzzing against DataFusion and the reference evaluator; failures are written as
-# minimal JSON cases into tests/regressions/ (replayed by make test).
+# minimal JSON cases into tests/regressions/ (replayed by make test). Then random join queries
+# over random star and snowflake lakes, kept row groups against all of them in DuckDB.
 FUZZ_MINUTES ?= 30
+JOIN_FUZZ_MINUTES ?= 10
 fuzz: venv
 	nice -n 10 $(BIN)/python -m tests.fuzz --minutes $(FUZZ_MINUTES)
+	nice -n 10 $(BIN)/python -m tests.join_fuzz --minutes $(JOIN_FUZZ_MINUTES)
 
 lint: venv
 	$(BIN)/python -m ruff check .

@@ -28,6 +28,9 @@ Rules (each keeps a row the query could need; anything not understood pushes not
   left branch only.
 - Subqueries in expressions (EXISTS, IN, scalar) are scans of their own, with their own WHERE;
   correlated conjuncts name an outer source and stay.
+- An equality of two columns of two base-table sources, placed as a conjunct would be (WHERE,
+  inner/semi ON, the null-supplying side's ON), is recorded as a ``JoinKey`` of each scan it
+  constrains; ``prunekit.joins`` carries keys along them.
 - A scan with TABLESAMPLE, PIVOT or a column alias list, under a recursive CTE, LATERAL, UNNEST,
   a table function or a parenthesised join, is read unfiltered; so is any scan of the table
   the walk did not reach (a final check over every table reference).
