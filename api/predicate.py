@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 from collections.abc import Mapping
 
@@ -13,6 +14,7 @@ from prunekit.expr import bound as b
 from prunekit.expr import nodes as n
 from prunekit.expr.bind import bind
 from prunekit.expr.explain import explain_tree, leaf_sql, printable
+from prunekit.expr.moments import fix_moments, instant, uses_moment
 from prunekit.expr.nodes import Node
 from prunekit.expr.resolve import leaves
 from prunekit.expr.rewrite import Rewriter
@@ -45,6 +47,16 @@ class PruningPredicate:
         Aliases may use other aliases; a cycle is an error, and so is an alias named like a
         schema column (names match case-insensitively, as Spark's): an alias never shadows a
         column. ``.expression`` is the rewritten tree.
+    now : datetime, optional
+        The moment ``current_date()``, ``current_timestamp()``/``now()`` and
+        ``localtimestamp()`` read, once for the whole predicate as Spark reads them once per
+        query (default: when the predicate is built; a naive datetime is UTC). ``.now`` is the
+        instant used (None when the predicate reads none), ``.expression`` the predicate with
+        the moment as literals: the answer holds for a query run at that moment.
+    time_zone : str
+        Spark's session time zone (``spark.sql.session.timeZone``), in which
+        ``current_date()`` and ``localtimestamp()`` are read; default UTC. Everything else
+        about timestamps is read in UTC (docs/semantics.md §7).
 
     Examples
     --------
@@ -68,6 +80,13 @@ class PruningPredicate:
     ...     pa.string())])}).required_columns
     {'address.city': ('bloom', 'max', 'max_exact', 'min', 'min_exact', 'null_count', 'values')}
 
+    The moment of the query, fixed once:
+
+    >>> import datetime as dt
+    >>> pk.PruningPredicate("d >= date_sub(current_date(), 7)", {"d": pa.date32()},
+    ...     now=dt.datetime(2024, 3, 1, 12, 0)).expression.sql()
+    "d >= date_sub(DATE '2024-03-01', 7)"
+
     A filter on a derived column, rewritten onto the base column:
 
     >>> pk.PruningPredicate("d = DATE '1994-01-01'", {"ts": pa.timestamp("us")},
@@ -76,7 +95,8 @@ class PruningPredicate:
     """
 
     def __init__(self, predicate: str | Node, schema: pa.Schema | Mapping[str, pa.DataType], *,
-                 aliases: Mapping[str, str | Node] | None = None):
+                 aliases: Mapping[str, str | Node] | None = None,
+                 now: dt.datetime | None = None, time_zone: str = "UTC"):
         schema = _as_schema(schema)
         if isinstance(predicate, str):
             self.expression = parse(predicate)
@@ -88,6 +108,9 @@ class PruningPredicate:
         self.aliases = dict(aliases or {})
         if self.aliases:
             self.expression = _expand_aliases(self.expression, self.aliases, schema)
+        self.now = instant(now) if uses_moment(self.expression) else None
+        self.time_zone = time_zone
+        self.expression = fix_moments(self.expression, self.now, time_zone)
         self.schema = schema
         self._leaf_keys = frozenset(leaves(schema))  # for old-layout statistics keys
         self.pushdown = None  # what from_query found (expr.query.Pushdown)

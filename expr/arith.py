@@ -36,8 +36,10 @@ def _affine_base(x: ColOp) -> b.BColumn | None:
     if not isinstance(col, b.BColumn):
         return None  # (a + b) * 2: arithmetic on a sum is left to the general rule
     steps = col.convert[1] if col.convert and col.convert[0] == "affine" else ()
+    # Day counts of a DATE column are integers too once a step made them INT (datediff).
+    counts = pa.types.is_signed_integer(col.stats_type) or col.stats_type == pa.date32()
     if (col.convert and not steps) or col.domain != "int" or not pa.types.is_signed_integer(
-            col.type) or not pa.types.is_signed_integer(col.stats_type):
+            col.type) or not counts:
         return None
     if x.negated:
         return extend(col, steps, col.type, (("mul", -1),))

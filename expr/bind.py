@@ -27,6 +27,7 @@ from .comparisons import compare, each_mode, operand_type, reading, typed_operan
 from .domains import domain_of, is_stringlike
 from .equalities import with_implied_equalities
 from .functions import bind_call, why_not
+from .functions.date_shifts import plus_interval
 from .in_lists import bind_in
 from .operand_rules import as_predicate, cast_column, is_null, kind_of, value_kind
 from .operands import ColOp, LitOp, OpaqueOp, operand_label, shown_literal
@@ -217,7 +218,7 @@ def _func(node: n.Func, kids: tuple) -> object:
         if got is not None:
             return got
     if node.name in ("+", "-", "*") and len(kids) == 2:
-        got = arith(node.name, kids[0], kids[1])
+        got = arith(node.name, kids[0], kids[1]) or plus_interval(node.name, kids[0], kids[1])
         if got is not None:
             return got
     got = bind_call(node, kids)  # the whitelist of monotone functions, CASE

@@ -34,8 +34,11 @@ from fractions import Fraction
 
 import pyarrow as pa
 
+from prunekit.errors import TypeMismatchError
+
 from . import text_casts as tc
 from .domains import int_range, round_to_float32
+from .intervals import Interval
 
 ANSI, LEGACY = "ansi", "legacy"
 MODES = (ANSI, LEGACY)
@@ -141,6 +144,9 @@ def literal_type(value: object, declared: pa.DataType | None = None) -> pa.DataT
         return TIMESTAMP if value.tzinfo else TIMESTAMP_NTZ
     if isinstance(value, dt.date):
         return pa.date32()
+    if isinstance(value, Interval):
+        raise TypeMismatchError(f"an interval ({value.sql()}) is not a value to compare; add it "
+                                "to a DATE or TIMESTAMP")
     return pa.null()
 
 

@@ -19,6 +19,7 @@ from prunekit.errors import UnsupportedError
 
 from .domains import unscaled_to_decimal
 from .identifiers import quote_identifier
+from .intervals import Interval
 from .paths import split_leaf_key
 
 _INFIX = {"+", "-", "*", "/", "%", "div", "||", "&", "|", "^", "<<", ">>"}  # sql.py's operators
@@ -76,6 +77,8 @@ def literal_sql(value: object, type: pa.DataType | None = None) -> str:
         return f"{kind} '{text.isoformat(sep=' ')}'"
     if isinstance(value, dt.date):
         return f"DATE '{value.isoformat()}'"
+    if isinstance(value, Interval):
+        return value.sql()
     raise TypeError(f"cannot render literal {value!r}")
 
 

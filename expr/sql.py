@@ -27,6 +27,7 @@ from sqlglot.errors import ParseError, TokenError
 from prunekit.errors import SqlSyntaxError, TypeMismatchError
 
 from . import nodes as n
+from .intervals import Interval, interval
 from .literals import cast_literal, negate
 
 _COMPARE = {exp.EQ: n.Op.EQ, exp.NEQ: n.Op.NE, exp.LT: n.Op.LT, exp.LTE: n.Op.LE,
@@ -137,6 +138,8 @@ def _sub_expressions(e: exp.Expression) -> list[exp.Expression]:
         return []
     if isinstance(e, exp.Neg) and _is_literal(e.this):
         return []
+    if isinstance(e, exp.Interval) and _interval(e) is not None:
+        return []
     if isinstance(e, (exp.Like, exp.Escape)):
         return [e.this] if isinstance(e, exp.Like) else [e.this.this]
     if isinstance(e, exp.In):
@@ -197,6 +200,8 @@ def _build(e: exp.Expression, kids: tuple[n.Node, ...]) -> n.Node:
         raise SqlSyntaxError(f"not a column reference: {e.sql(dialect='spark')!r}")
     if isinstance(e, (exp.Literal, exp.Null, exp.Boolean, exp.HexString, exp.Neg)) and not kids:
         return n.Literal(_literal_value(e))
+    if isinstance(e, exp.Interval) and not kids:
+        return n.Literal(_interval(e))
     if isinstance(e, (exp.Cast, exp.TryCast)):
         to = _arrow_type(e.to)
         if not kids:  # a typed literal: DATE '...', CAST('NaN' AS DOUBLE), 5L
@@ -331,6 +336,53 @@ def _functions(e: exp.Expression, kids: tuple) -> n.Node | None:
         return n.Func("date_trunc", (n.Literal(_unit(e)), kids[0]))
     if isinstance(e, exp.DateTrunc) and _unit(e) is not None:
         return n.Func("trunc", (kids[0], n.Literal(_unit(e))))
+    return _dates(e, kids)
+
+
+# The moment of the query, one spelling each (``expr/moments.py`` fixes them).
+_MOMENTS = {exp.CurrentDate: "current_date", exp.CurrentTimestamp: "current_timestamp",
+            exp.Localtimestamp: "localtimestamp"}
+
+
+def _dates(e: exp.Expression, kids: tuple) -> n.Node | None:
+    """Date arithmetic in Spark's spelling: ``date_sub(d, k)`` (sqlglot reads it as
+    ``date_add(d, k * -1)``), ``now()`` as ``current_timestamp()``, two interval literals
+    added (``INTERVAL 1 YEAR 2 MONTHS``) as one."""
+    if type(e) in _MOMENTS and not kids:
+        return n.Func(_MOMENTS[type(e)], ())
+    if isinstance(e, exp.Anonymous) and str(e.this).lower() == "now" and not kids:
+        return n.Func("current_timestamp", ())
+    if isinstance(e, exp.TsOrDsAdd) and len(kids) >= 2 and str(
+            e.args.get("unit") or "DAY").upper() == "DAY":
+        kids, k = kids[:2], kids[1]  # the unit, a third child, is always DAY here
+        if isinstance(k, n.Func) and k.name == "*" and isinstance(k.args[1], n.Literal) and \
+                k.args[1].value == -1 and isinstance(e.expression, exp.Mul):
+            return n.Func("date_sub", (kids[0], k.args[0]))
+        return n.Func("date_add", kids)
+    if isinstance(e, exp.DateDiff) and len(kids) == 2 and not e.args.get("unit"):
+        # sqlglot wraps both arguments in to_date(); datediff casts them to DATE itself
+        return n.Func("datediff", tuple(k.arg if isinstance(k, n.Cast) and k.to == pa.date32()
+                                        and isinstance(x, exp.TsOrDsToDate) else k
+                                        for k, x in zip(kids, (e.this, e.expression),
+                                                        strict=True)))
+    if isinstance(e, (exp.Add, exp.Sub)) and all(
+            isinstance(k, n.Literal) and isinstance(k.value, Interval) for k in kids):
+        a, b = kids[0].value, kids[1].value
+        total = a.plus(b.negated() if isinstance(e, exp.Sub) else b)
+        return None if total is None else n.Literal(total)
+    return None
+
+
+def _interval(e: exp.Interval) -> Interval | None:
+    """An interval literal with a constant quantity and unit, else None."""
+    q, unit = e.this, e.args.get("unit")
+    if not isinstance(q, exp.Literal):
+        return None
+    if isinstance(unit, exp.Var):
+        return interval(str(q.this), str(unit.this))
+    if isinstance(unit, exp.IntervalSpan) and all(
+            isinstance(u, exp.Var) for u in (unit.this, unit.expression)):
+        return interval(str(q.this), str(unit.this.this), str(unit.expression.this))
     return None
 
 

@@ -20,7 +20,14 @@ function (Spark)                      ``f(x) >= m`` as a predicate on ``x``
 ``floor``/``ceil`` of DECIMAL, ints   the same, exactly (integers: ``floor(x)`` is ``x``)
 ``left(s, k)``, ``substring(s,1,k)``  ``s >= m`` (m of at most k characters), else
                                       ``s >= succ(m[:k])`` (prefix successor, bytes)
+``add_months(d, k)``, ``d + INTERVAL  ``d >= A(m)``, the least day with add_months(d, k) >= m
+k MONTH`` (DATE)                      (bisection over day counts)
 ==================================== ======================================================
+
+Steps of a column rather than thresholds (``date_shifts``): ``date_add``, ``date_sub``, a DATE
+plus a DAY interval and ``datediff`` against a DATE literal move the day count by a constant;
+a TIMESTAMP plus a day-time interval moves its ticks; all through ``arith``'s affine
+conversion (bounds unknown where a step could overflow). On literals all of them fold.
 
 ``coalesce(x, c) op lit`` is ``(x op lit) IS TRUE`` when ``c op lit`` is FALSE, else ``NOT (x op
 lit) IS FALSE`` (``x op lit`` is NULL exactly where x is, and there c decides);
@@ -28,7 +35,8 @@ and ``CASE WHEN c1 THEN v1 ... ELSE v END op lit`` is ``OR_i (sel_i AND v_i op l
 ``sel_i`` = ``c_i IS TRUE AND NOT c_j IS TRUE (j < i)`` is never NULL (a row takes the first
 branch whose condition is TRUE). Both are exact in three-valued logic.
 
-The rules: ``dates`` (year, month, day, date_trunc, trunc), ``rounding`` (floor, ceil),
+The rules: ``dates`` (year, month, day, date_trunc, trunc), ``date_shifts`` (date_add,
+date_sub, add_months, datediff, interval arithmetic), ``rounding`` (floor, ceil),
 ``prefixes`` (left, substring), ``branches`` (coalesce, if); the shared ``Monotone`` operand is
 ``prunekit.expr.applied``, the comparisons they build on ``prunekit.expr.comparisons``.
 
@@ -36,12 +44,12 @@ Timestamps: ``year``, ``to_date`` and ``date_trunc`` of a TIMESTAMP follow Spark
 zone; prunekit reads them in **UTC**, as it reads timestamp literals without an offset (a
 
 >>> sorted(RULES)
-['ceil', 'coalesce', 'date_trunc', 'day', 'dayofmonth', 'floor', 'if', 'left', 'month', \
-'substring', 'trunc', 'year']
+['add_months', 'ceil', 'coalesce', 'date_add', 'date_sub', 'date_trunc', 'datediff', 'day', \
+'dayofmonth', 'floor', 'if', 'left', 'month', 'substring', 'trunc', 'year']
 """
 
 # Each module registers its rules as it is imported.
-from . import branches, dates, prefixes, rounding  # noqa: E402, F401, I001 - after the registry
+from . import branches, date_shifts, dates, prefixes, rounding  # noqa: E402, F401, I001
 from .registry import RULES, Rule, bind_call, register, why_not
 
 __all__ = ["RULES", "Rule", "bind_call", "register", "why_not"]
