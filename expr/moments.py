@@ -19,6 +19,7 @@ reused later still means the moment it was built at.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import zoneinfo
 
 import pyarrow as pa
@@ -39,11 +40,20 @@ def uses_moment(tree: n.Node) -> bool:
 
 
 def zone(time_zone: str) -> dt.tzinfo:
-    """The session time zone by name; a clear error for an unknown one."""
+    """The session time zone by name (an IANA region, UTC, or an offset as Spark accepts it);
+    a clear error for an unknown one.
+
+    >>> zone("+05:30"), zone("Z")
+    (datetime.timezone(datetime.timedelta(seconds=19800)), datetime.timezone.utc)
+    """
     if not isinstance(time_zone, str):
         raise TypeError(f"time_zone must be a time zone name, got {type(time_zone).__name__}")
     if time_zone.upper() in ("UTC", "Z", "GMT"):
         return dt.timezone.utc
+    m = re.fullmatch(r"(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?", time_zone)
+    if m:
+        offset = dt.timedelta(hours=int(m[2]), minutes=int(m[3] or 0))
+        return dt.timezone(-offset if m[1] == "-" else offset)
     try:
         return zoneinfo.ZoneInfo(time_zone)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):

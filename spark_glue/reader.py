@@ -50,6 +50,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from prunekit.errors import StatisticsError, UnknownColumnError
+from prunekit.expr.moments import uses_moment
+from prunekit.expr.sql import parse
 from prunekit.predicate import NONE_MATCH, PruningPredicate
 from prunekit.sources import parquet
 from prunekit.statistics import Statistics
@@ -120,8 +122,8 @@ def read_parquet(spark, path: str | os.PathLike, where, *, statistics: pa.Table 
 
     text = where if isinstance(where, str) else _analyzed_sql(
         base if base is not None else spark.createDataFrame([], schema), where)
-    pred = PruningPredicate(text, _arrow_schema(schema))
-    if _timestamps_read_in_another_zone(spark, pred, text):
+    pred, where = _predicate(spark, where, text, schema)
+    if pred is None or _timestamps_read_in_another_zone(spark, pred, pred.expression.sql()):
         return plain().where(where)
     if on_driver:
         kept = _kept_on_driver(pred, files, statistics)
@@ -169,12 +171,14 @@ def read_delta(spark, table_path: str | os.PathLike, where, *, version: int | No
         _check_text(where, set(schema.names))
     text = where if isinstance(where, str) else _analyzed_sql(
         spark.createDataFrame([], schema), where)
-    pred = PruningPredicate(text, _arrow_schema(schema))
+    pred, where = _predicate(spark, where, text, schema)
+    if pred is None:
+        pred = PruningPredicate("TRUE", _arrow_schema(schema))
     stats = snap.statistics
     outcome = pred.classify(Statistics.from_arrow(stats, nan_bounds="exclude"))
     kept = [f for f, o in zip(stats.column("path").to_pylist(), outcome.tolist(), strict=True)
             if o != NONE_MATCH]
-    if _timestamps_read_in_another_zone(spark, pred, text):
+    if _timestamps_read_in_another_zone(spark, pred, pred.expression.sql()):
         kept = stats.column("path").to_pylist()
     refused = sorted(f for f in kept if f in snap.deletion_vectors)
     if refused:
@@ -346,6 +350,24 @@ def _arrow_schema(struct) -> pa.Schema:
         except Exception:  # noqa: BLE001, S112 - a type Arrow has no name for
             continue
     return pa.schema(fields)
+
+
+def _predicate(spark, where, text: str, schema) -> tuple[PruningPredicate | None, object]:
+    """The predicate, and the filter Spark applies. A predicate reading the moment of the
+    query (``current_date()``, ``now()``) is fixed at one moment in the session's time zone,
+    and Spark is given that same fixed text, so that both read one instant even when the
+    query runs past midnight. A pyspark ``Column`` reading the moment cannot be given a
+    fixed moment: it is not pruned (None), with a warning."""
+    tree = parse(text)
+    if not uses_moment(tree):
+        return PruningPredicate(tree, _arrow_schema(schema)), where
+    if not isinstance(where, str):
+        warnings.warn("a Column reading current_date() or now() is applied by Spark alone "
+                      "(give the predicate as SQL text to prune with it)", stacklevel=3)
+        return None, where
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    pred = PruningPredicate(tree, _arrow_schema(schema), time_zone=zone)
+    return pred, pred.expression.sql()
 
 
 def _timestamps_read_in_another_zone(spark, pred: PruningPredicate, text: str) -> bool:

@@ -437,3 +437,26 @@ def test_a_file_the_statistics_do_not_describe_is_read(spark, lake, tmp_path, po
                    copy / "part-new.parquet")
     got = _rows(sg.read_parquet(spark, str(copy), "x > 50000", statistics=stats))
     assert got == _rows(spark.read.parquet(str(copy)).where("x > 50000")) and len(got) == 1
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Pacific/Kiritimati"])
+def test_the_last_seven_days_read_as_spark_reads_them(spark, tmp_path, zone, policy):
+    """``current_date()`` is fixed once, in the session's zone, and Spark filters with that
+    same date: the rows are the plain read's, and older files are skipped."""
+    today = datetime.datetime.now(datetime.timezone.utc).date()
+    for i in range(20):
+        day = today - datetime.timedelta(days=i - 2)  # two days ahead of UTC, for UTC+14
+        pq.write_table(pa.table({"d": [day, day], "v": [i, i + 100]}), tmp_path / f"{i}.parquet")
+    where = "d > date_sub(current_date(), 7) AND d <= current_date()"
+    spark.conf.set("spark.sql.session.timeZone", zone)
+    try:
+        df = sg.read_parquet(spark, str(tmp_path), where)
+        assert _rows(df) == _rows(spark.read.parquet(str(tmp_path)).where(where))
+        if policy == "paths":  # a listed folder's filter on file names is not in inputFiles
+            assert len(df.inputFiles()) <= 8 < 20
+        column = F.expr(where)
+        with pytest.warns(UserWarning, match="current_date"):
+            unpruned = sg.read_parquet(spark, str(tmp_path), column)
+        assert _rows(unpruned) == _rows(df)
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
