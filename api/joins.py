@@ -60,6 +60,7 @@ import pyarrow.compute as pc
 from prunekit.errors import PrunekitError
 from prunekit.expr import nodes as n
 from prunekit.expr.bind import bind
+from prunekit.expr.moments import fix_moments, instant
 from prunekit.expr.query import JoinKey, Pushdown, pushdowns
 from prunekit.expr.resolve import leaves
 from prunekit.expr.rewrite import Rewriter
@@ -101,10 +102,12 @@ class _Table:
 
 
 def joint(sql: str, tables: Mapping[str, tuple], *, dialect: str = "spark",
-          row_budget: int = DEFAULT_ROW_BUDGET) -> dict[str, Joint]:
+          row_budget: int = DEFAULT_ROW_BUDGET, now: _dt.datetime | None = None,
+          time_zone: str = "UTC") -> dict[str, Joint]:
     """Per table of ``tables`` (name to ``(Statistics or None, schema)``) that the query
     reads, keyed by its lower-case name: its predicate with the keys its joins carry (module
-    docstring). A table without statistics receives keys but gives none."""
+    docstring). A table without statistics receives keys but gives none. ``now`` and
+    ``time_zone`` fix the moment of the query (``prunekit.expr.moments``), one for all."""
     if not isinstance(row_budget, int) or row_budget < 0:
         raise ValueError(f"row_budget must be a non-negative integer, got {row_budget!r}")
     given = {}
@@ -117,6 +120,10 @@ def joint(sql: str, tables: Mapping[str, tuple], *, dialect: str = "spark",
         schema = schema if isinstance(schema, pa.Schema) else pa.schema(list(schema.items()))
         given[name.split(".")[-1].lower()] = (stats, schema)
     found = pushdowns(sql, {k: s for k, (_, s) in given.items()}, dialect)
+    at = instant(now)
+    for f in found.values():
+        f.conjuncts = [None if c is None else tuple(fix_moments(x, at, time_zone) for x in c)
+                       for c in f.conjuncts]
     state = _State({k: _Table(k, given[k][0], given[k][1], f) for k, f in found.items()},
                    row_budget)
     state.run()
@@ -124,7 +131,8 @@ def joint(sql: str, tables: Mapping[str, tuple], *, dialect: str = "spark",
 
 
 def prune_query(sql: str, tables: Mapping[str, tuple], *, dialect: str = "spark",
-                row_budget: int = DEFAULT_ROW_BUDGET, backend: str = "auto"
+                row_budget: int = DEFAULT_ROW_BUDGET, backend: str = "auto",
+                now: _dt.datetime | None = None, time_zone: str = "UTC"
                 ) -> dict[str, np.ndarray]:
     """Outcomes (int8 per container: 0 NONE_MATCH, 1 MAYBE_MATCH, 2 ALL_MATCH) of every table
     of ``tables`` (name to ``(Statistics, schema)``) that the query reads, with the keys each
@@ -141,7 +149,8 @@ def prune_query(sql: str, tables: Mapping[str, tuple], *, dialect: str = "spark"
     >>> {name: o.tolist() for name, o in prune_query(q, tables).items()}
     {'dim': [0, 1], 'fact': [0, 1, 1, 0]}
     """
-    found = joint(sql, tables, dialect=dialect, row_budget=row_budget)
+    found = joint(sql, tables, dialect=dialect, row_budget=row_budget, now=now,
+                  time_zone=time_zone)
     out = {}
     for name, (stats, schema) in tables.items():
         j = found.get(name.split(".")[-1].lower())

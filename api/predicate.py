@@ -121,7 +121,8 @@ class PruningPredicate:
     @classmethod
     def from_query(cls, sql: str, table: str, schema: pa.Schema | Mapping[str, pa.DataType], *,
                    dialect: str = "spark", statistics: Mapping[str, tuple] | None = None,
-                   row_budget: int | None = None) -> PruningPredicate:
+                   row_budget: int | None = None, now: dt.datetime | None = None,
+                   time_zone: str = "UTC") -> PruningPredicate:
         """The predicate for the scans of ``table`` in a whole query (CTEs, subqueries, joins,
         UNION): the OR over the table's scans of the conjuncts each scan's rows must pass,
         TRUE if some scan has none. Never pushed past a LIMIT or a window, nor onto an
@@ -133,7 +134,8 @@ class PruningPredicate:
         from their statistics, or from their rows when their kept row groups hold at most
         ``row_budget`` rows (default ``prunekit.joins.DEFAULT_ROW_BUDGET``) and their
         statistics name ``file`` and ``row_group``; ``explain()`` says which join carried
-        what, and how.
+        what, and how. ``now`` and ``time_zone``: as for the constructor, one moment for
+        every table.
 
         >>> import pyarrow as pa
         >>> q = '''SELECT o_orderpriority, count(*) FROM orders LEFT JOIN lineitem
@@ -149,7 +151,7 @@ class PruningPredicate:
         schema = _as_schema(schema)
         if statistics is None:
             found = pushdown(sql, table, schema, dialect=dialect)
-            pred = cls(found.predicate, schema)
+            pred = cls(found.predicate, schema, now=now, time_zone=time_zone)
             pred.pushdown = found
             return pred
         from .joins import DEFAULT_ROW_BUDGET, joint
@@ -158,11 +160,12 @@ class PruningPredicate:
         tables = {k: v for k, v in statistics.items() if k.split(".")[-1].lower() != key}
         mine = [v[0] for k, v in statistics.items() if k.split(".")[-1].lower() == key]
         tables[key] = (mine[0] if mine else None, schema)
+        at = instant(now)
         found = joint(sql, tables, dialect=dialect, row_budget=DEFAULT_ROW_BUDGET
-                      if row_budget is None else row_budget)
+                      if row_budget is None else row_budget, now=at, time_zone=time_zone)
         if key not in found:
             pushdown(sql, table, schema, dialect=dialect)  # raises TableNotReadError
-        pred = cls(found[key].predicate, schema)
+        pred = cls(found[key].predicate, schema, now=at, time_zone=time_zone)
         pred.pushdown, pred.carried = found[key].pushdown, found[key].carried
         return pred
 

@@ -193,3 +193,21 @@ def test_prune_query_answers_each_table_read_and_checks_its_input():
 @pytest.mark.parametrize("seed", [11, 12, 13])
 def test_random_joins_give_the_same_result_over_kept_row_groups(seed):
     assert join_fuzz.check(seed, queries=12) == []
+
+
+def test_one_moment_for_every_table_of_the_query():
+    import datetime as dt
+
+    days = np.array(["2022-01-01", "2022-02-10"], dtype="datetime64[D]")
+    dim = pk.Statistics.from_numpy(row_count=np.full(2, 10), columns={
+        "k": {"min": np.array([1, 11]), "max": np.array([10, 20]), "null_count": np.zeros(2)},
+        "d": {"min": days, "max": days + 9, "null_count": np.zeros(2)}})
+    fact = stats([1, 11], [10, 20])
+    tables = {"dim": (dim, {"k": INT, "d": pa.date32()}), "fact": (fact, {"k": INT})}
+    sql = ("SELECT * FROM fact JOIN dim ON fact.k = dim.k "
+           "WHERE dim.d >= date_sub(current_date(), 3)")
+    late = {name: o.tolist() for name, o in pk.prune_query(
+        sql, tables, now=dt.datetime(2022, 2, 14)).items()}
+    assert late == {"dim": [0, 1], "fact": [0, 2]}
+    early = pk.prune_query(sql, tables, now=dt.datetime(2022, 1, 5), time_zone="Asia/Tokyo")
+    assert early["fact"].tolist() == [2, 2]
