@@ -1,9 +1,10 @@
 """The ``prunekit`` command line.
 
-``prunekit scan PATH --where SQL [--format table|json] [--explain] [--show-all] [--plot PNG]``:
-PATH is a
-Parquet file, a directory of Parquet files (searched recursively) or a glob, or a Delta table
-(a directory with ``_delta_log``). A container is a Parquet row group or a Delta data file.
+``prunekit scan PATH --where SQL [--dialect NAME] [--format table|json] [--explain]
+[--show-all] [--plot PNG]``: PATH is a Parquet file, a directory of Parquet files (searched
+recursively) or a glob, or a Delta table (a directory with ``_delta_log``). A container is a
+Parquet row group or a Delta data file. ``--dialect``: the SQL dialect of ``--where``; in
+Spark's, a column name in double quotes (a string there) warns, one line on stderr.
 The listing shows the containers that must be read (``--show-all``: every container); the
 summary counts containers, rows and bytes per outcome: skipped (NONE_MATCH), read without the
 filter (ALL_MATCH), read and filtered (MAYBE_MATCH). Bytes are the compressed column chunks
@@ -41,6 +42,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 
 import numpy as np
 import pyarrow as pa
@@ -79,6 +81,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="a Parquet file, directory or glob, or a Delta table directory")
     scan.add_argument("--where", required=True, metavar="SQL",
                       help="the filter, in Spark SQL (e.g. \"x > 5 AND s LIKE 'ab%%'\")")
+    scan.add_argument("--dialect", default="spark", metavar="NAME",
+                      help="the SQL dialect of --where (sqlglot's names: spark, duckdb, "
+                      "postgres, trino, snowflake, bigquery...; default spark)")
     scan.add_argument("--format", choices=("table", "json"), default="table",
                       help="output format (json: schema version 1, see the module docs)")
     scan.add_argument("--explain", action="store_true",
@@ -134,7 +139,11 @@ def _scan(args) -> int:
         groups = table.column("row_group").to_pylist()
         sizes = _row_group_bytes(names, groups)
         files = [_relative(p, path) for p in names]
-    pred = PruningPredicate(args.where, parquet.data_schema(table))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pred = PruningPredicate(args.where, parquet.data_schema(table), dialect=args.dialect)
+    for w in caught:  # one line each, before the answer
+        print(f"prunekit: warning: {w.message}", file=sys.stderr)
     wanted = [c for c, used in pred.required_columns.items() if "bloom" in used]
     if args.bloom and kind == "parquet" and wanted:
         from prunekit.sources.bloom import attach_bloom_filters

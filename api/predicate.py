@@ -13,6 +13,7 @@ from prunekit.errors import AliasError
 from prunekit.expr import bound as b
 from prunekit.expr import nodes as n
 from prunekit.expr.bind import bind
+from prunekit.expr.dialects import SPARK, check_dialect, to_spark, warn_quoted_names
 from prunekit.expr.explain import explain_tree, leaf_sql, printable
 from prunekit.expr.moments import fix_moments, instant, uses_moment
 from prunekit.expr.nodes import Node
@@ -53,6 +54,13 @@ class PruningPredicate:
         query (default: when the predicate is built; a naive datetime is UTC). ``.now`` is the
         instant used (None when the predicate reads none), ``.expression`` the predicate with
         the moment as literals: the answer holds for a query run at that moment.
+    dialect : str
+        The SQL dialect of predicate text (sqlglot's names: ``"spark"``, the default,
+        ``"databricks"``, ``"duckdb"``, ``"postgres"``, ``"trino"``, ``"snowflake"``,
+        ``"bigquery"``...). Its own quoting and case rules apply; a construct whose rows differ
+        from Spark's (integer division, collations, coercions, NaN) is refused with an
+        ``UnsupportedError`` naming it (``prunekit.expr.dialects``). In Spark's dialect a
+        double-quoted column name (``"x" = 5``, a string in Spark) warns.
     time_zone : str
         Spark's session time zone (``spark.sql.session.timeZone``), in which
         ``current_date()`` and ``localtimestamp()`` are read; default UTC. Everything else
@@ -96,9 +104,16 @@ class PruningPredicate:
 
     def __init__(self, predicate: str | Node, schema: pa.Schema | Mapping[str, pa.DataType], *,
                  aliases: Mapping[str, str | Node] | None = None,
-                 now: dt.datetime | None = None, time_zone: str = "UTC"):
+                 now: dt.datetime | None = None, time_zone: str = "UTC",
+                 dialect: str = "spark"):
         schema = _as_schema(schema)
         if isinstance(predicate, str):
+            dialect = check_dialect(dialect)
+            if dialect in SPARK:
+                warn_quoted_names(predicate, set(schema.names))
+            else:
+                predicate = to_spark(predicate, dialect, {f.name.lower(): f.type
+                                                          for f in schema})
             self.expression = parse(predicate)
         elif isinstance(predicate, Node):
             self.expression = predicate

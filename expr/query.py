@@ -50,6 +50,7 @@ from prunekit.errors import PrunekitError, SqlSyntaxError, TableNotReadError, Un
 
 from . import nodes as n
 from .bind import bind
+from .dialects import SPARK, check_dialect, warn_quoted_names, why_not_portable
 from .sql import parse
 
 _MARK = "\x00out"  # qualifier of a pushed conjunct's references to a query's output columns
@@ -103,7 +104,10 @@ class _Source:
 def pushdown(sql: str, table: str, schema, dialect: str = "spark") -> Pushdown:
     """The predicate a scan of ``table`` may be pruned with, for the whole query ``sql``.
     ``schema``: the table's columns (a pyarrow schema or names; names alone skip binding)."""
-    return _analyse(_parse_query(sql, dialect), table, schema, dialect, {})
+    tree = _parse_query(sql, dialect)
+    if dialect.lower() in SPARK:
+        warn_quoted_names(sql, set(_column_names(schema)))
+    return _analyse(tree, table, schema, dialect, {})
 
 
 def pushdowns(sql: str, schemas: dict, dialect: str = "spark") -> dict[str, Pushdown]:
@@ -120,6 +124,8 @@ def pushdowns(sql: str, schemas: dict, dialect: str = "spark") -> dict[str, Push
     [('s_date', 'dates', 'd_key')]
     """
     tree = _parse_query(sql, dialect)
+    if dialect.lower() in SPARK:
+        warn_quoted_names(sql, {c for s in schemas.values() for c in _column_names(s)})
     known = {name.split(".")[-1].lower(): {c.lower() for c in _column_names(schema)}
              for name, schema in schemas.items()}
     out = {}
@@ -132,6 +138,7 @@ def pushdowns(sql: str, schemas: dict, dialect: str = "spark") -> dict[str, Push
 
 
 def _parse_query(sql: str, dialect: str) -> exp.Query:
+    dialect = check_dialect(dialect)
     try:
         trees = sqlglot.parse(sql, read=dialect)
     except (ParseError, TokenError) as e:
@@ -149,6 +156,7 @@ def _column_names(schema) -> list[str]:
 
 
 def _analyse(tree: exp.Query, table: str, schema, dialect: str, known: dict) -> Pushdown:
+    dialect = dialect.lower()
     names = _column_names(schema)
     walker = _Walker(table.split(".")[-1].lower(), {c.lower() for c in names}, dialect, known)
     walker.query(tree, {}, [])
@@ -160,39 +168,8 @@ def _analyse(tree: exp.Query, table: str, schema, dialect: str, known: dict) -> 
     return _result(walker, table, schema if hasattr(schema, "names") else None)
 
 
-# Dialects whose rows follow Spark's semantics (docs/semantics.md §2).
-_SPARK_DIALECTS = {"spark", "spark2", "databricks"}
-# What means the same in every dialect: a column compared with a number written without an
-# exponent or with a DATE literal, under AND, OR, NOT, IN, BETWEEN and IS [NOT] NULL. Other
-# dialects divide integers, order strings (collations), read exponents and time zones their
-# own way, so anything else from them is not pushed (docs/semantics.md §7).
-_ALIKE = (exp.Column, exp.Identifier, exp.Dot, exp.And, exp.Or, exp.Not, exp.Paren, exp.EQ,
-          exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Is, exp.Null,
-          exp.Boolean, exp.Neg, exp.Literal, exp.Cast, exp.DataType)
-
-
-def _reads_as_in_spark(conjunct: exp.Expression, dialect: str) -> bool:
-    """Whether a conjunct written in ``dialect`` has the rows Spark gives it.
-
-    >>> where = sqlglot.parse_one("SELECT 1 FROM t WHERE x / 2 >= -3", read="postgres")
-    >>> _reads_as_in_spark(where.args["where"].this, "postgres")
-    False
-    """
-    if dialect.lower() in _SPARK_DIALECTS:
-        return True
-    for x in conjunct.find_all(exp.Expression):
-        if not isinstance(x, _ALIKE):
-            return False
-        if isinstance(x, exp.Cast) and not (
-                x.to.this == exp.DataType.Type.DATE and isinstance(x.this, exp.Literal)):
-            return False
-        if isinstance(x, exp.Literal) and (
-                "e" in x.this.lower() if not x.is_string else not isinstance(x.parent, exp.Cast)):
-            return False
-    return True
-
-
 def _result(w: _Walker, table: str, schema) -> Pushdown:
+    types = None if schema is None else {f.name.lower(): f.type for f in schema}
     out = Pushdown(table, n.Literal(True), notes=w.notes, scan_ids=w.scan_ids,
                    joins=[tuple(dict.fromkeys(j)) for j in w.scan_joins])
     alternatives: list[tuple[frozenset, n.Node]] = []
@@ -200,7 +177,7 @@ def _result(w: _Walker, table: str, schema) -> Pushdown:
         kept: dict[str, n.Node] = {}
         for c in conjs or ():
             text = _fold(_strip(c)).sql(dialect="spark")
-            if not _reads_as_in_spark(_strip(c), w.dialect):
+            if why_not_portable(_strip(c), w.dialect, types) is not None:
                 out.notes.append(f"not pushed: {text} (it may not mean in {w.dialect} what it "
                                  "means in Spark)")
                 continue
