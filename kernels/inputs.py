@@ -106,6 +106,10 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
             from .valuesets import value_set_slot  # membership, computed before the kernel
 
             slots.append(value_set_slot(s, fields[s.column], types[s.column]))
+        elif s.stat == "like":
+            from .patterns import like_slot  # a whole LIKE pattern, tested before the kernel
+
+            slots.append(like_slot(s.literals[0], fields[s.column]))
         else:
             slots.append(slot_data(fields[s.column].get(s.stat)))
     params = [_param_value(i, p, types, codes) for i, p in enumerate(program.params)]
