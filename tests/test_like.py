@@ -249,3 +249,45 @@ def test_user_text_stays_data():
     s = like_slot(form.regex, {"min": pa.array(["a)|(.*", "a)|(xyz"])})
     assert s.values.tolist() == [1, 0]
     assert np.array_equal(s.valid_mask(2), [True, True])
+
+
+ALPHABET = st.sampled_from(["a", "b", "z", "_", "%", "é", E, "\x00", "\U0010ffff", "\ufffd"])
+VALUES = st.lists(st.one_of(st.none(), st.text(ALPHABET, max_size=4)), min_size=1, max_size=4)
+
+
+def _cut_max(v: bytes, k: int) -> bytes | None:
+    """A truncated max: the first k bytes' successor (a writer's inexact upper bound)."""
+    from prunekit.expr.leaves import prefix_successor
+    return v if len(v) <= k else prefix_successor(v[:k])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(VALUES, st.data(), st.booleans(), st.integers(1, 6), st.booleans())
+def test_like_outcomes_are_sound(values, data, exact, cut, negate):
+    """Random containers (exact bounds, or bounds truncated to ``cut`` bytes) and patterns
+    (the property grammar's, built from a value, or any text): never NONE_MATCH with a TRUE
+    row, never ALL_MATCH with a row not TRUE."""
+    from tests import strategies
+    if data.draw(st.booleans()):
+        v = data.draw(st.sampled_from([v for v in values if v is not None] or [""]))
+        pattern, escape = strategies._like_pattern(data.draw, v)
+    else:
+        pattern, escape = data.draw(TEXT), data.draw(st.sampled_from(["\\", "!"]))
+    try:
+        rx = like_regex(pattern, escape)
+    except ValueError:
+        return
+    present = [v.encode() for v in values if v is not None]
+    lo = min(present) if present else None
+    hi = max(present) if present else None
+    stats = {"min": lo, "max": hi, "null_count": values.count(None)}
+    if not exact and present:
+        stats.update(min=lo[:cut], max=_cut_max(hi, cut), min_exact=lo[:cut] == lo,
+                     max_exact=_cut_max(hi, cut) == hi)
+    truths = [None if v is None else (rx.fullmatch(v) is not None) != negate for v in values]
+    pred = pk.col("s").like(pattern, escape)
+    pred = ~pred if negate else pred
+    from tests.cases import classify
+    out = classify(pred, B, [{"row_count": len(values), "s": stats}], "numpy")[0]
+    assert not (out == NONE and True in truths), (pred, values, stats, out)
+    assert not (out == ALL and any(t is not True for t in truths)), (pred, values, stats, out)
