@@ -159,14 +159,14 @@ _PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 
 
 def _timestamp_readable(stats_type: pa.DataType, column_type: pa.DataType) -> bool:
-    """Timestamp bounds of another unit or zone label that stand for a timestamp column once
-    converted: for a column with a zone (UTC instants) bounds of any zone, naive ones read as
-    UTC instants, as Arrow stores them; for a naive column (wall-clock times) naive bounds."""
+    """Timestamp bounds of another unit that stand for a timestamp column once converted:
+    naive ones, for a column with a zone read as UTC instants (as Arrow stores them), for a
+    naive column as wall-clock times; or bounds with the column's own zone. Another zone label
+    stays an error (a writer that labels bounds differently from the data says something
+    prunekit does not guess), and so do zoned bounds for a naive column."""
     if not (pa.types.is_timestamp(stats_type) and pa.types.is_timestamp(column_type)):
         return False
-    if stats_type == column_type:
-        return False
-    return column_type.tz is not None or stats_type.tz is None
+    return stats_type != column_type and stats_type.tz in (None, column_type.tz)
 
 
 def conform_timestamps(arr: pa.Array, t: pa.DataType, bound: str) -> tuple[pa.Array, np.ndarray]:
