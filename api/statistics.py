@@ -136,11 +136,28 @@ class Statistics:
         unknown), or, with its type in ``types``, integers: the unscaled values, as Parquet
         stores them (1234 is 12.34 in DECIMAL(10, 2)), at any precision.
 
+        A TIMESTAMP column takes ``datetime64`` bounds at any unit (``s``, ``ms``, ``us``,
+        ``ns``). Naive ones stand for a column with a time zone (the predicate's schema says
+        ``pa.timestamp("us", tz="UTC")``) as UTC instants, which is how Arrow stores such a
+        column, and for a naive column (TIMESTAMP_NTZ) as wall-clock times. Units are converted
+        exactly when classifying, or here when ``types`` names the column's type: a bound
+        finer than the column's unit is widened outwards (``min`` floored, ``max`` ceiled) and
+        then marked inexact; NaT is unknown.
+
+        >>> import pyarrow as pa
+        >>> t = pa.timestamp("us", tz="UTC")
+        >>> s = Statistics.from_numpy(row_count=np.array([3]), columns={"t": {
+        ...     "min": np.array(["2024-01-01T00:00:00.0000015"], "datetime64[ns]"),
+        ...     "max": np.array(["2024-01-01T00:00:00.0000015"], "datetime64[ns]"),
+        ...     "null_count": np.array([0])}}, types={"t": t})
+        >>> row = s.table.column("t")[0].as_py()
+        >>> row["min"].microsecond, row["max"].microsecond, row["min_exact"], row["max_exact"]
+        (1, 2, False, False)
+
         >>> s = Statistics.from_numpy(row_count=None, columns={"f": {
         ...     "min": np.array([0.5]), "max": np.array([2.0]), "null_count": None}})
         >>> s.table.column("f").type
         StructType(struct<min: double, max: double, null_count: int64>)
-        >>> import pyarrow as pa
         >>> Statistics.from_numpy(row_count=np.array([10]), columns={"p": {
         ...     "min": np.array([1234]), "max": np.array([99999]), "null_count": np.array([0])}},
         ...     types={"p": pa.decimal128(10, 2)}).table.column("p")[0]["max"]
@@ -163,17 +180,48 @@ class Statistics:
             if t is None:
                 raise StatisticsError(f"cannot infer the type of column {name!r}: give min or "
                                       "max values, or types={...}")
-            fields, children = [], []
+            fields, children, widened = [], [], {}
             for stat in ALL_FIELDS:
-                if stat not in stats and stat not in REQUIRED_FIELDS:
+                values = stats.get(stat)
+                if stat in ("min", "max") and _other_unit(values, t):
+                    values, widened[f"{stat}_exact"] = _timestamps(values, t, stat)
+                if stat not in stats and stat not in REQUIRED_FIELDS and stat not in widened:
                     continue
                 st = t if stat in ("min", "max") else pa.list_(t) if stat == "values" else (
                     pa.binary() if stat == "bloom" else
                     pa.bool_() if stat in FLAG_FIELDS else pa.int64())
-                children.append(_to_arrow(stats.get(stat), n, st))
+                arr = _to_arrow(values, n, st) if values is not None or stat in stats else \
+                    pa.array(np.ones(n, bool))  # an exactness flag absent: exact
+                if stat in widened:  # a widened bound is no value of the container
+                    import pyarrow.compute as pc
+
+                    arr = pc.and_kleene(arr, pa.array(~widened[stat]))
+                children.append(arr)
                 fields.append(stat)
             arrays[name] = pa.StructArray.from_arrays(children, fields)
         return cls(pa.table(arrays), nan_bounds=nan_bounds, no_nan=no_nan)
+
+
+def _other_unit(values, t: pa.DataType) -> bool:
+    """NumPy datetime64 bounds at another unit than the timestamp column ``t``."""
+    return (pa.types.is_timestamp(t) and values is not None and not isinstance(values, pa.Array)
+            and np.asarray(values).dtype.kind == "M"
+            and np.datetime_data(np.asarray(values).dtype)[0] != t.unit)
+
+
+def _timestamps(values, t: pa.DataType, stat: str) -> tuple[pa.Array, np.ndarray]:
+    """datetime64 bounds as values of the timestamp column ``t``, read at their own unit (naive
+    ones as UTC instants when ``t`` has a zone) and converted exactly, a bound finer than ``t``
+    widened outwards (``kernels.inputs.conform_timestamps``); and where one was widened."""
+    from prunekit.kernels.inputs import conform_timestamps
+
+    data = np.asarray(values.data if isinstance(values, np.ma.MaskedArray) else values)
+    unit = np.datetime_data(data.dtype)[0]
+    if unit not in ("s", "ms", "us", "ns"):
+        raise StatisticsError(f"statistics values of unit {unit!r} do not fit type {t}")
+    mask = np.ma.getmaskarray(values) if isinstance(values, np.ma.MaskedArray) else None
+    arr = pa.array(data, pa.timestamp(unit), mask=mask)
+    return conform_timestamps(arr, t, stat)
 
 
 def _length(values) -> int | None:

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from prunekit.errors import SqlSyntaxError, TypeMismatchError
+from prunekit.errors import TypeMismatchError
 
 from . import bound as b
 from . import coercion as C
+from . import likes
 from . import literals as L
 from . import nodes as n
 from .arith import arith, extend, steps_of
@@ -60,36 +61,20 @@ def _between(node: n.Between, kids: tuple) -> object:
 
 
 def _like(node: n.Like, kids: tuple) -> object:
-    prefix, rest = _like_prefix(node.pattern, node.escape)
+    """``LIKE``: an equality, a prefix, or a pattern leaf (``expr/likes.py``)."""
+    form = likes.shape(node.pattern, node.escape)
     arg = kids[0]
-    if not rest:  # no wildcard: plain equality, when comparing strings
+    if form.kind == "equal":  # no wildcard: plain equality, when comparing strings
         if isinstance(arg, ColOp) and not is_stringlike(arg.col.type):
             return b.Opaque(f"LIKE on {arg.col.name} of type {arg.col.type}")
-        return compare(n.Op.EQ, arg, LitOp(prefix))
-    return _prefix(arg, prefix.encode("utf-8", "surrogatepass"), exact=rest == "%")
-
-
-def _like_prefix(pattern: str, escape: str) -> tuple[str, str]:
-    """Split a LIKE pattern into its literal prefix and the rest (``%`` runs collapsed).
-
-    >>> _like_prefix("ab!_c%", "!"), _like_prefix("a_c%", "!"), _like_prefix("ab%%", "\\\\")
-    (('ab_c', '%'), ('a', '_c%'), ('ab', '%'))
-    """
-    out, i = [], 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == escape:
-            if i + 1 >= len(pattern):
-                raise SqlSyntaxError(f"LIKE pattern {pattern!r} ends with the escape character")
-            out.append(pattern[i + 1])
-            i += 2
-            continue
-        if ch in "%_":
-            rest = pattern[i:]
-            return "".join(out), ("%" if set(rest) == {"%"} else rest)
-        out.append(ch)
-        i += 1
-    return "".join(out), ""
+        return compare(n.Op.EQ, arg, LitOp(form.prefix))
+    prefix = form.prefix.encode("utf-8", "surrogatepass")
+    if form.kind == "prefix":
+        return _prefix(arg, prefix, exact=True)
+    leaf = _prefix(arg, prefix, exact=False)
+    if not isinstance(leaf, b.Prefix):
+        return leaf
+    return b.Pattern(leaf.col, prefix, form.floor, form.regex, node.pattern)
 
 
 def _startswith(node: n.StartsWith, kids: tuple) -> object:

@@ -251,6 +251,19 @@ class Prefix:
 
 
 @dataclass(frozen=True)
+class Pattern:
+    """``col LIKE pattern`` beyond a plain prefix (``expr/likes.py``): every match starts with
+    ``prefix`` and is at least ``floor`` (bytes); ``regex`` decides one known value;
+    ``text`` is the pattern as written, for explain()."""
+
+    col: BColumn
+    prefix: bytes
+    floor: bytes
+    regex: str
+    text: str
+
+
+@dataclass(frozen=True)
 class BNot:
     arg: object
 
@@ -313,5 +326,5 @@ def children(x: object) -> tuple:
 
 
 LEAVES = (Const, Opaque, Bound, InRange, NonNull, NanEq, IsNullLeaf, IsNanLeaf, ColCmp, InList,
-          Prefix)
+          Prefix, Pattern)
 COMBINATORS = (BNot, BAnd, BOr, BIsBool, Widen, Either, Rewritten)

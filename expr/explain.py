@@ -20,7 +20,7 @@ neither FALSE nor NULL; otherwise MAYBE_MATCH.
 from __future__ import annotations
 
 from . import bound as b
-from .render import domain_literal_sql, key_sql
+from .render import domain_literal_sql, key_sql, literal_sql
 
 _SYMBOL = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "=", "ne": "<>"}
 
@@ -57,6 +57,8 @@ def leaf_sql(leaf: object) -> str:
         more = f", ... ({len(leaf.values)} values)" if len(leaf.values) > 8 else ""
         extra = (", NaN" if leaf.nan else "") + (", NULL" if leaf.null else "")
         return f"{col} IN ({shown}{more}{extra})"
+    if isinstance(leaf, b.Pattern):
+        return f"{col} LIKE {literal_sql(leaf.text)}"
     if isinstance(leaf, b.Prefix):
         kind = "starts with" if leaf.exact else "implies prefix"
         return f"{col} {kind} {lit(leaf.prefix)}"

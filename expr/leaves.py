@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from . import bound as b
 from .domains import is_stringlike
-from .render import domain_literal_sql
+from .render import domain_literal_sql, literal_sql
 
 
 def _param(r, col: b.BColumn, value: object, is_list: bool = False) -> int:
@@ -203,6 +203,32 @@ def prefix(r, leaf: b.Prefix):
     return r._on_values(f, true, false)
 
 
+def pattern(r, leaf: b.Pattern):
+    """``x LIKE 'ab_c%'`` and other patterns (``expr/likes.py``): TRUE needs [min, max] to
+    meet [floor, p+1), every match being at least the floor and starting with the prefix p.
+    FALSE cannot be ruled out from a range. Where min = max, both exact, is the container's one
+    value, the value itself is tested against the whole pattern (a slot computed before the
+    kernel, ``kernels/patterns.py``): it decides TRUE or FALSE."""
+    p, f = r.p, r.facts(leaf.col)
+    floor = _param(r, leaf.col, leaf.floor)
+    true = p.or_(p.not_(f.hi_ok), p.ge(f.hi, floor))
+    succ = prefix_successor(leaf.prefix)
+    if succ is not None:
+        true = p.and_(true, p.or_(p.not_(f.lo_ok), p.lt(f.lo, _param(r, leaf.col, succ))))
+    false = p.const(True)
+    col = leaf.col
+    if type(col) is b.BColumn and not col.convert and is_stringlike(col.stats_type):
+        s = p.slot(col.name, "like", (leaf.regex,))
+        tested = p.valid(s)
+        r.names.setdefault(tested, f"{col.label()}.min tested")
+        single = p.and_(f.lo_ok, f.hi_ok, f.lo_exact, f.hi_exact, p.eq(f.lo, f.hi), tested)
+        matches = p.ge(p.load(s), p.const(1))
+        r.names.setdefault(matches, f"{col.label()}.min LIKE {literal_sql(leaf.text)}")
+        true = p.and_(true, p.not_(p.and_(single, p.not_(matches))))
+        false = p.not_(p.and_(single, matches))
+    return r._on_values(f, true, false)
+
+
 def prefix_successor(prefix: bytes) -> bytes | None:
     """The smallest byte string above every string that starts with ``prefix``.
 
@@ -218,5 +244,5 @@ def prefix_successor(prefix: bytes) -> bytes | None:
 LEAF_RULES = {
     b.Const: const, b.Opaque: opaque, b.Bound: bound_, b.InRange: in_range,
     b.NonNull: non_null, b.NanEq: nan_eq, b.IsNullLeaf: is_null, b.IsNanLeaf: is_nan,
-    b.ColCmp: col_cmp, b.InList: in_list, b.Prefix: prefix,
+    b.ColCmp: col_cmp, b.InList: in_list, b.Prefix: prefix, b.Pattern: pattern,
 }

@@ -48,14 +48,17 @@ OTHER_OPS = {
 ALL_OPS = BOOL_OPS | COMPARE_OPS | OTHER_OPS
 LEAF_OPS = {"load", "valid", "param", "flag", "const"}  # args are table indices or values
 
-STATS = ("min", "max", "null_count", "nan_count", "min_exact", "max_exact", "values", "bloom")
+STATS = ("min", "max", "null_count", "nan_count", "min_exact", "max_exact", "values", "bloom",
+         "like")
 
 
 @dataclass(frozen=True)
 class Slot:
     """A statistic array the program reads: ``column`` None means the container's row_count.
     The value-set statistics (``values``, ``bloom``) are read through ``literals``, the domain
-    values a leaf looks up: the slot holds each container's answer (``kernels/valuesets.py``)."""
+    values a leaf looks up: the slot holds each container's answer (``kernels/valuesets.py``).
+    ``like`` is no statistic of its own: whether ``min`` matches the RE2 expression
+    ``literals[0]`` of a LIKE pattern (``kernels/patterns.py``)."""
 
     column: str | None
     stat: str

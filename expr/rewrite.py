@@ -32,6 +32,10 @@ predicate           may be TRUE (and ``hn``)      may be FALSE (and ``hn``)     
 ``x IS NULL``       ``nulls`` (no ``hn``)         ``hn``                              never
 ``x IN (..)``       a listed value in [min, max] values not all listed              ``nulls``
 ``s LIKE 'p%'``     [min, max] meets [p, p+1)    not [min, max] within [p, p+1)     ``nulls``
+``s LIKE 'p_c%'``   [min, max] meets             not (min = max exact, and it         ``nulls``
+                    [floor, p+1), and not        matches)
+                    (min = max exact, and it
+                    does not match)
 ``a < b``           ``min(a) < max(b)``          ``max(a) >= min(b)``               either
 =================== ============================ ================================= ==========
 

@@ -106,6 +106,10 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
             from .valuesets import value_set_slot  # membership, computed before the kernel
 
             slots.append(value_set_slot(s, fields[s.column], types[s.column]))
+        elif s.stat == "like":
+            from .patterns import like_slot  # a whole LIKE pattern, tested before the kernel
+
+            slots.append(like_slot(s.literals[0], fields[s.column]))
         else:
             slots.append(slot_data(fields[s.column].get(s.stat)))
     params = [_param_value(i, p, types, codes) for i, p in enumerate(program.params)]
@@ -133,12 +137,74 @@ def _struct_fields(batch: pa.RecordBatch, name: str, expected: pa.DataType) -> d
             t = out[bound].type
             out[bound] = out[bound].cast(pa.decimal128(t.precision, t.scale))
     for bound in ("min", "max"):
+        arr = out.get(bound)
+        if arr is not None and _timestamp_readable(arr.type, expected):
+            out[bound], widened = conform_timestamps(arr, expected, bound)
+            if widened.any():  # a widened bound is no value of the container
+                flag, keep = out.get(f"{bound}_exact"), pa.array(~widened)
+                if flag is None:  # absent: exact, except where widened
+                    out[f"{bound}_exact"] = keep
+                elif not pa.types.is_null(flag.type):  # a NULL-typed flag is inexact already
+                    out[f"{bound}_exact"] = _and_flags(flag, keep)
+    for bound in ("min", "max"):
         if bound in out and not pa.types.is_null(out[bound].type) and not compatible(
                 out[bound].type, expected):
             raise StatisticsError(
                 f"statistics {name}.{bound} have type {out[bound].type}, but column {name!r} "
                 f"is {expected}")
     return out
+
+
+_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+
+
+def _timestamp_readable(stats_type: pa.DataType, column_type: pa.DataType) -> bool:
+    """Timestamp bounds of another unit that stand for a timestamp column once converted:
+    naive ones, for a column with a zone read as UTC instants (as Arrow stores them), for a
+    naive column as wall-clock times; or bounds with the column's own zone. Another zone label
+    stays an error (a writer that labels bounds differently from the data says something
+    prunekit does not guess), and so do zoned bounds for a naive column."""
+    if not (pa.types.is_timestamp(stats_type) and pa.types.is_timestamp(column_type)):
+        return False
+    return stats_type != column_type and stats_type.tz in (None, column_type.tz)
+
+
+def conform_timestamps(arr: pa.Array, t: pa.DataType, bound: str) -> tuple[pa.Array, np.ndarray]:
+    """Timestamp bounds as values of the column's type ``t`` (same instants, or wall-clock
+    times, counted in ``t``'s unit), and where one was widened: a bound finer than ``t``'s unit
+    is floored (``min``) or ceiled (``max``) to it; a coarser one that overflows int64 is
+    unknown.
+
+    >>> import datetime as dt
+    >>> a = pa.array([1_500, -1_500, 2_000, None], pa.timestamp("ns"))
+    >>> lo, widened = conform_timestamps(a, pa.timestamp("us", tz="UTC"), "min")
+    >>> lo.cast(pa.int64()).to_pylist(), widened.tolist()
+    ([1, -2, 2, None], [True, True, False, False])
+    >>> conform_timestamps(a, pa.timestamp("us"), "max")[0].cast(pa.int64()).to_pylist()
+    [2, -1, 2, None]
+    """
+    raw = arr.cast(pa.int64())
+    valid = raw.is_valid().to_numpy(zero_copy_only=False)
+    v = raw.fill_null(0).to_numpy().astype(np.int64)
+    have, want = _PER_SECOND[arr.type.unit], _PER_SECOND[t.unit]
+    widened = np.zeros(len(v), bool)
+    if have > want:  # finer: round outwards
+        k = have // want
+        q, r = np.divmod(v, k)  # floor division
+        widened = (r != 0) & valid
+        v = q + (widened if bound == "max" else 0)
+    elif have < want:  # coarser: exact, unless beyond int64
+        k = want // have
+        limit = (2**63 - 1) // k
+        valid = valid & (v <= limit) & (v >= -limit)
+        v = np.where(valid, v, 0) * k
+    return pa.array(v, pa.int64(), mask=~valid).cast(t), widened
+
+
+def _and_flags(flag: pa.Array, keep: pa.Array) -> pa.Array:
+    import pyarrow.compute as pc
+
+    return pc.and_kleene(flag.cast(pa.bool_()), keep)
 
 
 def conform_decimals(arr: pa.Array, t: pa.DataType) -> pa.Array:

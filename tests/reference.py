@@ -896,6 +896,10 @@ def _in(arg, values: tuple) -> bool | None:
 
 
 def _like(node: n.Like, arg) -> V | Wild | None:
+    """Spark matches the value decoded from UTF-8 (an invalid sequence is U+FFFD), one code
+    point per ``_``; a pattern without escape character whose only wildcards are ``%`` at
+    its ends it compares as bytes (``LikeSimplification``), the same answer for valid UTF-8,
+    which is all LIKE is drawn on."""
     if arg is None or isinstance(arg, Wild):
         return arg if arg is None else Wild(_hash("like", node.pattern, arg))
     text = arg.value.decode("utf-8", "replace")

@@ -1060,6 +1060,9 @@ def _maybe_not(draw, node: n.Node) -> n.Node:
     return n.Not(node) if one_in(draw, 4) else node
 
 
+_MARK = "\uf8ff"  # a character of the value a wildcard will stand for
+
+
 def _like_pattern(draw, v: str) -> tuple[str, str]:
     """A LIKE pattern built from ``v`` (mostly one that ``v`` matches) and its escape."""
     escape = pick(draw, ["\\", "\\", "\\", "!", "#"])
@@ -1072,10 +1075,19 @@ def _like_pattern(draw, v: str) -> tuple[str, str]:
     if k and one_in(draw, 5):  # a wildcard inside the prefix
         j = draw(st.integers(0, k - 1))
         head = lit(v[:j]) + "_" + lit(v[j + 1: k])
+    if k < len(v) and one_in(draw, 8):  # a wildcard where the value has a character
+        j = draw(st.integers(k, len(v) - 1))
+        rest = rest[: j - k] + _MARK + rest[j - k + 1:]
+    one_char = pick(draw, ["_", "%"])  # what stands for the character marked above
     tail = pick(draw, [
         "%", "%", lit(rest), "_" * len(rest), "_" * len(rest) + "%", lit(rest[:1]) + "%",
-        "%" + lit(rest[-1:]), "%%", "_" * (len(rest) + 1), "%a", "a%", "%_", "_a%"])
-    return head + tail, escape
+        "%" + lit(rest[-1:]), "%%", "_" * (len(rest) + 1), "%a", "a%", "%_", "_a%",
+        # beyond a prefix: '_' then literals, '%' inside, one character short or long, an
+        # escaped wildcard, U+FFFD (which no value's character is replaced by here)
+        "_" + lit(rest[1:]), lit(rest[:1]) + "_" + lit(rest[2:]) + "%", "%" + lit(rest[1:]),
+        lit(rest[:1]) + "%" + lit(rest[-1:]), "_" * max(len(rest) - 1, 0), lit(rest) + "_",
+        lit("%") + "%", lit("_") + "_", "\ufffd%", "_%_"])
+    return head + tail.replace(_MARK, one_char), escape
 
 
 LEAF_KINDS = (["cmp"] * 8 + ["colcmp"] * 5 + ["is_null"] * 2 + ["in"] * 3 + ["between"] * 2 +

@@ -386,7 +386,8 @@ FULL = [  # containers with every statistic, including inexact bounds and NaN co
 
 
 @pytest.mark.parametrize("sql", ["x = 5", "x <> 5", "x IN (5, 6)", "x NOT IN (5, 6)",
-                                 "s = 'ab'", "s LIKE 'ab'", "f > 5", "f < 3", "isnan(f)",
+                                 "s = 'ab'", "s LIKE 'ab'", "s LIKE 'a_'", "s NOT LIKE 'a%b'",
+                                 "f > 5", "f < 3", "isnan(f)",
                                  "x = 5 AND f < 3", "x = 5 OR y = 3"])
 def test_required_columns_suffice(sql):
     # Keeping only the statistics required_columns names (optional ones can be dropped; a whole
