@@ -92,7 +92,11 @@ def _generate(suite: str, scale: float, path: str) -> None:
                            row_group_size=row_group_size(table.num_rows),
                            write_statistics=True)
             del table
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError:
+            if not os.path.isdir(path):
+                raise  # else another process wrote the tables first: theirs are used
     finally:
         shutil.rmtree(raw, ignore_errors=True)
         shutil.rmtree(tmp, ignore_errors=True)
