@@ -102,10 +102,19 @@ def test_parse_scans():
       metrics=[row_groups_pruned_statistics=7 total → 2 matched, files_opened=2]
     DataSourceExec: file_groups={1 group: [[x/t.parquet]]}, projection=[a], metrics=[]
     DataSourceExec: partitions=1, partition_sizes=[1], metrics=[]
-    DataSourceExec: file_groups={1 group: [[x/u.parquet]]}, metrics=[files_ranges_pruned_statistics=1 total → 1 matched, row_groups_pruned_statistics=3 total → 3 matched]
+    DataSourceExec: file_groups={1 group: [[x/u.parquet]]}, metrics=[files_ranges_pruned_statistics=1 total → 1 matched, row_groups_pruned_statistics=3 total → 3 matched, row_groups_pruned_dynamic_filter=2]
 """  # noqa: E501 - DataFusion's lines are long
-    assert counts.parse_scans(plan) == [counts.Scan("t", 2), counts.Scan("t", 0),
-                                        counts.Scan("u", 3)]
+    assert counts.parse_scans(plan) == [counts.Scan("t", 2), counts.Scan("t", 0, opened=False),
+                                        counts.Scan("u", 1)]
+
+
+@pytest.mark.parametrize("dynamic", [True, False])
+def test_datafusion_prunes_with_or_without_its_run_time_filters(suites, dynamic):
+    ctx = counts.datafusion_context(suites["tpch"][0], dynamic_filters=dynamic)
+    rows = ctx.sql("SELECT name, value FROM information_schema.df_settings").to_pylist()
+    settings = {r["name"]: r["value"] for r in rows}
+    assert settings["datafusion.execution.parquet.pruning"] == "true"
+    assert {settings[k] for k in counts.DYNAMIC_FILTERS} == {str(dynamic).lower()}
 
 
 def test_layout():

@@ -1,6 +1,7 @@
 """Row groups skipped per query, prunekit against DataFusion, with DuckDB's soundness check.
 
     python -m benchmarks.tpc --suite tpcds|tpch [--scale 1] [--no-check] [--query N ...]
+                             [--static-datafusion]
 
 Columns: row groups a scan-everything plan reads (per scan), skipped by prunekit, skipped by
 DataFusion (statistics, its run-time join filters included), and whether DuckDB's result over
@@ -23,13 +24,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--no-check", action="store_true", help="skip DuckDB's soundness check")
     parser.add_argument("--query", type=int, nargs="*", help="only these query numbers")
+    parser.add_argument("--static-datafusion", action="store_true",
+                        help="turn DataFusion's run-time (dynamic) filters off")
     args = parser.parse_args(argv)
 
-    print(f"{args.suite} scale {args.scale:g}", flush=True)
+    print(f"{args.suite} scale {args.scale:g}"
+          + (", DataFusion without run-time filters" if args.static_datafusion else ""), flush=True)
     print(f"{'query':>5} {'scanned':>8} {'prunekit':>8} {'datafusion':>10}  result", flush=True)
     rows, start = [], time.perf_counter()
     for row in run.measure(args.suite, args.scale, check=not args.no_check,
-                           selected=args.query):
+                           selected=args.query, dynamic_filters=not args.static_datafusion):
         rows.append(row)
         df = "-" if row.datafusion is None else str(row.datafusion)
         note = f"  ({row.note})" if row.note else ""

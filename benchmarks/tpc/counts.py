@@ -8,21 +8,24 @@ prunekit's skipped row groups of the table count once per such scan. prunekit an
 outcome per table (the OR over its scans), so where two scans filter differently it is
 counted at the looser of the two: a floor of what it would skip per scan.
 
-DataFusion's count is its ``row_groups_pruned_statistics`` metric (``N total → M matched``):
-a scan keeps the ``M`` row groups its statistics could not rule out, with its default
-settings, which include the run-time filters a hash join or a TopK sends to the probe side's
-scan before it opens its file (so DataFusion prunes with values of the build side, which
-prunekit can only approach from the dimension's statistics). Row groups of a file range
-DataFusion ruled out whole (``files_ranges_pruned_statistics``), and the row groups of a scan
-that never opened its file (a join whose build side came out empty), are skipped too: skipped
-is the table's row groups less those matched. Bloom filters, page indexes and LIMIT pruning
-act after and are not counted.
+DataFusion's count is read from its scan metrics, with its default settings, which include
+the run-time filters a hash join or a TopK sends to the probe side's scan (so DataFusion
+prunes with values of the build side, which prunekit can only approach from the dimension's
+statistics). A scan keeps the ``M`` row groups of ``row_groups_pruned_statistics=N total → M
+matched`` (its predicate, with the run-time filters as they stood when it opened its file),
+less ``row_groups_pruned_dynamic_filter`` (row groups of those ``M`` the run-time filters,
+updated since, ruled out by their statistics just before reading them). Skipped is the
+table's row groups less those kept: row groups of a file range ruled out whole
+(``files_ranges_pruned_statistics``) are skipped, and so are those of a scan that never opened
+its file (no metrics: a join whose build side came out empty; ``Scan.opened`` is False).
+Bloom filters, page indexes and LIMIT pruning act after and are not counted.
 
 >>> scans = parse_scans('''DataSourceExec: file_groups={1 group: [[d/t.parquet]]}, metrics=[
 ... files_ranges_pruned_statistics=1 total → 1 matched, row_groups_pruned_statistics=15 total
-... → 4 matched, row_groups_pruned_bloom_filter=4 total → 4 matched]''')
+... → 4 matched, row_groups_pruned_bloom_filter=4 total → 4 matched,
+... row_groups_pruned_dynamic_filter=1]''')
 >>> scans
-[Scan(table='t', matched=4)]
+[Scan(table='t', kept=3, opened=True)]
 """
 
 from __future__ import annotations
@@ -68,19 +71,21 @@ def prunekit_outcomes(sql: str, tables: Tables) -> dict[str, np.ndarray]:
 
 @dataclass(frozen=True)
 class Scan:
-    """One ``DataSourceExec``: the table it reads and the row groups its statistics kept."""
+    """One ``DataSourceExec``: the table it reads, the row groups it kept, and whether it
+    opened its file at all."""
 
     table: str
-    matched: int
+    kept: int
+    opened: bool = True
 
 
 _SCAN = re.compile(r"DataSourceExec: file_groups=\{[^\[]*\[\[([^\]:,]+)")
 _MATCHED = re.compile(r"row_groups_pruned_statistics=\s*(\d+)\s+total\s*→\s*(\d+)\s+matched")
+_DYNAMIC = re.compile(r"row_groups_pruned_dynamic_filter=\s*(\d+)")
 
 
 def parse_scans(plan: str) -> list[Scan]:
-    """The table scans of an ``EXPLAIN ANALYZE`` plan text, in plan order. A scan that
-    reports no row-group metric opened no file: it kept nothing."""
+    """The table scans of an ``EXPLAIN ANALYZE`` plan text, in plan order."""
     nodes = plan.split("DataSourceExec:")[1:]
     scans = []
     for node in nodes:
@@ -90,16 +95,30 @@ def parse_scans(plan: str) -> list[Scan]:
         if head is None:
             continue  # in-memory data (VALUES), no table
         table = os.path.basename(head.group(1)).split(".")[0]
-        found = _MATCHED.search(text.replace("\n", " "))
-        scans.append(Scan(table, int(found.group(2)) if found else 0))
+        text = text.replace("\n", " ")
+        found, dynamic = _MATCHED.search(text), _DYNAMIC.search(text)
+        if found is None:
+            scans.append(Scan(table, 0, opened=False))
+        else:
+            scans.append(Scan(table, int(found.group(2)) - int(dynamic.group(1) if dynamic else 0)))
     return scans
 
 
-def datafusion_context(paths: Mapping[str, str]):
-    """A DataFusion session over the tables, its defaults kept (statistics pruning on)."""
+DYNAMIC_FILTERS = [f"datafusion.optimizer.enable_{kind}dynamic_filter_pushdown"
+                   for kind in ("", "join_", "topk_", "aggregate_")]
+
+
+def datafusion_context(paths: Mapping[str, str], *, dynamic_filters: bool = True):
+    """A DataFusion session over the tables, its defaults kept (statistics pruning on), or
+    without its run-time filters (``dynamic_filters=False``: only what the query's text
+    says prunes, as for prunekit)."""
     import datafusion
 
-    config = datafusion.SessionConfig().set("datafusion.execution.parquet.pruning", "true")
+    config = (datafusion.SessionConfig().with_information_schema(True)  # as SessionContext()
+              .set("datafusion.execution.parquet.pruning", "true"))
+    if not dynamic_filters:
+        for key in DYNAMIC_FILTERS:
+            config = config.set(key, "false")
     ctx = datafusion.SessionContext(config)
     for name, path in paths.items():
         ctx.register_parquet(name, path)

@@ -19,14 +19,15 @@ class Row:
     note: str = ""  # why DataFusion or DuckDB failed, or how the scans were counted
 
 
-def measure(suite: str, scale: float, *, check: bool = True,
-            selected: list[int] | None = None) -> Iterator[Row]:
-    """A Row per query of ``suite`` (all, or the numbers in ``selected``), in order."""
+def measure(suite: str, scale: float, *, check: bool = True, selected: list[int] | None = None,
+            dynamic_filters: bool = True) -> Iterator[Row]:
+    """A Row per query of ``suite`` (all, or the numbers in ``selected``), in order;
+    ``dynamic_filters=False`` turns DataFusion's run-time filters off."""
     from benchmarks.tpc.soundness import Checker
 
     paths = data.tables(suite, scale)
     tables = counts.table_statistics(paths)
-    ctx = counts.datafusion_context(paths)
+    ctx = counts.datafusion_context(paths, dynamic_filters=dynamic_filters)
     checker = Checker(paths) if check else None
     try:
         for number, sql in queries.queries(suite).items():
@@ -50,7 +51,10 @@ def measure_one(number, sql, tables, ctx, checker) -> Row:
         datafusion = None
     else:
         per_table = counts.scan_counts(scans)
-        datafusion = sum(len(tables[s.table][0]) - s.matched for s in scans)
+        datafusion = sum(len(tables[s.table][0]) - s.kept for s in scans)
+        closed = sorted(s.table for s in scans if not s.opened)
+        if closed:
+            note = "DataFusion never opened " + ", ".join(closed)
     scanned = sum(n * len(tables[t][0]) for t, n in per_table.items())
     skipped = sum(n * int((outcomes[t] == 0).sum()) for t, n in per_table.items()
                   if t in outcomes)
