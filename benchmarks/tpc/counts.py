@@ -6,7 +6,8 @@ scan (``DataSourceExec``) on its own. The number of scans of a table is taken fr
 DataFusion's plan of the query (its ``DataSourceExec`` nodes reading that table's file), and
 prunekit's skipped row groups of the table count once per such scan. prunekit answers one
 outcome per table (the OR over its scans), so where two scans filter differently it is
-counted at the looser of the two: a floor of what it would skip per scan.
+counted at the looser of the two: a floor of what it would skip per scan. When DataFusion
+cannot run a query, each table prunekit says it reads counts as one scan.
 
 DataFusion's count is read from its scan metrics, with its default settings, which include
 the run-time filters a hash join or a TopK sends to the probe side's scan (so DataFusion
@@ -19,6 +20,8 @@ table's row groups less those kept: row groups of a file range ruled out whole
 (``files_ranges_pruned_statistics``) are skipped, and so are those of a scan that never opened
 its file (no metrics: a join whose build side came out empty; ``Scan.opened`` is False).
 Bloom filters, page indexes and LIMIT pruning act after and are not counted.
+The run-time filters race with the scans they prune (a filter that arrives later prunes
+less), so DataFusion's total may move by a few row groups from run to run.
 
 >>> scans = parse_scans('''DataSourceExec: file_groups={1 group: [[d/t.parquet]]}, metrics=[
 ... files_ranges_pruned_statistics=1 total → 1 matched, row_groups_pruned_statistics=15 total
