@@ -1,0 +1,157 @@
+"""The TPC harness (``benchmarks.tpc``) at a tiny scale: every TPC-DS and TPC-H query gives
+the same DuckDB result over the row groups prunekit keeps as over all of them (the soundness
+check of whole-query pruning), every query binds for prunekit, and the counts are right."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from benchmarks.tpc import counts, data, queries, run
+from benchmarks.tpc.soundness import Checker, same_rows
+
+SCALE = 0.01  # tpcgen-cli's smallest useful scale: a few seconds to generate
+CASES = [(suite, n) for suite in ("tpch", "tpcds") for n in queries.queries(suite)]
+
+
+@pytest.fixture(scope="module")
+def suites():
+    """suite -> (table paths, prunekit statistics, DuckDB checker)."""
+    out = {}
+    for suite in ("tpch", "tpcds"):
+        paths = data.tables(suite, SCALE)
+        out[suite] = (paths, counts.table_statistics(paths), Checker(paths))
+    yield out
+    for _, _, checker in out.values():
+        checker.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("suite", "number"), CASES, ids=[f"{s}-q{n}" for s, n in CASES])
+def test_kept_row_groups_give_the_full_result(suites, suite, number):
+    paths, tables, checker = suites[suite]
+    sql = queries.queries(suite)[number]
+    outcomes = counts.prunekit_outcomes(sql, tables)
+    assert outcomes, "the query reads no table"
+    for table, outcome in outcomes.items():
+        assert len(outcome) == len(tables[table][0]) and set(np.unique(outcome)) <= {0, 1, 2}
+    assert checker.check(sql, outcomes) in ("equal", "no skip")
+
+
+@pytest.mark.parametrize("suite", ["tpch", "tpcds"])
+def test_every_query_binds_for_prunekit(suites, suite):
+    _, tables, _ = suites[suite]
+    for number, sql in queries.queries(suite).items():
+        assert counts.prunekit_outcomes(sql, tables), (suite, number)  # raises if unbound
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("suite", ["tpch", "tpcds"])
+def test_prunekit_reads_the_tables_datafusion_scans(suites, suite):
+    paths, tables, _ = suites[suite]
+    ctx = counts.datafusion_context(paths)
+    for number, sql in queries.queries(suite).items():
+        if (suite, number) == ("tpcds", 90):
+            continue  # DataFusion divides by zero at this scale (a count of 0)
+        read = set(counts.prunekit_outcomes(sql, tables))
+        scanned = set(counts.scan_counts(counts.datafusion_scans(ctx, sql)))
+        assert read == scanned, (suite, number)
+
+
+def test_the_checker_sees_a_wrong_skip(suites):
+    paths, tables, checker = suites["tpch"]
+    sql = queries.queries("tpch")[6]  # l_shipdate in 1994, sorted by l_shipdate
+    outcomes = counts.prunekit_outcomes(sql, tables)
+    assert checker.check(sql, outcomes) == "equal"
+    wrong = {"lineitem": np.where(outcomes["lineitem"] == 0, 1, 0).astype(np.int8)}
+    assert checker.check(sql, wrong).startswith("DIFFERENT")
+    assert checker.check(sql, {"lineitem": np.ones_like(wrong["lineitem"])}) == "no skip"
+
+
+def test_q6_counts_match_the_footers(suites):
+    """TPC-H Q6 reads lineitem once; the row groups skipped are those whose l_shipdate range
+    misses 1994, read here from the footer with pyarrow, and DataFusion skips the same."""
+    import datetime
+
+    paths, tables, _ = suites["tpch"]
+    meta = pq.ParquetFile(paths["lineitem"]).metadata
+    column = meta.schema.to_arrow_schema().get_field_index("l_shipdate")
+    lo, hi = datetime.date(1994, 1, 1), datetime.date(1995, 1, 1)
+    misses = sum(1 for i in range(meta.num_row_groups)
+                 if (s := meta.row_group(i).column(column).statistics).max < lo or s.min >= hi)
+    assert 0 < misses < meta.num_row_groups
+    row = run.measure_one(6, queries.queries("tpch")[6], tables,
+                          counts.datafusion_context(paths), None)
+    assert (row.scanned, row.prunekit, row.datafusion) == (meta.num_row_groups, misses, misses)
+
+
+def test_a_table_scanned_many_times_counts_once_per_scan(suites):
+    paths, tables, _ = suites["tpcds"]
+    sql = queries.queries("tpcds")[9]  # 15 scalar subqueries over store_sales, and reason
+    scans = counts.scan_counts(counts.datafusion_scans(counts.datafusion_context(paths), sql))
+    assert scans == {"store_sales": 15, "reason": 1}
+    row = run.measure_one(9, sql, tables, counts.datafusion_context(paths), None)
+    assert row.scanned == 15 * len(tables["store_sales"][0]) + len(tables["reason"][0])
+
+
+def test_parse_scans():
+    plan = """ProjectionExec: expr=[a@0 as a], metrics=[output_rows=1]
+  HashJoinExec: mode=CollectLeft, join_type=Inner, metrics=[output_rows=1]
+    DataSourceExec: file_groups={2 groups: [[x/t.parquet:0..10], [x/t.parquet:10..20]]},
+      metrics=[row_groups_pruned_statistics=7 total → 2 matched, files_opened=2]
+    DataSourceExec: file_groups={1 group: [[x/t.parquet]]}, projection=[a], metrics=[]
+    DataSourceExec: partitions=1, partition_sizes=[1], metrics=[]
+    DataSourceExec: file_groups={1 group: [[x/u.parquet]]}, metrics=[files_ranges_pruned_statistics=1 total → 1 matched, row_groups_pruned_statistics=3 total → 3 matched, row_groups_pruned_dynamic_filter=2]
+"""  # noqa: E501 - DataFusion's lines are long
+    assert counts.parse_scans(plan) == [counts.Scan("t", 2), counts.Scan("t", 0, opened=False),
+                                        counts.Scan("u", 1)]
+
+
+@pytest.mark.parametrize("dynamic", [True, False])
+def test_datafusion_prunes_with_or_without_its_run_time_filters(suites, dynamic):
+    ctx = counts.datafusion_context(suites["tpch"][0], dynamic_filters=dynamic)
+    rows = ctx.sql("SELECT name, value FROM information_schema.df_settings").to_pylist()
+    settings = {r["name"]: r["value"] for r in rows}
+    assert settings["datafusion.execution.parquet.pruning"] == "true"
+    assert {settings[k] for k in counts.DYNAMIC_FILTERS} == {str(dynamic).lower()}
+
+
+def test_layout():
+    for suite, keys in data.SORT_KEYS.items():
+        paths = data.tables(suite, SCALE)
+        assert set(keys) <= set(paths) and "dbgen_version" not in paths
+        for table, path in paths.items():
+            meta = pq.ParquetFile(path).metadata
+            size = data.row_group_size(meta.num_rows)
+            assert meta.num_row_groups == max(1, -(-meta.num_rows // size)) <= 100
+            if table in keys:
+                key = pq.read_table(path, columns=[keys[table]]).column(0)
+                values = key.drop_null().to_numpy()
+                assert (values[:-1] <= values[1:]).all()
+                assert key.null_count == 0 or key.slice(len(values)).null_count == key.null_count
+
+
+def test_same_rows_tolerates_float_rounding_only():
+    assert same_rows([(1, 0.1 + 0.2)], [(1, 0.3)])
+    assert not same_rows([(1, 0.3)], [(1, 0.31)])
+    assert not same_rows([(1, "a")], [(1, "b")])
+    assert same_rows([(None, float("nan"))], [(None, float("nan"))])
+
+
+def test_bench_joins_runs_once(monkeypatch):
+    from benchmarks import bench_joins
+
+    monkeypatch.setattr(bench_joins, "SUITES", ["tpch"])
+    monkeypatch.setattr(bench_joins.Skipped, "scale", SCALE)
+    monkeypatch.setattr(bench_joins.PrunekitTime, "scale", SCALE)
+    bench = bench_joins.Skipped()
+    cache = bench.setup_cache()
+    assert cache["tpch"]["queries"] == 22
+    assert 0 < bench.track_prunekit_skipped(cache, "tpch") <= bench.track_row_groups_scanned(
+        cache, "tpch")
+    assert bench.track_datafusion_skipped(cache, "tpch") > 0
+    assert bench.track_prunekit_over_datafusion(cache, "tpch") > 0
+    timed = bench_joins.PrunekitTime()
+    timed.setup("tpch")
+    timed.time_all_queries("tpch")
