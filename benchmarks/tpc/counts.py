@@ -57,13 +57,18 @@ def table_statistics(paths: Mapping[str, str]) -> dict[str, tuple[prunekit.Stati
     return out
 
 
-def prunekit_outcomes(sql: str, tables: Tables) -> dict[str, np.ndarray]:
+def prunekit_outcomes(sql: str, tables: Tables, *, joins: bool = True
+                      ) -> dict[str, np.ndarray]:
     """Table name -> prunekit's outcome per row group (int8, 0 = skip) for every table of
-    ``tables`` the query reads; a table it does not read is absent."""
+    ``tables`` the query reads; a table it does not read is absent. ``joins``: keys carried
+    across joins from every other table's statistics and rows (``prune_query``), else each
+    table's own conjuncts only (``from_query`` per table)."""
+    named = {name: t for name, t in tables.items()
+             if re.search(rf"\b{re.escape(name)}\b", sql, re.IGNORECASE)}
+    if joins:
+        return prunekit.prune_query(sql, named)
     out = {}
-    for name, (stats, schema) in tables.items():
-        if not re.search(rf"\b{re.escape(name)}\b", sql, re.IGNORECASE):
-            continue  # not named at all: spare from_query a parse
+    for name, (stats, schema) in named.items():
         try:
             pred = prunekit.PruningPredicate.from_query(sql, name, schema)
         except prunekit.TableNotReadError:
