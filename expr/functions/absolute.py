@@ -219,7 +219,7 @@ class Sign(Applied):
                 parts.append(column_vs_literal(test, col, zero))
         if col.domain == "float" and _double_holds(op, math.nan, c):
             parts.append(b.NanEq(col))
-        if col.domain == "float":
+        if col.domain == "float" and not _double_holds(op, math.nan, c):
             # x > 0 holds for NaN rows too (NaN is greatest), which sign(x) = 1 does not.
             parts = [b.BAnd((p, b.BNot(b.NanEq(col)))) if isinstance(p, b.Bound) and
                      p.op == "gt" else p for p in parts]

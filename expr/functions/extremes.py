@@ -51,10 +51,11 @@ class Extreme(Applied):
     name: str
     args: tuple
     type: pa.DataType
+    shown: str = ""  # the call as written, NULL arguments included
 
     @property
     def label(self) -> str:
-        return f"{self.name}({', '.join(operand_label(a) for a in self.args)})"
+        return self.shown or f"{self.name}({', '.join(operand_label(a) for a in self.args)})"
 
     @property
     def why(self) -> str:
@@ -115,7 +116,7 @@ def extreme(name: str):
         t = branch_type(typed, [a for a in args if isinstance(a, LitOp)])
         if t is None or C.kind(t) in ("boolean", "null"):
             return None
-        return Extreme(name, args, t)
+        return Extreme(name, args, t, f"{name}({', '.join(operand_label(k) for k in kids)})")
 
     return bind
 
