@@ -68,6 +68,7 @@ class Monotone(Applied):
     gt: object
     utc: bool = False  # reads a timestamp's calendar fields (explain says: in UTC)
     between: object = None  # (first, last) -> first <= f(x) <= last, where one leaf is tighter
+    keeps_nan: bool = False  # f(NaN) is NaN (round): compared with NaN, f(x) is x
 
     @property
     def why(self) -> str:
@@ -86,8 +87,11 @@ class Monotone(Applied):
 
     def _placed(self, op: n.Op, c: L.Coerced) -> object:
         col = self.arg.col
-        if isinstance(c, (L.BelowMin, L.AboveMax)) or (  # NaN is above every number
-                isinstance(c, L.Exact) and isinstance(c.value, float) and c.value != c.value):
+        nan = isinstance(c, L.Exact) and isinstance(c.value, float) and c.value != c.value
+        if nan and self.keeps_nan:  # f(x) is NaN exactly where x is, above every number
+            return {n.Op.EQ: b.NanEq(col), n.Op.GE: b.NanEq(col), n.Op.LT: b.BNot(b.NanEq(col)),
+                    n.Op.LE: b.NonNull(col, True), n.Op.GT: b.NonNull(col, False)}[op]
+        if isinstance(c, (L.BelowMin, L.AboveMax)) or nan:  # NaN is above every number
             return b.NonNull(col, L.truth_beyond(op, above=not isinstance(c, L.BelowMin)))
         if op is n.Op.GE:
             return self.ge(c.first)

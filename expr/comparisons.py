@@ -24,7 +24,7 @@ from . import nodes as n
 from .applied import Applied
 from .arith import clamp
 from .column_pairs import column_vs_column
-from .domains import int_range
+from .domains import int_range, round_to_float32
 from .operands import ColOp, LitOp, OpaqueOp, operand_label, shown_literal
 from .quotient import Quotient, compare_quotient
 
@@ -248,9 +248,62 @@ def column_vs_literal(op: n.Op, col: b.BColumn, c: L.Coerced) -> object:
     if op is n.Op.EQ:
         if c.first > c.last:
             return b.NonNull(col, False)
-        return b.InRange(col, c.first, c.last)
+        return by_type(b.InRange(col, c.first, c.last))
     value = c.first if op in (n.Op.LT, n.Op.GE) else c.last
-    return b.Bound(col, _OPS[op], value)
+    return by_type(b.Bound(col, _OPS[op], value))
+
+
+def by_type(leaf: b.Bound | b.InRange) -> object:
+    """The leaf as a constant on non-NULL rows where every value the column's own type can
+    produce decides it, whatever the statistics (known or not): ``CAST(t AS INT) > 300`` and
+    ``t > 127`` on TINYINT are FALSE, ``t + 1 > 200`` too.
+
+    >>> t = b.BColumn("t", pa.int8(), pa.int32(), "int")
+    >>> by_type(b.Bound(t, "gt", 127)), by_type(b.InRange(t, -500, 500))
+    (NonNull(col=t, truth=False), NonNull(col=t, truth=True))
+    """
+    span = values_range(leaf.col)
+    if span is None:
+        return leaf
+    lo, hi = span
+    if isinstance(leaf, b.InRange):
+        if leaf.last < lo or leaf.first > hi:
+            return b.NonNull(leaf.col, False)
+        return b.NonNull(leaf.col, True) if leaf.first <= lo and hi <= leaf.last else leaf
+    v = leaf.value
+    always, never = {"lt": (v > hi, v <= lo), "le": (v >= hi, v < lo),
+                     "gt": (v < lo, v >= hi), "ge": (v <= lo, v > hi)}[leaf.op]
+    return b.NonNull(leaf.col, True) if always else b.NonNull(leaf.col, False) if never else \
+        leaf
+
+
+def values_range(col: object) -> tuple | None:
+    """The least and greatest value a column read through its conversion can take, from its
+    data type alone (integers and DECIMAL, as the compared domain holds them), or None.
+
+    >>> values_range(b.BColumn("t", pa.int8(), pa.float64(), "float", ("tofloat",)))
+    (-128.0, 127.0)
+    """
+    if type(col) is not b.BColumn or not (pa.types.is_integer(col.stats_type) or
+                                          pa.types.is_decimal(col.stats_type)):
+        return None
+    if col.domain not in ("int", "float"):
+        return None
+    lo, hi = int_range(col.stats_type)
+    kind = col.convert[0] if col.convert else None
+    if kind is None:
+        return (lo, hi) if pa.types.is_integer(col.stats_type) else None
+    if kind == "tofloat":
+        return float(lo), float(hi)
+    if kind == "tofloat32":
+        return round_to_float32(lo), round_to_float32(hi)
+    if kind != "affine":
+        return None
+    for step, c, tmin, tmax in col.convert[1]:
+        lo, hi = (lo + c, hi + c) if step == "add" else (min(lo * c, hi * c), max(lo * c, hi * c))
+        if lo < tmin or hi > tmax:
+            return None  # may overflow: Spark's legacy mode wraps, a DECIMAL turns NULL
+    return lo, hi
 
 
 def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:

@@ -742,13 +742,135 @@ def _if(cond, a, b):
     return _typed(a if truth(cond) is True else b, (a, b))
 
 
+def _abs(v):
+    """Spark's ``abs``: the argument's type; an integer type's minimum is itself (legacy mode
+    wraps; ANSI fails the query), NaN is NaN, -0.0 is 0.0."""
+    if v is None or isinstance(v, Wild):
+        return v
+    if v.kind == "float":
+        return V("float", abs(v.value), v.type)
+    if v.kind == "num" and v.type is not None:
+        if is_int(v.type):
+            return V("num", Fraction(_wrap(abs(int(v.value)), v.type)), v.type)
+        return V("num", abs(v.value), v.type)
+    return NOT_INTEGER
+
+
+def _sign(v):
+    """Spark's ``sign``/``signum``: DOUBLE -1.0, 0.0 or 1.0, NaN for NaN."""
+    if v is None or isinstance(v, Wild):
+        return v
+    if v.kind not in NUMERIC:
+        return NOT_INTEGER
+    x = v.value
+    if v.kind == "float" and math.isnan(x):
+        return V("float", x, pa.float64())
+    return V("float", 1.0 if x > 0 else -1.0 if x < 0 else 0.0, pa.float64())
+
+
+def _negative(v):
+    if v is None or isinstance(v, Wild):
+        return v
+    return negate(v) if v.kind in NUMERIC and v.type is not None else NOT_INTEGER
+
+
+def round_to(x: Fraction, k: int, half_even: bool) -> Fraction:
+    """``x`` rounded to ``k`` decimal places (negative: tens, hundreds...), ties HALF_UP (away
+    from zero) or HALF_EVEN."""
+    unit = Fraction(10) ** -k
+    q = x / unit
+    r = math.floor(q)
+    rest = q - r
+    if rest > Fraction(1, 2) or rest == Fraction(1, 2) and (r % 2 == 1 if half_even else x > 0):
+        r += 1
+    return r * unit
+
+
+_SIGNED = {pa.uint8(): pa.int16(), pa.uint16(): pa.int32(), pa.uint32(): pa.int64(),
+           pa.uint64(): pa.decimal128(20, 0)}
+
+
+def round_type(t: pa.DataType, k: int) -> pa.DataType:
+    """Spark 4's result type of ``round(x, k)`` (``RoundBase.dataType``)."""
+    t = _SIGNED.get(t, t)
+    if not pa.types.is_decimal(t):
+        return t
+    p, s = t.precision, t.scale
+    if k < 0:
+        return pa.decimal128(min(max(p - s + 1, 1 - k), 38), 0)
+    return pa.decimal128(min(p - s + 1 + min(s, k), 38), min(s, k))
+
+
+def _to_double_exact(x: Fraction) -> float:
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
+def _round(half_even: bool):
+    """Spark 4's ``round`` / ``bround``: integers keep their type (``k < 0`` rounds, then
+    wraps into the type as legacy mode does); DECIMAL by ``round_type``, a failed query beyond
+    38 digits (any value: an unknown); DOUBLE and FLOAT from ``Double.toString`` of the value
+    (``BigDecimal.valueOf``: Python's ``repr``, the shortest decimal, as JDK 19 on), converted
+    back correctly rounded; NaN and infinities are themselves."""
+    def f(v, k=V("num", Fraction(0))):
+        if v is None or k is None:
+            return None
+        if isinstance(v, Wild) or isinstance(k, Wild):
+            return Wild(_hash("round", half_even, v, k))
+        if k.kind != "num" or v.kind not in NUMERIC or v.type is None:
+            return NOT_INTEGER
+        scale = int(k.value)
+        t = round_type(v.type, scale)
+        if v.kind == "float":
+            x = v.value
+            if math.isnan(x) or math.isinf(x):
+                return v
+            if v.type == pa.float32():
+                r = round_to(Fraction(decimal.Decimal(repr(float(x)))), scale, half_even)
+                return V("float", round_f32(r), v.type)
+            r = round_to(Fraction(decimal.Decimal(repr(x))), scale, half_even)
+            return V("float", _to_double_exact(r), v.type)
+        r = round_to(v.value, scale, half_even)
+        if pa.types.is_decimal(t):
+            if abs(r) >= 10**t.precision / Fraction(10) ** t.scale:
+                return Wild(_hash("round overflow", v, k))  # Spark fails the query
+            return V("num", r, t)
+        return V("num", Fraction(_wrap(int(r), t)), t)
+
+    return f
+
+
+def _extreme(largest: bool):
+    """``greatest`` / ``least``: NULL arguments skipped, NULL when all are; NaN greatest."""
+    def f(*values):
+        if any(isinstance(v, Wild) for v in values):
+            return Wild(_hash("extreme", largest, values))
+        present = [v for v in values if v is not None]
+        if not present:
+            return None
+        best = present[0]
+        for v in present[1:]:
+            c = compare(v, best)  # exact: prunekit uses only types holding every argument
+            if c > 0 if largest else c < 0:
+                best = v
+        return _typed(best, values)
+
+    return f
+
+
 FUNCTIONS = {"year": _calendar(0), "month": _calendar(1), "day": _calendar(2),
              "dayofmonth": _calendar(2), "date_trunc": _date_trunc, "trunc": _trunc,
              "floor": _rounded(False), "ceil": _rounded(True), "left": _left,
-             "substring": _substring, "coalesce": _coalesce, "if": _if}
+             "substring": _substring, "coalesce": _coalesce, "if": _if, "abs": _abs,
+             "sign": _sign, "signum": _sign, "negative": _negative, "round": _round(False),
+             "bround": _round(True), "greatest": _extreme(True), "least": _extreme(False)}
 ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_trunc": (2,),
          "trunc": (2,), "floor": (1,), "ceil": (1,), "left": (2,), "substring": (2, 3),
-         "coalesce": range(1, 100), "if": (3,)}
+         "coalesce": range(1, 100), "if": (3,), "abs": (1,), "sign": (1,), "signum": (1,),
+         "negative": (1,), "round": (1, 2), "bround": (1, 2), "greatest": range(2, 100),
+         "least": range(2, 100)}
 
 
 # ---- LIKE ----------------------------------------------------------------------------------

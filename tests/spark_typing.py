@@ -215,6 +215,10 @@ FUNCTIONS = {
     "if": "if(c IS NULL, 1, c)", "if_string": "if(c IS NULL, 'x', c)",
     "case": "CASE WHEN c IS NULL THEN 10 ELSE c END",
     "case_string": "CASE WHEN c IS NOT NULL THEN c ELSE '2' END",
+    "abs": "abs(c)", "sign": "sign(c)", "signum": "signum(c)", "negative": "negative(c)",
+    "round": "round(c, 1)", "round_negative": "round(c, -1)", "bround": "bround(c, -1)",
+    "round_default": "round(c)", "greatest": "greatest(c, 1)", "least": "least(c, 1)",
+    "greatest_null": "greatest(c, NULL)",
 }
 
 

@@ -789,20 +789,34 @@ TRUNC_UNITS = ["year", "yy", "quarter", "month", "mon", "week", "day", "hour", "
 def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     """A function of ``op`` with a rule (``prunekit.expr.functions.RULES``: ``year``,
     ``month``, ``day``, ``dayofmonth``, ``date_trunc``, ``trunc``, ``floor``, ``ceil``,
-    ``left``, ``substring``, ``coalesce``, CASE as ``if``); the result type and samples follow
+    ``round``, ``bround``, ``abs``, ``sign``, ``signum``, ``negative``, ``greatest``, ``least``
+    (with literals of ``op``'s type), ``left``, ``substring``, ``coalesce``, CASE as ``if``);
+    the result type and samples follow
     Spark's semantics as ``tests/reference.py`` computes them."""
     t = op.type
     if pa.types.is_date(t) or pa.types.is_timestamp(t):
         kinds = ["year", "dayofmonth", "date_trunc", "date_trunc", "trunc", "month", "day"]
     elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
-        kinds = ["floor", "ceil"] * 2
+        kinds = ["floor", "ceil", "abs", "abs", "round", "round", "bround", "sign", "signum",
+                 "greatest", "greatest", "least", "least"]
+        if t != pa.uint64():  # Spark's DECIMAL(20, 0): the reference negates in the type
+            kinds += ["negative"] if not pa.types.is_unsigned_integer(t) else []
     elif ref.is_text(t):
         kinds = ["left", "left", "substring"]
     else:
         kinds = []
     kind = pick(draw, kinds + ["coalesce", "case"])
-    if kind in ("year", "month", "day", "dayofmonth", "floor", "ceil"):
+    if kind in ("year", "month", "day", "dayofmonth", "floor", "ceil", "abs", "sign", "signum",
+                "negative"):
         node, args = n.Func(kind, (op.node,)), ()
+    elif kind in ("round", "bround"):
+        scale = () if one_in(draw, 5) else (n.Literal(pick(draw, ROUND_SCALES)),)
+        node = n.Func(kind, (op.node, *scale))
+    elif kind in ("greatest", "least"):
+        others = [literals(draw, op, mode="exact", null=one_in(draw, 4))
+                  for _ in range(pick(draw, [1, 1, 2]))]
+        at = draw(st.integers(0, len(others)))
+        node = n.Func(kind, (*others[:at], op.node, *others[at:]))
     elif kind in ("date_trunc", "trunc"):
         unit = n.Literal(pick(draw, TRUNC_UNITS))
         node = n.Func(kind, (unit, op.node) if kind == "date_trunc" else (op.node, unit))
@@ -819,7 +833,8 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
         alt = {"literal": lambda: literals(draw, op, null=False), "null": lambda: n.Literal(None),
                "self": lambda: op.node}[other]()
         node = n.Func("if", (cond, op.node, alt) if draw(st.booleans()) else (cond, alt, op.node))
-    args = [ref.literal_value(a) if isinstance(a, n.Literal) else None for a in node.args]
+    args = [None if a is op.node or any(isinstance(x, n.Column) for x in a.walk()) else
+            ref.evaluate_value(a, {}, {}) for a in node.args]
     position = [i for i, a in enumerate(node.args) if a is op.node][0]
     if kind == "if" or kind == "case":
         return Operand(node, t, op.samples, op.opaque)
@@ -828,11 +843,17 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
         values = list(args)
         values[position] = v
         got = ref.FUNCTIONS[kind](*values)
+        if kind in ("greatest", "least") and isinstance(got, ref.V):
+            got = ref.cast(got, t)  # a literal argument (0.5 beside INT): a sample near it
         return got if isinstance(got, ref.V) else None  # not modelled there: no sample
 
     result = {"year": pa.int32(), "month": pa.int32(), "day": pa.int32(), "dayofmonth": pa.int32(),
               "date_trunc": pa.timestamp("us", "UTC"), "trunc": pa.date32(),
-              "left": t, "substring": t, "coalesce": t}.get(kind)
+              "left": t, "substring": t, "coalesce": t, "abs": t, "negative": t,
+              "greatest": t, "least": t, "sign": pa.float64(), "signum": pa.float64()}.get(kind)
+    if kind in ("round", "bround"):
+        probe = through(ref.from_python(op.samples[0], t)) if op.samples else None
+        result = probe.type if isinstance(probe, ref.V) and probe.type is not None else t
     if result is None:  # floor / ceil: BIGINT, or DECIMAL(p - s + 1, 0)
         result = pa.decimal128(min(38, t.precision - t.scale + 1), 0) if pa.types.is_decimal(
             t) else pa.int64()
@@ -841,6 +862,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     return Operand(node, result, samples, op.opaque)
 
 
+ROUND_SCALES = [-2, -1, -1, 0, 1, 1, 2, 5, -20, -400]
 ARITH_CONSTANTS = [-3, -1, 0, 1, 2, 7, 1000, -100_000, 2**31 - 1, 2**31, 2**62, -(2**63) + 1]
 DECIMAL_CONSTANTS = [D("0.05"), D("-1.5"), D("100.001"), D("1E+2"), D("-0.000001")]
 # Divisors: INT and DOUBLE ones give DOUBLE division, decimal ones DECIMAL division for integer

@@ -41,7 +41,9 @@ def test_every_whitelisted_function_and_comparison_is_covered():
     for function in ("year", "month", "day", "dayofmonth", "extract", "date_part", "to_date",
                      "date_trunc", "trunc", "floor", "ceil", "left", "substring", "coalesce_int",
                      "if", "case", "cast", "try_cast", "negate", "isnan", "like", "in", "not in",
-                     "between", "distinct", "<=>", "null", "boolean", "x * x", "x + 1"):
+                     "between", "distinct", "<=>", "null", "boolean", "x * x", "x + 1",
+                     "abs", "sign", "signum", "negative", "round", "round_negative", "bround",
+                     "greatest", "least"):
         assert function in families, function
     assert {"x * y", "x + y", "x - y", "x / y", "column compare"} <= {
         t.family for t in st.pair_templates()}

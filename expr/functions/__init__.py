@@ -22,6 +22,22 @@ function (Spark)                      ``f(x) >= m`` as a predicate on ``x``
                                       ``s >= succ(m[:k])`` (prefix successor, bytes)
 ``add_months(d, k)``, ``d + INTERVAL  ``d >= A(m)``, the least day with add_months(d, k) >= m
 k MONTH`` (DATE)                      (bisection over day counts)
+``round(x, k)``, ``bround(x, k)``     ``x >= r - 10**-k / 2`` (r: least multiple of 10**-k
+                                      >= m; the tie by HALF_UP / HALF_EVEN); integers beyond
+                                      their type and DECIMAL beyond 38 digits: anything;
+                                      DOUBLE: the doubles next to a tie point: anything
+==================================== ======================================================
+
+Not monotone, but with a preimage of at most a few intervals (``absolute.py``):
+
+==================================== ======================================================
+``abs(x) op m``                       ``|x|`` in the results accepted, ``[a, b]``: x in
+                                      ``[a, b]`` or ``[-b, -a]``; an integer minimum by its
+                                      legacy value (itself); NaN by NaN
+``sign(x)``, ``signum(x)`` (DOUBLE)   an OR of ``x < 0``, ``x = 0``, ``x > 0``, ``isnan(x)``
+``negative(x)``                       ``-x`` (unary minus)
+``greatest(a, ...)``, ``least``       ``greatest > m``: ``OR (a_i > m) IS TRUE``, NULL when
+                                      every argument is (``extremes.py``)
 ==================================== ======================================================
 
 Steps of a column rather than thresholds (``date_shifts``): ``date_add``, ``date_sub``, a DATE
@@ -37,19 +53,23 @@ branch whose condition is TRUE). Both are exact in three-valued logic.
 
 The rules: ``dates`` (year, month, day, date_trunc, trunc), ``date_shifts`` (date_add,
 date_sub, add_months, datediff, interval arithmetic), ``rounding`` (floor, ceil),
-``prefixes`` (left, substring), ``branches`` (coalesce, if); the shared ``Monotone`` operand is
-``prunekit.expr.applied``, the comparisons they build on ``prunekit.expr.comparisons``.
+``halfround`` (round, bround), ``absolute`` (abs, sign, signum, negative), ``extremes``
+(greatest, least), ``prefixes`` (left, substring), ``branches`` (coalesce, if); the shared
+``Monotone`` operand is ``prunekit.expr.applied``, the comparisons they build on
+``prunekit.expr.comparisons``.
 
 Timestamps: ``year``, ``to_date`` and ``date_trunc`` of a TIMESTAMP follow Spark's session time
 zone; prunekit reads them in **UTC**, as it reads timestamp literals without an offset (a
 
 >>> sorted(RULES)
-['add_months', 'ceil', 'coalesce', 'date_add', 'date_sub', 'date_trunc', 'datediff', 'day', \
-'dayofmonth', 'floor', 'if', 'left', 'month', 'substring', 'trunc', 'year']
+['abs', 'add_months', 'bround', 'ceil', 'coalesce', 'date_add', 'date_sub', 'date_trunc', \
+'datediff', 'day', 'dayofmonth', 'floor', 'greatest', 'if', 'least', 'left', 'month', 'negative', \
+'round', 'sign', 'signum', 'substring', 'trunc', 'year']
 """
 
 # Each module registers its rules as it is imported.
-from . import branches, date_shifts, dates, prefixes, rounding  # noqa: E402, F401, I001
+from . import (absolute, branches, date_shifts, dates, extremes, halfround,  # noqa: E402, F401, I001
+               prefixes, rounding)
 from .registry import RULES, Rule, bind_call, register, why_not
 
 __all__ = ["RULES", "Rule", "bind_call", "register", "why_not"]

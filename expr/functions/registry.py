@@ -16,7 +16,7 @@ import pyarrow as pa
 from prunekit.expr import nodes as n
 
 # Functions prunekit knows it must not use, with the reason explain() gives.
-NOT_MONOTONE = {"abs": "abs is not monotone", "lower": "lower is not monotone in byte order",
+NOT_MONOTONE = {"lower": "lower is not monotone in byte order",
                 "upper": "upper is not monotone in byte order"}
 
 
@@ -70,8 +70,8 @@ def bind_call(node: n.Func, kids: tuple) -> object | None:
 def why_not(node: n.Func, kids: tuple) -> str:
     """What explain() says about a function call that is not used for pruning.
 
-    >>> why_not(n.Func("abs", (n.col("x"),)), ())
-    'abs(x): abs is not monotone'
+    >>> why_not(n.Func("lower", (n.col("s"),)), ())
+    'lower(s): lower is not monotone in byte order'
     >>> why_not(n.Func("md5", (n.col("x"),)), ())
     'md5(x) is not used for pruning (not on the whitelist of monotone functions)'
     """
