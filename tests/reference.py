@@ -860,17 +860,66 @@ def _extreme(largest: bool):
     return f
 
 
+def _int_arg(k) -> int | None:
+    """An INT argument's value (date_add's days, add_months' months)."""
+    if isinstance(k, V) and k.kind == "num" and k.value.denominator == 1 and \
+            -(2**31) <= k.value < 2**31:
+        return int(k.value)
+    return None
+
+
+def _date_shift(kind: str):
+    """``date_add``, ``date_sub`` (days) and ``add_months`` (months, the day clamped to the
+    month's end) of a DATE, or of a TIMESTAMP cast to its UTC day; a result beyond INT days
+    is not modelled (Spark fails or wraps)."""
+    def f(v, k):
+        if v is None or k is None:
+            return None
+        if isinstance(v, Wild) or isinstance(k, Wild):
+            return Wild(_hash(kind, v, k))
+        day, c = _day_of(v), _int_arg(k)
+        if day is None or c is None:
+            return NOT_INTEGER
+        if kind == "add_months":
+            y, m, d = civil(day)
+            total = y * 12 + m - 1 + c
+            y2, m2 = divmod(total, 12)
+            last = (civil_days(y2 + (m2 == 11), (m2 + 1) % 12 + 1, 1) -
+                    civil_days(y2, m2 + 1, 1))
+            out = civil_days(y2, m2 + 1, min(d, last))
+        else:
+            out = day + (c if kind == "date_add" else -c)
+        return V("date", out, pa.date32()) if -(2**31) <= out < 2**31 else NOT_INTEGER
+
+    return f
+
+
+def _datediff(a, b):
+    """``datediff(end, start)``: days from start to end, INT."""
+    if a is None or b is None:
+        return None
+    if isinstance(a, Wild) or isinstance(b, Wild):
+        return Wild(_hash("datediff", a, b))
+    x, y = _day_of(a), _day_of(b)
+    if x is None or y is None:
+        return NOT_INTEGER
+    return V("num", Fraction(x - y), pa.int32()) if -(2**31) <= x - y < 2**31 else NOT_INTEGER
+
+
 FUNCTIONS = {"year": _calendar(0), "month": _calendar(1), "day": _calendar(2),
              "dayofmonth": _calendar(2), "date_trunc": _date_trunc, "trunc": _trunc,
              "floor": _rounded(False), "ceil": _rounded(True), "left": _left,
              "substring": _substring, "coalesce": _coalesce, "if": _if, "abs": _abs,
              "sign": _sign, "signum": _sign, "negative": _negative, "round": _round(False),
-             "bround": _round(True), "greatest": _extreme(True), "least": _extreme(False)}
+             "bround": _round(True), "greatest": _extreme(True), "least": _extreme(False),
+             "date_add": _date_shift("date_add"), "date_sub": _date_shift("date_sub"),
+             "add_months": _date_shift("add_months"), "datediff": _datediff}
 ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_trunc": (2,),
          "trunc": (2,), "floor": (1,), "ceil": (1,), "left": (2,), "substring": (2, 3),
          "coalesce": range(1, 100), "if": (3,), "abs": (1,), "sign": (1,), "signum": (1,),
          "negative": (1,), "round": (1, 2), "bround": (1, 2), "greatest": range(2, 100),
-         "least": range(2, 100)}
+         "least": range(2, 100), "date_add": (2,), "date_sub": (2,), "add_months": (2,),
+         "datediff": (2,)}
 
 
 # ---- LIKE ----------------------------------------------------------------------------------

@@ -789,13 +789,15 @@ TRUNC_UNITS = ["year", "yy", "quarter", "month", "mon", "week", "day", "hour", "
 def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     """A function of ``op`` with a rule (``prunekit.expr.functions.RULES``: ``year``,
     ``month``, ``day``, ``dayofmonth``, ``date_trunc``, ``trunc``, ``floor``, ``ceil``,
-    ``round``, ``bround``, ``abs``, ``sign``, ``signum``, ``negative``, ``greatest``, ``least``
+    ``round``, ``bround``, ``abs``, ``sign``, ``signum``, ``negative``, ``greatest``, ``least``,
+    ``date_add``, ``date_sub``, ``add_months``, ``datediff``
     (with literals of ``op``'s type), ``left``, ``substring``, ``coalesce``, CASE as ``if``);
     the result type and samples follow
     Spark's semantics as ``tests/reference.py`` computes them."""
     t = op.type
     if pa.types.is_date(t) or pa.types.is_timestamp(t):
-        kinds = ["year", "dayofmonth", "date_trunc", "date_trunc", "trunc", "month", "day"]
+        kinds = ["year", "dayofmonth", "date_trunc", "date_trunc", "trunc", "month", "day",
+                 "date_add", "date_sub", "add_months", "datediff", "datediff"]
     elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
         kinds = ["floor", "ceil", "abs", "abs", "round", "round", "bround", "sign", "signum",
                  "greatest", "greatest", "least", "least"]
@@ -817,6 +819,11 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
                   for _ in range(pick(draw, [1, 1, 2]))]
         at = draw(st.integers(0, len(others)))
         node = n.Func(kind, (*others[:at], op.node, *others[at:]))
+    elif kind in ("date_add", "date_sub", "add_months"):
+        node = n.Func(kind, (op.node, n.Literal(pick(draw, DATE_STEPS))))
+    elif kind == "datediff":
+        day = n.Literal(pick(draw, DATEDIFF_DAYS), pa.date32())
+        node = n.Func(kind, (op.node, day) if draw(st.booleans()) else (day, op.node))
     elif kind in ("date_trunc", "trunc"):
         unit = n.Literal(pick(draw, TRUNC_UNITS))
         node = n.Func(kind, (unit, op.node) if kind == "date_trunc" else (op.node, unit))
@@ -850,7 +857,9 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     result = {"year": pa.int32(), "month": pa.int32(), "day": pa.int32(), "dayofmonth": pa.int32(),
               "date_trunc": pa.timestamp("us", "UTC"), "trunc": pa.date32(),
               "left": t, "substring": t, "coalesce": t, "abs": t, "negative": t,
-              "greatest": t, "least": t, "sign": pa.float64(), "signum": pa.float64()}.get(kind)
+              "greatest": t, "least": t, "sign": pa.float64(), "signum": pa.float64(),
+              "date_add": pa.date32(), "date_sub": pa.date32(), "add_months": pa.date32(),
+              "datediff": pa.int32()}.get(kind)
     if kind in ("round", "bround"):
         probe = through(ref.from_python(op.samples[0], t)) if op.samples else None
         result = probe.type if isinstance(probe, ref.V) and probe.type is not None else t
@@ -863,6 +872,9 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
 
 
 ROUND_SCALES = [-2, -1, -1, 0, 1, 1, 2, 5, -20, -400]
+DATE_STEPS = [-400, -31, -1, 0, 1, 1, 12, 30, 365, 2**31 - 1, -(2**31)]
+DATEDIFF_DAYS = [dt.date(2024, 2, 29), dt.date(1970, 1, 1), dt.date(2000, 3, 31),
+                 dt.date(1, 1, 1), dt.date(9999, 12, 31)]
 ARITH_CONSTANTS = [-3, -1, 0, 1, 2, 7, 1000, -100_000, 2**31 - 1, 2**31, 2**62, -(2**63) + 1]
 DECIMAL_CONSTANTS = [D("0.05"), D("-1.5"), D("100.001"), D("1E+2"), D("-0.000001")]
 # Divisors: INT and DOUBLE ones give DOUBLE division, decimal ones DECIMAL division for integer

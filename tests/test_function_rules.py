@@ -2,6 +2,8 @@
 property tests' generator, so its soundness is checked against the reference evaluator, and
 every rule's own example is used for pruning, as explain() shows."""
 
+import re
+
 import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, Phase, find, settings
@@ -30,4 +32,5 @@ def test_every_rule_prunes_its_example(name):
     text = pk.PruningPredicate(rule.example, pa.schema(list(rule.columns))).explain()
     assert "not used for pruning" not in text and "not monotone" not in text, text
     column = rule.columns[0][0]
-    assert f"may be TRUE:  {column} has values" in text, text
+    # the column's own statistics, or the column moved by constant steps (date_add: d + 30)
+    assert re.search(rf"may be TRUE:  {column}( [-+*] -?\d+)* has values", text), text
