@@ -187,3 +187,12 @@ def test_moment_errors_are_clear():
         pk.PruningPredicate("d = current_date()", D, time_zone="Mars/Base")
     with pytest.raises(TypeError, match="now must be a datetime"):
         pk.PruningPredicate("d = current_date()", D, now="today")
+
+
+@pytest.mark.parametrize("utc_hour, local_date", [(7, "2024-03-09"), (9, "2024-03-10"),
+                                                  (11, "2024-03-10")])
+def test_current_date_across_a_daylight_saving_change(utc_hour, local_date):
+    """Los Angeles moves from UTC-8 to UTC-7 at 10:00 UTC on 2024-03-10."""
+    at = dt.datetime(2024, 3, 10, utc_hour, 30, tzinfo=UTC)
+    pred = pk.PruningPredicate("d = current_date()", D, now=at, time_zone="America/Los_Angeles")
+    assert pred.expression.sql() == f"d = DATE '{local_date}'"
