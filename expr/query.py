@@ -30,7 +30,8 @@ Rules (each keeps a row the query could need; anything not understood pushes not
   correlated conjuncts name an outer source and stay.
 - An equality of two columns of two base-table sources, placed as a conjunct would be (WHERE,
   inner/semi ON, the null-supplying side's ON), is recorded as a ``JoinKey`` of each scan it
-  constrains; ``prunekit.joins`` carries keys along them.
+  constrains, and so is ``x IN (SELECT k FROM t ...)`` reading one base table; ``prunekit.joins``
+  carries keys along them.
 - A scan with TABLESAMPLE, PIVOT or a column alias list, under a recursive CTE, LATERAL, UNNEST,
   a table function or a parenthesised join, is read unfiltered; so is any scan of the table
   the walk did not reach (a final check over every table reference).
@@ -294,6 +295,7 @@ class _Walker:
         using = {i.name.lower() for j in joins for i in j.args.get("using") or ()}
         natural = any(j.args.get("method") for j in joins)
         scope = _Scope(self, sources, using, natural)
+        scope.env = env  # CTE names, which shadow tables in subqueries
         filters: list[list] = [[] for _ in sources]
         nullable = [False] * len(sources)
         for k, j in enumerate(joins, 1):
@@ -496,6 +498,7 @@ class _Scope:
         self.w, self.sources, self.using, self.natural = w, sources, using, natural
         self.hidden: set[int] = set()
         self.joins: list[list[JoinKey]] = [[] for _ in sources]  # per source, found by place
+        self.env: dict = {}
 
     def has(self, s: _Source, name: str) -> bool:
         if s.kind == "target":
@@ -547,6 +550,8 @@ class _Scope:
     def place(self, conjs: list, allowed, nullable: list, filters: list) -> None:
         allowed = set(allowed)
         for c in conjs:
+            if isinstance(c, exp.In) and isinstance(c.args.get("query"), exp.Subquery):
+                self.in_key(c, allowed)
             refs = self.refs(c)
             if refs is not None and len(refs) == 2:
                 self.join_key(c, allowed)
@@ -556,6 +561,32 @@ class _Scope:
             if i in allowed and (not nullable[i] or _never_true_on_nulls(c)):
                 filters[i].append(c)
 
+
+    def in_key(self, c: exp.In, allowed: set) -> None:
+        """``x IN (SELECT k FROM t WHERE ...)`` as a conjunct: a semi join of x's scan with
+        that scan of ``t``, when the subquery reads one base table and outputs a plain column
+        of it (its rows, grouped, distinct or limited, hold only keys of rows passing that
+        scan's conjuncts)."""
+        if not isinstance(c.this, exp.Column):
+            return
+        i = self.resolve(c.this)
+        q = c.args["query"].this
+        if i is None or i not in allowed or self.sources[i].kind != "target" or \
+                not isinstance(q, exp.Select) or q.args.get("joins") or \
+                q.args.get("laterals") or len(q.selects) != 1 or not q.args.get("from_"):
+            return
+        t, out = q.args["from_"].this, q.selects[0].unalias()
+        if not (isinstance(t, exp.Table) and isinstance(t.this, exp.Identifier) and
+                not t.args.get("db") and isinstance(out, exp.Column) and
+                isinstance(out.this, exp.Identifier)) or out.table and \
+                out.table.lower() != t.alias_or_name.lower():
+            return
+        name = t.name.lower()
+        columns = self.w.columns if name == self.w.table else self.w.known.get(name, set())
+        if name in self.env or out.name.lower() not in columns:
+            return  # a CTE of that name, or not one of the table's columns
+        self.joins[i].append(JoinKey(c.this.name.lower(), name, id(t), out.name.lower(),
+                                     _strip(c).sql(dialect="spark")))
 
     def join_key(self, c: exp.Expression, allowed: set) -> None:
         """Record ``a.x = b.y`` between two scans of base tables for each side in ``allowed``:

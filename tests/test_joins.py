@@ -68,6 +68,20 @@ def test_nothing_is_carried_where_unmatched_rows_still_matter(sql):
     assert skipped(sql)["fact"] == []
 
 
+@pytest.mark.parametrize("sql, fact", [
+    ("SELECT * FROM fact WHERE k IN (SELECT k FROM dim WHERE a = 2)", [0, 1, 4, 5]),
+    ("SELECT * FROM fact f WHERE f.k IN (SELECT DISTINCT d.k FROM dim d WHERE d.a = 2 LIMIT 3)",
+     [0, 1, 4, 5]),
+    ("SELECT * FROM fact WHERE k NOT IN (SELECT k FROM dim WHERE a = 2)", []),
+    ("SELECT * FROM fact WHERE k IN (SELECT k FROM dim WHERE a = 2) OR k < 5", []),
+    ("SELECT * FROM fact WHERE k IN (SELECT max(k) FROM dim WHERE a = 2)", []),
+    ("SELECT * FROM fact WHERE k IN (SELECT k FROM dim JOIN fact USING (k) WHERE a = 2)", []),
+    ("WITH dim AS (SELECT 1 AS k) SELECT * FROM fact WHERE k IN (SELECT k FROM dim)", []),
+], ids=["in", "distinct-limit", "not-in", "or", "aggregate", "join-inside", "cte-shadows"])
+def test_an_in_subquery_is_a_semi_join(sql, fact):
+    assert skipped(sql)["fact"] == fact
+
+
 def test_a_key_of_another_type_or_a_float_carries_nothing():
     for t in (pa.string(), pa.float64(), pa.date32()):
         tables = {"dim": (DIM, {"k": INT, "a": INT}), "fact": (FACT, {"k": t})}
