@@ -55,6 +55,7 @@ from .dialects import SPARK, check_dialect, warn_quoted_names, why_not_portable
 from .sql import parse
 
 _MARK = "\x00out"  # qualifier of a pushed conjunct's references to a query's output columns
+_KEY = "\x00join key"  # a join key pushed into a derived table as a conjunct (_Scope.carry)
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.Add, exp.Sub,
                 exp.Mul, exp.Div)
 _GENERATORS = tuple(getattr(exp, "SET_RETURNING_FUNCTIONS", ())) + (exp.Explode, exp.Unnest)
@@ -171,12 +172,17 @@ def _analyse(tree: exp.Query, table: str, schema, dialect: str, known: dict) -> 
 
 def _result(w: _Walker, table: str, schema) -> Pushdown:
     types = None if schema is None else {f.name.lower(): f.type for f in schema}
-    out = Pushdown(table, n.Literal(True), notes=w.notes, scan_ids=w.scan_ids,
-                   joins=[tuple(dict.fromkeys(j)) for j in w.scan_joins])
+    out = Pushdown(table, n.Literal(True), notes=w.notes, scan_ids=w.scan_ids)
     alternatives: list[tuple[frozenset, n.Node]] = []
-    for conjs in w.scans:
+    for conjs, keys in zip(w.scans, w.scan_joins, strict=True):
         kept: dict[str, n.Node] = {}
+        keys = list(keys)
         for c in conjs or ():
+            if _is_key_conjunct(c):  # a join key carried in from a query above
+                if isinstance(c.this, exp.Column) and isinstance(c.this.this, exp.Identifier):
+                    table_, scan, key, text_ = c.expressions[0].this.split("\x00")[2:]
+                    keys.append(JoinKey(c.this.name.lower(), table_, int(scan), key, text_))
+                continue
             text = _fold(_strip(c)).sql(dialect="spark")
             if why_not_portable(_strip(c), w.dialect, types) is not None:
                 out.notes.append(f"not pushed: {text} (it may not mean in {w.dialect} what it "
@@ -192,6 +198,7 @@ def _result(w: _Walker, table: str, schema) -> Pushdown:
             kept.setdefault(node.sql(), node)
         out.scans.append(tuple(kept) or None)
         out.conjuncts.append(tuple(kept.values()) if kept else None)
+        out.joins.append(tuple(dict.fromkeys(keys)))
         if kept:
             alt = n.and_(*kept.values()) if len(kept) > 1 else next(iter(kept.values()))
             alternatives.append((frozenset(kept), alt))
@@ -462,7 +469,7 @@ class _Walker:
             new = c.copy().transform(sub)
             if ok:
                 out.append(new)
-            else:
+            elif not _is_key_conjunct(c):
                 self.notes.append(f"not pushed onto an aggregate or unknown output: "
                                   f"{_strip(c).sql()}")
         return out
@@ -550,11 +557,10 @@ class _Scope:
     def place(self, conjs: list, allowed, nullable: list, filters: list) -> None:
         allowed = set(allowed)
         for c in conjs:
-            if isinstance(c, exp.In) and isinstance(c.args.get("query"), exp.Subquery):
-                self.in_key(c, allowed)
+            self.in_key(c, allowed, filters)
             refs = self.refs(c)
             if refs is not None and len(refs) == 2:
-                self.join_key(c, allowed)
+                self.join_key(c, allowed, filters)
             if refs is None or len(refs) != 1:
                 continue  # several sources, an outer reference, a subquery: stays above
             (i,) = refs
@@ -562,18 +568,26 @@ class _Scope:
                 filters[i].append(c)
 
 
-    def in_key(self, c: exp.In, allowed: set) -> None:
-        """``x IN (SELECT k FROM t WHERE ...)`` as a conjunct: a semi join of x's scan with
-        that scan of ``t``, when the subquery reads one base table and outputs a plain column
-        of it (its rows, grouped, distinct or limited, hold only keys of rows passing that
-        scan's conjuncts)."""
-        if not isinstance(c.this, exp.Column):
+    def in_key(self, c: exp.Expression, allowed: set, filters: list) -> None:
+        """``x IN (SELECT k FROM t WHERE ...)`` or ``x = (SELECT k FROM t ...)`` as a
+        conjunct: a semi join of x's scan with that scan of ``t``, when the subquery reads one
+        base table and outputs a plain column of it (its rows, grouped, distinct or limited,
+        hold only keys of rows passing that scan's conjuncts; a scalar subquery without a row
+        is NULL, which equals nothing)."""
+        if isinstance(c, exp.In) and isinstance(c.args.get("query"), exp.Subquery):
+            col, sub = c.this, c.args["query"]
+        elif isinstance(c, exp.EQ) and isinstance(c.expression, exp.Subquery):
+            col, sub = c.this, c.expression
+        elif isinstance(c, exp.EQ) and isinstance(c.this, exp.Subquery):
+            col, sub = c.expression, c.this
+        else:
             return
-        i = self.resolve(c.this)
-        q = c.args["query"].this
-        if i is None or i not in allowed or self.sources[i].kind != "target" or \
-                not isinstance(q, exp.Select) or q.args.get("joins") or \
-                q.args.get("laterals") or len(q.selects) != 1 or not q.args.get("from_"):
+        if not isinstance(col, exp.Column):
+            return
+        i, q = self.resolve(col), sub.this
+        if i is None or i not in allowed or not isinstance(q, exp.Select) or \
+                q.args.get("joins") or q.args.get("laterals") or len(q.selects) != 1 or \
+                not q.args.get("from_"):
             return
         t, out = q.args["from_"].this, q.selects[0].unalias()
         if not (isinstance(t, exp.Table) and isinstance(t.this, exp.Identifier) and
@@ -585,13 +599,14 @@ class _Scope:
         columns = self.w.columns if name == self.w.table else self.w.known.get(name, set())
         if name in self.env or out.name.lower() not in columns:
             return  # a CTE of that name, or not one of the table's columns
-        self.joins[i].append(JoinKey(c.this.name.lower(), name, id(t), out.name.lower(),
-                                     _strip(c).sql(dialect="spark")))
+        self.carry(i, col, JoinKey("", name, id(t), out.name.lower(),
+                                   _strip(c).sql(dialect="spark")), filters)
 
-    def join_key(self, c: exp.Expression, allowed: set) -> None:
-        """Record ``a.x = b.y`` between two scans of base tables for each side in ``allowed``:
-        rows that matter there pass the conjunct, which is FALSE or NULL unless the other side
-        is a row of its table with an equal key (never TRUE on a NULL-extended row)."""
+    def join_key(self, c: exp.Expression, allowed: set, filters: list) -> None:
+        """Record ``a.x = b.y`` between a scan (or a derived table) and a scan of a base table
+        for each side in ``allowed``: rows that matter there pass the conjunct, which is FALSE
+        or NULL unless the other side is a row of its table with an equal key (never TRUE on a
+        NULL-extended row)."""
         while isinstance(c, exp.Paren):
             c = c.this
         if not isinstance(c, exp.EQ):
@@ -606,15 +621,33 @@ class _Scope:
             return
         text = _strip(c).sql(dialect="spark")
         for me, other in ((0, 1), (1, 0)):
-            mine, theirs = self.sources[at[me]], self.sources[at[other]]
+            theirs = self.sources[at[other]]
             table = self.w.table if theirs.kind == "target" else theirs.table
-            if at[me] not in allowed or mine.kind != "target" or table is None:
-                continue
-            self.joins[at[me]].append(JoinKey(sides[me].name.lower(), table, id(theirs.node),
-                                              sides[other].name.lower(), text))
+            if at[me] in allowed and table is not None:
+                self.carry(at[me], sides[me], JoinKey("", table, id(theirs.node),
+                                                      sides[other].name.lower(), text), filters)
+
+    def carry(self, i: int, col: exp.Column, key: JoinKey, filters: list) -> None:
+        """A join key onto source ``i``: recorded for a scan of the table; for a derived table
+        or CTE, a conjunct on its output column, pushed in as filters are (through
+        projections, UNION branches and grouping keys) to the scans it reaches."""
+        src = self.sources[i]
+        if src.kind == "target":
+            self.joins[i].append(JoinKey(col.name.lower(), key.table, key.scan, key.key,
+                                         key.text))
+        elif src.kind == "query":
+            # One string literal carries the key: a function here would read as a generator.
+            tag = exp.Literal.string("\x00".join((_KEY, key.table, str(key.scan), key.key,
+                                                  key.text)))
+            filters[i].append(exp.In(this=col.copy(), expressions=[tag]))
 
 
 # ---- helpers ---------------------------------------------------------------------------
+def _is_key_conjunct(c: exp.Expression) -> bool:
+    return isinstance(c, exp.In) and len(c.expressions) == 1 and isinstance(
+        c.expressions[0], exp.Literal) and c.expressions[0].this.startswith(_KEY + "\x00")
+
+
 def _conjuncts(e: exp.Expression | None) -> list:
     out, stack = [], [e] if e is not None else []
     while stack:

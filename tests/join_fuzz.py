@@ -109,7 +109,21 @@ def _dim_filter(rng: np.random.Generator, dim: str, alias: str) -> str:
 
 def random_query(rng: np.random.Generator) -> str:
     """A random join query over ``f``, ``d1``, ``d2``, ``d3`` in Spark SQL."""
-    shape = rng.choice(["chain", "chain", "chain", "in", "cte", "derived"])
+    shape = rng.choice(["chain", "chain", "chain", "in", "cte", "derived", "derived", "union",
+                        "grouped", "scalar"])
+    if shape == "union":
+        return (f"SELECT count(*), sum(u.v) FROM (SELECT f_k1 AS k, f_v AS v FROM f WHERE f_v > "
+                f"{int(rng.integers(-50, 50))} UNION ALL SELECT f_k1, -f_v FROM f WHERE f_s = "
+                f"'s{rng.integers(0, 9)}') u JOIN d1 ON u.k = d1.d1_key WHERE "
+                f"{_dim_filter(rng, 'd1', 'd1')}")
+    if shape == "grouped":
+        kind = rng.choice(["JOIN", "LEFT JOIN", "LEFT SEMI JOIN"])
+        return (f"SELECT count(*), sum(g.total) FROM (SELECT f_k2, sum(f_v) AS total FROM f "
+                f"GROUP BY f_k2) g {kind} d2 ON g.f_k2 = d2.d2_key AND "
+                f"{_dim_filter(rng, 'd2', 'd2')}")
+    if shape == "scalar":
+        return (f"SELECT count(*), sum(f.f_v) FROM f WHERE f.f_k1 = (SELECT d1_key FROM d1 "
+                f"WHERE {_dim_filter(rng, 'd1', 'd1')} ORDER BY d1_key LIMIT 1)")
     if shape == "in":
         inner = f"SELECT d1_key FROM d1 WHERE {_dim_filter(rng, 'd1', 'd1')}"
         neg = rng.choice(["", "NOT "])
@@ -121,8 +135,10 @@ def random_query(rng: np.random.Generator) -> str:
                 f"WHERE {_dim_filter(rng, 'd1', 'd1')}) SELECT count(*), sum(a.f_v) FROM x a "
                 f"JOIN x b ON a.f_k1 = b.f_k1")
     if shape == "derived":
+        limit = f" ORDER BY f.f_id LIMIT {int(rng.integers(1, 200))}" if rng.random() < 0.5 \
+            else ""
         return (f"SELECT count(*), sum(g.f_v) FROM (SELECT * FROM f WHERE f.f_v < "
-                f"{int(rng.integers(-40, 60))}) g JOIN d1 ON g.f_k1 = d1.d1_key WHERE "
+                f"{int(rng.integers(-40, 60))}{limit}) g JOIN d1 ON g.f_k1 = d1.d1_key WHERE "
                 f"{_dim_filter(rng, 'd1', 'd1')}")
     sql, where, hidden = "FROM f", [], set()
     joins = [("d1", "f.f_k1 = d1.d1_key"), ("d2", "f.f_k2 = d2.d2_key")]

@@ -82,6 +82,25 @@ def test_an_in_subquery_is_a_semi_join(sql, fact):
     assert skipped(sql)["fact"] == fact
 
 
+@pytest.mark.parametrize("sql, fact", [
+    ("SELECT * FROM (SELECT k AS key FROM fact) f JOIN dim d ON f.key = d.k WHERE d.a = 2",
+     [0, 1, 4, 5]),
+    ("SELECT * FROM (SELECT k FROM fact WHERE k > 60 UNION ALL SELECT k FROM fact) u "
+     "JOIN dim d ON u.k = d.k WHERE d.a = 3", [0, 1, 2, 3]),
+    ("WITH g AS (SELECT k, count(*) AS c FROM fact GROUP BY k) SELECT * FROM g "
+     "JOIN dim ON g.k = dim.k WHERE a = 1", [2, 3, 4, 5]),
+    ("SELECT * FROM fact WHERE k = (SELECT k FROM dim WHERE a = 2 LIMIT 1)", [0, 1, 4, 5]),
+    ("SELECT * FROM (SELECT k FROM fact LIMIT 5) f JOIN dim d ON f.k = d.k WHERE d.a = 2", []),
+    ("SELECT * FROM (SELECT k + 0 AS k FROM fact) f JOIN dim d ON f.k = d.k WHERE d.a = 2",
+     []),
+    ("SELECT * FROM (SELECT sum(k) AS k FROM fact GROUP BY a) f JOIN dim d ON f.k = d.k "
+     "WHERE d.a = 2", []),
+], ids=["derived", "union", "grouped-cte", "scalar", "limit", "expression", "aggregate"])
+def test_keys_reach_scans_inside_derived_tables(sql, fact):
+    tables = {"dim": TABLES["dim"], "fact": (FACT, {"k": INT, "a": INT})}
+    assert skipped(sql, tables)["fact"] == fact
+
+
 def test_a_key_of_another_type_or_a_float_carries_nothing():
     for t in (pa.string(), pa.float64(), pa.date32()):
         tables = {"dim": (DIM, {"k": INT, "a": INT}), "fact": (FACT, {"k": t})}
