@@ -201,7 +201,8 @@ def test_data_column_named_row_count_is_a_clear_error():
 def test_double_quoted_name_is_a_string_in_spark_sql():
     # Spark SQL reads "x" as a string literal, not a column: 'x' > 5 casts 'x' to a number,
     # NULL in legacy mode and a failed query under ANSI. No row of any container matches.
-    pred = pk.PruningPredicate('"x" > 5', pa.schema([("x", pa.int64())]))
+    with pytest.warns(UserWarning, match="not the column x"):
+        pred = pk.PruningPredicate('"x" > 5', pa.schema([("x", pa.int64())]))
     assert pred.required_columns == {}
     stats = pk.Statistics.from_numpy(row_count=np.array([3]), columns={
         "x": {"min": np.array([10]), "max": np.array([20]), "null_count": np.array([0])}})
