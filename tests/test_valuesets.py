@@ -241,7 +241,7 @@ def test_property_generator_exercises_value_sets(without_local_constants):
 
     # The whole grammar (functions, arithmetic, struct fields) dilutes plain `x = v` leaves, so
     # this check draws shallow flat predicates, where value sets matter, in more examples.
-    @settings(max_examples=1000, database=None, derandomize=True, deadline=None)
+    @settings(max_examples=2000, database=None, derandomize=True, deadline=None)
     @given(strat.examples(max_depth=1, nest=False))
     def run(example):
         pred = pk.PruningPredicate(example.predicate, example.schema)
