@@ -7,8 +7,9 @@ here from statistics, before any fact row is read).
 of a ``date_dim`` row with ``d_year = 2001``. ``prunekit.expr.query`` finds each scan's own
 conjuncts and its equality joins (inner and semi joins, and the null-supplying side of an
 outer join: a row there appears only beside a matching row); this module carries keys along
-them, to a fixpoint over the join graph (a snowflake: one dimension's filter, its keys, the
-next table's). The keys of the other side are, for its containers its own predicate keeps:
+them, round after round until nothing changes (at most ``_MAX_ROUNDS``) over the join graph
+(a snowflake: one dimension's filter, its keys, the next table's). The keys of the other side
+are, for its containers its own predicate keeps:
 
 - from statistics: the union of the key's ``[min, max]``, merged into at most
   ``MAX_RANGES`` ranges (an unknown bound on a container with keys: nothing is carried);
@@ -69,11 +70,12 @@ from .evaluation import outcomes
 from .statistics import Statistics
 
 NONE_MATCH = 0
-DEFAULT_ROW_BUDGET = 1_000_000  # rows of another table read to carry its exact keys
+DEFAULT_ROW_BUDGET = 100_000  # rows of another table read to carry its exact keys (a dimension)
 MAX_LIST = 1_000  # exact keys carried as one IN list; more become ranges
 MAX_RANGES = 64  # ranges carried per join, the closest ones merged
-_MAX_ROUNDS = 8  # rounds of the fixpoint; each round's filters are sound on their own
+_MAX_ROUNDS = 4  # rounds of the fixpoint; each round's filters are sound on their own
 _INTERPRET_BELOW = 1 << 17  # containers classified by NumPy while carrying (no compiles)
+_EPOCH = _dt.date(1970, 1, 1)
 
 
 @dataclass
@@ -160,17 +162,31 @@ def prune_query(sql: str, tables: Mapping[str, tuple], *, dialect: str = "spark"
             stats = Statistics.from_arrow(stats)
         schema = schema if isinstance(schema, pa.Schema) else pa.schema(list(schema.items()))
         program = Rewriter().program(bind(j.predicate, schema))
-        out[name] = outcomes(program, stats, frozenset(leaves(schema)), backend)
+        # Few containers: interpreted at once, no kernel compiled for a one-off shape.
+        small = backend == "auto" and len(stats) < _INTERPRET_BELOW
+        out[name] = outcomes(program, stats, frozenset(leaves(schema)),
+                             "numpy" if small else backend)
     return out
+
+
+@dataclass(frozen=True)
+class _Carried:
+    """What one join carried: the filter on the column, how it was found, and ``sig``, the
+    filter as a value (compared between rounds and keyed on, never rendered as SQL)."""
+
+    node: n.Node
+    how: str
+    sig: tuple
 
 
 class _State:
     def __init__(self, tables: dict[str, _Table], row_budget: int):
         self.tables, self.row_budget = tables, row_budget
-        # (table, scan index, join) -> (filter on the column, how it was found)
-        self.carried: dict[tuple[str, int, JoinKey], tuple[n.Node, str]] = {}
-        self._kept: dict[tuple[str, str], np.ndarray] = {}
+        self.carried: dict[tuple[str, int, JoinKey], _Carried] = {}
+        self._programs: dict[tuple, object] = {}
+        self._kept: dict[tuple, np.ndarray] = {}
         self._rows: dict[tuple, pa.Table | None] = {}
+        self._exact: dict[tuple, tuple[list, str] | None] = {}
 
     def run(self) -> None:
         for _ in range(_MAX_ROUNDS):
@@ -181,39 +197,42 @@ class _State:
                         got = self.carry(t, key)
                         old = self.carried.get((t.name, i, key))
                         # An earlier round's keys stay sound: they came from sound filters.
-                        if got is not None and (old is None or old[0].sql() != got[0].sql()):
+                        if got is not None and (old is None or old.sig != got.sig):
                             self.carried[(t.name, i, key)] = got
                             changed = True
             if not changed:
                 return
 
-    def scan_filter(self, t: _Table, i: int) -> n.Node | None:
-        """The conjuncts scan ``i`` of ``t`` must pass (None: none), carried keys included."""
-        parts = list(t.found.conjuncts[i] or ())
-        parts += [node for (name, j, _), (node, _) in self.carried.items()
-                  if name == t.name and j == i]
-        return None if not parts else parts[0] if len(parts) == 1 else n.and_(*parts)
+    def scan_filter(self, t: _Table, i: int) -> tuple[tuple, n.Node | None]:
+        """The conjuncts scan ``i`` of ``t`` must pass (None: none), carried keys included,
+        and a key naming that filter."""
+        own = list(t.found.conjuncts[i] or ())
+        mine = [(k, c) for (name, j, k), c in self.carried.items() if name == t.name and j == i]
+        parts = own + [c.node for _, c in mine]
+        sig = (t.name, i, tuple(c.sig for _, c in mine))
+        return sig, None if not parts else parts[0] if len(parts) == 1 else n.and_(*parts)
 
     def result(self, t: _Table) -> Joint:
-        scans: dict[str, n.Node] = {}
+        scans: dict[tuple, n.Node] = {}
         unfiltered = False
         for i in range(len(t.found.scans)):
-            f = self.scan_filter(t, i)
+            _, f = self.scan_filter(t, i)
             if f is None:
                 unfiltered = True
-            else:
-                scans.setdefault(f.sql(), f)
+            else:  # scans with the same conjuncts and keys: one branch of the OR
+                own = tuple(c.sql() for c in t.found.conjuncts[i] or ())
+                scans.setdefault((own, self.scan_filter(t, i)[0][2]), f)
         if unfiltered or not scans:
             predicate = n.Literal(True)
         else:
             predicate = n.or_(*scans.values()) if len(scans) > 1 else next(iter(scans.values()))
-        lines = [f"scan {j + 1}: {key.column} {_shown(node)}: the keys of {key.table}."
-                 f"{key.key} by {key.text} ({how})"
-                 for (name, j, key), (node, how) in self.carried.items() if name == t.name]
+        lines = [f"scan {j + 1}: {key.column} {_shown(c.node)}: the keys of {key.table}."
+                 f"{key.key} by {key.text} ({c.how})"
+                 for (name, j, key), c in self.carried.items() if name == t.name]
         return Joint(t.name, predicate, t.found, lines)
 
     # ---- the keys one join carries ------------------------------------------------------
-    def carry(self, t: _Table, key: JoinKey) -> tuple[n.Node, str] | None:
+    def carry(self, t: _Table, key: JoinKey) -> _Carried | None:
         other = self.tables.get(key.table)
         if other is None or other.statistics is None or key.column not in t.names or \
                 key.key not in other.names:
@@ -222,65 +241,81 @@ class _State:
             other.names[key.key])
         if not _comparable(mine.type, theirs.type):
             return None
-        scans = [i for i, s in enumerate(other.found.scan_ids) if s == key.scan]
-        if not scans:
+        filters = [self.scan_filter(other, i) for i, s in enumerate(other.found.scan_ids)
+                   if s == key.scan]
+        if not filters:
             return None
-        filters = [self.scan_filter(other, i) for i in scans]
         kept = np.zeros(len(other.statistics), dtype=bool)
-        for f in filters:
-            kept |= self.kept(other, f)
+        for sig, f in filters:
+            kept |= self.kept(other, sig, f)
         column = n.col(mine.name)
         exact = self.exact_keys(other, theirs.name, kept, filters)
         if exact is not None:
-            values, how = exact
-            runs = _runs(values)
+            keys, how = exact
+            how = f"{len(keys):,} keys, from {how}"
+            runs = _runs(keys)
             # Points as one IN list (searched per container); consecutive keys as ranges.
-            few_runs = 2 * len(runs) <= len(values) and len(runs) <= MAX_RANGES
-            if 1 < len(values) <= MAX_LIST and not few_runs:
-                return column.isin(values), f"{len(values):,} keys, from {how}"
-            return _ranges_filter(column, runs), f"{len(values):,} keys, from {how}"
+            few_runs = 2 * len(runs) <= len(keys) and len(runs) <= MAX_RANGES
+            if 1 < len(keys) <= MAX_LIST and not few_runs:
+                values = keys.to_pylist()
+                return _Carried(column.isin(values), how, ("in", tuple(values)))
+            node, ranges = _ranges_filter(column, runs)
+            return _Carried(node, how, ("ranges", ranges))
         spans = _key_spans(other.statistics, theirs.name, kept)
         if spans is None:
             return None
-        return _ranges_filter(column, spans), (
-            f"ranges from the statistics of {int(kept.sum()):,} of {len(kept):,} containers")
+        node, ranges = _ranges_filter(column, spans)
+        return _Carried(node, f"ranges from the statistics of {int(kept.sum()):,} of "
+                        f"{len(kept):,} containers", ("ranges", ranges))
 
-    def kept(self, t: _Table, f: n.Node | None) -> np.ndarray:
+    def program(self, t: _Table, sig: tuple, f: n.Node):
+        if sig not in self._programs:
+            self._programs[sig] = Rewriter().program(bind(f, t.schema))
+        return self._programs[sig]
+
+    def kept(self, t: _Table, sig: tuple, f: n.Node | None) -> np.ndarray:
         """The containers of ``t`` a scan filter keeps."""
         stats = t.statistics
         if f is None:
             return np.ones(len(stats), dtype=bool)
-        cache_key = (t.name, f.sql())
-        if cache_key not in self._kept:
+        if sig not in self._kept:
             try:
-                program = Rewriter().program(bind(f, t.schema))
                 backend = "numpy" if len(stats) < _INTERPRET_BELOW else "auto"
-                out = outcomes(program, stats, t.leaf_keys, backend) != NONE_MATCH
+                out = outcomes(self.program(t, sig, f), stats, t.leaf_keys,
+                               backend) != NONE_MATCH
             except PrunekitError:  # statistics the filter cannot read: keep everything
                 out = np.ones(len(stats), dtype=bool)
-            self._kept[cache_key] = out
-        return self._kept[cache_key]
+            self._kept[sig] = out
+        return self._kept[sig]
 
     def exact_keys(self, t: _Table, key: str, kept: np.ndarray, filters: list
-                   ) -> tuple[list, str] | None:
-        """The distinct keys of the rows of the kept containers that a filter may pass, or
-        None (too many rows, no ``file``/``row_group``, columns not plain, a read failed)."""
+                   ) -> tuple[pa.Array, str] | None:
+        """The distinct keys, sorted, of the rows of the kept containers that a filter may
+        pass, or None (too many rows, no ``file``/``row_group``, columns not plain, a read
+        failed)."""
+        cache_key = (t.name, key, tuple(sig for sig, _ in filters), kept.tobytes())
+        if cache_key not in self._exact:
+            self._exact[cache_key] = self._exact_keys(t, key, kept, filters)
+        return self._exact[cache_key]
+
+    def _exact_keys(self, t: _Table, key: str, kept: np.ndarray, filters: list
+                    ) -> tuple[pa.Array, str] | None:
         rows = self.read_rows(t, key, kept, filters)
         if rows is None:
             return None
         single = _row_statistics(rows, t.schema)
         mask = np.zeros(rows.num_rows, dtype=bool)
-        for f in filters:
+        for sig, f in filters:
             if f is None:
                 mask[:] = True
                 break
-            program = Rewriter().program(bind(f, t.schema))
-            mask |= outcomes(program, single, t.leaf_keys, "numpy") != NONE_MATCH
-        keys = pc.unique(pc.drop_null(rows.column(key).filter(pa.array(mask))))
-        values = sorted(keys.to_pylist())
+            mask |= outcomes(self.program(t, sig, f), single, t.leaf_keys,
+                             "numpy") != NONE_MATCH
+        keys = pc.unique(pc.drop_null(rows.column(key).combine_chunks().filter(mask)))
+        keys = keys.take(pc.sort_indices(keys))
         how = (f"rows of {int(kept.sum()):,} of {len(kept):,} containers, {int(mask.sum()):,} "
                f"of {rows.num_rows:,} rows")
-        return values, how
+        return keys, how
 
     def read_rows(self, t: _Table, key: str, kept: np.ndarray, filters: list
                   ) -> pa.Table | None:
@@ -291,9 +326,10 @@ class _State:
         if np.isnan(counts[kept].astype(float)).any() or counts[kept].sum() > self.row_budget:
             return None
         columns = {key}
-        for f in filters:
+        for sig, f in filters:
             if f is not None:
-                columns |= set(_columns_read(f, t.schema))
+                program = self.program(t, sig, f)
+                columns |= {s.column for s in program.slots if s.column is not None}
         if not columns <= set(t.schema.names):
             return None  # a struct field: read as statistics only
         cache_key = (t.name, tuple(sorted(columns)), np.flatnonzero(kept).tobytes())
@@ -301,11 +337,6 @@ class _State:
             self._rows[cache_key] = _read(table, kept, sorted(columns), t.schema,
                                           int(counts[kept].sum()))
         return self._rows[cache_key]
-
-
-def _columns_read(f: n.Node, schema: pa.Schema) -> list[str]:
-    program = Rewriter().program(bind(f, schema))
-    return sorted({slot.column for slot in program.slots if slot.column is not None})
 
 
 def _read(table: pa.Table, kept: np.ndarray, columns: list[str], schema: pa.Schema,
@@ -389,15 +420,17 @@ def _key_spans(stats: Statistics, key: str, kept: np.ndarray) -> list[tuple] | N
     return spans
 
 
-def _ranges_filter(column: n.Column, spans: list[tuple]) -> n.Node:
+def _ranges_filter(column: n.Column, spans: list[tuple]) -> tuple[n.Node, tuple]:
     """``column`` within the union of ``spans``, merged to at most ``MAX_RANGES`` ranges (the
-    smallest gaps closed first where values have a distance, neighbours otherwise).
+    smallest gaps closed first where values have a distance, neighbours otherwise), and the
+    ranges.
 
-    >>> _ranges_filter(n.col("k"), [(1, 3), (2, 5), (6, 7), (9, 9), (20, 30)]).sql()
-    'k BETWEEN 1 AND 7 OR k = 9 OR k BETWEEN 20 AND 30'
+    >>> node, ranges = _ranges_filter(n.col("k"), [(1, 3), (2, 5), (6, 7), (9, 9), (20, 30)])
+    >>> node.sql(), ranges
+    ('k BETWEEN 1 AND 7 OR k = 9 OR k BETWEEN 20 AND 30', ((1, 7), (9, 9), (20, 30)))
     """
     if not spans:
-        return n.Literal(False)
+        return n.Literal(False), ()
     merged: list[list] = []
     for lo, hi in sorted(spans):
         if merged and (lo <= merged[-1][1] or _distance(merged[-1][1], lo) == 1):
@@ -407,18 +440,36 @@ def _ranges_filter(column: n.Column, spans: list[tuple]) -> n.Node:
     if len(merged) > MAX_RANGES:
         merged = _fewer(merged)
     parts = [column == lo if lo == hi else column.between(lo, hi) for lo, hi in merged]
-    return parts[0] if len(parts) == 1 else n.or_(*parts)
+    return (parts[0] if len(parts) == 1 else n.or_(*parts)), tuple(map(tuple, merged))
 
 
-def _runs(values: list) -> list[tuple]:
+def _runs(keys: pa.Array) -> list[tuple]:
     """Sorted distinct keys as ranges: runs of consecutive integers or dates are one range
-    (the same keys), any other value its own.
+    (the same keys), any other value its own; at most ``MAX_RANGES`` where there are many
+    integer or date runs (the closest merged), found with NumPy.
 
-    >>> _runs([1, 2, 3, 7, 9, 10])
+    >>> _runs(pa.array([1, 2, 3, 7, 9, 10]))
     [(1, 3), (7, 7), (9, 10)]
     """
+    t = keys.type
+    if pa.types.is_integer(t) or pa.types.is_date32(t):
+        v = keys.cast(pa.int32() if pa.types.is_date32(t) else t).to_numpy().astype(np.int64)
+        if not len(v):
+            return []
+        breaks = np.flatnonzero(np.diff(v) != 1)
+        starts, ends = v[np.r_[0, breaks + 1]], v[np.r_[breaks, len(v) - 1]]
+        if len(starts) > 2 * MAX_RANGES and len(v) > MAX_LIST:  # an IN list is out: merge now
+            gaps = starts[1:] - ends[:-1]
+            cut = np.sort(np.argpartition(gaps, len(gaps) - MAX_RANGES + 1)[
+                len(gaps) - MAX_RANGES + 1:])
+            starts, ends = starts[np.r_[0, cut + 1]], ends[np.r_[cut, len(ends) - 1]]
+
+        def back(x: int):
+            return _EPOCH + _dt.timedelta(days=int(x)) if pa.types.is_date32(t) else int(x)
+
+        return [(back(a), back(b)) for a, b in zip(starts, ends, strict=True)]
     out: list[list] = []
-    for v in values:
+    for v in keys.to_pylist():
         if out and _distance(out[-1][1], v) == 1 and not isinstance(v, decimal.Decimal):
             out[-1][1] = v
         else:
