@@ -50,8 +50,36 @@ class Applied:
         raise TypeMismatchError(f"not a boolean predicate: {self.why}")
 
 
+class OfColumn(Applied):
+    """``f(x)`` of one column operand ``arg``, used only compared with a literal: a NULL
+    literal gives NULL, ``<>`` is ``NOT =``, and otherwise the literal, coerced to ``type``
+    (Spark's result type), is placed by the subclass's ``_placed(op, coerced)``. ``f(x)`` is
+    NULL exactly when x is."""
+
+    @property
+    def why(self) -> str:
+        return f"{self.label} is used for pruning only compared with a literal"
+
+    def shown(self, op: n.Op, lit: LitOp) -> str:
+        return f"{self.label} {op.value} {shown_literal(lit)}"
+
+    def compare(self, op: n.Op, lit: LitOp) -> object:
+        if lit.value is None:
+            return b.Const(None)
+        if op is n.Op.NE:
+            return b.BNot(self.compare(n.Op.EQ, lit))
+        # The literal is already cast to the comparison's type (comparisons.typed_comparison).
+        return b.Rewritten(self._placed(op, L.coerce(lit.value, self.type)), self.shown(op, lit))
+
+    def _placed(self, op: n.Op, c: L.Coerced) -> object:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def is_null(self) -> object:
+        return b.IsNullLeaf(self.arg.col)  # f(x) is NULL exactly when x is
+
+
 @dataclass(frozen=True)
-class Monotone(Applied):
+class Monotone(OfColumn):
     """``f(x)`` for a non-decreasing ``f`` of the column operand ``arg``: ``ge(m)`` / ``gt(m)``
     give ``f(x) >= m`` / ``f(x) > m`` for a value ``m`` of ``type`` in its kernel domain.
 
@@ -70,20 +98,8 @@ class Monotone(Applied):
     between: object = None  # (first, last) -> first <= f(x) <= last, where one leaf is tighter
     keeps_nan: bool = False  # f(NaN) is NaN (round): compared with NaN, f(x) is x
 
-    @property
-    def why(self) -> str:
-        return f"{self.label} is used for pruning only compared with a literal"
-
-    def compare(self, op: n.Op, lit: LitOp) -> object:
-        if lit.value is None:
-            return b.Const(None)
-        if op is n.Op.NE:
-            return b.BNot(self.compare(n.Op.EQ, lit))
-        shown = f"{self.label} {op.value} {shown_literal(lit)}"
-        if self.utc:
-            shown += UTC_NOTE
-        # The literal is already cast to the comparison's type (comparisons.typed_comparison).
-        return b.Rewritten(self._placed(op, L.coerce(lit.value, self.type)), shown)
+    def shown(self, op: n.Op, lit: LitOp) -> str:
+        return super().shown(op, lit) + (UTC_NOTE if self.utc else "")
 
     def _placed(self, op: n.Op, c: L.Coerced) -> object:
         col = self.arg.col
@@ -106,9 +122,6 @@ class Monotone(Applied):
         if self.between is not None:
             return self.between(c.first, c.last)
         return b.BAnd((self.ge(c.first), b.BNot(self.gt(c.last))))
-
-    def is_null(self) -> object:
-        return b.IsNullLeaf(self.arg.col)  # f(x) is NULL exactly when x is
 
 
 def at_least(col: b.BColumn, a: object) -> object:

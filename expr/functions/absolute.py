@@ -31,11 +31,11 @@ from prunekit.expr import bound as b
 from prunekit.expr import coercion as C
 from prunekit.expr import literals as L
 from prunekit.expr import nodes as n
-from prunekit.expr.applied import Applied
+from prunekit.expr.applied import OfColumn
 from prunekit.expr.arith import extend, steps_of
 from prunekit.expr.comparisons import by_type, column_vs_literal
 from prunekit.expr.domains import int_range
-from prunekit.expr.operands import ColOp, LitOp, OpaqueOp, shown_literal
+from prunekit.expr.operands import ColOp, LitOp, OpaqueOp
 
 from .registry import Rule, register
 
@@ -118,7 +118,7 @@ def any_of(col: b.BColumn, parts: list) -> object:
 
 
 @dataclass(frozen=True)
-class Abs(Applied):
+class Abs(OfColumn):
     """``abs(x)`` of a numeric column operand; ``type`` is x's (Spark keeps it)."""
 
     arg: ColOp
@@ -127,18 +127,6 @@ class Abs(Applied):
     @property
     def label(self) -> str:
         return f"abs({self.arg.col.label()})"
-
-    @property
-    def why(self) -> str:
-        return f"{self.label} is used for pruning only compared with a literal"
-
-    def compare(self, op: n.Op, lit: LitOp) -> object:
-        if lit.value is None:
-            return b.Const(None)
-        if op is n.Op.NE:
-            return b.BNot(self.compare(n.Op.EQ, lit))
-        shown = f"{self.label} {op.value} {shown_literal(lit)}"
-        return b.Rewritten(self._placed(op, L.coerce(lit.value, self.type)), shown)
 
     def _placed(self, op: n.Op, c: L.Coerced) -> object:
         col = self.arg.col
@@ -175,9 +163,6 @@ class Abs(Applied):
                 parts = [b.BAnd((p, b.BNot(minimum))) if _holds(p, tmin) else p for p in parts]
         return any_of(col, parts)
 
-    def is_null(self) -> object:
-        return b.IsNullLeaf(self.arg.col)
-
 
 def _holds(leaf: object, v: int) -> bool:
     """Whether integer ``v`` satisfies a range leaf built by ``interval``."""
@@ -189,7 +174,7 @@ def _holds(leaf: object, v: int) -> bool:
 
 
 @dataclass(frozen=True)
-class Sign(Applied):
+class Sign(OfColumn):
     """``sign(x)``: DOUBLE -1.0, 0.0, 1.0, or NaN where x is NaN."""
 
     arg: ColOp
@@ -200,17 +185,7 @@ class Sign(Applied):
     def label(self) -> str:
         return f"{self.name}({self.arg.col.label()})"
 
-    @property
-    def why(self) -> str:
-        return f"{self.label} is used for pruning only compared with a literal"
-
-    def compare(self, op: n.Op, lit: LitOp) -> object:
-        if lit.value is None:
-            return b.Const(None)
-        if op is n.Op.NE:
-            return b.BNot(self.compare(n.Op.EQ, lit))
-        shown = f"{self.label} {op.value} {shown_literal(lit)}"
-        c = L.coerce(lit.value, pa.float64())
+    def _placed(self, op: n.Op, c: L.Coerced) -> object:
         col = self.arg.col
         zero = L.coerce(0, col.type)
         parts = []
@@ -223,10 +198,7 @@ class Sign(Applied):
             # x > 0 holds for NaN rows too (NaN is greatest), which sign(x) = 1 does not.
             parts = [b.BAnd((p, b.BNot(b.NanEq(col)))) if isinstance(p, b.Bound) and
                      p.op == "gt" else p for p in parts]
-        return b.Rewritten(any_of(col, parts), shown)
-
-    def is_null(self) -> object:
-        return b.IsNullLeaf(self.arg.col)
+        return any_of(col, parts)
 
 
 def _double_holds(op: n.Op, value: float, c: L.Coerced) -> bool:

@@ -62,6 +62,7 @@ class Extreme(Applied):
         return f"{self.label} is used for pruning only compared with a literal"
 
     def compare(self, op: n.Op, lit: LitOp) -> object:
+        # Not OfColumn's: the literal stays as written, each argument compares with it.
         if lit.value is None:
             return b.Const(None)
         shown = f"{self.label} {op.value} {shown_literal(lit)}"
