@@ -56,7 +56,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from prunekit.errors import PrunekitError
 from prunekit.expr import nodes as n
@@ -88,6 +87,8 @@ class Joint:
     predicate: n.Node
     pushdown: Pushdown
     carried: list[str] = field(default_factory=list)
+    statistics: Statistics | None = None
+    schema: pa.Schema | None = None
 
 
 @dataclass
@@ -153,19 +154,16 @@ def prune_query(sql: str, tables: Mapping[str, tuple], *, dialect: str = "spark"
     """
     found = joint(sql, tables, dialect=dialect, row_budget=row_budget, now=now,
                   time_zone=time_zone)
+    names = {name.split(".")[-1].lower(): name for name in tables}
     out = {}
-    for name, (stats, schema) in tables.items():
-        j = found.get(name.split(".")[-1].lower())
-        if j is None or stats is None:
+    for key, j in found.items():
+        if j.statistics is None:
             continue
-        if not isinstance(stats, Statistics):
-            stats = Statistics.from_arrow(stats)
-        schema = schema if isinstance(schema, pa.Schema) else pa.schema(list(schema.items()))
-        program = Rewriter().program(bind(j.predicate, schema))
+        program = Rewriter().program(bind(j.predicate, j.schema))
         # Few containers: interpreted at once, no kernel compiled for a one-off shape.
-        small = backend == "auto" and len(stats) < _INTERPRET_BELOW
-        out[name] = outcomes(program, stats, frozenset(leaves(schema)),
-                             "numpy" if small else backend)
+        small = backend == "auto" and len(j.statistics) < _INTERPRET_BELOW
+        out[names[key]] = outcomes(program, j.statistics, frozenset(leaves(j.schema)),
+                                   "numpy" if small else backend)
     return out
 
 
@@ -229,7 +227,7 @@ class _State:
         lines = [f"scan {j + 1}: {key.column} {_shown(c.node)}: the keys of {key.table}."
                  f"{key.key} by {key.text} ({c.how})"
                  for (name, j, key), c in self.carried.items() if name == t.name]
-        return Joint(t.name, predicate, t.found, lines)
+        return Joint(t.name, predicate, t.found, lines, t.statistics, t.schema)
 
     # ---- the keys one join carries ------------------------------------------------------
     def carry(self, t: _Table, key: JoinKey) -> _Carried | None:
@@ -300,6 +298,8 @@ class _State:
 
     def _exact_keys(self, t: _Table, key: str, kept: np.ndarray, filters: list
                     ) -> tuple[pa.Array, str] | None:
+        import pyarrow.compute as pc  # here, not at `import prunekit`
+
         rows = self.read_rows(t, key, kept, filters)
         if rows is None:
             return None
@@ -367,6 +367,8 @@ def _read(table: pa.Table, kept: np.ndarray, columns: list[str], schema: pa.Sche
 def _row_statistics(rows: pa.Table, schema: pa.Schema) -> Statistics:
     """Each row as a container of one row: exact bounds, a NULL as null_count 1, a NaN as
     nan_count 1 with unknown bounds."""
+    import pyarrow.compute as pc
+
     cols = {"row_count": pa.array(np.ones(rows.num_rows, dtype=np.int64))}
     for name in rows.column_names:
         values = rows.column(name).combine_chunks()

@@ -301,8 +301,7 @@ class _Walker:
                 self.query(sub, env, [])
         using = {i.name.lower() for j in joins for i in j.args.get("using") or ()}
         natural = any(j.args.get("method") for j in joins)
-        scope = _Scope(self, sources, using, natural)
-        scope.env = env  # CTE names, which shadow tables in subqueries
+        scope = _Scope(self, sources, using, natural, env)
         filters: list[list] = [[] for _ in sources]
         nullable = [False] * len(sources)
         for k, j in enumerate(joins, 1):
@@ -501,11 +500,12 @@ class _Walker:
 class _Scope:
     """Column resolution inside one SELECT (innermost scope first, as SQL does)."""
 
-    def __init__(self, w: _Walker, sources: list[_Source], using: set, natural: bool):
+    def __init__(self, w: _Walker, sources: list[_Source], using: set, natural: bool,
+                 env: dict):
         self.w, self.sources, self.using, self.natural = w, sources, using, natural
+        self.env = env  # CTE names, which shadow tables in subqueries
         self.hidden: set[int] = set()
         self.joins: list[list[JoinKey]] = [[] for _ in sources]  # per source, found by place
-        self.env: dict = {}
 
     def has(self, s: _Source, name: str) -> bool:
         if s.kind == "target":
