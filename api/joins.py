@@ -60,7 +60,7 @@ import pyarrow as pa
 from prunekit.errors import PrunekitError
 from prunekit.expr import nodes as n
 from prunekit.expr.bind import bind
-from prunekit.expr.moments import fix_moments, instant
+from prunekit.expr.moments import fix_moments, instant, zone
 from prunekit.expr.query import JoinKey, Pushdown, pushdowns
 from prunekit.expr.resolve import leaves
 from prunekit.expr.rewrite import Rewriter
@@ -128,7 +128,7 @@ def joint(sql: str, tables: Mapping[str, tuple], *, dialect: str = "spark",
         f.conjuncts = [None if c is None else tuple(fix_moments(x, at, time_zone) for x in c)
                        for c in f.conjuncts]
     state = _State({k: _Table(k, given[k][0], given[k][1], f) for k, f in found.items()},
-                   row_budget)
+                   row_budget, zone(time_zone))
     state.run()
     return {k: state.result(t) for k, t in state.tables.items()}
 
@@ -159,7 +159,7 @@ def prune_query(sql: str, tables: Mapping[str, tuple], *, dialect: str = "spark"
     for key, j in found.items():
         if j.statistics is None:
             continue
-        program = Rewriter().program(bind(j.predicate, j.schema))
+        program = Rewriter().program(bind(j.predicate, j.schema, zone(time_zone)))
         # Few containers: interpreted at once, no kernel compiled for a one-off shape.
         small = backend == "auto" and len(j.statistics) < _INTERPRET_BELOW
         out[names[key]] = outcomes(program, j.statistics, frozenset(leaves(j.schema)),
@@ -178,8 +178,8 @@ class _Carried:
 
 
 class _State:
-    def __init__(self, tables: dict[str, _Table], row_budget: int):
-        self.tables, self.row_budget = tables, row_budget
+    def __init__(self, tables: dict[str, _Table], row_budget: int, tz: _dt.tzinfo):
+        self.tables, self.row_budget, self.zone = tables, row_budget, tz
         self.carried: dict[tuple[str, int, JoinKey], _Carried] = {}
         self._programs: dict[tuple, object] = {}
         self._kept: dict[tuple, np.ndarray] = {}
@@ -268,7 +268,7 @@ class _State:
 
     def program(self, t: _Table, sig: tuple, f: n.Node):
         if sig not in self._programs:
-            self._programs[sig] = Rewriter().program(bind(f, t.schema))
+            self._programs[sig] = Rewriter().program(bind(f, t.schema, self.zone))
         return self._programs[sig]
 
     def kept(self, t: _Table, sig: tuple, f: n.Node | None) -> np.ndarray:

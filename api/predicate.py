@@ -15,7 +15,7 @@ from prunekit.expr import nodes as n
 from prunekit.expr.bind import bind
 from prunekit.expr.dialects import SPARK, check_dialect, to_spark, warn_quoted_names
 from prunekit.expr.explain import explain_tree, leaf_sql, printable
-from prunekit.expr.moments import fix_moments, instant, uses_moment
+from prunekit.expr.moments import fix_moments, instant, uses_moment, zone
 from prunekit.expr.nodes import Node
 from prunekit.expr.resolve import leaves
 from prunekit.expr.rewrite import Rewriter
@@ -131,7 +131,7 @@ class PruningPredicate:
         self.pushdown = None  # what from_query found (expr.query.Pushdown)
         self.carried: list[str] = []  # what joins carried onto the table (from_query)
         self._rewriter = Rewriter()
-        self.program = self._rewriter.program(bind(self.expression, schema))
+        self.program = self._rewriter.program(bind(self.expression, schema, zone(time_zone)))
 
     @classmethod
     def from_query(cls, sql: str, table: str, schema: pa.Schema | Mapping[str, pa.DataType], *,

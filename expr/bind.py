@@ -14,6 +14,8 @@ BAnd(args=(Bound(col=x, op='gt', value=5), NonNull(col=x, truth=True)))
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pyarrow as pa
 
 from prunekit.errors import TypeMismatchError
@@ -35,11 +37,13 @@ from .operands import ColOp, LitOp, OpaqueOp, operand_label, shown_literal
 from .paths import leaf_key
 from .quotient import divide
 from .resolve import resolve
+from .session import zone_of_session
 from .spark_functions import result_kind
 
 
-def bind(root: n.Node, schema: pa.Schema) -> object:
-    """Bind a predicate tree against ``schema``; the result is a bound predicate."""
+def bind(root: n.Node, schema: pa.Schema, zone: dt.tzinfo = dt.timezone.utc) -> object:
+    """Bind a predicate tree against ``schema``; the result is a bound predicate. ``zone`` is
+    Spark's session time zone (``prunekit.expr.session``), which the rules read."""
     def step(node: n.Node, kids: tuple) -> object:
         if isinstance(node, n.Column):  # a path of struct fields: expr/resolve.py
             path, t = resolve(schema, node.parts)
@@ -48,8 +52,9 @@ def bind(root: n.Node, schema: pa.Schema) -> object:
             return LitOp(node.value, node.type)
         return _BIND[type(node)](node, kids)
 
-    result = n.fold(root, step)
-    return with_implied_equalities(as_predicate(result))
+    with zone_of_session(zone):
+        result = n.fold(root, step)
+        return with_implied_equalities(as_predicate(result))
 
 
 def _compare(node: n.Compare, kids: tuple) -> object:
