@@ -252,19 +252,34 @@ def test_schema_evolution(tmp_path):
     assert ppq.data_schema(stats) == pa.schema([("x", pa.int64()), ("y", pa.large_string()),
                                                 ("z", pa.null())])
     ys = stats.column("y").to_pylist()
-    assert ys[0] == {"min": None, "max": None, "null_count": None, "min_exact": None,
-                     "max_exact": None}  # the column is not in a.parquet: unknown
+    assert ys[0] == {"min": None, "max": None, "null_count": 2, "min_exact": None,
+                     "max_exact": None}  # the column is not in a.parquet: NULL in its 2 rows
     assert ys[1]["min"] == "q" and ys[2]["max"] == "r"
-    assert stats.column("x").to_pylist()[2]["min"] is None
-    outcome = pk.PruningPredicate("y = 'zz' OR x > 3", ppq.data_schema(stats)).classify(
+    assert stats.column("x").to_pylist()[2] == {"min": None, "max": None, "null_count": 1}
+    schema = ppq.data_schema(stats)
+    outcome = pk.PruningPredicate("y = 'zz' OR x > 3", schema).classify(
         pk.Statistics.from_arrow(stats))
-    assert outcome.tolist() == [1, 2, 1]  # a: y unknown; b: x = 5; c: x unknown, y = 'r'
+    assert outcome.tolist() == [0, 2, 0]  # a: y NULL, x <= 2; b: x = 5; c: x NULL, y = 'r'
+    assert pk.PruningPredicate("y IS NULL", schema).classify(stats).tolist() == [2, 0, 0]
     d = _write(f"{tmp_path}/d.parquet", pa.table({"x": ["not an int"]}))
     with pytest.raises(pk.StatisticsError, match=r"'x'.*int64.*a\.parquet.*string.*d\.parquet"):
         ppq.row_group_statistics([a, d])
     clash = _write(f"{tmp_path}/e.parquet", pa.table({"row_count": [1]}))
     with pytest.raises(pk.StatisticsError, match="row_count"):
         ppq.row_group_statistics(clash)
+
+
+def test_an_absent_column_is_null_only_when_no_column_has_its_name(tmp_path):
+    """Spark matches a file's columns to the table's case-insensitively: a file with ``X`` has
+    the table's ``x``, so ``x`` is not NULL there (unknown, as the file's ``X`` is another
+    statistics column); a nested field the file lacks is left unknown too."""
+    lower = _write(f"{tmp_path}/a.parquet", pa.table({"x": [1], "s": [{"p": 1, "q": 2}]}))
+    upper = _write(f"{tmp_path}/b.parquet", pa.table({"X": [7], "s": [{"p": 3}]}))
+    rows = ppq.row_group_statistics([lower, upper]).to_pylist()
+    assert rows[1]["x"] == {"min": None, "max": None, "null_count": None}
+    assert rows[0]["X"] == {"min": None, "max": None, "null_count": None}
+    assert rows[1]["s.q"] == {"min": None, "max": None, "null_count": None}
+    assert rows[1]["s.p"]["min"] == 3
 
 
 # ---- footers from other writers -------------------------------------------------------------

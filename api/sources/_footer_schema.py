@@ -39,6 +39,7 @@ class Plan:
     n_leaves: int
     leaves: tuple[Leaf, ...]  # leaves with statistics (not repeated, not nested Arrow types)
     types: dict  # key -> Arrow type
+    top_level: frozenset = frozenset()  # every top-level column's name, lower-cased
 
 
 def _varint(n: int) -> bytes:
@@ -106,7 +107,8 @@ def plan(path: str, schema: bytes, arrow: bytes | None, names: list[tuple]) -> P
         c = meta.schema.column(i)
         types[key] = t
         out.append(Leaf(i, key, t, c, sort_order(c)))
-    return Plan(meta.num_columns, tuple(out), types)
+    return Plan(meta.num_columns, tuple(out), types,
+                frozenset(name.lower() for name in arrow_schema.names))
 
 
 def _leaf_paths(path: str, names: list[tuple]) -> list[tuple]:

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from prunekit.errors import StatisticsError
+from prunekit.expr.paths import split_leaf_key
 
 from . import _footer_schema as fs
 from . import _footer_values as fv
@@ -78,6 +79,9 @@ def statistics_table(files: list[str], footers: list[bytes]) -> pa.Table:
             idx = rgs[rows, tf.R_FIRST_CHUNK] + leaf.index
             parts[leaf.key].append((rows, _column(buf, chunks[idx], leaf, int(typed[leaf.index]),
                                                   who, types[leaf.key])))
+        for key, t in types.items():
+            if key not in plan.types and split_leaf_key(key)[0].lower() not in plan.top_level:
+                parts[key].append((rows, _absent(rgs[rows], t)))
     for key, t in types.items():
         columns[key] = _assemble(parts[key], t, n)
     return pa.table(columns)
@@ -124,7 +128,12 @@ def _column(buf, ch, leaf: fs.Leaf, order: int, who: fs.Writer, t: pa.DataType) 
     """min, max, null_count, min_exact, max_exact of one leaf over some row groups."""
     phys = fs.PHYSICAL.index(leaf.column.physical_type)
     ch = np.asfortranarray(ch)  # contiguous columns for NumPy and Numba
-    typed = order == tf.ORDER_TYPE_DEFINED
+    floating = pa.types.is_floating(t)
+    if order == tf.ORDER_TOTAL and not floating:
+        order = tf.ORDER_UNKNOWN  # the total order is for floats only: a writer's mistake
+    # IEEE 754 total order: min_value/max_value bound the non-NaN values (NaN only when every
+    # value is, and NaN bounds are dropped when decoded), as under the type-defined order.
+    typed = order in (tf.ORDER_TYPE_DEFINED, tf.ORDER_TOTAL)
     if typed:
         min_off, min_len, max_off, max_len = (ch[:, tf.C_MINV_OFF], ch[:, tf.C_MINV_LEN],
                                               ch[:, tf.C_MAXV_OFF], ch[:, tf.C_MAXV_LEN])
@@ -140,6 +149,10 @@ def _column(buf, ch, leaf: fs.Leaf, order: int, who: fs.Writer, t: pa.DataType) 
     usable &= _writer_trusts(who, leaf.sort_order, phys, buf, min_off, min_len, max_off,
                              max_len)
     nulls = pa.array(ch[:, tf.C_NULLS], pa.int64(), mask=~(usable & (ch[:, tf.C_NULLS_SET] == 1)))
+    counts = {"null_count": nulls}
+    if floating:  # nan_count (format 2.13): without it, a NaN may be present (§4)
+        nans = usable & (ch[:, tf.C_NANS_SET] == 1) & (ch[:, tf.C_NANS] >= 0)
+        counts["nan_count"] = pa.array(ch[:, tf.C_NANS], pa.int64(), mask=~nans)
     spec = None if order == tf.ORDER_UNKNOWN else decoder(leaf.column, leaf.type, typed)
     both = usable & (min_len >= 0) & (max_len >= 0)
     if spec is None or pa.types.is_null(t):
@@ -156,7 +169,7 @@ def _column(buf, ch, leaf: fs.Leaf, order: int, who: fs.Writer, t: pa.DataType) 
         inexact = (min_flag == 0) | (max_flag == 0)
         if inexact.any():
             lo, hi = (pc.if_else(pa.array(inexact), pa.nulls(len(ch), t), a) for a in (lo, hi))
-        return {"min": lo, "max": hi, "null_count": nulls}
+        return {"min": lo, "max": hi, **counts}
     known = np.asarray(lo.is_valid()) & np.asarray(hi.is_valid())
     # Writers may truncate long values into wider bounds: a bound is a value only when the
     # writer says so or the pair meets (then it is the only value).
@@ -166,6 +179,20 @@ def _column(buf, ch, leaf: fs.Leaf, order: int, who: fs.Writer, t: pa.DataType) 
     return {"min": lo, "max": hi, "null_count": nulls,
             "min_exact": pa.array(min_exact, pa.bool_(), mask=~known),
             "max_exact": pa.array(max_exact, pa.bool_(), mask=~known)}
+
+
+def _absent(groups: np.ndarray, t: pa.DataType) -> dict:
+    """A column these files do not have (added to the dataset later): NULL in every row, as
+    Spark reads it. Only where no top-level column of the file has the name in any case
+    (Spark matches names case-insensitively), so a renamed case or a type clash is unknown."""
+    n = len(groups)
+    rows = pa.array(groups[:, tf.R_NUM_ROWS], pa.int64(), mask=groups[:, tf.R_NUM_ROWS_SET] == 0)
+    out = {"min": pa.nulls(n, t), "max": pa.nulls(n, t), "null_count": rows}
+    if pa.types.is_floating(t):
+        out["nan_count"] = pa.array(np.zeros(n, np.int64), mask=~np.asarray(rows.is_valid()))
+    if bytes_like(t):
+        out["min_exact"] = out["max_exact"] = pa.nulls(n, pa.bool_())
+    return out
 
 
 def _writer_trusts(who, order, phys, buf, min_off, min_len, max_off, max_len):
@@ -185,9 +212,11 @@ def _writer_trusts(who, order, phys, buf, min_off, min_len, max_off, max_len):
 
 def _assemble(parts: list, t: pa.DataType, n: int) -> pa.StructArray:
     """One struct column over all row groups from per-group parts; unknown where no part."""
-    names = ["min", "max", "null_count"] + (["min_exact", "max_exact"] if bytes_like(t) else [])
+    names = ["min", "max", "null_count"] + (["min_exact", "max_exact"] if bytes_like(t) else []) \
+        + (["nan_count"] if pa.types.is_floating(t) else [])
     blank = {"min": pa.nulls(1, t), "max": pa.nulls(1, t), "null_count": pa.nulls(1, pa.int64()),
-             "min_exact": pa.nulls(1, pa.bool_()), "max_exact": pa.nulls(1, pa.bool_())}
+             "nan_count": pa.nulls(1, pa.int64()), "min_exact": pa.nulls(1, pa.bool_()),
+             "max_exact": pa.nulls(1, pa.bool_())}
     if len(parts) == 1 and len(parts[0][0]) == n:
         return pa.StructArray.from_arrays([parts[0][1][k] for k in names], names)
     take = np.full(n, sum(len(r) for r, _ in parts), np.int64)  # the blank row

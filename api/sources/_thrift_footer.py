@@ -41,8 +41,8 @@ from ._thrift_compact import (
 (C_FILE, C_RG, C_COL, C_HAS_META, C_TYPE, C_NUM_VALUES, C_UNCOMPRESSED, C_COMPRESSED,
  C_HAS_STATS, C_NULLS, C_NULLS_SET, C_MAX_OFF, C_MAX_LEN, C_MIN_OFF, C_MIN_LEN, C_MAXV_OFF,
  C_MAXV_LEN, C_MINV_OFF, C_MINV_LEN, C_MAX_EXACT, C_MIN_EXACT, C_BLOOM_OFF, C_BLOOM_LEN,
- C_CRYPTO) = range(24)
-N_CHUNK_FIELDS = 24
+ C_CRYPTO, C_NANS, C_NANS_SET) = range(26)
+N_CHUNK_FIELDS = 26
 # Row-group table columns.
 (R_FILE, R_NUM_ROWS, R_NUM_ROWS_SET, R_FIRST_CHUNK, R_N_CHUNKS, R_BYTES, R_COMPRESSED) = range(7)
 N_RG_FIELDS = 7
@@ -55,9 +55,10 @@ N_FILE_FIELDS = 15
 S_NAME_OFF, S_NAME_LEN, S_CHILDREN, S_REPETITION, S_TYPE = range(5)
 N_SCHEMA_FIELDS = 5
 
-# Column orders: none written (old writers), TYPE_ORDER, or another union member (the spec:
+# Column orders: none written (old writers), TYPE_ORDER, IEEE_754_TOTAL_ORDER (floats: bounds
+# of the non-NaN values, NaN only when every value is), or another union member (the spec:
 # readers that do not know it ignore the column's min and max).
-ORDER_NONE, ORDER_TYPE_DEFINED, ORDER_UNKNOWN = 0, 1, 2
+ORDER_NONE, ORDER_TYPE_DEFINED, ORDER_UNKNOWN, ORDER_TOTAL = 0, 1, 2, 3
 ERRORS = {1: "a value runs past the end of the footer", 2: "an unknown Thrift wire type",
           3: "nesting deeper than 64", 4: "a negative size", 5: "no schema"}
 
@@ -99,6 +100,9 @@ def _statistics(buf, pos, end, row, stack):
             row[C_MAX_EXACT] = 1 if t == TRUE else 0
         elif fid == 8 and (t == TRUE or t == FALSE):
             row[C_MIN_EXACT] = 1 if t == TRUE else 0
+        elif fid == 9 and t == I64:
+            row[C_NANS], pos = zigzag(buf, pos, end)
+            row[C_NANS_SET] = 1
         else:
             pos = skip(buf, pos, end, t, stack)
         if pos < 0:
@@ -314,6 +318,8 @@ def walk(buf, starts, ends, arrow_key):
                         ol = ofid
                         if ofid == 1 and ot == STRUCT:
                             orders[no, 0] = ORDER_TYPE_DEFINED
+                        elif ofid == 2 and ot == STRUCT:
+                            orders[no, 0] = ORDER_TOTAL
                         pos = skip(buf, pos, end, ot, stack)
                     no += 1
                     if pos < 0:
