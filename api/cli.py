@@ -49,6 +49,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from prunekit.errors import PrunekitError
+from prunekit.expr.dialects import column_names
 from prunekit.sources import delta, parquet
 
 from .predicate import PruningPredicate
@@ -124,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
 def _scan(args) -> int:
     path = args.path
     if delta.is_delta_table(path):
-        kind, stats = "delta", delta.statistics(path)
+        kind, stats = "delta", delta.statistics(path,
+                                                columns=column_names(args.where, args.dialect))
         table = stats.table
         files = [_relative(p, path) for p in table.column("path").to_pylist()]
         groups = [None] * len(files)
@@ -133,7 +135,9 @@ def _scan(args) -> int:
         if os.path.isdir(path) and not parquet.parquet_files(path):
             raise _BadInput(f"{path}: no Parquet files and no _delta_log (not a Parquet "
                             "dataset nor a Delta table)")
-        kind, stats = "parquet", parquet.statistics(path)
+        # Only the columns the predicate names: a wide table costs what those cost.
+        kind, stats = "parquet", parquet.statistics(
+            path, columns=column_names(args.where, args.dialect))
         table = stats.table
         names = table.column("file").to_pylist()
         groups = table.column("row_group").to_pylist()

@@ -125,3 +125,41 @@ class ManyFiles:
         return len(rows) / (time.perf_counter() - start)
 
     track_pyarrow_loop_row_groups_per_second.unit = "row groups/s"
+
+
+def write_wide(root: str, files: int = 200, columns: int = 500) -> str:
+    """``files`` files of one row group of 64 rows and ``columns`` BIGINT columns (c0 sorted
+    across files), written once."""
+    os.makedirs(root, exist_ok=True)
+    for i in range(files):
+        base = np.arange(64, dtype=np.int64) + 64 * i
+        pq.write_table(pa.table({f"c{j}": base * (j + 1) for j in range(columns)}),
+                       os.path.join(root, f"{i:05d}.parquet"))
+    return root
+
+
+class WideTable:
+    """200 files of 500 columns: statistics of every column, against those of the one column a
+    predicate reads (``columns=``) and a one-column dataset of the same files and rows."""
+    timeout = 900
+
+    def setup_cache(self):
+        wide, narrow = os.path.abspath("parquet_wide"), os.path.abspath("parquet_narrow")
+        if not os.path.exists(os.path.join(wide, "00199.parquet")):
+            write_wide(wide)
+        if not os.path.exists(os.path.join(narrow, "00199.parquet")):
+            write_wide(narrow, columns=1)
+        return wide, narrow
+
+    def setup(self, roots):
+        self.wide, self.narrow = (ppq.parquet_files(r) for r in roots)
+        ppq.row_group_statistics(self.wide[:1], progress=False)  # Numba loaded and compiled
+
+    def time_every_column(self, roots):
+        ppq.row_group_statistics(self.wide, progress=False)
+
+    def time_one_column(self, roots):
+        ppq.row_group_statistics(self.wide, progress=False, columns=["c0"])
+
+    def time_one_column_dataset(self, roots):
+        ppq.row_group_statistics(self.narrow, progress=False)

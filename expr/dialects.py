@@ -74,6 +74,23 @@ def check_dialect(dialect: str) -> str:
     return name
 
 
+def column_names(text: str, dialect: str = "spark") -> set[str] | None:
+    """The top-level columns a predicate's text names (a struct field's struct), lower-cased,
+    so that a reader fetches only their statistics; None when the text does not parse (read
+    every column: the predicate's own parse then says what is wrong).
+
+    >>> sorted(column_names("address.city = 'Oslo' AND X > 1"))
+    ['address', 'x']
+    >>> column_names("x >") is None
+    True
+    """
+    try:
+        tree = sqlglot.parse_one(text, read=check_dialect(dialect))
+    except (ParseError, TokenError):
+        return None
+    return {col.parts[0].name.lower() for col in tree.find_all(exp.Column) if col.parts}
+
+
 def why_not_portable(e: exp.Expression, dialect: str,
                      types: Mapping[str, object] | None) -> str | None:
     """Why a predicate in ``dialect`` may not mean what Spark means by it, or None.

@@ -13,7 +13,7 @@ the column reference a user writes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from prunekit.errors import StatisticsError
 
@@ -74,3 +74,28 @@ def split_leaf_key(key: str) -> tuple[str, ...]:
         if key[i] != ".":
             raise StatisticsError(f"malformed statistics column name {key!r} at offset {i}")
         i += 1
+
+
+def leaf_selector(columns) -> Callable[[str], bool]:
+    """Which statistics keys a reader's ``columns=`` asks for: each name is a leaf's key or a
+    struct's (all the leaves under it), as ``leaf_key`` spells them, in any case (Spark
+    resolves names case-insensitively; a leaf too many costs little); None asks for all.
+
+    >>> wanted = leaf_selector(["x", "Address"])
+    >>> [k for k in ["x", "y", "address.city", "address.zip", "`address.city`"] if wanted(k)]
+    ['x', 'address.city', 'address.zip']
+    >>> leaf_selector(None)("anything")
+    True
+    """
+    if columns is None:
+        return lambda key: True
+    if isinstance(columns, str):
+        columns = [columns]
+    paths = {tuple(p.lower() for p in split_leaf_key(c)) for c in columns}
+    depth = max((len(p) for p in paths), default=0)
+
+    def wanted(key: str) -> bool:
+        parts = tuple(p.lower() for p in split_leaf_key(key))
+        return any(parts[:i] in paths for i in range(1, min(depth, len(parts)) + 1))
+
+    return wanted

@@ -93,9 +93,10 @@ def conform(table: pa.Table, target: pa.Schema) -> pa.Table:
     return pa.table(columns, schema=target)
 
 
-def parquet_statistics(spark, path, *, files_per_task: int = 64):
+def parquet_statistics(spark, path, *, files_per_task: int = 64, columns=None):
     """A Spark DataFrame of row-group statistics (canonical layout, plus ``file`` and
-    ``row_group``) of the Parquet files at ``path``, read by executors.
+    ``row_group``) of the Parquet files at ``path``, read by executors; ``columns``: only
+    those leaves (as ``prunekit.parquet.row_group_statistics`` takes them).
 
     >>> callable(parquet_statistics)
     True
@@ -105,7 +106,7 @@ def parquet_statistics(spark, path, *, files_per_task: int = 64):
     files = parquet.parquet_files(path)
     if not files:
         raise StatisticsError(f"{path}: no Parquet files")
-    target = spark_schema(parquet.row_group_statistics(files[:1]).schema)
+    target = spark_schema(parquet.row_group_statistics(files[:1], columns=columns).schema)
     names = spark.createDataFrame([(f,) for f in files], "file string")
     names = names.repartition(max(1, -(-len(files) // files_per_task)))
 
@@ -113,7 +114,8 @@ def parquet_statistics(spark, path, *, files_per_task: int = 64):
         for batch in batches:
             paths = batch.column(0).to_pylist()
             if paths:
-                yield from conform(parquet.row_group_statistics(paths, progress=False),
+                yield from conform(parquet.row_group_statistics(paths, progress=False,
+                                                                columns=columns),
                                    target).to_batches()
 
     return names.mapInArrow(read, from_arrow_schema(target))

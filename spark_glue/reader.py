@@ -50,6 +50,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from prunekit.errors import StatisticsError, UnknownColumnError
+from prunekit.expr.dialects import column_names
 from prunekit.expr.moments import uses_moment
 from prunekit.expr.sql import parse
 from prunekit.predicate import NONE_MATCH, PruningPredicate
@@ -108,8 +109,9 @@ def read_parquet(spark, path: str | os.PathLike, where, *, statistics: pa.Table 
     files = _files(path)
     on_driver = statistics is not None or cache is not None or on == "driver" or (
         on == "auto" and len(files) <= DRIVER_MAX_FILES)
-    if on_driver:
-        statistics = _driver_statistics(files, statistics, cache)
+    if on_driver:  # only the columns the text names (a Column: every column)
+        named = column_names(where) if isinstance(where, str) else None
+        statistics = _driver_statistics(files, statistics, cache, named)
     if isinstance(where, str):  # before Spark opens a footer to infer the schema
         _check_names(where, files, path, statistics)
     listing = _listing_digest(files) if cache is not None else None
@@ -384,7 +386,7 @@ def _timestamps_read_in_another_zone(spark, pred: PruningPredicate, text: str) -
     return True
 
 
-def _driver_statistics(files: list[str], statistics, cache) -> pa.Table:
+def _driver_statistics(files: list[str], statistics, cache, columns=None) -> pa.Table:
     """The row groups' statistics in types Spark can hold (``parquet.spark_schema``)."""
     if statistics is None:
         if cache is not None:
@@ -392,7 +394,7 @@ def _driver_statistics(files: list[str], statistics, cache) -> pa.Table:
 
             statistics = cached_row_group_statistics(files, cache)
         else:
-            statistics = parquet.row_group_statistics(files)
+            statistics = parquet.row_group_statistics(files, columns=columns)
     elif not isinstance(statistics, pa.Table) or "file" not in statistics.column_names:
         raise StatisticsError("statistics must be a pyarrow Table with a 'file' column, as "
                               "prunekit.parquet.row_group_statistics returns")
@@ -449,7 +451,7 @@ def _kept_by_executors(spark, path, pred: PruningPredicate) -> set[str]:
     from ._spark import spark_errors
     from .frame import prune_dataframe
 
-    stats = parquet_statistics(spark, path)
+    stats = parquet_statistics(spark, path, columns=list(pred.required_columns))
     with spark_errors():
         kept = prune_dataframe(stats, pred).select("file").distinct().collect()
     return {os.path.abspath(r[0]) for r in kept}  # a file without row groups has no rows

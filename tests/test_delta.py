@@ -426,3 +426,13 @@ def test_a_snapshot_is_replayed_once_per_version(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path / "elsewhere")
     with pytest.raises(pk.StatisticsError, match="not a Delta table"):
         D.snapshot("t")
+
+
+def test_columns_reads_only_those_leaves(table):
+    every = pd.file_statistics(table)
+    some = pd.file_statistics(table, columns=["PART", "x"])  # any case
+    assert some.column_names == ["path", "size", "row_count"] + [
+        c for c in every.column_names if c.lower() in ("part", "x")]
+    assert len(some.column_names) == 5
+    for c in some.column_names:
+        assert some.column(c).equals(every.column(c)), c

@@ -282,6 +282,40 @@ def test_an_absent_column_is_null_only_when_no_column_has_its_name(tmp_path):
     assert rows[1]["s.p"]["min"] == 3
 
 
+def test_columns_reads_only_those_leaves(tmp_path):
+    table = pa.table({"x": [1, 5], "Name": ["a", "b"], "s": [{"p": 1, "q": 2.5}, None],
+                      "t": [{"p": 3}, {"p": 4}]})
+    path = _write(f"{tmp_path}/a.parquet", table)
+    every = ppq.row_group_statistics(path)
+    some = ppq.row_group_statistics(path, columns=["x", "name", "s"])  # any case; a struct
+    assert some.column_names == ["file", "row_group", "row_count", "x", "Name", "s.p", "s.q"]
+    for c in some.column_names:
+        assert some.column(c).equals(every.column(c)), c
+    assert ppq.row_group_statistics(path, columns=["t.p"]).column_names[3:] == ["t.p"]
+    assert ppq.row_group_statistics(path, columns=[]).column_names[3:] == []
+
+
+def test_scan_reads_only_the_columns_the_predicate_names(tmp_path, monkeypatch, capsys):
+    import json
+
+    from prunekit import cli
+    from prunekit.sources import parquet as source
+
+    path = _write(f"{tmp_path}/a.parquet", pa.table({"x": [1, 5], "y": [2, 3], "z": [0, 0]}))
+    asked = []
+    read = source.statistics
+
+    def spy(paths, **kw):
+        asked.append(kw.get("columns"))
+        return read(paths, **kw)
+
+    monkeypatch.setattr(source, "statistics", spy)
+    assert cli.main(["scan", path, "--where", "X > 3 AND y < 9", "--format", "json"]) == 0
+    assert asked == [{"x", "y"}]
+    report = json.loads(capsys.readouterr().out)
+    assert report["summary"]["read_and_filter"]["containers"] == 1
+
+
 # ---- footers from other writers -------------------------------------------------------------
 def _strip_column_orders(src, dst):
     """Rewrite a file as an old writer would have: no column_orders in the footer."""

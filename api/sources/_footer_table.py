@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from prunekit.errors import StatisticsError
-from prunekit.expr.paths import split_leaf_key
+from prunekit.expr.paths import leaf_selector, split_leaf_key
 
 from . import _footer_schema as fs
 from . import _footer_values as fv
@@ -33,8 +33,10 @@ _PLANS: dict = {}  # (schema bytes, ARROW:schema bytes) -> Plan, across calls
 _WRITERS: dict = {}  # created_by bytes -> Writer
 
 
-def statistics_table(files: list[str], footers: list[bytes]) -> pa.Table:
-    """The statistics table of ``files`` from their footers' Thrift bytes."""
+def statistics_table(files: list[str], footers: list[bytes], columns=None) -> pa.Table:
+    """The statistics table of ``files`` from their footers' Thrift bytes; ``columns``: only
+    those leaves (``prunekit.expr.paths.leaf_selector``), None for all."""
+    wanted = leaf_selector(columns)
     if len(_PLANS) > 1024:  # many distinct schemas over a long session: start afresh
         _PLANS.clear()
         _WRITERS.clear()
@@ -60,7 +62,9 @@ def statistics_table(files: list[str], footers: list[bytes]) -> pa.Table:
                               f"{n_leaves[rg_file[r]]} leaves)")
     seen: dict = {}
     for f, g in enumerate(groups):
-        seen.setdefault(id(plans[g]), (files[f], plans[g].types))
+        if id(plans[g]) not in seen:
+            seen[id(plans[g])] = (files[f], {k: t for k, t in plans[g].types.items()
+                                             if wanted(k)})
     types = unify(seen.values())
     n = len(rgs)
     columns = {
@@ -76,6 +80,8 @@ def statistics_table(files: list[str], footers: list[bytes]) -> pa.Table:
         if rows.size == 0:
             continue
         for leaf in plan.leaves:
+            if leaf.key not in types:
+                continue  # not asked for
             idx = rgs[rows, tf.R_FIRST_CHUNK] + leaf.index
             parts[leaf.key].append((rows, _column(buf, chunks[idx], leaf, int(typed[leaf.index]),
                                                   who, types[leaf.key])))

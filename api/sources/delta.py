@@ -42,7 +42,7 @@ import json
 import os
 import re
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
@@ -51,7 +51,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from prunekit.errors import StatisticsError
-from prunekit.expr.paths import leaf_key
+from prunekit.expr.paths import leaf_key, leaf_selector
 from prunekit.statistics import Statistics
 
 __all__ = ["Snapshot", "file_statistics", "is_delta_table", "snapshot", "statistics"]
@@ -79,9 +79,11 @@ def is_delta_table(path: str | os.PathLike) -> bool:
     return os.path.isdir(os.path.join(os.fspath(path), "_delta_log"))
 
 
-def file_statistics(table_path: str | os.PathLike, version: int | None = None) -> pa.Table:
+def file_statistics(table_path: str | os.PathLike, version: int | None = None, *,
+                    columns: Iterable[str] | None = None) -> pa.Table:
     """Statistics of every live data file of the Delta table at ``table_path``, at ``version``
-    (the latest when None), one row per file sorted by path.
+    (the latest when None), one row per file sorted by path; ``columns``: only those leaves
+    (a struct's name: all its leaves; ``prunekit.expr.paths.leaf_selector``).
 
     >>> import json, os, tempfile
     >>> d = tempfile.mkdtemp(); os.mkdir(os.path.join(d, "_delta_log"))
@@ -104,8 +106,14 @@ def file_statistics(table_path: str | os.PathLike, version: int | None = None) -
     '2024-01-02T10:00:00.123999+00:00'
     >>> t.column("ts").to_pylist()[0]["null_count"] is None   # not in nullCount: unknown
     True
+    >>> file_statistics(d, columns=["x"]).column_names
+    ['path', 'size', 'row_count', 'x']
     """
-    return snapshot(table_path, version).statistics
+    table = snapshot(table_path, version).statistics
+    if columns is None:
+        return table
+    wanted = leaf_selector(columns)
+    return table.select([c for c in table.column_names if c in RESERVED or wanted(c)])
 
 
 @dataclass(frozen=True)
@@ -193,7 +201,8 @@ def _table(root: str, meta: dict, adds: dict) -> pa.Table:
 
 
 def statistics(table_path: str | os.PathLike, version: int | None = None, *,
-               nan_bounds: str | Mapping[str, str] = "exclude") -> Statistics:
+               nan_bounds: str | Mapping[str, str] = "exclude",
+               columns: Iterable[str] | None = None) -> Statistics:
     """:func:`file_statistics` wrapped as a :class:`prunekit.Statistics`. Float bounds are read
     as excluding NaN by default (see the module docstring: delta-rs writes them so).
 
@@ -202,7 +211,8 @@ def statistics(table_path: str | os.PathLike, version: int | None = None, *,
     Traceback (most recent call last):
     prunekit.errors.StatisticsError: ...: not a Delta table (no _delta_log directory)
     """
-    return Statistics.from_arrow(file_statistics(table_path, version), nan_bounds=nan_bounds)
+    return Statistics.from_arrow(file_statistics(table_path, version, columns=columns),
+                                 nan_bounds=nan_bounds)
 
 
 # ---- the log -----------------------------------------------------------------------------

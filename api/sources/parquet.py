@@ -90,14 +90,18 @@ def parquet_files(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> lis
 
 def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
                          threads: int | None = None, progress: bool | None = None,
-                         bloom_filters: bool | Iterable[str] = False) -> pa.Table:
+                         bloom_filters: bool | Iterable[str] = False,
+                         columns: Iterable[str] | None = None) -> pa.Table:
     """Statistics of every row group of the Parquet files named by ``paths`` (see
     :func:`parquet_files`), one row each, ready for ``Statistics.from_arrow``.
 
-    A column a file does not have gets unknown statistics for that file's row groups; one
-    column with two different types (other than string/large string, binary/large binary, or a
-    null-typed column) is a ``StatisticsError``. A field of a struct (not under a list or map)
-    is a column named by ``prunekit.expr.paths.leaf_key`` (``address.city``). ``progress``
+    A top-level column a file does not have (no column of its name in any case) is NULL in
+    that file's row groups (``null_count = row_count``); one column with two different types
+    (other than string/large string, binary/large binary, or a null-typed column) is a
+    ``StatisticsError``. A field of a struct (not under a list or map) is a column named by
+    ``prunekit.expr.paths.leaf_key`` (``address.city``). ``columns``: only these leaves (a
+    struct's name: all its leaves), as a predicate's ``required_columns`` names them; a wide
+    table then costs what its few columns cost. ``progress``
     defaults to "stderr is a terminal and there are 100 files or more". ``bloom_filters``
     (True, or column names) also reads those columns' bloom filters into a ``bloom`` field
     (``prunekit.sources.bloom``).
@@ -114,6 +118,8 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
     >>> pred = pk.PruningPredicate("x > 5", data_schema(stats))
     >>> pred.classify(pk.Statistics.from_arrow(stats)).tolist()
     [0, 1]
+    >>> row_group_statistics(d, columns=["s"]).column_names
+    ['file', 'row_group', 'row_count', 's']
     """
     files = parquet_files(paths)
     if progress is None:
@@ -121,7 +127,7 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
     footers = list(_footers(files, threads, progress))
     from . import _footer_table  # imports Numba: not at `import prunekit`
 
-    table = _footer_table.statistics_table(files, footers)
+    table = _footer_table.statistics_table(files, footers, columns)
     if bloom_filters:
         from .bloom import attach_bloom_filters
 
@@ -130,7 +136,8 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
 
 
 def statistics(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
-               threads: int | None = None, progress: bool | None = None) -> Statistics:
+               threads: int | None = None, progress: bool | None = None,
+               columns: Iterable[str] | None = None) -> Statistics:
     """:func:`row_group_statistics` wrapped as a :class:`prunekit.Statistics` (float bounds
     exclude NaN, Parquet's rule).
 
@@ -140,7 +147,8 @@ def statistics(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
     >>> statistics(d)
     <Statistics: 1 containers, columns ['f']>
     """
-    return Statistics.from_arrow(row_group_statistics(paths, threads=threads, progress=progress))
+    return Statistics.from_arrow(row_group_statistics(paths, threads=threads, progress=progress,
+                                                      columns=columns))
 
 
 def data_schema(statistics: pa.Table) -> pa.Schema:
