@@ -131,7 +131,9 @@ class PruningPredicate:
         self.pushdown = None  # what from_query found (expr.query.Pushdown)
         self.carried: list[str] = []  # what joins carried onto the table (from_query)
         self._rewriter = Rewriter()
-        self.program = self._rewriter.program(bind(self.expression, schema, zone(time_zone)))
+        self._bound = bind(self.expression, schema, zone(time_zone))
+        self.program = self._rewriter.program(self._bound)
+        self._prune_program = None
 
     @classmethod
     def from_query(cls, sql: str, table: str, schema: pa.Schema | Mapping[str, pa.DataType], *,
@@ -205,11 +207,7 @@ class PruningPredicate:
         >>> PruningPredicate("x IS NULL", {"x": pa.int64()}).required_columns
         {'x': ('null_count',)}
         """
-        out: dict[str, list[str]] = {}
-        for slot in self.program.slots:
-            if slot.column is not None:
-                out.setdefault(slot.column, []).append(slot.stat)
-        return {c: tuple(sorted(set(s))) for c, s in out.items()}
+        return self.program.columns_read
 
     def explain(self, statistics: Statistics | pa.Table | pa.RecordBatch | None = None
                 ) -> str | Explanation:
@@ -279,9 +277,28 @@ class PruningPredicate:
         return with_legacy_keys(statistics, (c for c, _ in self.program.column_types),
                                 self._leaf_keys)
 
-    def prune(self, statistics: Statistics | pa.Table | pa.RecordBatch) -> np.ndarray:
-        """A bool per container: True where it must be read (``outcome != NONE_MATCH``)."""
-        return self.classify(statistics) != NONE_MATCH
+    @property
+    def prune_program(self):
+        """The program that tells NONE_MATCH from the rest and nothing more: what ``prune``
+        runs (``Rewriter.program(prune_only=True)``: fewer steps and statistics)."""
+        if self._prune_program is None:
+            self._prune_program = Rewriter().program(self._bound, prune_only=True)
+        return self._prune_program
+
+    def prune(self, statistics: Statistics | pa.Table | pa.RecordBatch, *,
+              backend: str = "auto") -> np.ndarray:
+        """A bool per container: True where it must be read (``classify(...) != NONE_MATCH``,
+        computed without what only ALL_MATCH needs). ``backend`` as for ``classify``.
+
+        >>> import numpy as np, pyarrow as pa
+        >>> stats = Statistics.from_numpy(row_count=np.array([4, 4]), columns={"x": {
+        ...     "min": np.array([0, 10]), "max": np.array([5, 20]), "null_count": np.zeros(2)}})
+        >>> PruningPredicate("x > 7", {"x": pa.int64()}).prune(stats).tolist()
+        [False, True]
+        """
+        if not isinstance(statistics, Statistics):
+            statistics = Statistics.from_arrow(statistics)
+        return outcomes(self.prune_program, statistics, self._leaf_keys, backend) != NONE_MATCH
 
 
 def _as_schema(schema: pa.Schema | Mapping[str, pa.DataType]) -> pa.Schema:

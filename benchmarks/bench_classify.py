@@ -61,6 +61,18 @@ class Classify(_Base):
         self.pred.classify(self.fresh)
 
 
+class Prune(_Base):
+    """``prune``: the program that tells NONE_MATCH apart and nothing more."""
+
+    def setup(self, n, query):
+        super().setup(n, query)
+        self.pred.prune(sample(self.stats), backend="numba")  # its own kernel, compiled here
+        self.fresh = fresh(self.stats)
+
+    def time_prune(self, n, query):
+        self.pred.prune(self.fresh)
+
+
 class ClassifyCached(_Base):
     """String queries, classified again on the same ``Statistics`` (ranked codes of strings
     longer than 7 bytes are kept; shorter ones, as here, are keyed by the kernel every call)."""
@@ -148,6 +160,20 @@ class Ratios(_Base):
         return self._ratio(self._classify, lambda: baselines.floor(self.buffers))
 
     track_classify_over_floor.unit = "x floor"
+
+    def track_prune_over_floor(self, n, query):
+        """Against the floor over the buffers the prune program reads, on one thread or two,
+        whichever is faster."""
+        buffers = baselines.floor_buffers(self.stats, self.pred.prune_program)
+        pieces = baselines.split(buffers, 2)
+        self.pred.prune(sample(self.stats), backend="numba")
+        one = self._ratio(lambda: self.pred.prune(fresh(self.stats)),
+                          lambda: baselines.floor(buffers))
+        two = self._ratio(lambda: self.pred.prune(fresh(self.stats)),
+                          lambda: baselines.floor_threads(pieces))
+        return max(one, two)
+
+    track_prune_over_floor.unit = "x floor"
 
     def track_pyarrow_over_classify(self, n, query):
         return self._ratio(lambda: baselines.pyarrow_compute(self.pred.program, self.stats),

@@ -142,13 +142,16 @@ class WideTable:
     """200 files of 500 columns: statistics of every column, against those of the one column a
     predicate reads (``columns=``) and a one-column dataset of the same files and rows."""
     timeout = 900
+    files, columns = 200, 500
 
     def setup_cache(self):
-        wide, narrow = os.path.abspath("parquet_wide"), os.path.abspath("parquet_narrow")
-        if not os.path.exists(os.path.join(wide, "00199.parquet")):
-            write_wide(wide)
-        if not os.path.exists(os.path.join(narrow, "00199.parquet")):
-            write_wide(narrow, columns=1)
+        wide = os.path.abspath(f"parquet_wide_{self.files}x{self.columns}")
+        narrow = os.path.abspath(f"parquet_narrow_{self.files}")
+        last = f"{self.files - 1:05d}.parquet"
+        if not os.path.exists(os.path.join(wide, last)):
+            write_wide(wide, self.files, self.columns)
+        if not os.path.exists(os.path.join(narrow, last)):
+            write_wide(narrow, self.files, columns=1)
         return wide, narrow
 
     def setup(self, roots):

@@ -98,6 +98,20 @@ class Program:
         may_true = self.steps[root.args[0]]
         return may_true == Step("const", (True,))
 
+    @property
+    def columns_read(self) -> dict[str, tuple[str, ...]]:
+        """The statistics read, per data column (``row_count`` aside).
+
+        >>> Program((Slot("x", "max"), Slot(None, "row_count"), Slot("x", "min")), (), (),
+        ...         ()).columns_read
+        {'x': ('max', 'min')}
+        """
+        out: dict[str, set[str]] = {}
+        for slot in self.slots:
+            if slot.column is not None:
+                out.setdefault(slot.column, set()).add(slot.stat)
+        return {c: tuple(sorted(s)) for c, s in out.items()}
+
 
 @dataclass
 class ProgramBuilder:

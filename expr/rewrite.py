@@ -423,14 +423,35 @@ class Rewriter:
         p = self.p
         return Bits(p.and_(f.hn, true), p.and_(f.hn, false), f.nulls if nulls is None else nulls)
 
-    def program(self, root: object) -> Program:
+    def program(self, root: object, prune_only: bool = False) -> Program:
+        """The program of a bound predicate; ``prune_only``: one that tells NONE_MATCH from
+        the rest and nothing more (every other container MAYBE_MATCH). Only "may be TRUE" is
+        asked, so the build drops every step, and every statistic, that only FALSE and NULL
+        needed (``x = 5`` reads no exactness flags). Bounds stay checked against each other
+        (``min > max`` is malformed, unknown), so ``prune`` agrees with ``classify``."""
         self.root = root
         bits = self.bits(root)
-        outcome = self.p.op("outcome", bits.true, bits.false, bits.null, self.empty)
+        if prune_only:
+            anything = self.p.const(True)
+            outcome = self.p.op("outcome", bits.true, anything, anything, self.empty)
+        else:
+            outcome = self.p.op("outcome", bits.true, bits.false, bits.null, self.empty)
         return self.p.build(outcome)
 
 
-def rewrite(bound: object) -> Program:
-    """The statistics program of a bound predicate."""
-    return Rewriter().program(bound)
+def rewrite(bound: object, prune_only: bool = False) -> Program:
+    """The statistics program of a bound predicate (``Rewriter.program``).
+
+    >>> import pyarrow as pa
+    >>> from prunekit.expr.bind import bind
+    >>> from prunekit.expr.sql import parse
+    >>> import prunekit.expr.leaves  # the rule of each leaf kind registers itself
+    >>> bound = bind(parse("x = 5"), pa.schema([("x", pa.int64())]))
+    >>> full, prune = rewrite(bound), rewrite(bound, prune_only=True)
+    >>> len(full.steps), len(prune.steps)
+    (68, 49)
+    >>> sorted({s.stat for s in full.slots} - {s.stat for s in prune.slots})  # ALL_MATCH's
+    ['max_exact', 'min_exact']
+    """
+    return Rewriter().program(bound, prune_only)
 

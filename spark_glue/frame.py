@@ -102,14 +102,14 @@ def data_schema_of_spark_types(schema) -> pa.Schema:
 
 
 # ---- the payload and the executor side -------------------------------------------------------
-def _payload(pred: PruningPredicate, nan_bounds, no_nan, backend: str) -> bytes:
-    stats = _modes(pred, nan_bounds)
-    data = (pred.program, stats, frozenset(no_nan), backend)
+def _payload(program, nan_bounds, no_nan, backend: str) -> bytes:
+    stats = _modes(program, nan_bounds)
+    data = (program, stats, frozenset(no_nan), backend)
     return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _modes(pred: PruningPredicate, nan_bounds) -> dict[str, bool]:
-    cols = [c for c, _ in pred.program.column_types]
+def _modes(program, nan_bounds) -> dict[str, bool]:
+    cols = [c for c, _ in program.column_types]
     if isinstance(nan_bounds, str):
         if nan_bounds not in ("exclude", "include"):
             raise StatisticsError(f"nan_bounds must be 'exclude' or 'include', got "
@@ -223,7 +223,7 @@ def _udf_outcomes(payload: bytes, layout: tuple, arrays: tuple) -> pa.Array:
 
 
 # ---- the driver side --------------------------------------------------------------------------
-def _check_on_driver(pred: PruningPredicate, stats_df) -> None:
+def _check_on_driver(program, stats_df) -> None:
     """Refuse malformed statistics types now (as prunekit errors), not in an executor."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
@@ -234,11 +234,11 @@ def _check_on_driver(pred: PruningPredicate, stats_df) -> None:
                               f"{e}") from None
     empty = arrow.empty_table()
     Statistics.from_arrow(empty)  # the canonical layout: struct fields, count types
-    batch = _conform(pa.RecordBatch.from_pylist([], schema=arrow), pred.program)
-    prepare(pred.program, batch, {}, frozenset())  # min/max types against the schema
+    batch = _conform(pa.RecordBatch.from_pylist([], schema=arrow), program)
+    prepare(program, batch, {}, frozenset())  # min/max types against the schema
 
 
-def _needed(pred: PruningPredicate, stats_df) -> tuple[tuple, list]:
+def _needed(program, stats_df) -> tuple[tuple, list]:
     """The statistics the program reads that the DataFrame has, one flat column each (Spark
     writes flat primitive columns to Arrow about twice as fast as a struct of structs), and
     their layout: ``(("row_count", None), ("x", ("min", "max")), ...)``."""
@@ -247,7 +247,7 @@ def _needed(pred: PruningPredicate, stats_df) -> tuple[tuple, list]:
     if None in fields:
         layout.append(("row_count", None))
         parts.append(F.col(S.quote("row_count")))
-    for column, stats in pred.required_columns.items():
+    for column, stats in program.columns_read.items():
         have = tuple(s for s in stats if s in fields.get(column, {}))
         if have:
             ref = F.col(S.quote(column))
@@ -262,7 +262,8 @@ def _needed(pred: PruningPredicate, stats_df) -> tuple[tuple, list]:
 def classify_dataframe(stats_df, predicate, schema=None, *,
                        nan_bounds: str | Mapping[str, str] = "exclude",
                        no_nan: Iterable[str] = (), column: str = "outcome",
-                       engine: str = "kernels", method: str = "auto", backend: str = "numba"):
+                       engine: str = "kernels", method: str = "auto", backend: str = "numba",
+                       _prune_only: bool = False):
     """``stats_df`` with an int8 column ``outcome`` per container: 0 NONE_MATCH, 1
     MAYBE_MATCH, 2 ALL_MATCH, exactly as ``PruningPredicate.classify`` on the same statistics.
 
@@ -300,8 +301,9 @@ def classify_dataframe(stats_df, predicate, schema=None, *,
         raise ValueError(f"backend must be 'numba', 'numpy' or 'auto', got {backend!r}")
     if method == "auto":
         method = "udf" if arrow_udf_available() else "map"
-    _check_on_driver(pred, stats_df)
-    payload = _payload(pred, nan_bounds, no_nan, backend)
+    program = pred.prune_program if _prune_only else pred.program
+    _check_on_driver(program, stats_df)
+    payload = _payload(program, nan_bounds, no_nan, backend)
     if method == "map":
         names = tuple(stats_df.columns)
         if any("." in c or "`" in c for c in names):
@@ -314,7 +316,7 @@ def classify_dataframe(stats_df, predicate, schema=None, *,
         raise ValueError(f"method must be 'udf', 'map' or 'auto', got {method!r}")
     from pyspark.sql.functions import arrow_udf
 
-    layout, parts = _needed(pred, stats_df)
+    layout, parts = _needed(program, stats_df)
     return stats_df.withColumn(column, arrow_udf(_udf_for(payload, layout), T.ByteType())(
         *parts))
 
@@ -338,6 +340,9 @@ def prune_dataframe(stats_df, predicate, schema=None, **options):
     """The containers that may hold a matching row (``outcome != NONE_MATCH``), with
     ``stats_df``'s columns unchanged. Options as in ``classify_dataframe``."""
     column = options.pop("column", "_prunekit_outcome")
-    out = classify_dataframe(stats_df, predicate, schema, column=column, **options)
+    # The program that only tells NONE_MATCH apart (the SQL engine renders the full one).
+    out = classify_dataframe(stats_df, predicate, schema, column=column,
+                             _prune_only=options.get("engine", "kernels") == "kernels",
+                             **options)
     return out.filter(F.col(S.quote(column)) != NONE_MATCH).drop(column)
 

@@ -53,7 +53,7 @@ from prunekit.errors import StatisticsError, UnknownColumnError
 from prunekit.expr.dialects import column_names
 from prunekit.expr.moments import uses_moment
 from prunekit.expr.sql import parse
-from prunekit.predicate import NONE_MATCH, PruningPredicate
+from prunekit.predicate import PruningPredicate
 from prunekit.sources import parquet
 from prunekit.statistics import Statistics
 
@@ -177,9 +177,8 @@ def read_delta(spark, table_path: str | os.PathLike, where, *, version: int | No
     if pred is None:
         pred = PruningPredicate("TRUE", _arrow_schema(schema))
     stats = snap.statistics
-    outcome = pred.classify(Statistics.from_arrow(stats, nan_bounds="exclude"))
-    kept = [f for f, o in zip(stats.column("path").to_pylist(), outcome.tolist(), strict=True)
-            if o != NONE_MATCH]
+    read = pred.prune(Statistics.from_arrow(stats, nan_bounds="exclude"))
+    kept = [f for f, r in zip(stats.column("path").to_pylist(), read.tolist(), strict=True) if r]
     if _timestamps_read_in_another_zone(spark, pred, pred.expression.sql()):
         kept = stats.column("path").to_pylist()
     refused = sorted(f for f in kept if f in snap.deletion_vectors)
@@ -440,9 +439,9 @@ def _dataset(spark, path, listing: str | None, cache):
 
 
 def _kept_on_driver(pred: PruningPredicate, files: list[str], statistics: pa.Table) -> set[str]:
-    outcome = pred.classify(Statistics.from_arrow(statistics)).tolist()
+    read = pred.prune(Statistics.from_arrow(statistics)).tolist()
     named = statistics.column("file").to_pylist()
-    kept = {f for f, o in zip(named, outcome, strict=True) if o != NONE_MATCH}
+    kept = {f for f, r in zip(named, read, strict=True) if r}
     # A file the statistics do not describe (written after them) may hold anything.
     return {os.path.abspath(f) for f in kept | (set(files) - set(named))}
 

@@ -101,7 +101,8 @@ def test_every_asv_benchmark_runs_once(tmp_path, monkeypatch):
         finally:
             getattr(bench, "teardown", lambda *a: None)(*params)
 
-    for cls in (bench_classify.Classify, bench_classify.ClassifyCached, bench_classify.Floor,
+    for cls in (bench_classify.Classify, bench_classify.Prune, bench_classify.ClassifyCached,
+                bench_classify.Floor,
                 bench_classify.PyArrow, bench_classify.NumPy, bench_classify.Ratios,
                 bench_classify.PeakMemory):
         for query in cls.params[1]:
@@ -117,3 +118,13 @@ def test_every_asv_benchmark_runs_once(tmp_path, monkeypatch):
     for name in ("one_day", "unprunable"):  # every method once; test_reader.py checks rows
         run(bench_reader.ReadParquet, name)
         run(bench_reader.ReadDelta, name)
+    from benchmarks import bench_parquet
+
+    monkeypatch.chdir(tmp_path)  # asv runs setup_cache in its own directory
+    monkeypatch.setattr(bench_parquet.WideTable, "files", 3)
+    monkeypatch.setattr(bench_parquet.WideTable, "columns", 20)
+    bench = bench_parquet.WideTable()
+    roots = bench.setup_cache()
+    bench.setup(roots)
+    for name in ("time_every_column", "time_one_column", "time_one_column_dataset"):
+        getattr(bench, name)(roots)

@@ -81,10 +81,13 @@ def record(example: strat.Example, outcome) -> None:
 @given(strat.examples())
 def test_outcomes_are_sound_numpy(example):
     pred = pk.PruningPredicate(example.predicate, example.schema)
-    outcome = pred.classify(example.statistics(), backend="numpy")
+    stats = example.statistics()
+    outcome = pred.classify(stats, backend="numpy")
     assert outcome.dtype == np.int8 and outcome.shape == (len(example.containers),)
     record(example, outcome)
     assert_sound(example, outcome, "numpy")
+    # prune() runs its own program (no ALL_MATCH): it must keep exactly what classify keeps
+    assert pred.prune(stats, backend="numpy").tolist() == (outcome != pk.NONE_MATCH).tolist()
 
 
 # ---- (b) the compiled kernel: sound, and equal to the interpreter -----------------------------
@@ -115,6 +118,7 @@ def test_compiled_interpreter_matches_numpy(example):
     assert run.dtype == np.int8
     assert run.tolist() == interpreted.tolist(), (
         f"vm {run.tolist()} != numpy {interpreted.tolist()}\n" + example.describe())
+    assert pred.prune(stats, backend="vm").tolist() == (run != pk.NONE_MATCH).tolist()
 
 
 # ---- (c) SQL round trip: the tree and its rendering give the same outcomes ---------------------
