@@ -32,8 +32,9 @@ the manifests (its ``[iceberg]`` extra); the bounds are decoded here
   read with its own partition spec.
 - Delete files (position or equality) with a sequence number at or after the data file's, in
   its partition (or global, or naming its path) are counted in ``delete_files``, and then
-  ``row_count`` is unknown: the file's live rows are fewer. Its other statistics still hold
-  for the rows that remain (deletes only remove rows), so outcomes stay sound.
+  ``row_count`` is unknown (the file's live rows are fewer) and its bounds inexact (the row
+  holding one may be deleted). Its bounds and counts still hold for the rows that remain
+  (deletes only remove rows), so outcomes stay sound.
 """
 
 from __future__ import annotations
@@ -110,7 +111,9 @@ def file_statistics(table, snapshot_id: int | None = None, *, columns=None,
     table = load_table(table)
     meta = table.metadata
     snapshot = _snapshot(table, snapshot_id)
-    schema = _schema_of(meta, snapshot)
+    # The current schema for the current snapshot (a later schema change makes no snapshot),
+    # the snapshot's own for time travel: as Iceberg readers do.
+    schema = meta.schema() if snapshot_id is None else _schema_of(meta, snapshot)
     leaves = _leaves(schema, columns)
     rows: list[tuple] = []
     if snapshot is not None:
@@ -239,27 +242,30 @@ def _read(table, meta, snapshot, schema, leaves, predicate) -> list[tuple]:
         from ._iceberg_manifests import manifests_to_open
 
         data = manifests_to_open(data, specs, schema, predicate)
+    # Delete files are indexed before any data file is read (a writer may have put one in a
+    # data manifest too: entries are routed by their own content, as pyiceberg does).
     index = _DeleteIndex(specs)
-    for m in deletes:
+    entries = []
+    for m in deletes + data:
         for entry in m.fetch_manifest_entry(io, discard_deleted=True):
-            index.add(entry)
+            if int(entry.data_file.content) == _DATA:
+                entries.append((m, entry))
+            else:
+                index.add(entry)
     written_ids = None if _NAME_MAPPING in meta.properties else _ids_by_schema(meta)
     schema_of_snapshot = {s.snapshot_id: s.schema_id for s in meta.snapshots}
     plans = {}
     rows = []
-    for m in data:
-        for entry in m.fetch_manifest_entry(io, discard_deleted=True):
-            f = entry.data_file
-            if int(f.content) != _DATA:
-                continue
-            spec_id = f.spec_id if f.spec_id is not None else m.partition_spec_id
-            if spec_id not in plans:
-                plans[spec_id] = _partition_plan(specs.get(spec_id), schema, leaves)
-            absent = None
-            if written_ids is not None:
-                absent = written_ids.get(schema_of_snapshot.get(entry.snapshot_id))
-            rows.append(_file_row(entry, f, spec_id, plans[spec_id], leaves, index, absent,
-                                  specs.get(spec_id), schema))
+    for m, entry in entries:
+        f = entry.data_file
+        spec_id = f.spec_id if f.spec_id is not None else m.partition_spec_id
+        if spec_id not in plans:
+            plans[spec_id] = _partition_plan(specs.get(spec_id), schema, leaves)
+        written = None  # the field ids of the schema the file was committed under
+        if written_ids is not None:
+            written = written_ids.get(schema_of_snapshot.get(entry.snapshot_id))
+        rows.append(_file_row(entry, f, spec_id, plans[spec_id], leaves, index, written,
+                              specs.get(spec_id), schema))
     return rows
 
 
@@ -342,6 +348,9 @@ def _file_row(entry, f, spec_id, plan, leaves, index, written, spec, schema) -> 
         if k is None or transform == "void" or transform.startswith("void"):
             continue
         _narrow(cells[k], leaves[k].kind, transform, f.partition[pos], rows)
+    if deletes:  # a bound may be a deleted row's value: still a bound, no longer exact
+        for cell in cells:
+            cell[4] = cell[5] = False
     part = _partition_text(spec, schema, f.partition)
     return _local(path), f.file_size_in_bytes, part, deletes, None if deletes else rows, cells
 
@@ -393,8 +402,10 @@ def _partition_text(spec, schema, partition) -> str | None:
 
 
 def _local(path: str) -> str:
+    """A ``file:`` location's path as pyiceberg opens it: not percent-decoded (pyiceberg
+    writes partition directories such as ``s=%C3%A9`` literally)."""
     url = urlparse(path)
-    return unquote(url.path) if url.scheme == "file" else path
+    return url.path if url.scheme == "file" else path
 
 
 # ---- the Arrow table ---------------------------------------------------------------------
