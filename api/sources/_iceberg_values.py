@@ -70,7 +70,8 @@ def decode_bound(kind: str, data: bytes | None, upper: bool):
     """
     if data is None:
         return None
-    data = bytes(data)
+    if not isinstance(data, bytes):
+        data = bytes(data)
     n = len(data)
     if kind == "boolean":
         return None if n != 1 or data[0] > 1 else bool(data[0])

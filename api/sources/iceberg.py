@@ -40,6 +40,7 @@ the manifests (its ``[iceberg]`` extra); the bounds are decoded here
 from __future__ import annotations
 
 import decimal
+import functools
 import os
 from urllib.parse import unquote, urlparse
 
@@ -116,6 +117,7 @@ def file_statistics(table, snapshot_id: int | None = None, *, columns=None,
     schema = meta.schema() if snapshot_id is None else _schema_of(meta, snapshot)
     leaves = _leaves(schema, columns)
     rows: list[tuple] = []
+    _PARTITION_TEXT.clear()
     if snapshot is not None:
         try:
             rows = _read(table, meta, snapshot, schema, leaves, predicate)
@@ -246,8 +248,9 @@ def _read(table, meta, snapshot, schema, leaves, predicate) -> list[tuple]:
     # data manifest too: entries are routed by their own content, as pyiceberg does).
     index = _DeleteIndex(specs)
     entries = []
-    for m in deletes + data:
-        for entry in m.fetch_manifest_entry(io, discard_deleted=True):
+    manifests = deletes + data
+    for m, found in zip(manifests, _fetch(io, manifests), strict=True):
+        for entry in found:
             if int(entry.data_file.content) == _DATA:
                 entries.append((m, entry))
             else:
@@ -267,6 +270,18 @@ def _read(table, meta, snapshot, schema, leaves, predicate) -> list[tuple]:
         rows.append(_file_row(entry, f, spec_id, plans[spec_id], leaves, index, written,
                               specs.get(spec_id), schema))
     return rows
+
+
+def _fetch(io, manifests: list) -> list:
+    """Each manifest's live entries, read by pyiceberg's thread pool as its own planning does
+    (inflating Avro blocks releases the GIL)."""
+    from pyiceberg.utils.concurrent import ExecutorFactory
+
+    if len(manifests) < 2:
+        return [m.fetch_manifest_entry(io, discard_deleted=True) for m in manifests]
+    pool = ExecutorFactory.get_or_create()
+    return list(pool.map(lambda m: m.fetch_manifest_entry(io, discard_deleted=True),
+                         manifests))
 
 
 def _partition_plan(spec, schema, leaves) -> list[tuple]:
@@ -326,16 +341,17 @@ def _key(partition) -> tuple:
 # ---- one data file -----------------------------------------------------------------------
 def _file_row(entry, f, spec_id, plan, leaves, index, written, spec, schema) -> tuple:
     path = f.file_path
+    partition = f.partition  # pyiceberg builds it anew on every access
     rows = f.record_count
     rows = rows if isinstance(rows, int) and rows >= 0 else None
-    deletes = index.count(path, spec_id, f.partition, entry.sequence_number or 0)
+    deletes = index.count(path, spec_id, partition, entry.sequence_number or 0)
     lower, upper = f.lower_bounds or {}, f.upper_bounds or {}
     nulls, nans = f.null_value_counts or {}, f.nan_value_counts or {}
     cells = []
     for leaf in leaves:
         i = leaf.field_id
-        n = _count(nulls.get(i))
-        if written is not None and i not in written and leaf.no_default and rows is not None:
+        if written is not None and i not in written and leaf.no_default and rows is not None \
+                and i not in nulls and i not in lower and i not in upper:
             cells.append([None, None, rows, None, None, None])  # added later: all NULL
             continue
         lo = values.decode_bound(leaf.kind, lower.get(i), upper=False)
@@ -343,15 +359,15 @@ def _file_row(entry, f, spec_id, plan, leaves, index, written, spec, schema) -> 
         # Only string and binary bounds are ever cut (module docstring); cut ones never meet.
         cut = leaf.kind in ("string", "binary") and lo != hi
         nan = _count(nans.get(i)) if leaf.kind in ("float", "double") else None
-        cells.append([lo, hi, n, nan, lo is not None and not cut, hi is not None and not cut])
+        cells.append([lo, hi, _count(nulls.get(i)), nan, lo is not None and not cut,
+                      hi is not None and not cut])
     for pos, transform, k in plan:
-        if k is None or transform == "void" or transform.startswith("void"):
-            continue
-        _narrow(cells[k], leaves[k].kind, transform, f.partition[pos], rows)
+        if k is not None and transform != "void":
+            _narrow(cells[k], leaves[k].kind, transform, partition[pos], rows)
     if deletes:  # a bound may be a deleted row's value: still a bound, no longer exact
         for cell in cells:
             cell[4] = cell[5] = False
-    part = _partition_text(spec, schema, f.partition)
+    part = _partition_text(spec, schema, partition, spec_id)
     return _local(path), f.file_size_in_bytes, part, deletes, None if deletes else rows, cells
 
 
@@ -367,7 +383,10 @@ def _narrow(cell: list, kind: str, transform: str, value, rows) -> None:
         return
     if cell[2] is None:
         cell[2] = 0
-    r = values.partition_range(transform, kind, value)
+    try:
+        r = _partition_range(transform, kind, value)
+    except TypeError:  # an unhashable value: not one of a partition's types
+        return
     if r is None:
         return
     lo, hi, exact = r
@@ -385,6 +404,10 @@ def _narrow(cell: list, kind: str, transform: str, value, rows) -> None:
         cell[4] = cell[5] = True  # true bounds that meet: every value is that one
 
 
+# Files share partition values: each (transform, type, value) is worked out once.
+_partition_range = functools.lru_cache(maxsize=1 << 16)(values.partition_range)
+
+
 def _above(a, b) -> bool:
     try:
         return a > b
@@ -392,20 +415,31 @@ def _above(a, b) -> bool:
         return False
 
 
-def _partition_text(spec, schema, partition) -> str | None:
+def _partition_text(spec, schema, partition, spec_id) -> str | None:
     if spec is None or not spec.fields:
         return None
-    try:
-        return unquote(spec.partition_to_path(partition, schema))
-    except Exception:  # a value the spec cannot print: say nothing rather than fail
-        return None
+    key = (spec_id, _key(partition))
+    text = _PARTITION_TEXT.get(key)
+    if text is None:
+        try:
+            text = unquote(spec.partition_to_path(partition, schema))
+        except Exception:  # a value the spec cannot print: say nothing rather than fail
+            return None
+        if len(_PARTITION_TEXT) > 100_000:
+            _PARTITION_TEXT.clear()
+        _PARTITION_TEXT[key] = text
+    return text
+
+
+# Printing a partition costs pyiceberg 0.1 ms; files share partitions. Keyed by spec id and
+# values only, so cleared by every file_statistics call (another table's spec 0 differs).
+_PARTITION_TEXT: dict = {}
 
 
 def _local(path: str) -> str:
     """A ``file:`` location's path as pyiceberg opens it: not percent-decoded (pyiceberg
     writes partition directories such as ``s=%C3%A9`` literally)."""
-    url = urlparse(path)
-    return url.path if url.scheme == "file" else path
+    return urlparse(path).path if path.startswith("file:") else path
 
 
 # ---- the Arrow table ---------------------------------------------------------------------
