@@ -416,6 +416,24 @@ def test_delete_files_make_the_row_count_unknown(added):
         _check_bounds(row, rows[row["path"]], row["path"])
 
 
+def test_equality_deletes_apply_to_older_files_only(tmp_path):
+    """An unpartitioned table's equality delete file applies to every data file committed
+    before it (pyiceberg cannot plan such a table: it refuses equality deletes)."""
+    t = _catalog(tmp_path).create_table("ns.eq", pa.schema([("x", pa.int64())]),
+                                        properties={"format-version": "2"})
+    t.append(pa.table({"x": pa.array([1, 2], pa.int64())}))
+    deletes = str(tmp_path / "eq.parquet")
+    pq.write_table(pa.table({"x": pa.array([2], pa.int64())}), deletes)
+    _commit(t, DataFile.from_args(
+        content=DataFileContent.EQUALITY_DELETES, file_path=deletes,
+        file_format=FileFormat.PARQUET, partition=Record(), record_count=1,
+        file_size_in_bytes=os.path.getsize(deletes), equality_ids=[1]))
+    t.append(pa.table({"x": pa.array([3], pa.int64())}))
+    rows = sorted(pi.file_statistics(t).to_pylist(), key=lambda r: r["x"]["min"])
+    assert [(r["delete_files"], r["row_count"]) for r in rows] == [(1, None), (0, 1)]
+    assert not rows[0]["x"]["min_exact"] and rows[0]["x"]["max"] == 2  # still a bound
+
+
 def test_malformed_bounds_are_unknown(added):
     table, files = added
     stats = pi.statistics(table)
