@@ -192,6 +192,8 @@ def _iceberg_table(args):
     table."""
     if args.catalog is None:
         return args.path
+    if args.catalog.startswith("sqlite:///") and not os.path.exists(args.catalog[10:]):
+        raise _BadInput(f"{args.catalog}: no such file")  # SQLite would create one
     try:
         import sqlalchemy
         from pyiceberg.catalog.sql import SqlCatalog
@@ -208,7 +210,7 @@ def _iceberg_table(args):
         raise _BadInput("--catalog needs pyiceberg: pip install 'prunekit[iceberg]'") from None
     except Exception as e:  # no such table, a database that is no catalog...
         raise _BadInput(f"{args.catalog}: cannot load table {args.table} "
-                        f"({type(e).__name__}: {e})") from None
+                        f"({type(e).__name__}: {str(e).splitlines()[0]})") from None
 
 
 def _plot(pred: PruningPredicate, stats, args) -> str:

@@ -547,6 +547,11 @@ def test_cli_reads_a_table_from_a_sql_catalog(evolved, root, capsys):
                  "long_col < -5000", "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["summary"]["skip"]["containers"] == report["summary"]["total"]["containers"]
+    assert main(["scan", "--catalog", uri, "--table", "ns.nope", "--where", "i > 1"]) == 2
+    assert "cannot load table ns.nope" in capsys.readouterr().err
+    assert main(["scan", "--catalog", f"sqlite:///{root}/nope.db", "--table", "ns.evolved",
+                 "--where", "i > 1"]) == 2
+    assert "no such file" in capsys.readouterr().err and not (root / "nope.db").exists()
 
 
 def test_data_schema(evolved):

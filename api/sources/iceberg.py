@@ -59,7 +59,7 @@ RESERVED = ("path", "size", "partition", "delete_files", "row_count")
 _FIELDS = ["min", "max", "null_count", "nan_count", "min_exact", "max_exact"]
 _PATH_FIELD_ID = 2147483546  # the file_path column of position delete files
 _NAME_MAPPING = "schema.name-mapping.default"
-_DATA, _POSITION_DELETES, _EQUALITY_DELETES = 0, 1, 2
+_DATA = 0  # a manifest entry's content: 1 and 2 are position and equality delete files
 
 
 def load_table(table):
@@ -72,6 +72,9 @@ def load_table(table):
     """
     if hasattr(table, "metadata") and hasattr(table, "io"):
         return table
+    if not isinstance(table, (str, os.PathLike)):
+        raise StatisticsError(f"an Iceberg table is a pyiceberg Table or a metadata file's "
+                              f"location, not {type(table).__name__}")
     location = os.fspath(table)
     try:
         from pyiceberg.table import StaticTable
@@ -89,9 +92,11 @@ def file_statistics(table, snapshot_id: int | None = None, *, columns=None,
                     predicate=None) -> pa.Table:
     """Statistics of every live data file of an Iceberg table (a pyiceberg ``Table`` or a
     metadata JSON file location) at ``snapshot_id`` (the current snapshot when None), one row
-    per file in manifest order. ``columns`` limits the leaves read (statistics column names).
-    ``predicate`` (a ``PruningPredicate`` over this table's columns): data manifests whose
-    partition summaries rule it out are not opened, and their files are left out.
+    per file in manifest order, with ``path``, ``size``, ``partition`` and ``delete_files``
+    beside the statistics. ``columns`` limits the leaves read (statistics column names, such
+    as a predicate's ``required_columns``). ``predicate`` (a ``PruningPredicate`` over this
+    table's columns): data manifests whose partition summaries rule it out are not opened,
+    and their files are left out.
 
     >>> import tempfile, pyarrow as pa
     >>> from pyiceberg.catalog.sql import SqlCatalog
@@ -103,8 +108,9 @@ def file_statistics(table, snapshot_id: int | None = None, *, columns=None,
     >>> stats = file_statistics(t)
     >>> stats.column("x").to_pylist()
     [{'min': 1, 'max': 9, 'null_count': 1, 'nan_count': None, 'min_exact': True, 'max_exact': True}]
-    >>> stats.column("s").to_pylist()[0]["max"]   # metrics mode truncate(16): a prefix
-    'c'
+    >>> stats.column("s").to_pylist()[0]   # metrics mode truncate(16): cut, inexact
+    {'min': 'aaaaaaaaaaaaaaaa', 'max': 'c', 'null_count': 0, 'nan_count': None, \
+'min_exact': False, 'max_exact': False}
     >>> import prunekit as pk
     >>> pk.PruningPredicate("x > 10", data_schema(t)).classify(pk.Statistics.from_arrow(stats))
     array([0], dtype=int8)
