@@ -51,13 +51,13 @@ from prunekit.expr.paths import leaf_key
 from prunekit.statistics import Statistics
 
 from . import _iceberg_values as values
+from ._iceberg_deletes import DeleteIndex, partition_key
 from .parquet import data_schema as _leaf_schema
 
 __all__ = ["data_schema", "file_statistics", "load_table", "statistics"]
 
 RESERVED = ("path", "size", "partition", "delete_files", "row_count")
 _FIELDS = ["min", "max", "null_count", "nan_count", "min_exact", "max_exact"]
-_PATH_FIELD_ID = 2147483546  # the file_path column of position delete files
 _NAME_MAPPING = "schema.name-mapping.default"
 _DATA = 0  # a manifest entry's content: 1 and 2 are position and equality delete files
 
@@ -252,7 +252,7 @@ def _read(table, meta, snapshot, schema, leaves, predicate) -> list[tuple]:
         data = manifests_to_open(data, specs, schema, predicate)
     # Delete files are indexed before any data file is read (a writer may have put one in a
     # data manifest too: entries are routed by their own content, as pyiceberg does).
-    index = _DeleteIndex(specs)
+    index = DeleteIndex(specs)
     entries = []
     manifests = deletes + data
     for m, found in zip(manifests, _fetch(io, manifests), strict=True):
@@ -297,51 +297,6 @@ def _partition_plan(spec, schema, leaves) -> list[tuple]:
     by_id = {leaf.field_id: k for k, leaf in enumerate(leaves)}
     return [(pos, str(pf.transform), by_id.get(pf.source_id))
             for pos, pf in enumerate(spec.fields)]
-
-
-class _DeleteIndex:
-    """Live delete files by the data file path they name, by (spec, partition), and the global
-    ones (an unpartitioned spec's equality deletes apply to every file); each with its
-    sequence number. A data file counts those at or after its own sequence number (position
-    deletes apply at equal numbers, equality deletes after; counting both is the safe side)."""
-
-    def __init__(self, specs):
-        self.unpartitioned = {i for i, s in specs.items() if not s.fields}
-        self.by_path: dict[str, list[int]] = {}
-        self.by_partition: dict[tuple, list[int]] = {}
-        self.everywhere: list[int] = []
-
-    def add(self, entry) -> None:
-        f = entry.data_file
-        seq = entry.sequence_number or 0
-        path = getattr(f, "referenced_data_file", None) or _named_path(f)
-        if path is not None:
-            self.by_path.setdefault(path, []).append(seq)
-        elif f.spec_id in self.unpartitioned or f.spec_id is None:
-            self.everywhere.append(seq)
-        else:
-            self.by_partition.setdefault((f.spec_id, _key(f.partition)), []).append(seq)
-
-    def count(self, path: str, spec_id: int, partition, seq: int) -> int:
-        found = self.by_path.get(path, []) + self.everywhere
-        if self.by_partition:
-            found = found + self.by_partition.get((spec_id, _key(partition)), [])
-        return sum(s >= seq for s in found)
-
-
-def _named_path(f) -> str | None:
-    lo, hi = f.lower_bounds or {}, f.upper_bounds or {}
-    a, b = lo.get(_PATH_FIELD_ID), hi.get(_PATH_FIELD_ID)
-    if a is not None and a == b:
-        try:
-            return bytes(a).decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-    return None
-
-
-def _key(partition) -> tuple:
-    return tuple(partition[i] for i in range(len(partition))) if partition is not None else ()
 
 
 # ---- one data file -----------------------------------------------------------------------
@@ -424,7 +379,7 @@ def _above(a, b) -> bool:
 def _partition_text(spec, schema, partition, spec_id) -> str | None:
     if spec is None or not spec.fields:
         return None
-    key = (spec_id, _key(partition))
+    key = (spec_id, partition_key(partition))
     text = _PARTITION_TEXT.get(key)
     if text is None:
         try:
