@@ -434,6 +434,31 @@ def test_equality_deletes_apply_to_older_files_only(tmp_path):
     assert not rows[0]["x"]["min_exact"] and rows[0]["x"]["max"] == 2  # still a bound
 
 
+def test_position_deletes_apply_at_their_own_sequence_number(tmp_path):
+    """A data file and position deletes for it in one commit (a row delta): same sequence
+    number, and the deletes apply (pyiceberg's planning agrees)."""
+    t = _catalog(tmp_path).create_table("ns.delta", pa.schema([("x", pa.int64())]),
+                                        properties={"format-version": "2"})
+    data, deletes = str(tmp_path / "data.parquet"), str(tmp_path / "deletes.parquet")
+    pq.write_table(pa.table({"x": pa.array([1, 2], pa.int64())}), data)
+    pq.write_table(pa.table({"file_path": [data], "pos": pa.array([1], pa.int64())}), deletes)
+    named = {2147483546: data.encode()}
+    files = [DataFile.from_args(content=DataFileContent.DATA, file_path=data,
+                                file_format=FileFormat.PARQUET, partition=Record(),
+                                record_count=2, file_size_in_bytes=os.path.getsize(data)),
+             DataFile.from_args(content=DataFileContent.POSITION_DELETES, file_path=deletes,
+                                file_format=FileFormat.PARQUET, partition=Record(),
+                                record_count=1, file_size_in_bytes=os.path.getsize(deletes),
+                                lower_bounds=named, upper_bounds=named)]
+    with t.transaction() as tx, tx.update_snapshot().fast_append() as append:
+        for f in files:
+            f.spec_id = 0
+            append.append_data_file(f)
+    assert [len(task.delete_files) for task in t.scan().plan_files()] == [1]
+    row = pi.file_statistics(t).to_pylist()[0]
+    assert (row["delete_files"], row["row_count"]) == (1, None)
+
+
 def test_malformed_bounds_are_unknown(added):
     table, files = added
     stats = pi.statistics(table)
