@@ -2,20 +2,22 @@
 
 ``prunekit scan PATH --where SQL [--dialect NAME] [--format table|json] [--explain]
 [--show-all] [--plot PNG]``: PATH is a Parquet file, a directory of Parquet files (searched
-recursively) or a glob, or a Delta table (a directory with ``_delta_log``). A container is a
-Parquet row group or a Delta data file. ``--dialect``: the SQL dialect of ``--where``; in
+recursively) or a glob, a Delta table (a directory with ``_delta_log``), or an Iceberg table's
+metadata JSON file (``*.metadata.json``; or ``--catalog URI --table NAME`` instead of PATH, for
+a table in a SQL catalog; needs the ``iceberg`` extra). A container is a Parquet row group or
+a Delta or Iceberg data file. ``--dialect``: the SQL dialect of ``--where``; in
 Spark's, a column name in double quotes (a string there) warns, one line on stderr.
 The listing shows the containers that must be read (``--show-all``: every container); the
 summary counts containers, rows and bytes per outcome: skipped (NONE_MATCH), read without the
 filter (ALL_MATCH), read and filtered (MAYBE_MATCH). Bytes are the compressed column chunks
-of a row group, or a Delta file's ``size``.
+of a row group, or a Delta or Iceberg file's ``size``.
 
 Exit status: 0 on success, 2 on bad input (unknown column, bad SQL, missing path, unreadable
 statistics) with one line on stderr.
 
 ``--format json`` prints one object, schema version 1 (fields are only ever added)::
 
-    {"version": 1, "path": str, "format": "parquet" | "delta", "where": str,
+    {"version": 1, "path": str, "format": "parquet" | "delta" | "iceberg", "where": str,
      "listed": "kept" | "all",
      "containers": [{"file": str, "row_group": int | null,
                      "outcome": "NONE_MATCH" | "MAYBE_MATCH" | "ALL_MATCH",
@@ -50,7 +52,7 @@ import pyarrow.parquet as pq
 
 from prunekit.errors import PrunekitError
 from prunekit.expr.dialects import column_names
-from prunekit.sources import delta, parquet
+from prunekit.sources import delta, iceberg, parquet
 
 from .predicate import PruningPredicate
 from .statistics import Statistics
@@ -78,8 +80,14 @@ def _parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="command", parser_class=_Parser)
     scan = sub.add_parser("scan", help="classify the row groups or files of a dataset",
                           description=__doc__.split("\n\n")[1])
-    scan.add_argument("path", metavar="PATH",
-                      help="a Parquet file, directory or glob, or a Delta table directory")
+    scan.add_argument("path", metavar="PATH", nargs="?",
+                      help="a Parquet file, directory or glob, a Delta table directory, or "
+                      "an Iceberg metadata JSON file")
+    scan.add_argument("--catalog", metavar="URI",
+                      help="Iceberg: a SQL catalog's database URI (e.g. sqlite:///c.db), "
+                      "with --table instead of PATH")
+    scan.add_argument("--table", metavar="NAME", help="Iceberg: the table in --catalog "
+                      "(namespace.table)")
     scan.add_argument("--where", required=True, metavar="SQL",
                       help="the filter, in Spark SQL (e.g. \"x > 5 AND s LIKE 'ab%%'\")")
     scan.add_argument("--dialect", default="spark", metavar="NAME",
@@ -124,9 +132,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def _scan(args) -> int:
     path = args.path
-    if delta.is_delta_table(path):
-        kind, stats = "delta", delta.statistics(path,
-                                                columns=column_names(args.where, args.dialect))
+    if (args.catalog is None) != (args.table is None) or (args.catalog is None) == (
+            path is None):
+        raise _BadInput("give PATH, or --catalog URI and --table NAME (not both)")
+    # Only the columns the predicate names: a wide table costs what those cost.
+    named = column_names(args.where, args.dialect)
+    if args.catalog is not None or path.endswith(".json"):
+        path = path or args.table
+        kind, stats = "iceberg", iceberg.statistics(_iceberg_table(args), columns=named)
+        table = stats.table
+        files = table.column("path").to_pylist()
+        groups = [None] * len(files)
+        sizes = table.column("size").to_pylist()
+    elif delta.is_delta_table(path):
+        kind, stats = "delta", delta.statistics(path, columns=named)
         table = stats.table
         files = [_relative(p, path) for p in table.column("path").to_pylist()]
         groups = [None] * len(files)
@@ -135,9 +154,7 @@ def _scan(args) -> int:
         if os.path.isdir(path) and not parquet.parquet_files(path):
             raise _BadInput(f"{path}: no Parquet files and no _delta_log (not a Parquet "
                             "dataset nor a Delta table)")
-        # Only the columns the predicate names: a wide table costs what those cost.
-        kind, stats = "parquet", parquet.statistics(
-            path, columns=column_names(args.where, args.dialect))
+        kind, stats = "parquet", parquet.statistics(path, columns=named)
         table = stats.table
         names = table.column("file").to_pylist()
         groups = table.column("row_group").to_pylist()
@@ -171,6 +188,32 @@ def _scan(args) -> int:
     else:
         print(_render(report, len(set(files))))
     return 0
+
+
+def _iceberg_table(args):
+    """A metadata file's location as it is (read by ``StaticTable``), or a SQL catalog's
+    table."""
+    if args.catalog is None:
+        return args.path
+    if args.catalog.startswith("sqlite:///") and not os.path.exists(args.catalog[10:]):
+        raise _BadInput(f"{args.catalog}: no such file")  # SQLite would create one
+    try:
+        import sqlalchemy
+        from pyiceberg.catalog.sql import SqlCatalog
+
+        # A SQL catalog keys tables by the catalog's name too: take the one holding the table.
+        namespace, _, name = args.table.rpartition(".")
+        with sqlalchemy.create_engine(args.catalog).connect() as con:
+            names = [r[0] for r in con.execute(sqlalchemy.text(
+                "SELECT DISTINCT catalog_name FROM iceberg_tables WHERE table_namespace = :n "
+                "AND table_name = :t"), {"n": namespace, "t": name})]
+        return SqlCatalog(names[0] if len(names) == 1 else "default",
+                          uri=args.catalog).load_table(args.table)
+    except ImportError:
+        raise _BadInput("--catalog needs pyiceberg: pip install 'prunekit[iceberg]'") from None
+    except Exception as e:  # no such table, a database that is no catalog...
+        raise _BadInput(f"{args.catalog}: cannot load table {args.table} "
+                        f"({type(e).__name__}: {str(e).splitlines()[0]})") from None
 
 
 def _plot(pred: PruningPredicate, stats, args) -> str:
@@ -232,7 +275,7 @@ def _render(report: dict, n_files: int) -> str:
     s = report["summary"]
     n = s["total"]["containers"]
     what = (f"Parquet, {n:,} row groups in {n_files:,} files" if report["format"] == "parquet"
-            else f"Delta table, {n:,} data files")
+            else f"{report['format'].capitalize()} table, {n:,} data files")
     lines = [f"{report['path']}: {what}", f"where {report['where']}", ""]
     if report["containers"]:
         parquet_ = report["format"] == "parquet"

@@ -3,7 +3,10 @@
 
 - ``parquet``: row groups of Parquet files, from their footers (decoded in ``_thrift_footer``,
   ``_footer_schema``, ``_footer_values`` and ``_footer_table``), and ``bloom`` filters;
-- ``delta``: files of a Delta Lake table, from its log.
+- ``delta``: files of a Delta Lake table, from its log;
+- ``iceberg``: files of an Iceberg table, from its manifests (read with pyiceberg), bounds
+  decoded in ``_iceberg_values``, delete files matched in ``_iceberg_deletes``, manifests
+  skipped by their partition summaries in ``_iceberg_manifests``.
 
-``prunekit.parquet`` and ``prunekit.delta`` are their public names.
+``prunekit.parquet``, ``prunekit.delta`` and ``prunekit.iceberg`` are their public names.
 """

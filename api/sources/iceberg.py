@@ -1,0 +1,445 @@
+"""File statistics of an Iceberg table, in the canonical layout (``prunekit.statistics``).
+
+One row per live data file of a snapshot: ``path`` (a local path for ``file:`` locations),
+``size`` (bytes), ``partition`` (its partition as a path, ``month=2024-03/s=ab``),
+``delete_files`` (how many delete files may apply to it), ``row_count`` and, per leaf of a
+primitive type (a top-level column or a field of a struct, keyed by ``leaf_key``), a struct
+``{min, max, null_count, nan_count, min_exact, max_exact}``. pyiceberg reads the metadata and
+the manifests (its ``[iceberg]`` extra); the bounds are decoded here
+(``prunekit.sources._iceberg_values``). The rules, each keeping every bound a true bound
+(docs/semantics.md §1):
+
+- Metrics are keyed by field id and mapped through the snapshot's schema, so renamed columns
+  keep their statistics and a field id no longer in the schema is ignored. ``record_count`` is
+  ``row_count``, ``null_value_counts`` ``null_count``, ``nan_value_counts`` ``nan_count``.
+  Float bounds leave NaN out (Iceberg's rule, ``nan_bounds="exclude"``).
+- A bound that does not decode (a wrong length, invalid UTF-8, a decimal beyond its precision,
+  NaN) is unknown. A column a file has no metrics for is unknown, except a column added after
+  the file was committed (its field id is missing from the schema of the snapshot that added
+  the file), which holds only NULLs there: ``null_count = row_count``. That proof needs every
+  file to carry field ids, so it is not made for tables with a name mapping (``add_files``,
+  migrated tables), nor for a column with an ``initial-default``.
+- Strings and binary: Iceberg's default metrics mode ``truncate(16)`` keeps a prefix as the
+  lower bound and increments the last kept character of the upper one, so a cut upper bound
+  is above every value and no cut bound equals the other: ``min_exact``/``max_exact`` are true
+  exactly when the bounds are equal (then every non-NULL value is that value).
+- Partition values bound their source column through the transform: identity exactly;
+  ``year``, ``month``, ``day``, ``hour`` as the period's range (``month=2024-03`` is
+  ``[2024-03-01, 2024-03-31]``); ``truncate[W]`` as ``[v, v + W - 1]`` for numbers and as the
+  strings starting with ``v`` for text and binary. The range is intersected with the column's
+  own bounds. A NULL partition value means the source column is NULL on every row, any other
+  that it is NULL on none. ``bucket[N]`` gives no range (only that NULL rule); each file is
+  read with its own partition spec.
+- Delete files (position or equality) with a sequence number at or after the data file's, in
+  its partition (or global, or naming its path) are counted in ``delete_files``, and then
+  ``row_count`` is unknown (the file's live rows are fewer), its bounds inexact (the row
+  holding one may be deleted) and its null counts unknown, as for a Delta file with a deletion
+  vector: such a file is never ALL_MATCH for a predicate over its columns, and never counted.
+  Its bounds still hold for the rows that remain (deletes only remove rows).
+"""
+
+from __future__ import annotations
+
+import decimal
+import functools
+import os
+from urllib.parse import unquote, urlparse
+
+import pyarrow as pa
+
+from prunekit.errors import StatisticsError
+from prunekit.expr.paths import leaf_key, leaf_selector
+from prunekit.statistics import Statistics
+
+from . import _iceberg_values as values
+from ._iceberg_deletes import DeleteIndex, partition_key
+from .parquet import data_schema as _leaf_schema
+
+__all__ = ["data_schema", "file_statistics", "load_table", "statistics"]
+
+RESERVED = ("path", "size", "partition", "delete_files", "row_count")
+_FIELDS = ["min", "max", "null_count", "nan_count", "min_exact", "max_exact"]
+_NAME_MAPPING = "schema.name-mapping.default"
+_DATA = 0  # a manifest entry's content: 1 and 2 are position and equality delete files
+
+
+def load_table(table):
+    """A pyiceberg table: ``table`` itself, or the table whose metadata JSON file is at that
+    location (read with pyiceberg's ``StaticTable``).
+
+    >>> load_table("/no/such/v1.metadata.json")
+    Traceback (most recent call last):
+    prunekit.errors.StatisticsError: /no/such/v1.metadata.json: cannot read Iceberg metadata ...
+    """
+    if hasattr(table, "metadata") and hasattr(table, "io"):
+        return table
+    if not isinstance(table, (str, os.PathLike)):
+        raise StatisticsError(f"an Iceberg table is a pyiceberg Table or a metadata file's "
+                              f"location, not {type(table).__name__}")
+    location = os.fspath(table)
+    try:
+        from pyiceberg.table import StaticTable
+    except ImportError:
+        raise StatisticsError("reading Iceberg tables needs pyiceberg: "
+                              "pip install 'prunekit[iceberg]'") from None
+    try:
+        return StaticTable.from_metadata(location)
+    except Exception as e:  # pyiceberg raises OSError, ValueError, pydantic errors...
+        raise StatisticsError(f"{location}: cannot read Iceberg metadata "
+                              f"({type(e).__name__}: {e})") from None
+
+
+def file_statistics(table, snapshot_id: int | None = None, *, columns=None,
+                    predicate=None) -> pa.Table:
+    """Statistics of every live data file of an Iceberg table (a pyiceberg ``Table`` or a
+    metadata JSON file location) at ``snapshot_id`` (the current snapshot when None), one row
+    per file in manifest order, with ``path``, ``size``, ``partition`` and ``delete_files``
+    beside the statistics. ``columns`` limits the leaves read (``prunekit.expr.paths.
+    leaf_selector``: statistics column names, such as a predicate's ``required_columns``, or
+    a struct's name for its leaves, in any case). ``predicate`` (a ``PruningPredicate`` over this
+    table's columns): data manifests whose partition summaries rule it out are not opened,
+    and their files are left out.
+
+    >>> import tempfile, pyarrow as pa
+    >>> from pyiceberg.catalog.sql import SqlCatalog
+    >>> d = tempfile.mkdtemp()
+    >>> catalog = SqlCatalog("doc", uri=f"sqlite:///{d}/c.db", warehouse=f"file://{d}")
+    >>> catalog.create_namespace("ns")
+    >>> t = catalog.create_table("ns.t", pa.schema([("x", pa.int64()), ("s", pa.string())]))
+    >>> t.append(pa.table({"x": [1, 9, None], "s": ["a" * 20, "b", "c"]}))
+    >>> stats = file_statistics(t)
+    >>> stats.column("x").to_pylist()
+    [{'min': 1, 'max': 9, 'null_count': 1, 'nan_count': None, 'min_exact': True, 'max_exact': True}]
+    >>> stats.column("s").to_pylist()[0]   # metrics mode truncate(16): cut, inexact
+    {'min': 'aaaaaaaaaaaaaaaa', 'max': 'c', 'null_count': 0, 'nan_count': None, \
+'min_exact': False, 'max_exact': False}
+    >>> import prunekit as pk
+    >>> pk.PruningPredicate("x > 10", data_schema(t)).classify(pk.Statistics.from_arrow(stats))
+    array([0], dtype=int8)
+    """
+    table = load_table(table)
+    meta = table.metadata
+    snapshot = _snapshot(table, snapshot_id)
+    # The current schema for the current snapshot (a later schema change makes no snapshot),
+    # the snapshot's own for time travel: as Iceberg readers do.
+    schema = meta.schema() if snapshot_id is None else _schema_of(meta, snapshot)
+    leaves = _leaves(schema, columns)
+    rows: list[tuple] = []
+    _PARTITION_TEXT.clear()
+    if snapshot is not None:
+        try:
+            rows = _read(table, meta, snapshot, schema, leaves, predicate)
+        except StatisticsError:
+            raise
+        except Exception as e:  # a manifest pyiceberg cannot read
+            raise StatisticsError(f"{meta.location}: cannot read the manifests of snapshot "
+                                  f"{snapshot.snapshot_id} ({type(e).__name__}: {e})") from None
+    return _table(rows, leaves)
+
+
+def statistics(table, snapshot_id: int | None = None, *, columns=None,
+               predicate=None) -> Statistics:
+    """:func:`file_statistics` wrapped as a :class:`prunekit.Statistics` (float bounds exclude
+    NaN, Iceberg's rule).
+
+    >>> statistics("/no/such/v1.metadata.json")
+    Traceback (most recent call last):
+    prunekit.errors.StatisticsError: /no/such/v1.metadata.json: cannot read Iceberg metadata ...
+    """
+    return Statistics.from_arrow(file_statistics(table, snapshot_id, columns=columns,
+                                                 predicate=predicate))
+
+
+def data_schema(table) -> pa.Schema:
+    """The Arrow schema of an Iceberg table's columns that have statistics (structs nested,
+    lists and maps left out), for ``PruningPredicate``; given a statistics table instead,
+    the schema its ``min`` fields describe (``prunekit.parquet.data_schema``).
+
+    >>> import tempfile, pyarrow as pa
+    >>> from pyiceberg.catalog.sql import SqlCatalog
+    >>> d = tempfile.mkdtemp()
+    >>> catalog = SqlCatalog("doc", uri=f"sqlite:///{d}/c.db", warehouse=f"file://{d}")
+    >>> catalog.create_namespace("ns")
+    >>> t = catalog.create_table("ns.t", pa.schema([("u", pa.uuid()), ("d", pa.date32())]))
+    >>> data_schema(t)
+    u: binary
+    d: date32[day]
+    """
+    if isinstance(table, pa.Table):
+        return _leaf_schema(table)
+    table = load_table(table)
+    leaves = _leaves(table.metadata.schema(), None)
+    return _leaf_schema(_table([], leaves))
+
+
+# ---- the table's structure ---------------------------------------------------------------
+def _snapshot(table, snapshot_id):
+    if snapshot_id is None:
+        return table.metadata.current_snapshot()
+    snap = table.metadata.snapshot_by_id(snapshot_id)
+    if snap is None:
+        raise StatisticsError(f"{table.metadata.location}: no snapshot {snapshot_id}")
+    return snap
+
+
+def _schema_of(meta, snapshot):
+    if snapshot is not None and snapshot.schema_id is not None:
+        for s in meta.schemas:
+            if s.schema_id == snapshot.schema_id:
+                return s
+    return meta.schema()
+
+
+class _Leaf:
+    """One primitive leaf: its field id, statistics key, Iceberg type and Arrow type."""
+
+    __slots__ = ("arrow", "field_id", "key", "kind", "no_default")
+
+    def __init__(self, field_id, key, kind, arrow, no_default):
+        self.field_id, self.key, self.kind, self.arrow = field_id, key, kind, arrow
+        self.no_default = no_default
+
+
+def _leaves(schema, columns) -> list[_Leaf]:
+    wanted = leaf_selector(columns)
+    out = []
+    stack = [((), f, True) for f in reversed(schema.fields)]
+    while stack:
+        path, field, no_default = stack.pop()
+        t = field.field_type
+        no_default = no_default and getattr(field, "initial_default", None) is None
+        if t.is_struct:
+            stack.extend(((*path, field.name), f, no_default) for f in reversed(t.fields))
+            continue
+        if not t.is_primitive:
+            continue  # lists and maps: no statistics
+        kind = str(t)
+        arrow = values.arrow_type(kind)
+        key = leaf_key((*path, field.name))
+        if arrow is None or not wanted(key):
+            continue
+        if key in RESERVED:
+            raise StatisticsError(f"a data column named {key!r} clashes with the statistics "
+                                  f"layout's own {key!r} column")
+        out.append(_Leaf(field.field_id, key, kind, arrow, no_default))
+    return out
+
+
+def _ids_by_schema(meta) -> dict:
+    return {s.schema_id: _field_ids(s) for s in meta.schemas}
+
+
+def _field_ids(schema) -> frozenset:
+    ids, stack = set(), list(schema.fields)
+    while stack:
+        f = stack.pop()
+        ids.add(f.field_id)
+        t = f.field_type
+        if t.is_struct:
+            stack.extend(t.fields)
+        elif not t.is_primitive:  # lists and maps: their element, key and value fields
+            stack.extend(getattr(t, "fields", ()))
+    return frozenset(ids)
+
+
+# ---- manifests ---------------------------------------------------------------------------
+def _read(table, meta, snapshot, schema, leaves, predicate) -> list[tuple]:
+    io = table.io
+    manifests = snapshot.manifests(io)
+    specs = meta.specs()
+    data = [m for m in manifests if int(m.content) == 0]
+    deletes = [m for m in manifests if int(m.content) != 0]
+    if predicate is not None:
+        from ._iceberg_manifests import manifests_to_open
+
+        data = manifests_to_open(data, specs, schema, predicate)
+    # Delete files are indexed before any data file is read (a writer may have put one in a
+    # data manifest too: entries are routed by their own content, as pyiceberg does).
+    index = DeleteIndex(specs)
+    entries = []
+    manifests = deletes + data
+    for m, found in zip(manifests, _fetch(io, manifests), strict=True):
+        for entry in found:
+            if int(entry.data_file.content) == _DATA:
+                entries.append((m, entry))
+            else:
+                index.add(entry)
+    written_ids = None if _NAME_MAPPING in meta.properties else _ids_by_schema(meta)
+    schema_of_snapshot = {s.snapshot_id: s.schema_id for s in meta.snapshots}
+    plans = {}
+    rows = []
+    for m, entry in entries:
+        f = entry.data_file
+        spec_id = f.spec_id if f.spec_id is not None else m.partition_spec_id
+        if spec_id not in plans:
+            plans[spec_id] = _partition_plan(specs.get(spec_id), schema, leaves)
+        written = None  # the field ids of the schema the file was committed under
+        if written_ids is not None:
+            written = written_ids.get(schema_of_snapshot.get(entry.snapshot_id))
+        rows.append(_file_row(entry, f, spec_id, plans[spec_id], leaves, index, written,
+                              specs.get(spec_id), schema))
+    return rows
+
+
+def _fetch(io, manifests: list) -> list:
+    """Each manifest's live entries, read by pyiceberg's thread pool as its own planning does
+    (inflating Avro blocks releases the GIL)."""
+    from pyiceberg.utils.concurrent import ExecutorFactory
+
+    if len(manifests) < 2:
+        return [m.fetch_manifest_entry(io, discard_deleted=True) for m in manifests]
+    pool = ExecutorFactory.get_or_create()
+    return list(pool.map(lambda m: m.fetch_manifest_entry(io, discard_deleted=True),
+                         manifests))
+
+
+def _partition_plan(spec, schema, leaves) -> list[tuple]:
+    """Per partition field: (position, transform, the leaf index of its source or None)."""
+    if spec is None:
+        return []
+    by_id = {leaf.field_id: k for k, leaf in enumerate(leaves)}
+    return [(pos, str(pf.transform), by_id.get(pf.source_id))
+            for pos, pf in enumerate(spec.fields)]
+
+
+# ---- one data file -----------------------------------------------------------------------
+def _file_row(entry, f, spec_id, plan, leaves, index, written, spec, schema) -> tuple:
+    path = f.file_path
+    partition = f.partition  # pyiceberg builds it anew on every access
+    rows = f.record_count
+    rows = rows if isinstance(rows, int) and rows >= 0 else None
+    deletes = index.count(path, spec_id, partition, entry.sequence_number or 0)
+    lower, upper = f.lower_bounds or {}, f.upper_bounds or {}
+    nulls, nans = f.null_value_counts or {}, f.nan_value_counts or {}
+    cells = []
+    for leaf in leaves:
+        i = leaf.field_id
+        if written is not None and i not in written and leaf.no_default and rows is not None \
+                and i not in nulls and i not in lower and i not in upper:
+            cells.append([None, None, rows, None, None, None])  # added later: all NULL
+            continue
+        lo = values.decode_bound(leaf.kind, lower.get(i), upper=False)
+        hi = values.decode_bound(leaf.kind, upper.get(i), upper=True)
+        # Only string and binary bounds are ever cut (module docstring); cut ones never meet.
+        cut = leaf.kind in ("string", "binary") and lo != hi
+        nan = _count(nans.get(i)) if leaf.kind in ("float", "double") else None
+        cells.append([lo, hi, _count(nulls.get(i)), nan, lo is not None and not cut,
+                      hi is not None and not cut])
+    for pos, transform, k in plan:
+        if k is not None and transform != "void":
+            _narrow(cells[k], leaves[k].kind, transform, partition[pos], rows)
+    if deletes:  # a bound may be a deleted row's value: still a bound, no longer exact
+        for cell in cells:
+            # Null counts unknown, as for a Delta file with a deletion vector: no predicate
+            # over a column is then ALL_MATCH on a file whose rows deletes thin out.
+            cell[2] = None
+            cell[4] = cell[5] = False
+    part = _partition_text(spec, schema, partition, spec_id)
+    return _local(path), f.file_size_in_bytes, part, deletes, None if deletes else rows, cells
+
+
+def _count(v) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
+
+
+def _narrow(cell: list, kind: str, transform: str, value, rows) -> None:
+    """Intersect a leaf's cell with what its partition value says."""
+    if value is None:  # NULL transforms only from NULL: the source is NULL on every row
+        if rows is not None:
+            cell[:] = [None, None, rows, None, None, None]
+        return
+    if cell[2] is None:
+        cell[2] = 0
+    try:
+        r = _partition_range(transform, kind, value)
+    except TypeError:  # an unhashable value: not one of a partition's types
+        return
+    if r is None:
+        return
+    lo, hi, exact = r
+    if kind in ("float", "double") and lo == 0:
+        lo, hi = -0.0, 0.0
+    if cell[0] is None or _above(lo, cell[0]):
+        cell[0], cell[4] = lo, exact
+    elif lo == cell[0]:
+        cell[4] = cell[4] or exact
+    if cell[1] is None or _above(cell[1], hi):
+        cell[1], cell[5] = hi, exact
+    elif hi == cell[1]:
+        cell[5] = cell[5] or exact
+    if cell[0] is not None and cell[0] == cell[1] and cell[4] != cell[5]:
+        cell[4] = cell[5] = True  # true bounds that meet: every value is that one
+
+
+# Files share partition values: each (transform, type, value) is worked out once.
+_partition_range = functools.lru_cache(maxsize=1 << 16)(values.partition_range)
+
+
+def _above(a, b) -> bool:
+    try:
+        return a > b
+    except TypeError:
+        return False
+
+
+def _partition_text(spec, schema, partition, spec_id) -> str | None:
+    if spec is None or not spec.fields:
+        return None
+    key = (spec_id, partition_key(partition))
+    text = _PARTITION_TEXT.get(key)
+    if text is None:
+        try:
+            text = unquote(spec.partition_to_path(partition, schema))
+        except Exception:  # a value the spec cannot print: say nothing rather than fail
+            return None
+        if len(_PARTITION_TEXT) > 100_000:
+            _PARTITION_TEXT.clear()
+        _PARTITION_TEXT[key] = text
+    return text
+
+
+# Printing a partition costs pyiceberg 0.1 ms; files share partitions. Keyed by spec id and
+# values only, so cleared by every file_statistics call (another table's spec 0 differs).
+_PARTITION_TEXT: dict = {}
+
+
+def _local(path: str) -> str:
+    """A ``file:`` location's path as pyiceberg opens it: not percent-decoded (pyiceberg
+    writes partition directories such as ``s=%C3%A9`` literally)."""
+    return urlparse(path).path if path.startswith("file:") else path
+
+
+# ---- the Arrow table ---------------------------------------------------------------------
+def _table(rows: list[tuple], leaves: list[_Leaf]) -> pa.Table:
+    out: dict[str, pa.Array] = {
+        "path": pa.array([r[0] for r in rows], pa.string()),
+        "size": pa.array([r[1] for r in rows], pa.int64()),
+        "partition": pa.array([r[2] for r in rows], pa.string()),
+        "delete_files": pa.array([r[3] for r in rows], pa.int32()),
+        "row_count": pa.array([r[4] for r in rows], pa.int64()),
+    }
+    for k, leaf in enumerate(leaves):
+        cells = [r[5][k] for r in rows]
+        arrays = [_bounds([c[0] for c in cells], leaf.arrow),
+                  _bounds([c[1] for c in cells], leaf.arrow),
+                  pa.array([c[2] for c in cells], pa.int64()),
+                  pa.array([c[3] for c in cells], pa.int64()),
+                  pa.array([c[4] for c in cells], pa.bool_()),
+                  pa.array([c[5] for c in cells], pa.bool_())]
+        out[leaf.key] = pa.StructArray.from_arrays(arrays, _FIELDS)
+    return pa.table(out)
+
+
+def _bounds(items: list, t: pa.DataType) -> pa.Array:
+    if pa.types.is_temporal(t):  # raw integers in the type's own unit
+        width = pa.int32() if t == pa.date32() else pa.int64()
+        return pa.array(items, width).view(t)
+    if pa.types.is_decimal(t):
+        items = [None if v is None else _fit_decimal(v, t) for v in items]
+    return pa.array(items, t)
+
+
+def _fit_decimal(v: decimal.Decimal, t: pa.Decimal128Type):
+    q = v.quantize(decimal.Decimal(1).scaleb(-t.scale))
+    return q if q == v else None
+
