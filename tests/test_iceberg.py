@@ -589,3 +589,14 @@ def test_data_schema(evolved):
     assert schema.field("u").type == pa.binary() and schema.field("dec").type == \
         pa.decimal128(10, 2) and schema.field("tstz").type == pa.timestamp("us", "UTC")
     assert np.dtype(schema.field("i").type.to_pandas_dtype()) == np.int32
+
+
+def test_statistics_of_a_snapshot_are_kept_until_the_table_changes(tmp_path):
+    t = _catalog(tmp_path).create_table("ns.cached", pa.schema([("x", pa.int64())]))
+    t.append(pa.table({"x": pa.array([1, 2], pa.int64())}))
+    first = pi.file_statistics(t)
+    assert pi.file_statistics(t) is first  # no manifest read again
+    assert pi.file_statistics(t, columns=["x"]) is first  # the same leaves
+    t.append(pa.table({"x": pa.array([5], pa.int64())}))
+    again = pi.file_statistics(t)
+    assert again is not first and again.num_rows == 2

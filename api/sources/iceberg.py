@@ -43,6 +43,7 @@ from __future__ import annotations
 import decimal
 import functools
 import os
+from collections import OrderedDict
 from urllib.parse import unquote, urlparse
 
 import pyarrow as pa
@@ -124,6 +125,11 @@ def file_statistics(table, snapshot_id: int | None = None, *, columns=None,
     # the snapshot's own for time travel: as Iceberg readers do.
     schema = meta.schema() if snapshot_id is None else _schema_of(meta, snapshot)
     leaves = _leaves(schema, columns)
+    key = None if predicate is not None or snapshot is None else _cache_key(
+        table, snapshot.snapshot_id, tuple(leaf.key for leaf in leaves))
+    if key is not None and key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
     rows: list[tuple] = []
     _PARTITION_TEXT.clear()
     if snapshot is not None:
@@ -134,7 +140,32 @@ def file_statistics(table, snapshot_id: int | None = None, *, columns=None,
         except Exception as e:  # a manifest pyiceberg cannot read
             raise StatisticsError(f"{meta.location}: cannot read the manifests of snapshot "
                                   f"{snapshot.snapshot_id} ({type(e).__name__}: {e})") from None
-    return _table(rows, leaves)
+    out = _table(rows, leaves)
+    if key is not None:
+        _CACHE[key] = out
+        while len(_CACHE) > _CACHE_KEPT:
+            _CACHE.popitem(last=False)
+    return out
+
+
+# A snapshot never changes (Iceberg writes a new metadata file and new manifests for every
+# commit), so a process keeps the statistics of its last few (snapshot, columns): planning the
+# same table again reads no manifest. Keyed by the metadata file, and by its size and time
+# where it is a local file, which catches a table deleted and written again at one path.
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_KEPT = 8
+
+
+def _cache_key(table, snapshot_id: int, leaves: tuple) -> tuple | None:
+    location = getattr(table, "metadata_location", None)
+    if not location:
+        return None
+    try:
+        st = os.stat(_local(location))
+        stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+    except (OSError, ValueError):
+        stamp = None
+    return location, stamp, snapshot_id, leaves
 
 
 def statistics(table, snapshot_id: int | None = None, *, columns=None,
