@@ -248,9 +248,9 @@ def run_kernel(kernel, n: int, out: np.ndarray, args: list, parallel: bool | Non
     """Fill ``out[:n]``: in pieces shared by the thread pool and the calling thread for large
     batches, else inline. False when a kernel stopped early: a string keyed in the kernel is
     longer than 7 bytes (then the other pieces are left undone: the caller starts again)."""
-    parts = _workers() if parallel is None else (_workers() if parallel else 1)
-    if parallel is None and n < PARALLEL_MIN:
-        parts = 1
+    # A small batch runs inline without asking how many cores there are (a system call).
+    small = parallel is False or (parallel is None and n < PARALLEL_MIN)
+    parts = 1 if small else _workers()
     if parts <= 1:
         return kernel(0, n, out, *args) == 0
     step = -(-n // (parts * PIECES_PER_WORKER))

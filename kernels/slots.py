@@ -96,17 +96,26 @@ def slot_data(arr: pa.Array | None) -> SlotData:
     >>> slot_data(pa.array([True, None])).layout, slot_data(pa.nulls(2)).layout
     (('masked', True), ('absent', False))
     """
-    if arr is None or pa.types.is_null(arr.type) or len(arr) == arr.null_count:
+    if arr is None:
         return ABSENT
-    if pa.types.is_float16(arr.type):
+    n, nulls = len(arr), arr.null_count
+    if n == nulls:
+        return ABSENT
+    kind = _KINDS.get(arr.type)
+    if kind is None:
+        kind = _KINDS[arr.type] = _kind(arr.type)
+    if kind == "null":
+        return ABSENT
+    if kind == "float16":
         # Numba has no float16 (a raw NotImplementedError); widening to float64 is exact.
         arr = arr.cast(pa.float64())
+        kind = np.dtype(np.float64)
     bufs = arr.buffers()
-    bitmap = validity(arr)
-    t, off, n = arr.type, arr.offset, len(arr)
-    if pa.types.is_boolean(t):
+    bitmap = np.frombuffer(bufs[0], np.uint8) if nulls and bufs[0] is not None else None
+    off = arr.offset
+    if kind == "bits":
         return SlotData(np.frombuffer(bufs[1], np.uint8), bitmap, off, bits=True)
-    if pa.types.is_decimal(t):
+    if kind == "decimal":
         # The low 64 bits of a little-endian decimal128 are the value when |v| < 2**63
         # (precision <= 18): a strided view, no copy.
         words = np.frombuffer(bufs[1], "<i8")
@@ -119,13 +128,28 @@ def slot_data(arr: pa.Array | None) -> SlotData:
             valid = fits & SlotData(low, bitmap, off).valid_mask(n)
             return SlotData(low, np.packbits(valid, bitorder="little"), 0)
         return SlotData(low, bitmap, off)
+    return SlotData(np.frombuffer(bufs[1], kind)[off: off + n], bitmap, off)
+
+
+_KINDS: dict = {}  # Arrow type -> how slot_data reads it (asked once per type, not per call)
+
+
+def _kind(t: pa.DataType):
+    """``"null"``, ``"float16"``, ``"bits"`` (booleans), ``"decimal"``, or the NumPy dtype of
+    the values buffer."""
+    if pa.types.is_null(t):
+        return "null"
+    if pa.types.is_float16(t):
+        return "float16"
+    if pa.types.is_boolean(t):
+        return "bits"
+    if pa.types.is_decimal(t):
+        return "decimal"
     if pa.types.is_date32(t):
-        dtype = np.int32
-    elif pa.types.is_date64(t) or pa.types.is_timestamp(t):
-        dtype = np.int64
-    else:
-        dtype = np.dtype(t.to_pandas_dtype())
-    return SlotData(np.frombuffer(bufs[1], dtype)[off: off + n], bitmap, off)
+        return np.dtype(np.int32)
+    if pa.types.is_date64(t) or pa.types.is_timestamp(t):
+        return np.dtype(np.int64)
+    return np.dtype(t.to_pandas_dtype())
 
 
 def compatible(stats_type: pa.DataType, expected: pa.DataType) -> bool:
