@@ -48,6 +48,8 @@ from sqlglot.errors import ParseError, TokenError
 
 from prunekit.errors import SqlSyntaxError, UnsupportedError
 
+from .paths import leaf_key
+
 SPARK = {"spark", "spark2", "databricks"}
 # Dialects whose floats order NaN above every number and equal to itself, as Spark does.
 SPARK_NAN = SPARK | {"duckdb", "postgres", "snowflake"}
@@ -75,12 +77,13 @@ def check_dialect(dialect: str) -> str:
 
 
 def column_names(text: str, dialect: str = "spark") -> set[str] | None:
-    """The top-level columns a predicate's text names (a struct field's struct), lower-cased,
-    so that a reader fetches only their statistics; None when the text does not parse (read
-    every column: the predicate's own parse then says what is wrong).
+    """The top-level columns a predicate's text names (a struct field's struct), lower-cased
+    and spelt as statistics keys (``prunekit.expr.paths.leaf_key``), so that a reader fetches
+    only their statistics; None when the text does not parse (read every column: the
+    predicate's own parse then says what is wrong).
 
-    >>> sorted(column_names("address.city = 'Oslo' AND X > 1"))
-    ['address', 'x']
+    >>> sorted(column_names("address.city = 'Oslo' AND X > 1 AND `a.b` < 2"))
+    ['`a.b`', 'address', 'x']
     >>> column_names("x >") is None
     True
     """
@@ -88,7 +91,8 @@ def column_names(text: str, dialect: str = "spark") -> set[str] | None:
         tree = sqlglot.parse_one(text, read=check_dialect(dialect))
     except (ParseError, TokenError):
         return None
-    return {col.parts[0].name.lower() for col in tree.find_all(exp.Column) if col.parts}
+    return {leaf_key((col.parts[0].name,)).lower() for col in tree.find_all(exp.Column)
+            if col.parts}
 
 
 def why_not_portable(e: exp.Expression, dialect: str,

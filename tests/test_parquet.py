@@ -314,6 +314,11 @@ def test_scan_reads_only_the_columns_the_predicate_names(tmp_path, monkeypatch, 
     assert asked == [{"x", "y"}]
     report = json.loads(capsys.readouterr().out)
     assert report["summary"]["read_and_filter"]["containers"] == 1
+    # A top-level name holding a dot is its own column, not a struct's field
+    dotted = _write(f"{tmp_path}/b.parquet", pa.table({"a.b": [1, 5], "a": [{"b": 9}] * 2}))
+    assert cli.main(["scan", dotted, "--where", "`a.b` > 7", "--format", "json"]) == 0
+    assert asked[-1] == {"`a.b`"}
+    assert json.loads(capsys.readouterr().out)["summary"]["skip"]["containers"] == 1
 
 
 # ---- footers from other writers -------------------------------------------------------------
