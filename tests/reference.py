@@ -607,6 +607,19 @@ def _calendar(field: int):
     return f
 
 
+def _clock(period: int, unit: int):
+    """``hour``, ``minute``, ``second`` of a timestamp's wall time (UTC here): the count of
+    ``unit`` nanoseconds within its ``period``."""
+    def f(v):
+        if v is None or isinstance(v, Wild):
+            return v
+        if v.kind != "ts":
+            return NOT_INTEGER
+        return V("num", Fraction(v.value % period // unit), pa.int32())
+
+    return f
+
+
 _FIXED_NS = {"week": 7 * NS_PER_DAY, "day": NS_PER_DAY, "dd": NS_PER_DAY, "hour": 3600 * 10**9,
              "minute": 60 * 10**9, "second": 10**9, "millisecond": 10**6, "microsecond": 1000}
 _MONTHS = {"year": 12, "yyyy": 12, "yy": 12, "quarter": 3, "month": 1, "mm": 1, "mon": 1}
@@ -913,13 +926,15 @@ FUNCTIONS = {"year": _calendar(0), "month": _calendar(1), "day": _calendar(2),
              "sign": _sign, "signum": _sign, "negative": _negative, "round": _round(False),
              "bround": _round(True), "greatest": _extreme(True), "least": _extreme(False),
              "date_add": _date_shift("date_add"), "date_sub": _date_shift("date_sub"),
-             "add_months": _date_shift("add_months"), "datediff": _datediff}
+             "add_months": _date_shift("add_months"), "datediff": _datediff,
+             "hour": _clock(NS_PER_DAY, 3600 * 10**9), "minute": _clock(3600 * 10**9, 60 * 10**9),
+             "second": _clock(60 * 10**9, 10**9)}
 ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_trunc": (2,),
          "trunc": (2,), "floor": (1,), "ceil": (1,), "left": (2,), "substring": (2, 3),
          "coalesce": range(1, 100), "if": (3,), "abs": (1,), "sign": (1,), "signum": (1,),
          "negative": (1,), "round": (1, 2), "bround": (1, 2), "greatest": range(2, 100),
          "least": range(2, 100), "date_add": (2,), "date_sub": (2,), "add_months": (2,),
-         "datediff": (2,)}
+         "datediff": (2,), "hour": (1,), "minute": (1,), "second": (1,)}
 
 
 # ---- LIKE ----------------------------------------------------------------------------------

@@ -788,7 +788,8 @@ TRUNC_UNITS = ["year", "yy", "quarter", "month", "mon", "week", "day", "hour", "
 
 def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     """A function of ``op`` with a rule (``prunekit.expr.functions.RULES``: ``year``,
-    ``month``, ``day``, ``dayofmonth``, ``date_trunc``, ``trunc``, ``floor``, ``ceil``,
+    ``month``, ``day``, ``dayofmonth``, ``hour``, ``minute``, ``second``, ``date_trunc``,
+    ``trunc``, ``floor``, ``ceil``,
     ``round``, ``bround``, ``abs``, ``sign``, ``signum``, ``negative``, ``greatest``, ``least``,
     ``date_add``, ``date_sub``, ``add_months``, ``datediff``
     (with literals of ``op``'s type), ``left``, ``substring``, ``coalesce``, CASE as ``if``);
@@ -798,6 +799,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     if pa.types.is_date(t) or pa.types.is_timestamp(t):
         kinds = ["year", "dayofmonth", "date_trunc", "date_trunc", "trunc", "month", "day",
                  "date_add", "date_sub", "add_months", "datediff", "datediff"]
+        kinds += ["hour", "minute", "second"] if pa.types.is_timestamp(t) else []
     elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
         kinds = ["floor", "ceil", "abs", "abs", "round", "round", "bround", "sign", "signum",
                  "greatest", "greatest", "least", "least"]
@@ -809,7 +811,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
         kinds = []
     kind = pick(draw, kinds + ["coalesce", "case"])
     if kind in ("year", "month", "day", "dayofmonth", "floor", "ceil", "abs", "sign", "signum",
-                "negative"):
+                "negative", "hour", "minute", "second"):
         node, args = n.Func(kind, (op.node,)), ()
     elif kind in ("round", "bround"):
         scale = () if one_in(draw, 5) else (n.Literal(pick(draw, ROUND_SCALES)),)
@@ -855,6 +857,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
         return got if isinstance(got, ref.V) else None  # not modelled there: no sample
 
     result = {"year": pa.int32(), "month": pa.int32(), "day": pa.int32(), "dayofmonth": pa.int32(),
+              "hour": pa.int32(), "minute": pa.int32(), "second": pa.int32(),
               "date_trunc": pa.timestamp("us", "UTC"), "trunc": pa.date32(),
               "left": t, "substring": t, "coalesce": t, "abs": t, "negative": t,
               "greatest": t, "least": t, "sign": pa.float64(), "signum": pa.float64(),
