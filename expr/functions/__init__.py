@@ -54,9 +54,9 @@ branch whose condition is TRUE). Both are exact in three-valued logic.
 The rules: ``dates`` (year, month, day, hour, minute, second, date_trunc, trunc),
 ``date_shifts`` (date_add, date_sub, add_months, datediff, interval arithmetic),
 ``rounding`` (floor, ceil), ``halfround`` (round, bround), ``absolute`` (abs, sign, signum,
-negative), ``extremes`` (greatest, least), ``prefixes`` (left, substring), ``branches`` (coalesce, if); the shared
-``Monotone`` operand is ``prunekit.expr.applied``, the comparisons they build on
-``prunekit.expr.comparisons``.
+negative), ``extremes`` (greatest, least), ``prefixes`` (left, substring), ``branches``
+(coalesce, if); the shared ``Monotone`` operand is ``prunekit.expr.applied``, the comparisons
+they build on ``prunekit.expr.comparisons``.
 
 Timestamps: ``year``, ``month``, ``day``, ``hour``, ``minute``, ``second``, ``to_date``,
 ``trunc`` and ``date_trunc`` of a TIMESTAMP read its wall time in Spark's session time zone
