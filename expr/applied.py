@@ -138,7 +138,10 @@ class Monotone(OfColumn):
             return b.NonNull(col, False)
         if self.between is not None:
             return self.between(c.first, c.last)
-        return b.BAnd((self.ge(c.first), b.BNot(self.gt(c.last))))
+        lower, upper = self.ge(c.first), self.gt(c.last)
+        if lower == upper:  # no x has f(x) = m (a DATE skipped in the session zone)
+            return b.NonNull(col, False)
+        return b.BAnd((lower, b.BNot(upper)))
 
 
 def at_least(col: b.BColumn, a: object) -> object:

@@ -87,7 +87,17 @@ def _predicate(predicate, schema, stats_df) -> PruningPredicate:
         schema = data_schema(stats_df.schema)
     elif not isinstance(schema, (pa.Schema, Mapping)) and hasattr(schema, "fields"):
         schema = data_schema_of_spark_types(schema)
-    return PruningPredicate(predicate, schema)
+    # Text is read as the session reads it: TIMESTAMP literals and calendar functions in its
+    # time zone (one Python does not know: UTC, with a warning).
+    from .reader import session_time_zone
+
+    zone = session_time_zone(stats_df.sparkSession)
+    if zone is None:
+        import warnings
+
+        warnings.warn("prunekit does not know the session time zone: timestamps are read in "
+                      "UTC (pass a PruningPredicate made with time_zone=)", stacklevel=3)
+    return PruningPredicate(predicate, schema, time_zone=zone or "UTC")
 
 
 def data_schema_of_spark_types(schema) -> pa.Schema:

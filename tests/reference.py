@@ -1191,3 +1191,82 @@ def evaluate_value(tree: n.Node, types: dict[str, pa.DataType], row: dict[str, o
         raise TypeError(f"unknown node {type(node).__name__}")
 
     return n.fold(tree, step)
+
+
+# ---- session time zones (tests/test_time_zones.py) -------------------------------------------
+# Spark's readings of an instant in a session zone, computed with Python's zoneinfo alone (not
+# prunekit's transition search): instants and wall times are microseconds since 1970. A wall
+# time becomes an instant as java.time's ZonedDateTime.of does, which is Python's fold=0 (the
+# earlier instant of an overlap; in a gap, the wall time moved forward by the gap).
+_UTC_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+US_PER_DAY = 86_400 * 10**6
+
+
+def zone_datetime(us: int, tz: dt.tzinfo) -> dt.datetime:
+    """The aware local datetime of an instant."""
+    return (_UTC_EPOCH + dt.timedelta(microseconds=us)).astimezone(tz)
+
+
+def zone_wall(us: int, tz: dt.tzinfo) -> int:
+    """The wall time of an instant in ``tz``."""
+    local = zone_datetime(us, tz).replace(tzinfo=dt.timezone.utc)
+    return (local - _UTC_EPOCH) // dt.timedelta(microseconds=1)
+
+
+def _wall_datetime(wall: int, tz: dt.tzinfo, fold: int = 0) -> dt.datetime:
+    naive = dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=wall)
+    return naive.replace(tzinfo=tz, fold=fold)
+
+
+def zone_instant(wall: int, tz: dt.tzinfo, fold: int = 0) -> int:
+    """The instant of a wall time (ZonedDateTime.of: Python's fold=0)."""
+    return (_wall_datetime(wall, tz, fold) - _UTC_EPOCH) // dt.timedelta(microseconds=1)
+
+
+def zone_day_start(day: int, tz: dt.tzinfo) -> int:
+    """Spark's DATE to TIMESTAMP (LocalDate.atStartOfDay): midnight, or where a gap holding it
+    ends: the least instant whose wall time is at or after midnight, searched near it."""
+    midnight = day * US_PER_DAY
+    at = zone_instant(midnight, tz)
+    if zone_wall(at, tz) == midnight:
+        return at
+    lo, hi = at - US_PER_DAY, at  # wall(lo) < midnight <= wall(hi): bisect to the second
+    while hi - lo > 10**6:
+        mid = (lo + hi) // 2 // 10**6 * 10**6
+        lo, hi = (mid, hi) if zone_wall(mid, tz) < midnight else (lo, mid)
+    return hi
+
+
+def zone_truncated(us: int, unit: str, tz: dt.tzinfo) -> int:
+    """Spark's ``date_trunc(unit, ts)`` in ``tz``: seconds and finer in UTC; minute, hour, day
+    truncate the wall time and keep the instant's offset where it is valid there (else the
+    earlier one; in a gap, fold=0); date units start the truncated DATE (atStartOfDay)."""
+    if unit in ("second", "millisecond", "microsecond"):
+        k = {"second": 10**6, "millisecond": 10**3, "microsecond": 1}[unit]
+        return us // k * k
+    wall = zone_wall(us, tz)
+    if unit in ("minute", "hour", "day", "dd"):
+        k = {"minute": 60, "hour": 3600, "day": 86_400, "dd": 86_400}[unit] * 10**6
+        target = wall // k * k
+        offset = wall - us
+        valid = [zone_instant(target, tz, f) for f in (0, 1)]
+        valid = [v for v in valid if zone_wall(v, tz) == target]
+        for v in valid:
+            if target - v == offset:
+                return v
+        return valid[0] if valid else zone_instant(target, tz)
+    day = wall // US_PER_DAY
+    y, m, _ = civil(day)
+    if unit == "week":
+        return zone_day_start(day - (day - 4) % 7, tz)
+    months = _MONTHS[unit]
+    return zone_day_start(civil_days(y, m - (m - 1) % months, 1), tz)
+
+
+def zone_field(us: int, field: str, tz: dt.tzinfo) -> int:
+    """``year``, ``month``, ``day``, ``hour``, ``minute``, ``second`` of the wall time."""
+    wall = zone_wall(us, tz)
+    y, m, d = civil(wall // US_PER_DAY)
+    rest = wall % US_PER_DAY // 10**6
+    return {"year": y, "month": m, "day": d, "hour": rest // 3600, "minute": rest // 60 % 60,
+            "second": rest % 60}[field]
