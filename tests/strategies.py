@@ -1240,7 +1240,7 @@ SESSION_ZONES = ["America/New_York", "America/Sao_Paulo", "Pacific/Apia", "Asia/
 _ZONE_YEARS = (1883, 1890, 1916, 1945, 1971, 2011, 2018, 2024)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def zone_transitions(name: str) -> tuple[int, ...]:
     """Instants (microseconds) where the zone's offset changes, in a few chosen years: found
     by sampling every day and bisecting to the second (a test helper, independent of
