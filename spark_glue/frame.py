@@ -89,7 +89,7 @@ def _predicate(predicate, schema, stats_df) -> PruningPredicate:
         schema = data_schema_of_spark_types(schema)
     # Text is read as the session reads it: TIMESTAMP literals and calendar functions in its
     # time zone (one Python does not know: UTC, with a warning).
-    from .reader import session_time_zone
+    from ._spark import session_time_zone
 
     zone = session_time_zone(stats_df.sparkSession)
     if zone is None:

@@ -50,13 +50,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from prunekit.errors import StatisticsError, UnknownColumnError
-from prunekit.expr.moments import uses_moment, zone
+from prunekit.expr.moments import uses_moment
 from prunekit.expr.sql import parse
 from prunekit.predicate import NONE_MATCH, PruningPredicate
 from prunekit.sources import parquet
 from prunekit.statistics import Statistics
 
-from ._spark import F
+from ._spark import F, session_time_zone
 from .parquet import conform, parquet_statistics, spark_schema
 from .sql import quote
 
@@ -371,26 +371,6 @@ def _predicate(spark, where, text: str, schema) -> tuple[PruningPredicate | None
         return None, where
     pred = PruningPredicate(tree, _arrow_schema(schema), time_zone=zone)
     return pred, pred.expression.sql()
-
-
-def session_time_zone(spark) -> str | None:
-    """The session's time zone (``spark.sql.session.timeZone``), which prunekit reads
-    TIMESTAMP literals and calendar functions in, as Spark does; None for a name Python's
-    time zones do not know (one of Java's short names such as ``PST``).
-
-    >>> class Conf:
-    ...     def get(self, key): return "America/New_York"
-    >>> class Session:
-    ...     conf = Conf()
-    >>> session_time_zone(Session())
-    'America/New_York'
-    """
-    name = spark.conf.get("spark.sql.session.timeZone")
-    try:
-        zone(name)
-    except ValueError:
-        return None
-    return name
 
 
 def _driver_statistics(files: list[str], statistics, cache) -> pa.Table:
