@@ -105,6 +105,13 @@ EDGES = [  # predicate, zone, column, min, max, expected, why
      "TIMESTAMP_NTZ as an instant in a zone whose offset changes: not monotone, unknown"),
     ("n > TIMESTAMP '2024-01-01 00:00:00'", "+05:30", "n", us(2024, 1, 1, 0, 0, 1),
      us(2024, 1, 3), ALL, "a fixed offset: the wall times compare as themselves"),
+    ("CAST(ts AS TIMESTAMP_NTZ) >= TIMESTAMP_NTZ '2024-11-03 01:30:00'", NY, "ts",
+     us(2024, 11, 3, 6), us(2024, 11, 3, 6, 29), NONE, "01:00-01:29 EST: the repeated hour, "
+     "before 01:30 on the wall"),
+    ("CAST(ts AS TIMESTAMP_NTZ) >= TIMESTAMP_NTZ '2024-11-03 01:30:00'", NY, "ts",
+     us(2024, 11, 3, 5, 30), us(2024, 11, 3, 5, 59), ALL, "01:30-01:59 EDT"),
+    ("CAST(ts AS TIMESTAMP_NTZ) < TIMESTAMP_NTZ '2024-11-03 01:30:00'", NY, "ts",
+     us(2024, 11, 3, 6), us(2024, 11, 3, 6, 29), ALL, "the negation, exact"),
     ("year(ts) = NULL", NY, "ts", us(2024, 1, 1, 5), us(2024, 1, 1, 5), NONE, "NULL"),
     ("CAST(ts AS DATE) < DATE '2024-01-01'", NY, "ts", None, None, NONE, "every row NULL"),
 ]
@@ -191,7 +198,7 @@ def zoned_cases(draw):
     op = strat.pick(draw, list(OPS))
     compare = OPS[op]
     kind = strat.pick(draw, ["ts", "cast", "field", "date_trunc", "trunc", "date_col",
-                             "ts_date", "ntz"])
+                             "ts_date", "ntz", "wall"])
     jitter = draw(st.sampled_from([0, 0, 1, -1, 1800 * 10**6, -3600 * 10**6]))
     wall = ref.zone_wall(anchor, tz) + jitter
     if kind == "ts":
@@ -241,6 +248,11 @@ def zoned_cases(draw):
 
         def truth(v):
             return compare(v, lit)
+    elif kind == "wall":
+        sql = f"CAST(ts AS TIMESTAMP_NTZ) {op} TIMESTAMP_NTZ '{_text(wall)}'"
+
+        def truth(v):
+            return compare(ref.zone_wall(v, tz), wall)
     else:
         sql, lit = f"n {op} TIMESTAMP '{_text(wall)}'", ref.zone_instant(wall, tz)
 

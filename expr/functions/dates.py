@@ -106,6 +106,19 @@ def local_date(col: b.BColumn) -> Monotone | None:
     return LocalDate(f"CAST({col.label()} AS DATE)", ColOp(col), pa.date32(), ge, gt, utc=True)
 
 
+def local_wall(col: b.BColumn, to: pa.DataType) -> Monotone | None:
+    """``CAST(ts AS TIMESTAMP_NTZ)`` of an instant column: its wall time in the session zone,
+    ``>= w`` exactly where ``wall_at_least`` says (two ranges where ``w`` is in a repeated
+    hour); None for anything else."""
+    if not (pa.types.is_timestamp(col.type) and col.type.tz is not None and not col.convert
+            and pa.types.is_timestamp(to) and to.tz is None and col.domain == "int"):
+        return None
+    if to.unit != "us":
+        return None  # Spark's TIMESTAMP_NTZ is in microseconds
+    ge, gt = int_valued(_guarded(lambda m: wall_at_least(col, m)))
+    return Monotone(f"CAST({col.label()} AS TIMESTAMP_NTZ)", ColOp(col), to, ge, gt, utc=True)
+
+
 def year(x: ColOp) -> Monotone | None:
     col = _temporal(x)
     if _zoned(col):
