@@ -61,7 +61,8 @@ HIGHEST = (dt.datetime(9999, 12, 28, tzinfo=dt.timezone.utc) - _EPOCH) // dt.tim
 
 
 class OutOfRange(ValueError):
-    """A time too far from 1970 for Python's datetime to read its zone there."""
+    """A time prunekit does not read in a zone (raised by callers' conversions of times beyond
+    Python's datetime; offsets themselves are read at any instant, ``_offset_seconds``)."""
 
 
 def wall_of(value: dt.datetime) -> int:
@@ -96,12 +97,6 @@ def is_fixed(tz: dt.tzinfo) -> bool:
     return isinstance(tz, dt.timezone)
 
 
-def _check(us: int) -> None:
-    if not LOWEST <= us <= HIGHEST:
-        raise OutOfRange(f"{us} microseconds from 1970 is beyond the years Python's time zones "
-                         "read")
-
-
 def offset_at(tz: dt.tzinfo, instant: int) -> int:
     """The zone's offset from UTC, in microseconds, at an instant.
 
@@ -111,12 +106,21 @@ def offset_at(tz: dt.tzinfo, instant: int) -> int:
     """
     if is_fixed(tz):
         return tz.utcoffset(None) // dt.timedelta(microseconds=1)
-    _check(instant)
     return _offset_seconds(tz, instant // US) * US
+
+
+# Beyond the years Python's datetime holds: before them a zone keeps its first offset (local
+# mean time: every zone's first change is after 1800), after them its yearly rule repeats,
+# and a rule of months and weekdays repeats every 400 Gregorian years (146,097 days).
+_LOW_S, _HIGH_S, _CYCLE_S = LOWEST // US, HIGHEST // US, 146_097 * 86_400
 
 
 @functools.lru_cache(maxsize=65_536)
 def _offset_seconds(tz: dt.tzinfo, second: int) -> int:
+    if second < _LOW_S:
+        second = _LOW_S
+    elif second > _HIGH_S:
+        second -= -(-(second - _HIGH_S) // _CYCLE_S) * _CYCLE_S
     at = _EPOCH + dt.timedelta(seconds=second)
     return at.astimezone(tz).utcoffset() // dt.timedelta(seconds=1)
 
@@ -151,8 +155,7 @@ def transitions(tz: dt.tzinfo, lo: int, hi: int) -> list[tuple[int, int, int]]:
     """
     if is_fixed(tz):
         return []
-    _check(lo)
-    _check(hi)
+    lo, hi = max(lo, LOWEST - STEP * US), min(hi, 2**62)  # none before the first change
     found = []
     for k in range(lo // US // STEP - 1, hi // US // STEP + 1):
         for second, before, after in _changes_in_step(tz, k):
@@ -189,7 +192,7 @@ def local_at_least(tz: dt.tzinfo, wall: int) -> tuple[tuple[int | None, int | No
     """The instants whose wall time in ``tz`` is at or after ``wall``: disjoint intervals
     ``[a, b)`` of instants in increasing order (None: unbounded). Exact: within a stretch of
     constant offset ``o`` the instants ``t >= wall - o``; before ``wall - REACH`` none, from
-    ``wall + REACH`` all. Raises ``OutOfRange`` beyond Python's years.
+    ``wall + REACH`` all.
 
     >>> import zoneinfo
     >>> local_at_least(dt.timezone(dt.timedelta(hours=2)), 0)  # 02:00 local is 00:00Z

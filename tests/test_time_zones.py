@@ -112,6 +112,10 @@ EDGES = [  # predicate, zone, column, min, max, expected, why
      us(2024, 11, 3, 5, 30), us(2024, 11, 3, 5, 59), ALL, "01:30-01:59 EDT"),
     ("CAST(ts AS TIMESTAMP_NTZ) < TIMESTAMP_NTZ '2024-11-03 01:30:00'", NY, "ts",
      us(2024, 11, 3, 6), us(2024, 11, 3, 6, 29), ALL, "the negation, exact"),
+    ("ts < TIMESTAMP '9999-12-31 23:59:59'", NY, "ts", us(9999, 12, 31), us(9999, 12, 31, 23,
+     59, 59), ALL, "9999-12-31 23:59:59 EST is in year 10000 UTC: the yearly rule repeats"),
+    ("ts > TIMESTAMP '0001-01-01 00:00:00'", NY, "ts", us(1, 1, 1, 4, 56, 1), us(1, 1, 1, 4,
+     56, 1), NONE, "before the first change: local mean time"),
     ("year(ts) = NULL", NY, "ts", us(2024, 1, 1, 5), us(2024, 1, 1, 5), NONE, "NULL"),
     ("CAST(ts AS DATE) < DATE '2024-01-01'", NY, "ts", None, None, NONE, "every row NULL"),
 ]
