@@ -1,9 +1,10 @@
 """prunekit against Spark in sessions of other time zones than UTC: a handful of predicates
-(TIMESTAMP literals in gaps and overlaps, CAST AS DATE, year, hour, date_trunc, a DATE against a
-TIMESTAMP) over small containers around changes of offset, in New York and Sao Paulo (DST
-changes at midnight, before 2019). prunekit's outcome must never be NONE_MATCH for a container
-holding a row Spark's filter keeps, nor ALL_MATCH where Spark drops one; and read_parquet in
-such a session returns the rows Spark's own filter does.
+(TIMESTAMP literals in gaps and overlaps, CAST AS DATE and AS TIMESTAMP_NTZ, year, hour,
+date_trunc, trunc, a DATE against a TIMESTAMP, a TIMESTAMP literal plus an interval) over small
+containers around changes of offset, in New York and Sao Paulo (DST changes at midnight, before
+2019). prunekit's outcome must never be NONE_MATCH for a container holding a row Spark's filter
+keeps, nor ALL_MATCH where Spark drops one; and read_parquet in such a session returns the rows
+Spark's own filter does.
 """
 
 from __future__ import annotations
@@ -74,7 +75,10 @@ def _predicates(name: str) -> list[str]:
                 f"date_trunc('DAY', ts) >= TIMESTAMP '{date} 00:00:00'",
                 f"date_trunc('MONTH', ts) < TIMESTAMP '{_text(wall)}'",
                 f"trunc(ts, 'MM') = DATE '{date[:8]}01'",
-                f"d < TIMESTAMP '{_text(wall)}'", f"ts >= DATE '{date}'"]
+                f"d < TIMESTAMP '{_text(wall)}'", f"ts >= DATE '{date}'",
+                f"ts < TIMESTAMP '{_text(wall - 120 * MINUTE)}' + INTERVAL '2' HOUR",
+                f"ts < TIMESTAMP '{_text(wall - 31 * ref.US_PER_DAY)}' + INTERVAL '1' MONTH",
+                f"CAST(ts AS TIMESTAMP_NTZ) >= TIMESTAMP_NTZ '{_text(wall - 30 * MINUTE)}'"]
     return out
 
 
