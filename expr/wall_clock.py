@@ -44,8 +44,13 @@ def ticks_at_or_after(col: b.BColumn, micros) -> int:
 
 def wall_at_least(col: b.BColumn, wall: int) -> object:
     """Rows of the TIMESTAMP column ``col`` whose wall time in the session zone is at or after
-    ``wall`` (microseconds, ``zones``); unknown (``Opaque``) beyond the years Python's time
-    zones read."""
+    ``wall`` (microseconds, ``zones``); unknown (``Opaque``) where the zone cannot be read.
+
+    >>> import pyarrow as pa
+    >>> ts = b.BColumn("ts", pa.timestamp("s", "UTC"), pa.timestamp("s", "UTC"), "int")
+    >>> wall_at_least(ts, 3_600_000_000)  # in UTC (no zone bound): the instant itself
+    Bound(col=ts, op='ge', value=3600)
+    """
     try:
         pieces = zones.local_at_least(session_zone(), wall)
     except (zones.OutOfRange, OverflowError):

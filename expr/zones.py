@@ -169,7 +169,14 @@ def transitions(tz: dt.tzinfo, lo: int, hi: int) -> list[tuple[int, int, int]]:
 def segments(tz: dt.tzinfo, lo: int, hi: int) -> list[tuple[int | None, int | None, int]]:
     """The stretches of constant offset covering ``[lo, hi]``: ``(start, end, offset)`` for the
     instants ``start <= t < end``; the first starts at None (unbounded), the last ends at
-    None."""
+    None.
+
+    >>> import zoneinfo
+    >>> at = wall_of(dt.datetime(2024, 11, 3))
+    >>> [(shown(a), shown(b), o // 3_600_000_000) for a, b, o in segments(
+    ...     zoneinfo.ZoneInfo("America/New_York"), at, at + DAY)]
+    [('', '2024-11-03 06:00:00', -4), ('2024-11-03 06:00:00', '', -5)]
+    """
     changes = transitions(tz, lo, hi)
     out, start = [], None
     offset = offset_at(tz, lo) if not changes else changes[0][1]

@@ -99,7 +99,17 @@ def _unwrapped(x: object) -> object:
 def local_date(col: b.BColumn) -> Monotone | None:
     """``CAST(ts AS DATE)`` (``to_date``) of an instant column in a session zone other than
     UTC: the DATE of its wall time, ``>= d`` where the wall time is at or after d's midnight;
-    None where the UTC rule (``operand_rules.cast_column``) applies."""
+    None where the UTC rule (``operand_rules.cast_column``) applies.
+
+    >>> from prunekit.expr.session import zone_of_session
+    >>> import datetime as dt
+    >>> ts = b.BColumn("ts", pa.timestamp("s", "UTC"), pa.timestamp("s", "UTC"), "int")
+    >>> with zone_of_session(dt.timezone(dt.timedelta(hours=-5))):
+    ...     local_date(ts).ge(1)  # 1970-01-02 starts at 05:00Z
+    Bound(col=ts, op='ge', value=104400)
+    >>> local_date(ts) is None  # in UTC: the floor of the day
+    True
+    """
     if not _zoned(col):
         return None
     ge, gt = int_valued(_guarded(lambda d: wall_at_least(col, d * zones.DAY)))
@@ -109,7 +119,15 @@ def local_date(col: b.BColumn) -> Monotone | None:
 def local_wall(col: b.BColumn, to: pa.DataType) -> Monotone | None:
     """``CAST(ts AS TIMESTAMP_NTZ)`` of an instant column: its wall time in the session zone,
     ``>= w`` exactly where ``wall_at_least`` says (two ranges where ``w`` is in a repeated
-    hour); None for anything else."""
+    hour); None for anything else.
+
+    >>> import zoneinfo
+    >>> from prunekit.expr.session import zone_of_session
+    >>> ts = b.BColumn("ts", pa.timestamp("s", "UTC"), pa.timestamp("s", "UTC"), "int")
+    >>> with zone_of_session(zoneinfo.ZoneInfo("Asia/Kolkata")):
+    ...     local_wall(ts, pa.timestamp("us")).ge(0)  # 1970-01-01 00:00 there is 18:30Z
+    Bound(col=ts, op='ge', value=-19800)
+    """
     if not (pa.types.is_timestamp(col.type) and col.type.tz is not None and not col.convert
             and pa.types.is_timestamp(to) and to.tz is None and col.domain == "int"):
         return None
