@@ -23,8 +23,25 @@ from . import literals as L
 from . import nodes as n
 from .domains import int_range
 from .operands import ColOp, LitOp, shown_literal
+from .session import is_utc, session_zone
+from .zones import zone_name
 
 UTC_NOTE = "; timestamps read in UTC, as Spark with session time zone UTC"
+
+
+def zone_note() -> str:
+    """What explain() adds to a rule that reads a timestamp's calendar: the session zone.
+
+    >>> import datetime as dt
+    >>> from .session import zone_of_session
+    >>> with zone_of_session(dt.timezone(dt.timedelta(hours=-3))):
+    ...     zone_note()
+    '; timestamps read in session time zone -03:00, as Spark'
+    """
+    tz = session_zone()
+    if is_utc(tz):
+        return UTC_NOTE
+    return f"; timestamps read in session time zone {zone_name(tz)}, as Spark"
 
 
 class Applied:
@@ -94,12 +111,12 @@ class Monotone(OfColumn):
     type: pa.DataType  # Spark's result type, which literals are coerced to
     ge: object  # m -> bound predicate on arg
     gt: object
-    utc: bool = False  # reads a timestamp's calendar fields (explain says: in UTC)
+    utc: bool = False  # reads a timestamp's calendar fields (explain names the session zone)
     between: object = None  # (first, last) -> first <= f(x) <= last, where one leaf is tighter
     keeps_nan: bool = False  # f(NaN) is NaN (round): compared with NaN, f(x) is x
 
     def shown(self, op: n.Op, lit: LitOp) -> str:
-        return super().shown(op, lit) + (UTC_NOTE if self.utc else "")
+        return super().shown(op, lit) + (zone_note() if self.utc else "")
 
     def _placed(self, op: n.Op, c: L.Coerced) -> object:
         col = self.arg.col
@@ -121,7 +138,10 @@ class Monotone(OfColumn):
             return b.NonNull(col, False)
         if self.between is not None:
             return self.between(c.first, c.last)
-        return b.BAnd((self.ge(c.first), b.BNot(self.gt(c.last))))
+        lower, upper = self.ge(c.first), self.gt(c.last)
+        if lower == upper:  # no x has f(x) = m (a DATE skipped in the session zone)
+            return b.NonNull(col, False)
+        return b.BAnd((lower, b.BNot(upper)))
 
 
 def at_least(col: b.BColumn, a: object) -> object:

@@ -31,6 +31,7 @@ from .domains import domain_of, is_stringlike
 from .equalities import with_implied_equalities
 from .functions import bind_call, why_not
 from .functions.date_shifts import plus_interval
+from .functions.dates import local_date, local_wall
 from .in_lists import bind_in
 from .operand_rules import as_predicate, cast_column, is_null, kind_of, value_kind
 from .operands import ColOp, LitOp, OpaqueOp, operand_label, shown_literal
@@ -177,6 +178,13 @@ def _cast(node: n.Cast, kids: tuple) -> object:
                                                                                  b.BColumn):
         return OpaqueOp(getattr(x, "why", f"CAST of an expression to {node.to}"),
                         kind=value_kind(node.to))
+    if pa.types.is_date32(node.to):
+        local = local_date(x.col)  # a TIMESTAMP read in a session zone other than UTC
+        if local is not None:
+            return local
+    wall = local_wall(x.col, node.to)  # a TIMESTAMP's wall time in the session zone
+    if wall is not None:
+        return wall
     converted = cast_column(x.col, node.to)
     if converted is None:
         return OpaqueOp(f"CAST({x.col.name} AS {node.to}) does not preserve order",

@@ -143,14 +143,17 @@ class BFloatOp(_Expression):
 
 @dataclass(frozen=True)
 class BCalendar(_Expression):
-    """``month(d)`` or ``day(d)`` (``field``) of a day count ``col`` (a DATE, or a timestamp
-    through its UTC day); leaves use it like an INT column (``functions.calendar_facts``)."""
+    """``month(d)``, ``day(d)``, ``hour(t)``, ``minute(t)`` or ``second(t)`` (``field``) of
+    ``col``: a day count (a DATE, or a timestamp through its UTC day) when ``per_day`` is 1,
+    else a wall time in ticks, ``per_day`` a day (``functions.dates``); leaves use it like an
+    INT column (``rewrite.Rewriter.facts``)."""
 
     col: BColumn
     field: str
     type: pa.DataType = pa.int32()
     domain: str = "int"
     convert: tuple = ("calendar",)  # not a plain column: no IN-list coverage, no equalities
+    per_day: int = 1
 
     @property
     def name(self) -> str:

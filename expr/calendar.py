@@ -101,10 +101,42 @@ def civil_steps(p, days: int) -> tuple[int, int]:
     return months, day
 
 
+# The periods within which each clock field is monotone, and the field's own length, in days.
+CLOCK_FIELDS = {"hour": (1, Fraction(1, 24)), "minute": (Fraction(1, 24), Fraction(1, 1440)),
+                "second": (Fraction(1, 1440), Fraction(1, 86_400))}
+PERIOD_OF = {"month": "year", "day": "month", "hour": "day", "minute": "hour",
+             "second": "minute"}
+
+
+def clock_bounds(p, lo: int, hi: int, lo_ok: int, hi_ok: int, field: str,
+                 per_day: int) -> tuple:
+    """Program steps for the bounds of ``hour(t)``, ``minute(t)`` or ``second(t)`` (``field``)
+    from the bounds of a wall time in ticks (``per_day`` a day): ``(lo, hi, same)``, where
+    ``same`` says both are known and fall in one day (hour, minute), the only case where the
+    field of each bounds it.
+
+    >>> from prunekit.expr.program import ProgramBuilder
+    >>> p = ProgramBuilder()
+    >>> lo, hi, ok = p.load(p.slot("t", "min")), p.load(p.slot("t", "max")), p.const(True)
+    >>> [p.steps[i].op for i in clock_bounds(p, lo, hi, ok, ok, "hour", 86_400)]
+    ['floordiv', 'floordiv', 'eq']
+    """
+    period, unit = (int(f * per_day) for f in CLOCK_FIELDS[field])
+
+    def of(x: int) -> int:
+        start = p.op("mul", p.op("floordiv", x, p.const(period)), p.const(-period))
+        return p.op("floordiv", p.op("add", x, start), p.const(unit))
+
+    same = p.and_(lo_ok, hi_ok, p.eq(p.op("floordiv", lo, p.const(period)),
+                                     p.op("floordiv", hi, p.const(period))))
+    return of(lo), of(hi), same
+
+
 def month_or_day_bounds(p, lo_days: int, hi_days: int, lo_ok: int, hi_ok: int,
-                        field: str) -> tuple:
+                        field: str, per_day: int = 1) -> tuple:
     """Program steps for the bounds of ``month(d)`` (``field == "month"``) or ``day(d)`` from
-    the day counts of d's bounds (known where ``lo_ok``, ``hi_ok``): ``(lo, hi, same)``, where
+    the day counts of d's bounds (known where ``lo_ok``, ``hi_ok``; ticks of a wall time when
+    ``per_day`` is not 1; a clock field: ``clock_bounds``): ``(lo, hi, same)``, where
     ``same`` says both are known and fall in one year (one month), the only case where they
     bound the field (it is monotone only within a year, a month).
 
@@ -114,6 +146,11 @@ def month_or_day_bounds(p, lo_days: int, hi_days: int, lo_ok: int, hi_ok: int,
     >>> [p.steps[i].op for i in month_or_day_bounds(p, lo, hi, ok, ok, "day")]
     ['add', 'add', 'eq']
     """
+    if field in CLOCK_FIELDS:
+        return clock_bounds(p, lo_days, hi_days, lo_ok, hi_ok, field, per_day)
+    if per_day != 1:  # a wall time in ticks: its day count
+        k = p.const(per_day)
+        lo_days, hi_days = p.op("floordiv", lo_days, k), p.op("floordiv", hi_days, k)
     m_lo, d_lo = civil_steps(p, lo_days)
     m_hi, d_hi = civil_steps(p, hi_days)
     known = p.and_(lo_ok, hi_ok)

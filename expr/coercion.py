@@ -39,6 +39,8 @@ from prunekit.errors import TypeMismatchError
 from . import text_casts as tc
 from .domains import int_range, round_to_float32
 from .intervals import Interval
+from .session import session_zone
+from .zones import is_fixed
 
 ANSI, LEGACY = "ansi", "legacy"
 MODES = (ANSI, LEGACY)
@@ -330,8 +332,10 @@ def keeps_order(source: pa.DataType, target: pa.DataType) -> bool:
         return True  # FALSE, TRUE as 0, 1
     if ks in ("string", "binary") and kt in ("string", "binary"):
         return True  # the same bytes
+    # A DATE as a TIMESTAMP is the start of its day in the session zone, which never goes
+    # back; a wall time as an instant keeps its order only where the offset never changes.
     return ks == "date" and kt in ("timestamp", "timestamp_ntz") or (
-        ks == "timestamp_ntz" and kt == "timestamp")  # in UTC, prunekit's session time zone
+        ks == "timestamp_ntz" and kt == "timestamp" and is_fixed(session_zone()))
 
 
 def widens_exactly(source: pa.DataType, target: pa.DataType) -> bool:

@@ -151,7 +151,9 @@ def shift(value: object, iv: Interval) -> object | None:
     datetime.datetime(2024, 4, 30, 12, 0, tzinfo=datetime.timezone.utc)
     """
     try:
-        if isinstance(value, dt.datetime):
+        if isinstance(value, dt.datetime) and value.tzinfo is not None:
+            return _shift_instant(value, iv)
+        if isinstance(value, dt.datetime):  # TIMESTAMP_NTZ: the wall clock itself
             if iv.kind == "year-month":
                 days = add_months_days((value.date() - _EPOCH).days, iv.months)
                 return value.replace(*civil_from_days(days))
@@ -165,6 +167,27 @@ def shift(value: object, iv: Interval) -> object | None:
     except (OverflowError, ValueError):
         return None
     return None
+
+
+def _shift_instant(value: dt.datetime, iv: Interval) -> dt.datetime:
+    """A TIMESTAMP plus an interval as Spark computes it in the session zone: microseconds on
+    the instant; months on its wall time, keeping its offset where still valid
+    (``ZonedDateTime.plusMonths``). In UTC the result keeps ``timezone.utc``; else it is a UTC
+    instant that renders with its offset (``zones.WRITTEN_UTC``)."""
+    from . import zones
+    from .session import is_utc, session_zone
+
+    tz, instant = session_zone(), zones.instant_of(value)
+    if iv.kind == "year-month":
+        wall = zones.local_of(tz, instant)
+        days, rest = divmod(wall, MICROS_PER_DAY)
+        moved = add_months_days(days, iv.months) * MICROS_PER_DAY + rest
+        instant = zones.to_instant(tz, moved, prefer=wall - instant)
+    else:
+        instant += iv.micros
+    utc = value.tzinfo is dt.timezone.utc and is_utc(tz)
+    start = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc if utc else zones.WRITTEN_UTC)
+    return start + dt.timedelta(microseconds=instant)
 
 
 def add_days(value: dt.date, days: int) -> dt.date | None:

@@ -34,7 +34,9 @@ import pyarrow as pa
 
 from prunekit.errors import TypeMismatchError
 
+from . import zones
 from .domains import EXACT, int_range, is_stringlike, round_to_float32
+from .session import session_zone
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,6 @@ def negate(value: object) -> object:
     return -value
 
 
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 _UNITS = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 _MS_PER_DAY = 86_400_000
 
@@ -211,11 +212,23 @@ def _to_temporal(value: object, t: pa.DataType) -> Coerced:
         per_second = None
     if isinstance(value, str):
         value = _parse_temporal_text(value, t)
+    instant_column = pa.types.is_timestamp(t) and t.tz is not None
     if isinstance(value, dt.datetime):
+        if value.tzinfo is not None and pa.types.is_date(t):
+            # An instant against a DATE column, which Spark casts to the start of its day in
+            # the session zone: the days starting at, or around, that instant.
+            first, last = _zoned(lambda: zones.days_meeting(session_zone(), zones.instant_of(
+                value)))
+            k = 1 if pa.types.is_date32(t) else _MS_PER_DAY
+            return _place(first * k, last * k, lo, hi)
         micros = _micros_since_epoch(value, naive_column=pa.types.is_timestamp(t) and not t.tz)
         exact = Fraction(micros, 1_000_000)  # seconds
     elif isinstance(value, dt.date):
-        exact = Fraction((value - dt.date(1970, 1, 1)).days * 86_400)
+        days = (value - dt.date(1970, 1, 1)).days
+        if instant_column:  # Spark casts the DATE to the start of its day in the session zone
+            exact = Fraction(_zoned(lambda: zones.start_of_day(session_zone(), days)), 10**6)
+        else:
+            exact = Fraction(days * 86_400)
     else:
         raise _mismatch(value, t)
     if per_second is not None:
@@ -240,12 +253,24 @@ def _place(first: int, last: int, lo: int, hi: int) -> Coerced:
 
 
 def _micros_since_epoch(value: dt.datetime, naive_column: bool) -> int:
+    """A literal's microseconds in the column's domain: an instant for a TIMESTAMP column (a
+    wall time resolved in the session zone, as Spark casts TIMESTAMP_NTZ to TIMESTAMP), a wall
+    time for a TIMESTAMP_NTZ column (an instant's wall time in the session zone)."""
     if value.tzinfo is None:
-        value = value.replace(tzinfo=dt.timezone.utc)  # naive literals are UTC / wall clock
-    elif naive_column:
-        value = value.astimezone(dt.timezone.utc)
-    delta = value - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+        wall = zones.wall_of(value)
+        return wall if naive_column else _zoned(lambda: zones.to_instant(session_zone(), wall))
+    instant = _zoned(lambda: zones.instant_of(value))
+    return _zoned(lambda: zones.local_of(session_zone(), instant)) if naive_column else instant
+
+
+def _zoned(compute):
+    """``compute()``, a conversion in the session zone; a clear error for a time beyond the
+    years Python's time zones read."""
+    try:
+        return compute()
+    except (zones.OutOfRange, OverflowError):
+        raise TypeMismatchError(f"prunekit does not read times this far from 1970 in the "
+                                f"session time zone {zones.zone_name(session_zone())}") from None
 
 
 def _parse_temporal_text(text: str, t: pa.DataType) -> dt.date | dt.datetime:
@@ -301,12 +326,21 @@ def cast_literal(value: object, to: pa.DataType | None) -> object:
             return int(value)  # Spark truncates toward zero
         if pa.types.is_date(to):
             if isinstance(value, dt.datetime):
-                return value.astimezone(dt.timezone.utc).date() if value.tzinfo else value.date()
+                if value.tzinfo is None:
+                    return value.date()
+                day = _zoned(lambda: zones.local_day(session_zone(), zones.instant_of(value)))
+                return dt.date(1970, 1, 1) + dt.timedelta(days=day)  # in the session zone
         if pa.types.is_timestamp(to):
             if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
-                value = dt.datetime(value.year, value.month, value.day)
+                # A DATE as a TIMESTAMP starts its day in the session zone (a wall time read
+                # when the literal is bound); as TIMESTAMP_NTZ it is its midnight.
+                return dt.datetime(value.year, value.month, value.day,
+                                   tzinfo=zones.SESSION_DAY_START if to.tz else None)
             if isinstance(value, dt.datetime) and to.tz and value.tzinfo is None:
-                return value.replace(tzinfo=dt.timezone.utc)
+                return value.replace(tzinfo=zones.SESSION)
+            if isinstance(value, dt.datetime) and not to.tz and value.tzinfo is not None:
+                wall = _zoned(lambda: zones.local_of(session_zone(), zones.instant_of(value)))
+                return dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=wall)
         if pa.types.is_string(to) or pa.types.is_large_string(to):
             return value if isinstance(value, str) else str(value)
         if pa.types.is_boolean(to):

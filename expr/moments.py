@@ -79,7 +79,9 @@ def fix_moments(tree: n.Node, now: dt.datetime | None, time_zone: str = "UTC") -
     at, tz = instant(now), zone(time_zone)
     local = at.astimezone(tz)
     values = {"current_date": n.Literal(local.date(), pa.date32()),
-              "current_timestamp": n.Literal(at, pa.timestamp("us", tz="UTC")),
+              # In the session zone's offset, which it renders with: Spark, given the text,
+              # reads the same instant in any session.
+              "current_timestamp": n.Literal(at.astimezone(tz), pa.timestamp("us", tz="UTC")),
               "localtimestamp": n.Literal(local.replace(tzinfo=None), pa.timestamp("us"))}
 
     def one(x: n.Node) -> n.Node:

@@ -195,7 +195,8 @@ def cast_column(col: b.BColumn, to: pa.DataType) -> b.BColumn | None:
         per_day = 86_400 * {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}[s.unit]
         return b.BColumn(col.name, col.stats_type, pa.date32(), "int", ("floordiv", per_day))
     if pa.types.is_date(s) and (pa.types.is_date(to) or pa.types.is_timestamp(to)):
-        # A date as a timestamp is its (UTC) midnight, which is exactly how a timestamp literal
-        # is placed against a date column: compare the date itself.
+        # A date as a timestamp is the start of its day in the session zone, which is exactly
+        # how a timestamp literal is placed against a date column (literals.coerce): compare
+        # the date itself.
         return same
     return None

@@ -21,6 +21,7 @@ from .domains import unscaled_to_decimal
 from .identifiers import quote_identifier
 from .intervals import Interval
 from .paths import split_leaf_key
+from .zones import is_session_wall
 
 _INFIX = {"+", "-", "*", "/", "%", "div", "||", "&", "|", "^", "<<", ">>"}  # sql.py's operators
 
@@ -73,7 +74,12 @@ def literal_sql(value: object, type: pa.DataType | None = None) -> str:
         return "X'" + value.hex().upper() + "'"
     if isinstance(value, dt.datetime):
         kind = "TIMESTAMP" if value.tzinfo is not None else "TIMESTAMP_NTZ"
-        text = value.astimezone(dt.timezone.utc).replace(tzinfo=None) if value.tzinfo else value
+        if value.tzinfo is None or is_session_wall(value.tzinfo):
+            text = value.replace(tzinfo=None)  # a wall time, read in Spark's session zone
+        elif value.tzinfo is dt.timezone.utc:
+            text = value.replace(tzinfo=None)
+        else:  # with its offset: a session of another zone reads it as the same instant
+            text = value
         return f"{kind} '{text.isoformat(sep=' ')}'"
     if isinstance(value, dt.date):
         return f"DATE '{value.isoformat()}'"

@@ -66,7 +66,7 @@ import pyarrow as pa
 
 from . import bound as b
 from .arith import LIMIT, type_range
-from .calendar import month_or_day_bounds
+from .calendar import PERIOD_OF, month_or_day_bounds
 from .leaves import LEAF_RULES, Bits
 from .program import Program, ProgramBuilder
 
@@ -119,8 +119,8 @@ class Rewriter:
         month (day) of min and max bound it when both fall in one year (month); else the bounds
         are unknown. Exact where the day bound is (that day occurs, and so its month)."""
         p, f = self.p, self.facts(e.col)
-        lo, hi, same = month_or_day_bounds(p, f.lo, f.hi, f.lo_ok, f.hi_ok, e.field)
-        period = "year" if e.field == "month" else "month"
+        lo, hi, same = month_or_day_bounds(p, f.lo, f.hi, f.lo_ok, f.hi_ok, e.field, e.per_day)
+        period = PERIOD_OF[e.field]
         self.names.setdefault(same, f"{e.col.label()} bounds in one {period}")
         self.names.setdefault(lo, f"{e.label()}.min")
         self.names.setdefault(hi, f"{e.label()}.max")

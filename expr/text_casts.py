@@ -26,6 +26,8 @@ import math
 import re
 from fractions import Fraction
 
+from .zones import SESSION, WRITTEN_UTC
+
 
 class _Marker:
     def __init__(self, name: str):
@@ -201,14 +203,17 @@ _ZONE = re.compile(r"(?:Z|(?:UTC|GMT|UT)?(?:([+-])([0-9]{1,2})(?::?([0-9]{2}))?)
 
 
 def to_timestamp(text: str, *, ntz: bool) -> dt.datetime | _Marker:
-    """A string as TIMESTAMP (an aware datetime, offsets applied; without one, UTC as the
-    session time zone prunekit assumes) or TIMESTAMP_NTZ (a naive datetime, any zone ignored):
+    """A string as TIMESTAMP (an aware datetime: in the offset written, else a wall time of the
+    session time zone, ``zones.SESSION``, read when the literal is bound) or TIMESTAMP_NTZ (a
+    naive datetime, any zone ignored):
     a date as ``to_date`` reads it, then ``[ T]h[h][:m[m][:s[s][.fraction]]]`` and a zone
     (``Z``, ``UTC``, ``+hh[:mm]``). A time without a date (Spark's current day), any other zone
     (``America/New_York``, ``-1:0``) and years beyond 9999 are UNSURE.
 
     >>> to_timestamp("2024-01-01 12:00:00+01:00", ntz=False)
-    datetime.datetime(2024, 1, 1, 11, 0, tzinfo=datetime.timezone.utc)
+    datetime.datetime(2024, 1, 1, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(seconds=3600)))
+    >>> to_timestamp("2024-01-01 12:00:00", ntz=False)
+    datetime.datetime(2024, 1, 1, 12, 0, tzinfo=SESSION)
     >>> to_timestamp("2024-01-01T", ntz=False), to_timestamp("12:00", ntz=False)
     (INVALID, UNSURE)
     """
@@ -251,7 +256,11 @@ def to_timestamp(text: str, *, ntz: bool) -> dt.datetime | _Marker:
     naive = dt.datetime(base.year, base.month, base.day, *parts, micros)
     if ntz:
         return naive
-    return (naive - offset).replace(tzinfo=dt.timezone.utc)
+    if not zone.strip():
+        return naive.replace(tzinfo=SESSION)  # Spark reads it in the session time zone
+    # The offset as written, so that the literal renders with it (a zero offset too: a
+    # session of another zone would read it without one otherwise).
+    return naive.replace(tzinfo=dt.timezone(offset) if offset else WRITTEN_UTC)
 
 
 def _offset(zone: str) -> dt.timedelta | _Marker:

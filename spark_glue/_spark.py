@@ -103,3 +103,25 @@ def retag(error, message: str) -> E.PrunekitError:
     for attr in ("line", "col", "name"):
         setattr(out, attr, getattr(error, attr, None))
     return out
+
+
+def session_time_zone(spark) -> str | None:
+    """The session's time zone (``spark.sql.session.timeZone``), which prunekit reads
+    TIMESTAMP literals and calendar functions in, as Spark does; None for a name Python's
+    time zones do not know (one of Java's short names such as ``PST``).
+
+    >>> class Conf:
+    ...     def get(self, key): return "America/New_York"
+    >>> class Session:
+    ...     conf = Conf()
+    >>> session_time_zone(Session())
+    'America/New_York'
+    """
+    from prunekit.expr.moments import zone
+
+    name = spark.conf.get("spark.sql.session.timeZone")
+    try:
+        zone(name)
+    except ValueError:
+        return None
+    return name

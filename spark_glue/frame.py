@@ -87,7 +87,19 @@ def _predicate(predicate, schema, stats_df) -> PruningPredicate:
         schema = data_schema(stats_df.schema)
     elif not isinstance(schema, (pa.Schema, Mapping)) and hasattr(schema, "fields"):
         schema = data_schema_of_spark_types(schema)
-    return PruningPredicate(predicate, schema)
+    # Text is read as the session reads it: TIMESTAMP literals and calendar functions in its
+    # time zone. One Python does not know is refused rather than guessed (a wrong zone would
+    # be a wrong answer).
+    from ._spark import session_time_zone
+
+    zone = session_time_zone(stats_df.sparkSession)
+    if zone is None:
+        raise UnsupportedError(
+            "prunekit does not know the session time zone "
+            f"{stats_df.sparkSession.conf.get('spark.sql.session.timeZone')!r}: pass a "
+            "PruningPredicate made with time_zone= (an IANA name such as "
+            "'America/Los_Angeles')")
+    return PruningPredicate(predicate, schema, time_zone=zone)
 
 
 def data_schema_of_spark_types(schema) -> pa.Schema:

@@ -57,7 +57,7 @@ from prunekit.predicate import PruningPredicate
 from prunekit.sources import parquet
 from prunekit.statistics import Statistics
 
-from ._spark import F
+from ._spark import F, session_time_zone
 from .parquet import conform, parquet_statistics, spark_schema
 from .sql import quote
 
@@ -125,7 +125,7 @@ def read_parquet(spark, path: str | os.PathLike, where, *, statistics: pa.Table 
     text = where if isinstance(where, str) else _analyzed_sql(
         base if base is not None else spark.createDataFrame([], schema), where)
     pred, where = _predicate(spark, where, text, schema)
-    if pred is None or _timestamps_read_in_another_zone(spark, pred, pred.expression.sql()):
+    if pred is None:
         return plain().where(where)
     if on_driver:
         kept = _kept_on_driver(pred, files, statistics)
@@ -175,12 +175,10 @@ def read_delta(spark, table_path: str | os.PathLike, where, *, version: int | No
         spark.createDataFrame([], schema), where)
     pred, where = _predicate(spark, where, text, schema)
     if pred is None:
-        pred = PruningPredicate("TRUE", _arrow_schema(schema))
+        pred = PruningPredicate("TRUE", _arrow_schema(schema))  # every file: no zone read
     stats = snap.statistics
     read = pred.prune(Statistics.from_arrow(stats, nan_bounds="exclude"))
     kept = [f for f, r in zip(stats.column("path").to_pylist(), read.tolist(), strict=True) if r]
-    if _timestamps_read_in_another_zone(spark, pred, pred.expression.sql()):
-        kept = stats.column("path").to_pylist()
     refused = sorted(f for f in kept if f in snap.deletion_vectors)
     if refused:
         raise UnsupportedError(f"{len(refused)} kept file(s) of {root} have deletion vectors, "
@@ -360,29 +358,20 @@ def _predicate(spark, where, text: str, schema) -> tuple[PruningPredicate | None
     query runs past midnight. A pyspark ``Column`` reading the moment cannot be given a
     fixed moment: it is not pruned (None), with a warning."""
     tree = parse(text)
+    zone = session_time_zone(spark)
+    if zone is None:
+        warnings.warn(f"prunekit does not know the session time zone "
+                      f"{spark.conf.get('spark.sql.session.timeZone')!r}: the predicate is "
+                      "applied by Spark alone, and every file is read", stacklevel=3)
+        return None, where
     if not uses_moment(tree):
-        return PruningPredicate(tree, _arrow_schema(schema)), where
+        return PruningPredicate(tree, _arrow_schema(schema), time_zone=zone), where
     if not isinstance(where, str):
         warnings.warn("a Column reading current_date() or now() is applied by Spark alone "
                       "(give the predicate as SQL text to prune with it)", stacklevel=3)
         return None, where
-    zone = spark.conf.get("spark.sql.session.timeZone")
     pred = PruningPredicate(tree, _arrow_schema(schema), time_zone=zone)
     return pred, pred.expression.sql()
-
-
-def _timestamps_read_in_another_zone(spark, pred: PruningPredicate, text: str) -> bool:
-    """prunekit reads timestamp text in UTC; in a session of another zone a predicate over
-    timestamps is not pruned (the plain read is returned), with a warning."""
-    zone = spark.conf.get("spark.sql.session.timeZone")
-    if zone in ("UTC", "Etc/UTC", "Z", "+00:00", "GMT"):
-        return False
-    timestamps = any(pa.types.is_timestamp(t) for _, t in pred.program.column_types)
-    if not timestamps and "timestamp" not in text.lower():
-        return False
-    warnings.warn(f"prunekit reads timestamps in UTC, this session in {zone}: the predicate "
-                  "is applied by Spark alone, and every file is read", stacklevel=3)
-    return True
 
 
 def _driver_statistics(files: list[str], statistics, cache, columns=None) -> pa.Table:

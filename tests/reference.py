@@ -607,6 +607,19 @@ def _calendar(field: int):
     return f
 
 
+def _clock(period: int, unit: int):
+    """``hour``, ``minute``, ``second`` of a timestamp's wall time (UTC here): the count of
+    ``unit`` nanoseconds within its ``period``."""
+    def f(v):
+        if v is None or isinstance(v, Wild):
+            return v
+        if v.kind != "ts":
+            return NOT_INTEGER
+        return V("num", Fraction(v.value % period // unit), pa.int32())
+
+    return f
+
+
 _FIXED_NS = {"week": 7 * NS_PER_DAY, "day": NS_PER_DAY, "dd": NS_PER_DAY, "hour": 3600 * 10**9,
              "minute": 60 * 10**9, "second": 10**9, "millisecond": 10**6, "microsecond": 1000}
 _MONTHS = {"year": 12, "yyyy": 12, "yy": 12, "quarter": 3, "month": 1, "mm": 1, "mon": 1}
@@ -913,13 +926,15 @@ FUNCTIONS = {"year": _calendar(0), "month": _calendar(1), "day": _calendar(2),
              "sign": _sign, "signum": _sign, "negative": _negative, "round": _round(False),
              "bround": _round(True), "greatest": _extreme(True), "least": _extreme(False),
              "date_add": _date_shift("date_add"), "date_sub": _date_shift("date_sub"),
-             "add_months": _date_shift("add_months"), "datediff": _datediff}
+             "add_months": _date_shift("add_months"), "datediff": _datediff,
+             "hour": _clock(NS_PER_DAY, 3600 * 10**9), "minute": _clock(3600 * 10**9, 60 * 10**9),
+             "second": _clock(60 * 10**9, 10**9)}
 ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_trunc": (2,),
          "trunc": (2,), "floor": (1,), "ceil": (1,), "left": (2,), "substring": (2, 3),
          "coalesce": range(1, 100), "if": (3,), "abs": (1,), "sign": (1,), "signum": (1,),
          "negative": (1,), "round": (1, 2), "bround": (1, 2), "greatest": range(2, 100),
          "least": range(2, 100), "date_add": (2,), "date_sub": (2,), "add_months": (2,),
-         "datediff": (2,)}
+         "datediff": (2,), "hour": (1,), "minute": (1,), "second": (1,)}
 
 
 # ---- LIKE ----------------------------------------------------------------------------------
@@ -1176,3 +1191,82 @@ def evaluate_value(tree: n.Node, types: dict[str, pa.DataType], row: dict[str, o
         raise TypeError(f"unknown node {type(node).__name__}")
 
     return n.fold(tree, step)
+
+
+# ---- session time zones (tests/test_time_zones.py) -------------------------------------------
+# Spark's readings of an instant in a session zone, computed with Python's zoneinfo alone (not
+# prunekit's transition search): instants and wall times are microseconds since 1970. A wall
+# time becomes an instant as java.time's ZonedDateTime.of does, which is Python's fold=0 (the
+# earlier instant of an overlap; in a gap, the wall time moved forward by the gap).
+_UTC_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+US_PER_DAY = 86_400 * 10**6
+
+
+def zone_datetime(us: int, tz: dt.tzinfo) -> dt.datetime:
+    """The aware local datetime of an instant."""
+    return (_UTC_EPOCH + dt.timedelta(microseconds=us)).astimezone(tz)
+
+
+def zone_wall(us: int, tz: dt.tzinfo) -> int:
+    """The wall time of an instant in ``tz``."""
+    local = zone_datetime(us, tz).replace(tzinfo=dt.timezone.utc)
+    return (local - _UTC_EPOCH) // dt.timedelta(microseconds=1)
+
+
+def _wall_datetime(wall: int, tz: dt.tzinfo, fold: int = 0) -> dt.datetime:
+    naive = dt.datetime(1970, 1, 1) + dt.timedelta(microseconds=wall)
+    return naive.replace(tzinfo=tz, fold=fold)
+
+
+def zone_instant(wall: int, tz: dt.tzinfo, fold: int = 0) -> int:
+    """The instant of a wall time (ZonedDateTime.of: Python's fold=0)."""
+    return (_wall_datetime(wall, tz, fold) - _UTC_EPOCH) // dt.timedelta(microseconds=1)
+
+
+def zone_day_start(day: int, tz: dt.tzinfo) -> int:
+    """Spark's DATE to TIMESTAMP (LocalDate.atStartOfDay): midnight, or where a gap holding it
+    ends: the least instant whose wall time is at or after midnight, searched near it."""
+    midnight = day * US_PER_DAY
+    at = zone_instant(midnight, tz)
+    if zone_wall(at, tz) == midnight:
+        return at
+    lo, hi = at - US_PER_DAY, at  # wall(lo) < midnight <= wall(hi): bisect to the second
+    while hi - lo > 10**6:
+        mid = (lo + hi) // 2 // 10**6 * 10**6
+        lo, hi = (mid, hi) if zone_wall(mid, tz) < midnight else (lo, mid)
+    return hi
+
+
+def zone_truncated(us: int, unit: str, tz: dt.tzinfo) -> int:
+    """Spark's ``date_trunc(unit, ts)`` in ``tz``: seconds and finer in UTC; minute, hour, day
+    truncate the wall time and keep the instant's offset where it is valid there (else the
+    earlier one; in a gap, fold=0); date units start the truncated DATE (atStartOfDay)."""
+    if unit in ("second", "millisecond", "microsecond"):
+        k = {"second": 10**6, "millisecond": 10**3, "microsecond": 1}[unit]
+        return us // k * k
+    wall = zone_wall(us, tz)
+    if unit in ("minute", "hour", "day", "dd"):
+        k = {"minute": 60, "hour": 3600, "day": 86_400, "dd": 86_400}[unit] * 10**6
+        target = wall // k * k
+        offset = wall - us
+        valid = [zone_instant(target, tz, f) for f in (0, 1)]
+        valid = [v for v in valid if zone_wall(v, tz) == target]
+        for v in valid:
+            if target - v == offset:
+                return v
+        return valid[0] if valid else zone_instant(target, tz)
+    day = wall // US_PER_DAY
+    y, m, _ = civil(day)
+    if unit == "week":
+        return zone_day_start(day - (day - 4) % 7, tz)
+    months = _MONTHS[unit]
+    return zone_day_start(civil_days(y, m - (m - 1) % months, 1), tz)
+
+
+def zone_field(us: int, field: str, tz: dt.tzinfo) -> int:
+    """``year``, ``month``, ``day``, ``hour``, ``minute``, ``second`` of the wall time."""
+    wall = zone_wall(us, tz)
+    y, m, d = civil(wall // US_PER_DAY)
+    rest = wall % US_PER_DAY // 10**6
+    return {"year": y, "month": m, "day": d, "hour": rest // 3600, "minute": rest // 60 % 60,
+            "second": rest % 60}[field]

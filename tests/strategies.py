@@ -788,7 +788,8 @@ TRUNC_UNITS = ["year", "yy", "quarter", "month", "mon", "week", "day", "hour", "
 
 def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     """A function of ``op`` with a rule (``prunekit.expr.functions.RULES``: ``year``,
-    ``month``, ``day``, ``dayofmonth``, ``date_trunc``, ``trunc``, ``floor``, ``ceil``,
+    ``month``, ``day``, ``dayofmonth``, ``hour``, ``minute``, ``second``, ``date_trunc``,
+    ``trunc``, ``floor``, ``ceil``,
     ``round``, ``bround``, ``abs``, ``sign``, ``signum``, ``negative``, ``greatest``, ``least``,
     ``date_add``, ``date_sub``, ``add_months``, ``datediff``
     (with literals of ``op``'s type), ``left``, ``substring``, ``coalesce``, CASE as ``if``);
@@ -798,6 +799,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     if pa.types.is_date(t) or pa.types.is_timestamp(t):
         kinds = ["year", "dayofmonth", "date_trunc", "date_trunc", "trunc", "month", "day",
                  "date_add", "date_sub", "add_months", "datediff", "datediff"]
+        kinds += ["hour", "minute", "second"] if pa.types.is_timestamp(t) else []
     elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
         kinds = ["floor", "ceil", "abs", "abs", "round", "round", "bround", "sign", "signum",
                  "greatest", "greatest", "least", "least"]
@@ -809,7 +811,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
         kinds = []
     kind = pick(draw, kinds + ["coalesce", "case"])
     if kind in ("year", "month", "day", "dayofmonth", "floor", "ceil", "abs", "sign", "signum",
-                "negative"):
+                "negative", "hour", "minute", "second"):
         node, args = n.Func(kind, (op.node,)), ()
     elif kind in ("round", "bround"):
         scale = () if one_in(draw, 5) else (n.Literal(pick(draw, ROUND_SCALES)),)
@@ -855,6 +857,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
         return got if isinstance(got, ref.V) else None  # not modelled there: no sample
 
     result = {"year": pa.int32(), "month": pa.int32(), "day": pa.int32(), "dayofmonth": pa.int32(),
+              "hour": pa.int32(), "minute": pa.int32(), "second": pa.int32(),
               "date_trunc": pa.timestamp("us", "UTC"), "trunc": pa.date32(),
               "left": t, "substring": t, "coalesce": t, "abs": t, "negative": t,
               "greatest": t, "least": t, "sign": pa.float64(), "signum": pa.float64(),
@@ -1225,3 +1228,52 @@ def predicates(draw, ctx: Ctx, depth: int) -> n.Node:
         return _maybe_not(draw, n.IsNull(kid))
     return n.Compare(pick(draw, [n.Op.EQ, n.Op.NE]), kid,
                      n.Literal(pick(draw, [True, False])))
+
+
+# ---- session time zones (tests/test_time_zones.py) -------------------------------------------
+# Zones with every kind of change: DST both ways (New York), DST starting and ending at midnight
+# (Sao Paulo before 2019), a skipped day (Apia, 2011-12-30), half-hour DST (Lord Howe), a
+# negative DST (Dublin), a half-hour zone (Kolkata), fixed offsets, and local mean time before
+# each zone's first change (dates before 1900).
+SESSION_ZONES = ["America/New_York", "America/Sao_Paulo", "Pacific/Apia", "Asia/Kolkata",
+                 "Australia/Lord_Howe", "Europe/Dublin", "+05:30", "-03:00", "UTC"]
+_ZONE_YEARS = (1883, 1890, 1916, 1945, 1971, 2011, 2018, 2024)
+
+
+@functools.cache
+def zone_transitions(name: str) -> tuple[int, ...]:
+    """Instants (microseconds) where the zone's offset changes, in a few chosen years: found
+    by sampling every day and bisecting to the second (a test helper, independent of
+    prunekit's own search)."""
+    from prunekit.expr.moments import zone
+
+    tz = zone(name)
+
+    def offset(second: int) -> dt.timedelta:
+        return ref.zone_datetime(second * 10**6, tz).utcoffset()
+
+    found = []
+    for year in _ZONE_YEARS:
+        start = int((dt.datetime(year, 1, 1, tzinfo=dt.timezone.utc) - ref._UTC_EPOCH)
+                    .total_seconds())
+        for k in range(366):
+            lo, hi = start + k * 86_400, start + (k + 1) * 86_400
+            if offset(lo) == offset(hi):
+                continue
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (mid, hi) if offset(mid) == offset(lo) else (lo, mid)
+            found.append(hi * 10**6)
+    return tuple(found)
+
+
+@st.composite
+def zoned_instants(draw, name: str) -> int:
+    """An instant (microseconds) near one of the zone's changes of offset (or, one time in
+    five, anywhere from 1850 to 2100)."""
+    anchors = zone_transitions(name)
+    if not anchors or one_in(draw, 5):
+        return draw(st.integers(-3_786_825_600, 4_102_444_800)) * 10**6
+    anchor = pick(draw, anchors)
+    step = pick(draw, [1, 10**6, 60 * 10**6, 1800 * 10**6, 3600 * 10**6, 86_400 * 10**6])
+    return anchor + draw(st.integers(-50, 50)) * step + pick(draw, [0, 0, 0, -1, 1])

@@ -163,8 +163,11 @@ AT = dt.datetime(2024, 3, 1, 23, 30, tzinfo=UTC)
     ("d >= date_sub(current_date(), 7)", "UTC", "d >= date_sub(DATE '2024-03-01', 7)"),
     ("d >= date_sub(current_date, 7)", "Asia/Tokyo", "d >= date_sub(DATE '2024-03-02', 7)"),
     ("d >= curdate()", "America/Los_Angeles", "d >= DATE '2024-03-01'"),
-    ("t > now() - INTERVAL 1 DAY", "Asia/Tokyo",
+    ("t > now() - INTERVAL 1 DAY", "UTC",
      "t > (TIMESTAMP '2024-03-01 23:30:00' - INTERVAL '1' DAY)"),
+    # with the session's offset: Spark, given this text in that session, reads the same instant
+    ("t > now() - INTERVAL 1 DAY", "Asia/Tokyo",
+     "t > (TIMESTAMP '2024-03-02 08:30:00+09:00' - INTERVAL '1' DAY)"),
     ("n < localtimestamp()", "Asia/Tokyo", "n < TIMESTAMP_NTZ '2024-03-02 08:30:00'"),
 ])
 def test_the_moment_is_one_literal_in_the_session_time_zone(sql, zone, text):

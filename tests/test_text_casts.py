@@ -16,6 +16,7 @@ import pyarrow as pa
 import pytest
 
 from prunekit.expr import text_casts as tc
+from prunekit.expr import zones
 from prunekit.expr.domains import round_to_float32
 from tests import spark_typing as st
 
@@ -67,7 +68,9 @@ def prunekit_cast(text: str, target: str, ansi: bool) -> object:
     got = tc.to_timestamp(text, ntz=target == "TIMESTAMP_NTZ")
     if not isinstance(got, dt.datetime):
         return got
-    delta = got.replace(tzinfo=None) - _EPOCH
+    if got.tzinfo is not None:  # an instant (a wall time without an offset: in UTC, here)
+        return zones.instant_of(got)
+    delta = got - _EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 

@@ -51,20 +51,24 @@ and ``CASE WHEN c1 THEN v1 ... ELSE v END op lit`` is ``OR_i (sel_i AND v_i op l
 ``sel_i`` = ``c_i IS TRUE AND NOT c_j IS TRUE (j < i)`` is never NULL (a row takes the first
 branch whose condition is TRUE). Both are exact in three-valued logic.
 
-The rules: ``dates`` (year, month, day, date_trunc, trunc), ``date_shifts`` (date_add,
-date_sub, add_months, datediff, interval arithmetic), ``rounding`` (floor, ceil),
-``halfround`` (round, bround), ``absolute`` (abs, sign, signum, negative), ``extremes``
-(greatest, least), ``prefixes`` (left, substring), ``branches`` (coalesce, if); the shared
-``Monotone`` operand is ``prunekit.expr.applied``, the comparisons they build on
-``prunekit.expr.comparisons``.
+The rules: ``dates`` (year, month, day, hour, minute, second, date_trunc, trunc),
+``date_shifts`` (date_add, date_sub, add_months, datediff, interval arithmetic),
+``rounding`` (floor, ceil), ``halfround`` (round, bround), ``absolute`` (abs, sign, signum,
+negative), ``extremes`` (greatest, least), ``prefixes`` (left, substring), ``branches``
+(coalesce, if); the shared ``Monotone`` operand is ``prunekit.expr.applied``, the comparisons
+they build on ``prunekit.expr.comparisons``.
 
-Timestamps: ``year``, ``to_date`` and ``date_trunc`` of a TIMESTAMP follow Spark's session time
-zone; prunekit reads them in **UTC**, as it reads timestamp literals without an offset (a
+Timestamps: ``year``, ``month``, ``day``, ``hour``, ``minute``, ``second``, ``to_date``,
+``trunc`` and ``date_trunc`` of a TIMESTAMP read its wall time in Spark's session time zone
+(``bind``'s ``zone``, ``prunekit.expr.session``), as do timestamp literals without an offset.
+In a zone other than UTC a threshold on the wall time is a union of a few intervals of
+instants, exact across DST (``prunekit.expr.wall_clock``); ``dates`` says which uses are
+unknown there (the clock fields in a zone whose offset changes).
 
 >>> sorted(RULES)
 ['abs', 'add_months', 'bround', 'ceil', 'coalesce', 'date_add', 'date_sub', 'date_trunc', \
-'datediff', 'day', 'dayofmonth', 'floor', 'greatest', 'if', 'least', 'left', 'month', 'negative', \
-'round', 'sign', 'signum', 'substring', 'trunc', 'year']
+'datediff', 'day', 'dayofmonth', 'floor', 'greatest', 'hour', 'if', 'least', 'left', 'minute', \
+'month', 'negative', 'round', 'second', 'sign', 'signum', 'substring', 'trunc', 'year']
 """
 
 # Each module registers its rules as it is imported.
