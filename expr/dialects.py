@@ -80,10 +80,12 @@ def column_names(text: str, dialect: str = "spark") -> set[str] | None:
     """The top-level columns a predicate's text names (a struct field's struct), lower-cased
     and spelt as statistics keys (``prunekit.expr.paths.leaf_key``), so that a reader fetches
     only their statistics; None when the text does not parse (read every column: the
-    predicate's own parse then says what is wrong).
+    predicate's own parse then says what is wrong). The text of every string literal is
+    named too: in Spark a double-quoted ``"x"`` is a string, and the warning that it is not
+    the column x needs x's statistics to know the column is there.
 
     >>> sorted(column_names("address.city = 'Oslo' AND X > 1 AND `a.b` < 2"))
-    ['`a.b`', 'address', 'x']
+    ['`a.b`', 'address', 'oslo', 'x']
     >>> column_names("x >") is None
     True
     """
@@ -91,8 +93,9 @@ def column_names(text: str, dialect: str = "spark") -> set[str] | None:
         tree = sqlglot.parse_one(text, read=check_dialect(dialect))
     except (ParseError, TokenError):
         return None
-    return {leaf_key((col.parts[0].name,)).lower() for col in tree.find_all(exp.Column)
-            if col.parts}
+    names = [col.parts[0].name for col in tree.find_all(exp.Column) if col.parts]
+    names += [lit.this for lit in tree.find_all(exp.Literal) if lit.is_string and lit.this]
+    return {leaf_key((name,)).lower() for name in names}
 
 
 def why_not_portable(e: exp.Expression, dialect: str,

@@ -1111,6 +1111,9 @@ def _distinct(a, b) -> V:
         return _b(_hash("distinct", a, b) % 2 == 0)
     if a is None or b is None:
         return _b((a is None) != (b is None))
+    a, b = _in_decimal(a, b)  # in the common DECIMAL type, as = compares (a side may be NULL)
+    if a is None or b is None:
+        return _b((a is None) != (b is None))
     return _b(compare(a, b) != 0)
 
 

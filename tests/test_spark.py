@@ -333,7 +333,7 @@ def test_outcomes_of_sliced_batches_in_the_executor_function():
 
     table = random_statistics(300, seed=5)
     pred = pk.PruningPredicate("x > 5 OR s LIKE 'a%'", DATA)
-    payload = frame._payload(pred, "exclude", (), "numba")
+    payload = frame._payload(pred.program, "exclude", (), "numba")
     batch = table.to_batches()[0]
     pieces = [batch.slice(0, 0), batch.slice(3, 100), batch.slice(103)]
     out = list(frame._map_batches(payload, "outcome", iter(pieces)))
