@@ -22,6 +22,11 @@ function (Spark)                      ``f(x) >= m`` as a predicate on ``x``
                                       ``s >= succ(m[:k])`` (prefix successor, bytes)
 ``add_months(d, k)``, ``d + INTERVAL  ``d >= A(m)``, the least day with add_months(d, k) >= m
 k MONTH`` (DATE)                      (bisection over day counts)
+``unix_seconds(t)``, ``unix_millis``, ``t >= m`` seconds (milliseconds, microseconds);
+``unix_micros``, ``unix_timestamp``   ``unix_timestamp`` of a TIMESTAMP rounds toward zero, of a
+                                      DATE is its midnight in a fixed-offset session zone
+``timestamp_seconds(x)`` (``_millis``, ``x >= ceil(m / 10**6)`` (``10**3``, 1): microseconds
+``_micros``; integer x)               (``epoch.py``)
 ``round(x, k)``, ``bround(x, k)``     ``x >= r - 10**-k / 2`` (r: least multiple of 10**-k
                                       >= m; the tie by HALF_UP / HALF_EVEN); integers beyond
                                       their type and DECIMAL beyond 38 digits: anything;
@@ -40,6 +45,10 @@ Not monotone, but with a preimage of at most a few intervals (``absolute.py``):
                                       every argument is (``extremes.py``)
 ==================================== ======================================================
 
+``x % c``, ``mod``, ``pmod(x, c)`` (integer x, literal c, ``remainder.py``) are computed in the
+program per container: x's bounds shifted where both fall in one block of c, else the
+remainder's general range; ``c = 0`` is NULL (legacy mode; ANSI fails the query).
+
 Steps of a column rather than thresholds (``date_shifts``): ``date_add``, ``date_sub``, a DATE
 plus a DAY interval and ``datediff`` against a DATE literal move the day count by a constant;
 a TIMESTAMP plus a day-time interval moves its ticks; all through ``arith``'s affine
@@ -54,7 +63,9 @@ branch whose condition is TRUE). Both are exact in three-valued logic.
 The rules: ``dates`` (year, month, day, date_trunc, trunc), ``date_shifts`` (date_add,
 date_sub, add_months, datediff, interval arithmetic), ``rounding`` (floor, ceil),
 ``halfround`` (round, bround), ``absolute`` (abs, sign, signum, negative), ``extremes``
-(greatest, least), ``prefixes`` (left, substring), ``branches`` (coalesce, if); the shared
+(greatest, least), ``prefixes`` (left, substring), ``branches`` (coalesce, if), ``epoch``
+(unix_seconds, unix_millis, unix_micros, unix_timestamp, timestamp_seconds, timestamp_millis,
+timestamp_micros), ``remainder`` (%, pmod); the shared
 ``Monotone`` operand is ``prunekit.expr.applied``, the comparisons they build on
 ``prunekit.expr.comparisons``.
 
@@ -62,14 +73,16 @@ Timestamps: ``year``, ``to_date`` and ``date_trunc`` of a TIMESTAMP follow Spark
 zone; prunekit reads them in **UTC**, as it reads timestamp literals without an offset (a
 
 >>> sorted(RULES)
-['abs', 'add_months', 'bround', 'ceil', 'coalesce', 'date_add', 'date_sub', 'date_trunc', \
+['%', 'abs', 'add_months', 'bround', 'ceil', 'coalesce', 'date_add', 'date_sub', 'date_trunc', \
 'datediff', 'day', 'dayofmonth', 'floor', 'greatest', 'if', 'least', 'left', 'month', 'negative', \
-'round', 'sign', 'signum', 'substring', 'trunc', 'year']
+'pmod', 'round', 'sign', 'signum', 'substring', 'timestamp_micros', 'timestamp_millis', \
+'timestamp_seconds', 'trunc', 'unix_micros', 'unix_millis', 'unix_seconds', 'unix_timestamp', \
+'year']
 """
 
 # Each module registers its rules as it is imported.
-from . import (absolute, branches, date_shifts, dates, extremes, halfround,  # noqa: E402, F401, I001
-               prefixes, rounding)
+from . import (absolute, branches, date_shifts, dates, epoch, extremes,  # noqa: E402, F401, I001
+               halfround, prefixes, remainder, rounding)
 from .registry import RULES, Rule, bind_call, register, why_not
 
 __all__ = ["RULES", "Rule", "bind_call", "register", "why_not"]
