@@ -790,7 +790,9 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     """A function of ``op`` with a rule (``prunekit.expr.functions.RULES``: ``year``,
     ``month``, ``day``, ``dayofmonth``, ``date_trunc``, ``trunc``, ``floor``, ``ceil``,
     ``round``, ``bround``, ``abs``, ``sign``, ``signum``, ``negative``, ``greatest``, ``least``,
-    ``date_add``, ``date_sub``, ``add_months``, ``datediff``
+    ``date_add``, ``date_sub``, ``add_months``, ``datediff``, ``unix_seconds``,
+    ``unix_millis``, ``unix_micros``, ``unix_timestamp``, ``timestamp_seconds``,
+    ``timestamp_millis``, ``timestamp_micros``, ``%``, ``pmod``
     (with literals of ``op``'s type), ``left``, ``substring``, ``coalesce``, CASE as ``if``);
     the result type and samples follow
     Spark's semantics as ``tests/reference.py`` computes them."""
@@ -798,9 +800,14 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     if pa.types.is_date(t) or pa.types.is_timestamp(t):
         kinds = ["year", "dayofmonth", "date_trunc", "date_trunc", "trunc", "month", "day",
                  "date_add", "date_sub", "add_months", "datediff", "datediff"]
+        kinds += ["unix_timestamp"] + (["unix_seconds", "unix_millis", "unix_micros"]
+                                       if pa.types.is_timestamp(t) else [])
     elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
         kinds = ["floor", "ceil", "abs", "abs", "round", "round", "bround", "sign", "signum",
                  "greatest", "greatest", "least", "least"]
+        if pa.types.is_signed_integer(t):
+            kinds += ["timestamp_seconds", "timestamp_millis", "timestamp_micros", "%", "%",
+                      "pmod", "pmod"]
         if t != pa.uint64():  # Spark's DECIMAL(20, 0): the reference negates in the type
             kinds += ["negative"] if not pa.types.is_unsigned_integer(t) else []
     elif ref.is_text(t):
@@ -809,8 +816,15 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
         kinds = []
     kind = pick(draw, kinds + ["coalesce", "case"])
     if kind in ("year", "month", "day", "dayofmonth", "floor", "ceil", "abs", "sign", "signum",
-                "negative"):
+                "negative", "unix_seconds", "unix_millis", "unix_micros", "timestamp_seconds",
+                "timestamp_millis", "timestamp_micros"):
         node, args = n.Func(kind, (op.node,)), ()
+    elif kind == "unix_timestamp":
+        fmt = (n.Literal(pick(draw, ["yyyy-MM-dd HH:mm:ss", "yyyy"])),) if one_in(draw, 3) \
+            else ()
+        node = n.Func(kind, (op.node, *fmt))
+    elif kind in ("%", "pmod"):
+        node = n.Func(kind, (op.node, n.Literal(pick(draw, DIVISORS_OF_REMAINDERS))))
     elif kind in ("round", "bround"):
         scale = () if one_in(draw, 5) else (n.Literal(pick(draw, ROUND_SCALES)),)
         node = n.Func(kind, (op.node, *scale))
@@ -859,7 +873,15 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
               "left": t, "substring": t, "coalesce": t, "abs": t, "negative": t,
               "greatest": t, "least": t, "sign": pa.float64(), "signum": pa.float64(),
               "date_add": pa.date32(), "date_sub": pa.date32(), "add_months": pa.date32(),
-              "datediff": pa.int32()}.get(kind)
+              "datediff": pa.int32(), "unix_seconds": pa.int64(), "unix_millis": pa.int64(),
+              "unix_micros": pa.int64(), "unix_timestamp": pa.int64(),
+              "timestamp_seconds": pa.timestamp("us", "UTC"),
+              "timestamp_millis": pa.timestamp("us", "UTC"),
+              "timestamp_micros": pa.timestamp("us", "UTC")}.get(kind)
+    if kind in ("%", "pmod"):
+        c = node.args[1].value
+        c_type = pa.int32() if -(2**31) <= c < 2**31 else pa.int64()
+        result = t if t.bit_width >= c_type.bit_width else c_type
     if kind in ("round", "bround"):
         probe = through(ref.from_python(op.samples[0], t)) if op.samples else None
         result = probe.type if isinstance(probe, ref.V) and probe.type is not None else t
@@ -872,6 +894,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
 
 
 ROUND_SCALES = [-2, -1, -1, 0, 1, 1, 2, 5, -20, -400]
+DIVISORS_OF_REMAINDERS = [2, 3, -3, 7, 7, 10, 100, -1, 1, 0, 2**31, 2**61, -(2**63)]
 DATE_STEPS = [-400, -31, -1, 0, 1, 1, 12, 30, 365, 2**31 - 1, -(2**31)]
 DATEDIFF_DAYS = [dt.date(2024, 2, 29), dt.date(1970, 1, 1), dt.date(2000, 3, 31),
                  dt.date(1, 1, 1), dt.date(9999, 12, 31)]
