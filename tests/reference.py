@@ -984,6 +984,69 @@ def _remainder(pmod: bool):
     return f
 
 
+def months_between_seconds(t1: int, t2: int, round_off: bool = True) -> float:
+    """Spark's ``months_between`` of two instants in seconds since the epoch, read in UTC
+    (``DateTimeUtils.monthsBetween``): whole months when the days of the month are equal or
+    both are their months' last; else the months plus the difference in seconds over 31 days,
+    in doubles, rounded to 8 digits (``Math.round``, ties up) if ``round_off``."""
+    (day1, sec1), (day2, sec2) = divmod(t1, 86_400), divmod(t2, 86_400)
+    (y1, m1, d1), (y2, m2, d2) = civil(day1), civil(day2)
+    months = float((y1 * 12 + m1) - (y2 * 12 + m2))
+    last1 = civil(day1 + 1)[2] == 1
+    last2 = civil(day2 + 1)[2] == 1
+    if d1 == d2 or (last1 and last2):
+        return months
+    diff = months + float((d1 - d2) * 86_400 + sec1 - sec2) / float(31 * 86_400)
+    if not round_off:
+        return diff
+    return math.floor(Fraction(diff * 1e8) + Fraction(1, 2)) / 1e8
+
+
+def _seconds_of(v: V) -> int | None:
+    """A DATE's midnight or a TIMESTAMP's whole seconds (rounded down), UTC."""
+    if v.kind == "date":
+        return v.value * 86_400
+    if v.kind == "ts":
+        return v.value // 10**9
+    return None
+
+
+def _months_between(a, b, round_off=V("bool", True)):
+    if a is None or b is None or round_off is None:
+        return None
+    if any(isinstance(x, Wild) for x in (a, b, round_off)):
+        return Wild(_hash("months_between", a, b, round_off))
+    t1, t2 = _seconds_of(a), _seconds_of(b)
+    if t1 is None or t2 is None or round_off.kind != "bool":
+        return NOT_INTEGER
+    return V("float", months_between_seconds(t1, t2, round_off.value), pa.float64())
+
+
+def from_unixtime_text(x: int, offset: int = 0) -> str:
+    """Spark's ``from_unixtime(x)`` (``yyyy-MM-dd HH:mm:ss``) at ``offset`` seconds east of UTC:
+    the count times 10**6 wraps in BIGINT; a year below 0 is signed (``-0001``), above 9999
+    too (``+10000``)."""
+    us = (x * 10**6 + 2**63) % 2**64 - 2**63
+    days, sec = divmod(us // 10**6 + offset, 86_400)
+    y, m, d = civil(days)
+    year = f"{y:04d}" if 0 <= y <= 9999 else f"-{-y:04d}" if y < 0 else f"+{y}"
+    return f"{year}-{m:02d}-{d:02d} {sec // 3600:02d}:{sec // 60 % 60:02d}:{sec % 60:02d}"
+
+
+_DEFAULT_TIME_FORMAT = V("bytes", b"yyyy-MM-dd HH:mm:ss", pa.string(), text=True)
+
+
+def _from_unixtime(v, fmt=_DEFAULT_TIME_FORMAT):
+    if v is None or fmt is None:
+        return None
+    if isinstance(v, Wild) or isinstance(fmt, Wild):
+        return Wild(_hash("from_unixtime", v, fmt))
+    if v.kind != "num" or not is_int(v.type) or fmt.kind != "bytes" or fmt.value not in (
+            b"yyyy-MM-dd HH:mm:ss", b"%Y-%mstrict-%dstrict %Hstrict:%Mstrict:%Sstrict"):
+        return NOT_INTEGER
+    return V("bytes", from_unixtime_text(int(v.value)).encode(), pa.string(), text=True)
+
+
 FUNCTIONS = {"year": _calendar(0), "month": _calendar(1), "day": _calendar(2),
              "dayofmonth": _calendar(2), "date_trunc": _date_trunc, "trunc": _trunc,
              "floor": _rounded(False), "ceil": _rounded(True), "left": _left,
@@ -995,7 +1058,8 @@ FUNCTIONS = {"year": _calendar(0), "month": _calendar(1), "day": _calendar(2),
              "unix_seconds": _unix(10**6), "unix_millis": _unix(10**3), "unix_micros": _unix(1),
              "unix_timestamp": _unix(10**6, toward_zero=True),
              "timestamp_seconds": _from_count(10**6), "timestamp_millis": _from_count(10**3),
-             "timestamp_micros": _from_count(1), "%": _remainder(False), "pmod": _remainder(True)}
+             "timestamp_micros": _from_count(1), "%": _remainder(False), "pmod": _remainder(True),
+             "months_between": _months_between, "from_unixtime": _from_unixtime}
 ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_trunc": (2,),
          "trunc": (2,), "floor": (1,), "ceil": (1,), "left": (2,), "substring": (2, 3),
          "coalesce": range(1, 100), "if": (3,), "abs": (1,), "sign": (1,), "signum": (1,),
@@ -1003,7 +1067,8 @@ ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_tru
          "least": range(2, 100), "date_add": (2,), "date_sub": (2,), "add_months": (2,),
          "datediff": (2,), "unix_seconds": (1,), "unix_millis": (1,), "unix_micros": (1,),
          "unix_timestamp": (1, 2), "timestamp_seconds": (1,), "timestamp_millis": (1,),
-         "timestamp_micros": (1,), "%": (2,), "pmod": (2,)}
+         "timestamp_micros": (1,), "%": (2,), "pmod": (2,), "months_between": (2, 3),
+         "from_unixtime": (1, 2)}
 
 
 # ---- LIKE ----------------------------------------------------------------------------------

@@ -792,8 +792,9 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     ``round``, ``bround``, ``abs``, ``sign``, ``signum``, ``negative``, ``greatest``, ``least``,
     ``date_add``, ``date_sub``, ``add_months``, ``datediff``, ``unix_seconds``,
     ``unix_millis``, ``unix_micros``, ``unix_timestamp``, ``timestamp_seconds``,
-    ``timestamp_millis``, ``timestamp_micros``, ``%``, ``pmod``
-    (with literals of ``op``'s type), ``left``, ``substring``, ``coalesce``, CASE as ``if``);
+    ``timestamp_millis``, ``timestamp_micros``, ``%``, ``pmod``, ``months_between``,
+    ``from_unixtime`` (with literals of ``op``'s type), ``left``, ``substring``, ``coalesce``,
+    CASE as ``if``);
     the result type and samples follow
     Spark's semantics as ``tests/reference.py`` computes them."""
     t = op.type
@@ -802,12 +803,12 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
                  "date_add", "date_sub", "add_months", "datediff", "datediff"]
         kinds += ["unix_timestamp"] + (["unix_seconds", "unix_millis", "unix_micros"]
                                        if pa.types.is_timestamp(t) else [])
+        kinds += ["months_between", "months_between"]
     elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
         kinds = ["floor", "ceil", "abs", "abs", "round", "round", "bround", "sign", "signum",
                  "greatest", "greatest", "least", "least"]
-        if pa.types.is_signed_integer(t):
-            kinds += ["timestamp_seconds", "timestamp_millis", "timestamp_micros", "%", "%",
-                      "pmod", "pmod"]
+        if pa.types.is_signed_integer(t):  # a family, picked again below
+            kinds += ["integer only"] * 4
         if t != pa.uint64():  # Spark's DECIMAL(20, 0): the reference negates in the type
             kinds += ["negative"] if not pa.types.is_unsigned_integer(t) else []
     elif ref.is_text(t):
@@ -815,14 +816,22 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     else:
         kinds = []
     kind = pick(draw, kinds + ["coalesce", "case"])
+    if kind == "integer only":
+        kind = draw(st.sampled_from(["%", "timestamp_seconds", "pmod", "timestamp_millis",
+                                     "timestamp_micros", "from_unixtime"]))
     if kind in ("year", "month", "day", "dayofmonth", "floor", "ceil", "abs", "sign", "signum",
                 "negative", "unix_seconds", "unix_millis", "unix_micros", "timestamp_seconds",
-                "timestamp_millis", "timestamp_micros"):
+                "timestamp_millis", "timestamp_micros", "from_unixtime"):
         node, args = n.Func(kind, (op.node,)), ()
     elif kind == "unix_timestamp":
         fmt = (n.Literal(pick(draw, ["yyyy-MM-dd HH:mm:ss", "yyyy"])),) if one_in(draw, 3) \
             else ()
         node = n.Func(kind, (op.node, *fmt))
+    elif kind == "months_between":
+        day = n.Literal(pick(draw, MONTHS_BETWEEN_DAYS), pa.date32())
+        round_off = (n.Literal(draw(st.booleans())),) if one_in(draw, 3) else ()
+        node = n.Func(kind, ((op.node, day) if draw(st.booleans()) else (day, op.node))
+                      + round_off)
     elif kind in ("%", "pmod"):
         node = n.Func(kind, (op.node, n.Literal(pick(draw, DIVISORS_OF_REMAINDERS))))
     elif kind in ("round", "bround"):
@@ -877,7 +886,8 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
               "unix_micros": pa.int64(), "unix_timestamp": pa.int64(),
               "timestamp_seconds": pa.timestamp("us", "UTC"),
               "timestamp_millis": pa.timestamp("us", "UTC"),
-              "timestamp_micros": pa.timestamp("us", "UTC")}.get(kind)
+              "timestamp_micros": pa.timestamp("us", "UTC"),
+              "months_between": pa.float64(), "from_unixtime": pa.string()}.get(kind)
     if kind in ("%", "pmod"):
         c = node.args[1].value
         c_type = pa.int32() if -(2**31) <= c < 2**31 else pa.int64()
@@ -894,6 +904,11 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
 
 
 ROUND_SCALES = [-2, -1, -1, 0, 1, 1, 2, 5, -20, -400]
+# The ends of February break months_between's order (left unknown); the others are month
+# ends of each length, a mid-month day and a leap day.
+MONTHS_BETWEEN_DAYS = [dt.date(2023, 2, 28), dt.date(2024, 2, 29), dt.date(2024, 1, 31),
+                       dt.date(2024, 4, 30), dt.date(2024, 2, 28), dt.date(1970, 1, 15),
+                       dt.date(2000, 3, 31), dt.date(1, 1, 1), dt.date(9999, 12, 31)]
 DIVISORS_OF_REMAINDERS = [2, 3, -3, 7, 7, 10, 100, -1, 1, 0, 2**31, 2**61, -(2**63)]
 DATE_STEPS = [-400, -31, -1, 0, 1, 1, 12, 30, 365, 2**31 - 1, -(2**31)]
 DATEDIFF_DAYS = [dt.date(2024, 2, 29), dt.date(1970, 1, 1), dt.date(2000, 3, 31),

@@ -27,6 +27,10 @@ k MONTH`` (DATE)                      (bisection over day counts)
                                       DATE is its midnight in a fixed-offset session zone
 ``timestamp_seconds(x)`` (``_millis``, ``x >= ceil(m / 10**6)`` (``10**3``, 1): microseconds
 ``_micros``; integer x)               (``epoch.py``)
+``months_between(d, lit)`` (DATEs),   ``d >= A(m)`` / ``d <= B(m)`` (bisection); a literal at
+``months_between(lit, d)``            the end of February breaks the order: unknown
+``from_unixtime(x)`` (integer x,      ``A(m) <= x <= X9``: the text's byte order is time order
+default format, fixed-offset zone)    in years 0000-9999; beyond them a sign starts the text
 ``round(x, k)``, ``bround(x, k)``     ``x >= r - 10**-k / 2`` (r: least multiple of 10**-k
                                       >= m; the tie by HALF_UP / HALF_EVEN); integers beyond
                                       their type and DECIMAL beyond 38 digits: anything;
@@ -65,7 +69,8 @@ date_sub, add_months, datediff, interval arithmetic), ``rounding`` (floor, ceil)
 ``halfround`` (round, bround), ``absolute`` (abs, sign, signum, negative), ``extremes``
 (greatest, least), ``prefixes`` (left, substring), ``branches`` (coalesce, if), ``epoch``
 (unix_seconds, unix_millis, unix_micros, unix_timestamp, timestamp_seconds, timestamp_millis,
-timestamp_micros), ``remainder`` (%, pmod); the shared
+timestamp_micros), ``unixtime`` (from_unixtime), ``months`` (months_between), ``remainder`` (%,
+pmod); the shared
 ``Monotone`` operand is ``prunekit.expr.applied``, the comparisons they build on
 ``prunekit.expr.comparisons``.
 
@@ -74,15 +79,15 @@ zone; prunekit reads them in **UTC**, as it reads timestamp literals without an 
 
 >>> sorted(RULES)
 ['%', 'abs', 'add_months', 'bround', 'ceil', 'coalesce', 'date_add', 'date_sub', 'date_trunc', \
-'datediff', 'day', 'dayofmonth', 'floor', 'greatest', 'if', 'least', 'left', 'month', 'negative', \
-'pmod', 'round', 'sign', 'signum', 'substring', 'timestamp_micros', 'timestamp_millis', \
-'timestamp_seconds', 'trunc', 'unix_micros', 'unix_millis', 'unix_seconds', 'unix_timestamp', \
-'year']
+'datediff', 'day', 'dayofmonth', 'floor', 'from_unixtime', 'greatest', 'if', 'least', 'left', \
+'month', 'months_between', 'negative', 'pmod', 'round', 'sign', 'signum', 'substring', \
+'timestamp_micros', 'timestamp_millis', 'timestamp_seconds', 'trunc', 'unix_micros', \
+'unix_millis', 'unix_seconds', 'unix_timestamp', 'year']
 """
 
 # Each module registers its rules as it is imported.
 from . import (absolute, branches, date_shifts, dates, epoch, extremes,  # noqa: E402, F401, I001
-               halfround, prefixes, remainder, rounding)
+               halfround, months, prefixes, remainder, rounding, unixtime)
 from .registry import RULES, Rule, bind_call, register, why_not
 
 __all__ = ["RULES", "Rule", "bind_call", "register", "why_not"]
