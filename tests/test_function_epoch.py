@@ -36,7 +36,7 @@ FORMS = {
     "unix_timestamp(x)": (lambda us: toward_zero(us, MICROS), TS),
     "unix_timestamp(x, 'yyyy')": (lambda us: toward_zero(us, MICROS), TS),  # format ignored
     "unix_timestamp(x)  ": (lambda d: d * 86_400, DATE),  # a DATE: its UTC midnight
-    "timestamp_seconds(x)": (lambda s: s * MICROS, pa.int64()),
+    "timestamp_seconds(x)": (lambda s: s * MICROS, pa.int64()),  # values here never overflow
     "timestamp_millis(x)": (lambda s: s * 1000, pa.int32()),
     "timestamp_micros(x)": (lambda s: s, pa.int64()),
 }
@@ -108,14 +108,16 @@ def test_beyond_9999_and_before_year_1():
                    [-62_135_596_801], pa.int64()) == 2
 
 
-def test_overflow_of_timestamp_seconds_is_a_failed_query():
-    # Beyond 9223372036854 seconds Spark fails (DATETIME_OVERFLOW): any outcome is sound; the
-    # thresholds stay within BIGINT.
-    big = 2**63 - 1
-    assert outcome("timestamp_seconds(x) > TIMESTAMP '2024-01-01 00:00:00'", [big],
-                   pa.int64()) == 2
-    assert outcome("timestamp_micros(x) > TIMESTAMP '2024-01-01 00:00:00'", [-big],
-                   pa.int64()) == 0
+def test_overflow_of_timestamp_seconds_is_unknown():
+    # Beyond 9223372036854 seconds Spark fails (DATETIME_OVERFLOW): those rows are unknown.
+    later = "> TIMESTAMP '2024-01-01 00:00:00'"
+    assert outcome(f"timestamp_seconds(x) {later}", [2**63 - 1], pa.int64()) == 1
+    assert outcome(f"timestamp_seconds(x) {later}", [9223372036854], pa.int64()) == 2
+    assert outcome(f"timestamp_seconds(x) {later}", [9223372036855], pa.int64()) == 1
+    assert outcome(f"timestamp_millis(x) {later}", [-9223372036854775], pa.int64()) == 0
+    assert outcome(f"timestamp_millis(x) {later}", [-9223372036854776], pa.int64()) == 1
+    assert outcome(f"timestamp_seconds(x) {later}", [2**31 - 1], pa.int32()) == 2
+    assert outcome(f"timestamp_micros(x) {later}", [-(2**63)], pa.int64()) == 0
 
 
 def test_dates_in_the_session_zone():

@@ -15,8 +15,9 @@ Each is non-decreasing, so compared with a literal it is a range of the column
   ``86400 * d - offset``. Exact in UTC and fixed-offset zones; in a zone with daylight saving
   time the call is left unknown (always sound);
 - ``timestamp_seconds(x)``, ``timestamp_millis(x)``, ``timestamp_micros(x)`` of an integer
-  column: ``x * 10**6`` (``10**3``, 1) microseconds; where that leaves BIGINT Spark fails the
-  query in both modes (``DATETIME_OVERFLOW``), so any answer is sound there.
+  column: ``x * 10**6`` (``10**3``, 1) microseconds; where that leaves BIGINT Spark fails in
+  both modes (``DATETIME_OVERFLOW``): those rows are unknown (a row behind a short circuit is
+  never evaluated, so the failure is not certain).
 
 Left unknown: TIMESTAMP_NTZ arguments, a timestamp column under a conversion, DOUBLE and
 DECIMAL seconds, and ``unix_timestamp(s, fmt)`` of a STRING: parsing is not monotone in byte
@@ -43,6 +44,7 @@ import pyarrow as pa
 from prunekit.expr import bound as b
 from prunekit.expr.applied import Monotone, at_least, int_valued
 from prunekit.expr.calendar import PER_SECOND
+from prunekit.expr.domains import int_range
 from prunekit.expr.operands import ColOp, LitOp
 from prunekit.expr.session import is_utc, session_zone
 
@@ -156,10 +158,25 @@ def _from_count(name: str, per: int):
         col = _plain(kids[0])
         if col is None or not pa.types.is_signed_integer(col.type):
             return None
-        ge, gt = int_valued(lambda m: at_least(col, _ceil_div(m, per)))
-        return Monotone(f"{name}({col.name})", ColOp(col), result, ge, gt)
+        fails = _overflowing(col, per)
+
+        def ge(m: int) -> object:
+            got = at_least(col, _ceil_div(m, per))
+            return got if fails is None else b.BOr((b.BAnd((b.BNot(fails), got)), fails))
+
+        return Monotone(f"{name}({col.name})", ColOp(col), result, *int_valued(ge))
 
     return bind
+
+
+def _overflowing(col: b.BColumn, per: int) -> object | None:
+    """Rows where ``x * per`` leaves BIGINT (unknown there), or None when none can."""
+    lo, hi = -(2**63) // per + (-(2**63) % per != 0), (2**63 - 1) // per  # ceil, floor
+    t_lo, t_hi = int_range(col.type)
+    if lo <= t_lo and t_hi <= hi:
+        return None
+    outside = b.BOr((b.BNot(at_least(col, lo)), at_least(col, hi + 1)))
+    return b.BAnd((outside, b.Opaque(f"beyond BIGINT microseconds: Spark fails ({per} per)")))
 
 
 _T = (("t", pa.timestamp("us", "UTC")),)
