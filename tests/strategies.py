@@ -818,7 +818,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
         # (the others are drawn on every number). Hypothesis draws the first few indexes of
         # a list almost only, here: the column's own values choose instead, evenly.
         family = ["timestamp_seconds", "timestamp_millis", "timestamp_micros", "from_unixtime",
-                  "pmod", "%", "from_unixtime", "%"]
+                  "pmod", "%", "from_unixtime", "%", "timestamp_seconds"]
         kind = family[hash(tuple(int(v) for v in op.samples)) % len(family)]  # ints: stable
     if kind in ("year", "month", "day", "dayofmonth", "floor", "ceil", "abs", "sign", "signum",
                 "negative", "unix_seconds", "unix_millis", "unix_micros", "timestamp_seconds",
