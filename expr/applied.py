@@ -139,9 +139,25 @@ class Monotone(OfColumn):
         if self.between is not None:
             return self.between(c.first, c.last)
         lower, upper = self.ge(c.first), self.gt(c.last)
-        if lower == upper:  # no x has f(x) = m (a DATE skipped in the session zone)
-            return b.NonNull(col, False)
+        if lower == upper and _decided(lower):  # no x has f(x) = m (a DATE skipped in the
+            return b.NonNull(col, False)  # session zone); not when either may be anything
         return b.BAnd((lower, b.BNot(upper)))
+
+
+def _decided(x: object) -> bool:
+    """Whether a bound predicate has no part that may be anything (``Opaque``, ``Widen``):
+    two equal ones then hold on the same rows.
+
+    >>> _decided(b.BAnd((b.Const(True), b.BNot(b.Const(False))))), _decided(b.Opaque("?"))
+    (True, False)
+    """
+    if isinstance(x, (b.Opaque, b.Widen)):
+        return False
+    if isinstance(x, (b.BAnd, b.BOr, b.Either)):
+        return all(_decided(a) for a in x.args)
+    if isinstance(x, (b.BNot, b.BIsBool)):
+        return _decided(x.arg)
+    return True
 
 
 def at_least(col: b.BColumn, a: object) -> object:

@@ -164,6 +164,28 @@ class BCalendar(_Expression):
 
 
 @dataclass(frozen=True)
+class BRemainder(_Expression):
+    """``x % divisor`` (Java's remainder, x's sign) or ``pmod(x, divisor)`` (``floor``: a
+    positive divisor, the remainder in ``[0, divisor)``) of an integer column ``col``; leaves use
+    it like a column of ``type`` (``remainders.remainder_bounds`` has its bounds)."""
+
+    col: BColumn
+    divisor: int
+    floor: bool
+    type: pa.DataType
+    domain: str = "int"
+    convert: tuple = ("remainder",)  # not a plain column: no IN-list coverage, no equalities
+
+    @property
+    def name(self) -> str:
+        return self.col.name
+
+    def label(self) -> str:
+        inner = self.col.sql()
+        return f"pmod({inner}, {self.divisor})" if self.floor else f"({inner} % {self.divisor})"
+
+
+@dataclass(frozen=True)
 class Const:
     """TRUE, FALSE or NULL (None) for every row."""
 

@@ -69,6 +69,7 @@ from .arith import LIMIT, type_range
 from .calendar import PERIOD_OF, month_or_day_bounds
 from .leaves import LEAF_RULES, Bits
 from .program import Program, ProgramBuilder
+from .remainders import remainder_bounds
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,8 @@ class Rewriter:
         found = self._facts.get(col)
         if found is None and isinstance(col, b.BCalendar):  # month(d), day(d)
             found = self._facts[col] = self._calendar_facts(col)
+        if found is None and isinstance(col, b.BRemainder):  # x % c, pmod(x, c)
+            found = self._facts[col] = self._remainder_facts(col)
         if found is None:
             derive = (self._derive_sum if isinstance(col, b.BSum) else self._derive_float_op
                       if isinstance(col, b.BFloatOp) else self._derive_prod
@@ -126,6 +129,19 @@ class Rewriter:
         self.names.setdefault(hi, f"{e.label()}.max")
         return Facts(f.hn, f.nulls, lo, same, hi, same, p.and_(same, f.lo_exact),
                      p.and_(same, f.hi_exact), p.const(False), p.const(True))
+
+    def _remainder_facts(self, e: b.BRemainder) -> Facts:
+        """Facts of ``x % c`` / ``pmod(x, c)``: x's bounds shifted where both fall in one block
+        of the divisor (exact where x's are), else its general range
+        (``remainders.remainder_bounds``); unknown where x's bounds are."""
+        p, f = self.p, self.facts(e.col)
+        lo, hi, same = remainder_bounds(p, f.lo, f.hi, e.divisor, e.floor)
+        known = p.and_(f.lo_ok, f.hi_ok)
+        self.names.setdefault(same, f"{e.col.label()} bounds in one block of {abs(e.divisor)}")
+        self.names.setdefault(lo, f"{e.label()}.min")
+        self.names.setdefault(hi, f"{e.label()}.max")
+        return Facts(f.hn, f.nulls, lo, known, hi, known, p.and_(known, same, f.lo_exact),
+                     p.and_(known, same, f.hi_exact), p.const(False), p.const(True))
 
     def _float_side(self, x: object, name: str) -> Facts:
         if not isinstance(x, float):

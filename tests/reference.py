@@ -919,6 +919,147 @@ def _datediff(a, b):
     return V("num", Fraction(x - y), pa.int32()) if -(2**31) <= x - y < 2**31 else NOT_INTEGER
 
 
+def _micros_of(v: V) -> int | None:
+    """Spark's microseconds of a TIMESTAMP (with a zone; a nanosecond column is not
+    modelled: Spark reads none), None for anything else."""
+    if v.kind != "ts" or v.type is None or not pa.types.is_timestamp(v.type) or \
+            v.type.tz is None or v.type.unit == "ns":
+        return None
+    return v.value // 1000
+
+
+def _unix(per: int, toward_zero: bool = False):
+    """``unix_seconds`` (per = 10**6, rounding down), ``unix_millis``, ``unix_micros``, and
+    ``unix_timestamp`` (rounding toward zero; a DATE is its midnight, UTC here): BIGINT."""
+    def f(v, fmt=None):
+        if v is None:
+            return None
+        if isinstance(v, Wild) or isinstance(fmt, Wild):
+            return Wild(_hash("unix", per, v, fmt))
+        if toward_zero and v.kind == "date" and v.type == pa.date32():
+            return V("num", Fraction(v.value * 86_400), pa.int64())
+        us = _micros_of(v)
+        if us is None:
+            return NOT_INTEGER
+        q = abs(us) // per if toward_zero else us // per
+        return V("num", Fraction(-q if toward_zero and us < 0 else q), pa.int64())
+
+    return f
+
+
+def _from_count(per: int):
+    """``timestamp_seconds`` (per = 10**6), ``timestamp_millis``, ``timestamp_micros`` of a
+    signed integer: a TIMESTAMP, a failed query beyond BIGINT microseconds."""
+    def f(v):
+        if v is None:
+            return None
+        if isinstance(v, Wild):
+            return Wild(_hash("timestamp_from", per, v))
+        if v.kind != "num" or v.type is None or not pa.types.is_signed_integer(v.type):
+            return NOT_INTEGER
+        us = int(v.value) * per
+        if not -(2**63) <= us < 2**63:
+            return Wild(_hash("timestamp overflow", per, v))  # Spark fails the query
+        return V("ts", us * 1000, pa.timestamp("us", "UTC"))
+
+    return f
+
+
+def _java_remainder(x: int, c: int) -> int:
+    r = abs(x) % abs(c)
+    return -r if x < 0 else r
+
+
+def _remainder(pmod: bool):
+    """``x % c`` (Java's remainder, the dividend's sign) and ``pmod(x, c)`` (``r + c`` of a
+    negative remainder, again ``% c``) of signed integers: the wider type; NULL for ``c = 0``
+    (legacy mode; ANSI fails the query)."""
+    def f(a, c):
+        if a is None or c is None:
+            return None
+        if isinstance(a, Wild) or isinstance(c, Wild):
+            return Wild(_hash("remainder", pmod, a, c))
+        if a.kind != "num" or c.kind != "num" or not is_int(a.type) or \
+                not pa.types.is_signed_integer(a.type) or c.value.denominator != 1:
+            return NOT_INTEGER
+        if c.type is not None and not pa.types.is_signed_integer(c.type):
+            return NOT_INTEGER
+        x, k = int(a.value), int(c.value)
+        ct = c.type or (pa.int32() if -(2**31) <= k < 2**31 else pa.int64())
+        t = a.type if a.type.bit_width >= ct.bit_width else ct
+        if k == 0:
+            return None
+        r = _java_remainder(x, k)
+        if pmod and r < 0:
+            r = _java_remainder(r + k, k)
+        return V("num", Fraction(r), t)
+
+    return f
+
+
+def months_between_seconds(t1: int, t2: int, round_off: bool = True) -> float:
+    """Spark's ``months_between`` of two instants in seconds since the epoch, read in UTC
+    (``DateTimeUtils.monthsBetween``): whole months when the days of the month are equal or
+    both are their months' last; else the months plus the difference in seconds over 31 days,
+    in doubles, rounded to 8 digits (``Math.round``, ties up) if ``round_off``."""
+    (day1, sec1), (day2, sec2) = divmod(t1, 86_400), divmod(t2, 86_400)
+    (y1, m1, d1), (y2, m2, d2) = civil(day1), civil(day2)
+    months = float((y1 * 12 + m1) - (y2 * 12 + m2))
+    last1 = civil(day1 + 1)[2] == 1
+    last2 = civil(day2 + 1)[2] == 1
+    if d1 == d2 or (last1 and last2):
+        return months
+    diff = months + float((d1 - d2) * 86_400 + sec1 - sec2) / float(31 * 86_400)
+    if not round_off:
+        return diff
+    return math.floor(Fraction(diff * 1e8) + Fraction(1, 2)) / 1e8
+
+
+def _seconds_of(v: V) -> int | None:
+    """A DATE's midnight or a TIMESTAMP's whole seconds (rounded down), UTC."""
+    if v.kind == "date":
+        return v.value * 86_400
+    if v.kind == "ts":
+        return v.value // 10**9
+    return None
+
+
+def _months_between(a, b, round_off=V("bool", True)):
+    if a is None or b is None or round_off is None:
+        return None
+    if any(isinstance(x, Wild) for x in (a, b, round_off)):
+        return Wild(_hash("months_between", a, b, round_off))
+    t1, t2 = _seconds_of(a), _seconds_of(b)
+    if t1 is None or t2 is None or round_off.kind != "bool":
+        return NOT_INTEGER
+    return V("float", months_between_seconds(t1, t2, round_off.value), pa.float64())
+
+
+def from_unixtime_text(x: int, offset: int = 0) -> str:
+    """Spark's ``from_unixtime(x)`` (``yyyy-MM-dd HH:mm:ss``) at ``offset`` seconds east of UTC:
+    the count times 10**6 wraps in BIGINT; a year below 0 is signed (``-0001``), above 9999
+    too (``+10000``)."""
+    us = (x * 10**6 + 2**63) % 2**64 - 2**63
+    days, sec = divmod(us // 10**6 + offset, 86_400)
+    y, m, d = civil(days)
+    year = f"{y:04d}" if 0 <= y <= 9999 else f"-{-y:04d}" if y < 0 else f"+{y}"
+    return f"{year}-{m:02d}-{d:02d} {sec // 3600:02d}:{sec // 60 % 60:02d}:{sec % 60:02d}"
+
+
+_DEFAULT_TIME_FORMAT = V("bytes", b"yyyy-MM-dd HH:mm:ss", pa.string(), text=True)
+
+
+def _from_unixtime(v, fmt=_DEFAULT_TIME_FORMAT):
+    if v is None or fmt is None:
+        return None
+    if isinstance(v, Wild) or isinstance(fmt, Wild):
+        return Wild(_hash("from_unixtime", v, fmt))
+    if v.kind != "num" or not is_int(v.type) or fmt.kind != "bytes" or fmt.value not in (
+            b"yyyy-MM-dd HH:mm:ss", b"%Y-%mstrict-%dstrict %Hstrict:%Mstrict:%Sstrict"):
+        return NOT_INTEGER
+    return V("bytes", from_unixtime_text(int(v.value)).encode(), pa.string(), text=True)
+
+
 FUNCTIONS = {"year": _calendar(0), "month": _calendar(1), "day": _calendar(2),
              "dayofmonth": _calendar(2), "date_trunc": _date_trunc, "trunc": _trunc,
              "floor": _rounded(False), "ceil": _rounded(True), "left": _left,
@@ -928,13 +1069,22 @@ FUNCTIONS = {"year": _calendar(0), "month": _calendar(1), "day": _calendar(2),
              "date_add": _date_shift("date_add"), "date_sub": _date_shift("date_sub"),
              "add_months": _date_shift("add_months"), "datediff": _datediff,
              "hour": _clock(NS_PER_DAY, 3600 * 10**9), "minute": _clock(3600 * 10**9, 60 * 10**9),
-             "second": _clock(60 * 10**9, 10**9)}
+             "second": _clock(60 * 10**9, 10**9),
+             "unix_seconds": _unix(10**6), "unix_millis": _unix(10**3), "unix_micros": _unix(1),
+             "unix_timestamp": _unix(10**6, toward_zero=True),
+             "timestamp_seconds": _from_count(10**6), "timestamp_millis": _from_count(10**3),
+             "timestamp_micros": _from_count(1), "%": _remainder(False), "pmod": _remainder(True),
+             "months_between": _months_between, "from_unixtime": _from_unixtime}
 ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_trunc": (2,),
          "trunc": (2,), "floor": (1,), "ceil": (1,), "left": (2,), "substring": (2, 3),
          "coalesce": range(1, 100), "if": (3,), "abs": (1,), "sign": (1,), "signum": (1,),
          "negative": (1,), "round": (1, 2), "bround": (1, 2), "greatest": range(2, 100),
          "least": range(2, 100), "date_add": (2,), "date_sub": (2,), "add_months": (2,),
-         "datediff": (2,), "hour": (1,), "minute": (1,), "second": (1,)}
+         "datediff": (2,), "hour": (1,), "minute": (1,), "second": (1,),
+         "unix_seconds": (1,), "unix_millis": (1,), "unix_micros": (1,),
+         "unix_timestamp": (1, 2), "timestamp_seconds": (1,), "timestamp_millis": (1,),
+         "timestamp_micros": (1,), "%": (2,), "pmod": (2,), "months_between": (2, 3),
+         "from_unixtime": (1, 2)}
 
 
 # ---- LIKE ----------------------------------------------------------------------------------

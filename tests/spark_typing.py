@@ -219,6 +219,16 @@ FUNCTIONS = {
     "round": "round(c, 1)", "round_negative": "round(c, -1)", "bround": "bround(c, -1)",
     "round_default": "round(c)", "greatest": "greatest(c, 1)", "least": "least(c, 1)",
     "greatest_null": "greatest(c, NULL)",
+    "unix_seconds": "unix_seconds(c)", "unix_millis": "unix_millis(c)",
+    "unix_micros": "unix_micros(c)", "unix_timestamp": "unix_timestamp(c)",
+    "unix_timestamp_format": "unix_timestamp(c, 'yyyy')",
+    "timestamp_seconds": "timestamp_seconds(c)", "timestamp_millis": "timestamp_millis(c)",
+    "timestamp_micros": "timestamp_micros(c)", "%": "c % 7", "mod_negative": "mod(c, -3)",
+    "mod_zero": "c % 0", "pmod": "pmod(c, 7)", "pmod_negative": "pmod(c, -3)",
+    "months_between": "months_between(c, DATE '2024-01-31')",
+    "months_between_second": "months_between(DATE '2024-03-31', c, false)",
+    "months_between_february": "months_between(c, '2023-02-28')",
+    "from_unixtime": "from_unixtime(c)",
 }
 
 

@@ -759,7 +759,7 @@ def operands(draw, ctx: Ctx, fam: str | None = None, depth: int = 2, other: Oper
         if pa.types.is_signed_integer(op.type) or pa.types.is_floating(op.type) or \
                 pa.types.is_decimal(op.type):
             kinds += ["div"] * 3
-        kinds += ["fn"] * 3
+        kinds += ["fn"] * (6 if pa.types.is_signed_integer(op.type) else 3)  # more rules
         kind = pick(draw, kinds)
         if kind == "arith":
             op = _arithmetic(draw, op)
@@ -791,8 +791,11 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     ``month``, ``day``, ``dayofmonth``, ``hour``, ``minute``, ``second``, ``date_trunc``,
     ``trunc``, ``floor``, ``ceil``,
     ``round``, ``bround``, ``abs``, ``sign``, ``signum``, ``negative``, ``greatest``, ``least``,
-    ``date_add``, ``date_sub``, ``add_months``, ``datediff``
-    (with literals of ``op``'s type), ``left``, ``substring``, ``coalesce``, CASE as ``if``);
+    ``date_add``, ``date_sub``, ``add_months``, ``datediff``, ``unix_seconds``,
+    ``unix_millis``, ``unix_micros``, ``unix_timestamp``, ``timestamp_seconds``,
+    ``timestamp_millis``, ``timestamp_micros``, ``%``, ``pmod``, ``months_between``,
+    ``from_unixtime`` (with literals of ``op``'s type), ``left``, ``substring``, ``coalesce``,
+    CASE as ``if``);
     the result type and samples follow
     Spark's semantics as ``tests/reference.py`` computes them."""
     t = op.type
@@ -800,6 +803,9 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
         kinds = ["year", "dayofmonth", "date_trunc", "date_trunc", "trunc", "month", "day",
                  "date_add", "date_sub", "add_months", "datediff", "datediff"]
         kinds += ["hour", "minute", "second"] if pa.types.is_timestamp(t) else []
+        kinds += ["unix_timestamp"] + (["unix_seconds", "unix_millis", "unix_micros"]
+                                       if pa.types.is_timestamp(t) else [])
+        kinds += ["months_between", "months_between"]
     elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
         kinds = ["floor", "ceil", "abs", "abs", "round", "round", "bround", "sign", "signum",
                  "greatest", "greatest", "least", "least"]
@@ -810,9 +816,28 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     else:
         kinds = []
     kind = pick(draw, kinds + ["coalesce", "case"])
+    if pa.types.is_signed_integer(t) and not draw(st.booleans()):  # of integers only
+        # (the others are drawn on every number). Hypothesis draws the first few indexes of
+        # a list almost only, here: the column's own values choose instead, evenly.
+        family = ["timestamp_seconds", "timestamp_millis", "timestamp_micros", "from_unixtime",
+                  "pmod", "%", "from_unixtime", "%", "timestamp_seconds"]
+        kind = family[hash(tuple(int(v) for v in op.samples)) % len(family)]  # ints: stable
     if kind in ("year", "month", "day", "dayofmonth", "floor", "ceil", "abs", "sign", "signum",
-                "negative", "hour", "minute", "second"):
+                "negative", "hour", "minute", "second", "unix_seconds", "unix_millis",
+                "unix_micros", "timestamp_seconds", "timestamp_millis", "timestamp_micros",
+                "from_unixtime"):
         node, args = n.Func(kind, (op.node,)), ()
+    elif kind == "unix_timestamp":
+        fmt = (n.Literal(pick(draw, ["yyyy-MM-dd HH:mm:ss", "yyyy"])),) if one_in(draw, 3) \
+            else ()
+        node = n.Func(kind, (op.node, *fmt))
+    elif kind == "months_between":
+        day = n.Literal(pick(draw, MONTHS_BETWEEN_DAYS), pa.date32())
+        round_off = (n.Literal(draw(st.booleans())),) if one_in(draw, 3) else ()
+        node = n.Func(kind, ((op.node, day) if draw(st.booleans()) else (day, op.node))
+                      + round_off)
+    elif kind in ("%", "pmod"):
+        node = n.Func(kind, (op.node, n.Literal(pick(draw, DIVISORS_OF_REMAINDERS))))
     elif kind in ("round", "bround"):
         scale = () if one_in(draw, 5) else (n.Literal(pick(draw, ROUND_SCALES)),)
         node = n.Func(kind, (op.node, *scale))
@@ -862,7 +887,16 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
               "left": t, "substring": t, "coalesce": t, "abs": t, "negative": t,
               "greatest": t, "least": t, "sign": pa.float64(), "signum": pa.float64(),
               "date_add": pa.date32(), "date_sub": pa.date32(), "add_months": pa.date32(),
-              "datediff": pa.int32()}.get(kind)
+              "datediff": pa.int32(), "unix_seconds": pa.int64(), "unix_millis": pa.int64(),
+              "unix_micros": pa.int64(), "unix_timestamp": pa.int64(),
+              "timestamp_seconds": pa.timestamp("us", "UTC"),
+              "timestamp_millis": pa.timestamp("us", "UTC"),
+              "timestamp_micros": pa.timestamp("us", "UTC"),
+              "months_between": pa.float64(), "from_unixtime": pa.string()}.get(kind)
+    if kind in ("%", "pmod"):
+        c = node.args[1].value
+        c_type = pa.int32() if -(2**31) <= c < 2**31 else pa.int64()
+        result = t if t.bit_width >= c_type.bit_width else c_type
     if kind in ("round", "bround"):
         probe = through(ref.from_python(op.samples[0], t)) if op.samples else None
         result = probe.type if isinstance(probe, ref.V) and probe.type is not None else t
@@ -875,6 +909,12 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
 
 
 ROUND_SCALES = [-2, -1, -1, 0, 1, 1, 2, 5, -20, -400]
+# The ends of February break months_between's order (left unknown); the others are month
+# ends of each length, a mid-month day and a leap day.
+MONTHS_BETWEEN_DAYS = [dt.date(2023, 2, 28), dt.date(2024, 2, 29), dt.date(2024, 1, 31),
+                       dt.date(2024, 4, 30), dt.date(2024, 2, 28), dt.date(1970, 1, 15),
+                       dt.date(2000, 3, 31), dt.date(1, 1, 1), dt.date(9999, 12, 31)]
+DIVISORS_OF_REMAINDERS = [2, 3, -3, 7, 7, 10, 100, -1, 1, 0, 2**31, 2**61, -(2**63)]
 DATE_STEPS = [-400, -31, -1, 0, 1, 1, 12, 30, 365, 2**31 - 1, -(2**31)]
 DATEDIFF_DAYS = [dt.date(2024, 2, 29), dt.date(1970, 1, 1), dt.date(2000, 3, 31),
                  dt.date(1, 1, 1), dt.date(9999, 12, 31)]

@@ -43,7 +43,10 @@ def test_every_whitelisted_function_and_comparison_is_covered():
                      "if", "case", "cast", "try_cast", "negate", "isnan", "like", "in", "not in",
                      "between", "distinct", "<=>", "null", "boolean", "x * x", "x + 1",
                      "abs", "sign", "signum", "negative", "round", "round_negative", "bround",
-                     "greatest", "least"):
+                     "greatest", "least", "unix_seconds", "unix_millis", "unix_micros",
+                     "unix_timestamp", "timestamp_seconds", "timestamp_millis",
+                     "timestamp_micros", "%", "pmod", "months_between",
+                     "from_unixtime"):
         assert function in families, function
     assert {"x * y", "x + y", "x - y", "x / y", "column compare"} <= {
         t.family for t in st.pair_templates()}
