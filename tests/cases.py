@@ -138,3 +138,19 @@ def check(rows: list[Row], schema: pa.Schema, backend: str, **options) -> None:
                 want = " or ".join(NAMES[o] for o in ok)
                 wrong.append(f"{k}: {r.stats} -> {NAMES[g]}, expected {want} ({r.why})")
     assert not wrong, "\n".join(wrong)
+
+
+def container_of(values: list, t: pa.DataType, name: str = "x") -> pk.Statistics:
+    """Exact statistics of one container holding ``values`` (None is NULL) in column ``name``.
+
+    >>> container_of([3, None, 1], pa.int64()).table.column("x").to_pylist()
+    [{'min': 1, 'max': 3, 'null_count': 1}]
+    """
+    present = [v for v in values if v is not None]
+    col = {"min": pa.array([min(present) if present else None], t),
+           "max": pa.array([max(present) if present else None], t),
+           "null_count": pa.array([len(values) - len(present)], pa.int64())}
+    return pk.Statistics.from_arrow(pa.table({
+        "row_count": [len(values)], name: pa.StructArray.from_arrays(list(col.values()),
+                                                                     list(col))}))
+

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import prunekit as pk
 from prunekit.expr.intervals import interval
+from tests.cases import container_of
 
 DATE = pa.date32()
 D = {"d": DATE}
@@ -20,14 +21,7 @@ UTC = dt.timezone.utc
 
 
 def container(values, t=DATE):
-    """Exact statistics of one container holding ``values`` (None is NULL)."""
-    present = [v for v in values if v is not None]
-    col = {"min": pa.array([min(present) if present else None], t),
-           "max": pa.array([max(present) if present else None], t),
-           "null_count": pa.array([len(values) - len(present)], pa.int64())}
-    return pk.Statistics.from_arrow(pa.table({
-        "row_count": [len(values)], "d": pa.StructArray.from_arrays(list(col.values()),
-                                                                    list(col))}))
+    return container_of(values, t, "d")
 
 
 def outcome(sql, values, t=DATE, **kw):

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import prunekit as pk
+from tests.cases import container_of
 
 TS = pa.timestamp("us", "UTC")
 DATE = pa.date32()
@@ -46,13 +47,7 @@ EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
 def container(values, t):
-    present = [v for v in values if v is not None]
-    col = {"min": pa.array([min(present) if present else None], t),
-           "max": pa.array([max(present) if present else None], t),
-           "null_count": pa.array([len(values) - len(present)], pa.int64())}
-    return pk.Statistics.from_arrow(pa.table({
-        "row_count": [len(values)], "x": pa.StructArray.from_arrays(list(col.values()),
-                                                                    list(col))}))
+    return container_of(values, t, "x")
 
 
 def outcome(sql, values, t, **kw):

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import prunekit as pk
+from tests.cases import container_of
 
 I64 = pa.int64()
 MIN64, MAX64 = -(2**63), 2**63 - 1
@@ -27,13 +28,7 @@ def spark_pmod(x: int, c: int) -> int:
 
 
 def container(values, t=I64):
-    present = [v for v in values if v is not None]
-    col = {"min": pa.array([min(present) if present else None], t),
-           "max": pa.array([max(present) if present else None], t),
-           "null_count": pa.array([len(values) - len(present)], pa.int64())}
-    return pk.Statistics.from_arrow(pa.table({
-        "row_count": [len(values)], "x": pa.StructArray.from_arrays(list(col.values()),
-                                                                    list(col))}))
+    return container_of(values, t, "x")
 
 
 def outcome(sql, values, t=I64):

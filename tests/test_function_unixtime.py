@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import prunekit as pk
+from tests.cases import container_of
 from tests.reference import from_unixtime_text as text
 
 I32, I64 = pa.int32(), pa.int64()
@@ -20,13 +21,7 @@ OPS = {"=": lambda a, b: a == b, "<": lambda a, b: a < b, "<=": lambda a, b: a <
 
 
 def container(values, t):
-    present = [v for v in values if v is not None]
-    col = {"min": pa.array([min(present) if present else None], t),
-           "max": pa.array([max(present) if present else None], t),
-           "null_count": pa.array([len(values) - len(present)], pa.int64())}
-    return pk.Statistics.from_arrow(pa.table({
-        "row_count": [len(values)], "x": pa.StructArray.from_arrays(list(col.values()),
-                                                                    list(col))}))
+    return container_of(values, t, "x")
 
 
 def outcome(sql, values, t=I64, zone="UTC"):
