@@ -128,3 +128,6 @@ def test_every_asv_benchmark_runs_once(tmp_path, monkeypatch):
     bench.setup(roots)
     for name in ("time_every_column", "time_one_column", "time_one_column_dataset"):
         getattr(bench, name)(roots)
+    from benchmarks import bench_delta
+
+    run(bench_delta.FileStatistics, 100)  # a log of 100 files (the suite's are 10,000, 100,000)

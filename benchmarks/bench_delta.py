@@ -1,0 +1,129 @@
+"""File statistics of a Delta table of 10,000 and 100,000 files: ``prunekit.delta``'s log replay
+(checkpoint, then JSON commits; the snapshot a process keeps dropped before each call) against
+delta-rs ``DeltaTable(...).get_add_actions(flatten=True)``, which replays the same log in Rust
+into one Arrow table. Neither opens a data file.
+
+The table is only a log (``generate``): ten JSON commits of ``add`` actions with statistics
+(BIGINT, DOUBLE, STRING and TIMESTAMP columns, a string partition column), then a checkpoint
+written by delta-rs, so both sides read the checkpoint as a table at that version does. It is
+cached under ``PRUNEKIT_BENCH_DIR`` (else ``<tmp>/prunekit-bench-<uid>``), keyed by the
+generator's source. ``python -m benchmarks.bench_delta [files]`` measures by hand: interleaved
+calls in one process, medians.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+COMMITS = 10
+
+
+def generate(root: str, files: int) -> None:
+    """A Delta log under ``root``: ``files`` adds over ten commits and a checkpoint."""
+    from deltalake import DeltaTable
+
+    log = os.path.join(root, "_delta_log")
+    os.makedirs(log, exist_ok=True)
+    schema = {"type": "struct", "fields": [
+        {"name": n, "type": t, "nullable": True, "metadata": {}}
+        for n, t in (("id", "long"), ("price", "double"), ("s", "string"),
+                     ("ts", "timestamp"), ("part", "string"))]}
+    per = files // COMMITS
+    for c in range(COMMITS):
+        actions = []
+        if c == 0:
+            actions += [{"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}},
+                        {"metaData": {"id": "bench", "format": {"provider": "parquet",
+                                                                 "options": {}},
+                                      "schemaString": json.dumps(schema),
+                                      "partitionColumns": ["part"], "configuration": {},
+                                      "createdTime": 0}}]
+        for k in range(c * per, (c + 1) * per):
+            stats = {"numRecords": 100,
+                     "minValues": {"id": 100 * k, "price": k * 0.5, "s": f"a{k:07d}",
+                                   "ts": "2024-01-01T00:00:00.000Z"},
+                     "maxValues": {"id": 100 * k + 99, "price": k * 0.5 + 9.75,
+                                   "s": f"z{k:07d}", "ts": "2024-01-02T10:00:00.123Z"},
+                     "nullCount": {"id": 0, "price": 1, "s": 0, "ts": 0}}
+            actions.append({"add": {"path": f"part={k % 7}/f{k:07d}.parquet",
+                                    "partitionValues": {"part": str(k % 7)}, "size": 1_000,
+                                    "modificationTime": 0, "dataChange": True,
+                                    "stats": json.dumps(stats)}})
+        with open(os.path.join(log, f"{c:020d}.json"), "w") as f:
+            f.write("\n".join(json.dumps(a) for a in actions) + "\n")
+    DeltaTable(root).create_checkpoint()
+
+
+_VERSION = hashlib.sha256(inspect.getsource(generate).encode()).hexdigest()[:12]
+
+
+def table_path(files: int) -> str:
+    """The benchmark table's directory, generated on first use."""
+    base = os.environ.get("PRUNEKIT_BENCH_DIR") or os.path.join(
+        tempfile.gettempdir(), f"prunekit-bench-{os.getuid()}")
+    root = os.path.join(base, f"delta-log-{files}-{_VERSION}")
+    done = os.path.join(root, "generated")
+    if not os.path.exists(done):
+        if os.path.isdir(os.path.join(root, "_delta_log")):  # an interrupted generation
+            for name in os.listdir(os.path.join(root, "_delta_log")):
+                os.remove(os.path.join(root, "_delta_log", name))
+        generate(root, files)
+        open(done, "w").close()
+    return root
+
+
+def prunekit_statistics(root: str):
+    from prunekit.sources import delta
+
+    delta._SNAPSHOTS.clear()  # measure the log replay, not the snapshot a process keeps
+    return delta.file_statistics(root)
+
+
+def delta_rs_add_actions(root: str):
+    from deltalake import DeltaTable
+
+    return DeltaTable(root).get_add_actions(flatten=True)
+
+
+class FileStatistics:
+    params = [10_000, 100_000]
+    param_names = ["files"]
+    timeout = 900
+
+    def setup(self, files):
+        self.root = table_path(files)
+
+    def time_prunekit(self, files):
+        prunekit_statistics(self.root)
+
+    def time_delta_rs(self, files):
+        delta_rs_add_actions(self.root)
+
+
+def measure(files: int = 10_000, rounds: int = 5) -> None:
+    """Interleaved calls in one process; medians and spreads (min to max) in seconds."""
+    root = table_path(files)
+    calls = {"prunekit": lambda: prunekit_statistics(root),
+             "delta-rs get_add_actions": lambda: delta_rs_add_actions(root)}
+    runs = {name: [] for name in calls}
+    for _ in range(rounds):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            call()
+            runs[name].append(time.perf_counter() - start)
+    base = statistics.median(runs["delta-rs get_add_actions"])
+    for name, times in runs.items():
+        m = statistics.median(times)
+        print(f"{files:,} files, {name:26s} median {m:7.3f} s  (min {min(times):.3f}, "
+              f"max {max(times):.3f})  this / delta-rs = {m / base:.2f}")
+
+
+if __name__ == "__main__":
+    measure(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000)
