@@ -41,7 +41,6 @@ import decimal
 import json
 import os
 import re
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
@@ -53,6 +52,8 @@ import pyarrow.parquet as pq
 from prunekit.errors import StatisticsError
 from prunekit.expr.paths import leaf_key, leaf_selector
 from prunekit.statistics import Statistics
+
+from ._recent import Recent
 
 __all__ = ["Snapshot", "file_statistics", "is_delta_table", "snapshot", "statistics"]
 
@@ -141,9 +142,8 @@ def snapshot(table_path: str | os.PathLike, version: int | None = None) -> Snaps
     """
     root = os.fspath(table_path)
     key = _snapshot_key(root, version)
-    found = _SNAPSHOTS.get(key)
+    found = None if key is None else _SNAPSHOTS.get(key)
     if found is not None:
-        _SNAPSHOTS.move_to_end(key)
         return found
     meta, adds = _snapshot(root, version)
     snap = Snapshot(
@@ -153,9 +153,7 @@ def snapshot(table_path: str | os.PathLike, version: int | None = None) -> Snaps
         deletion_vectors=frozenset(_local(root, a["path"]) for a in adds.values()
                                    if a.get("deletionVector")))
     if key is not None:
-        _SNAPSHOTS[key] = snap
-        while len(_SNAPSHOTS) > _SNAPSHOTS_KEPT:
-            _SNAPSHOTS.popitem(last=False)
+        _SNAPSHOTS.put(key, snap)
     return snap
 
 
@@ -163,8 +161,7 @@ def snapshot(table_path: str | os.PathLike, version: int | None = None) -> Snaps
 # keeps its last few snapshots: a repeated query replays no log (parsing each file's JSON
 # statistics costs about 0.3 ms a file). The key holds the version's commit file's identity,
 # which catches a table deleted and written again at the same path.
-_SNAPSHOTS: OrderedDict = OrderedDict()
-_SNAPSHOTS_KEPT = 8
+_SNAPSHOTS = Recent(8)
 
 
 def _snapshot_key(root: str, version: int | None) -> tuple | None:

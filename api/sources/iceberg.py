@@ -43,7 +43,6 @@ from __future__ import annotations
 import decimal
 import functools
 import os
-from collections import OrderedDict
 from urllib.parse import unquote, urlparse
 
 import pyarrow as pa
@@ -54,6 +53,7 @@ from prunekit.statistics import Statistics
 
 from . import _iceberg_values as values
 from ._iceberg_deletes import DeleteIndex, partition_key
+from ._recent import Recent
 from .parquet import data_schema as _leaf_schema
 
 __all__ = ["data_schema", "file_statistics", "load_table", "statistics"]
@@ -127,11 +127,10 @@ def file_statistics(table, snapshot_id: int | None = None, *, columns=None,
     leaves = _leaves(schema, columns)
     key = None if predicate is not None or snapshot is None else _cache_key(
         table, snapshot.snapshot_id, tuple(leaf.key for leaf in leaves))
-    if key is not None and key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
+    found = None if key is None else _CACHE.get(key)
+    if found is not None:
+        return found
     rows: list[tuple] = []
-    _PARTITION_TEXT.clear()
     if snapshot is not None:
         try:
             rows = _read(table, meta, snapshot, schema, leaves, predicate)
@@ -142,9 +141,7 @@ def file_statistics(table, snapshot_id: int | None = None, *, columns=None,
                                   f"{snapshot.snapshot_id} ({type(e).__name__}: {e})") from None
     out = _table(rows, leaves)
     if key is not None:
-        _CACHE[key] = out
-        while len(_CACHE) > _CACHE_KEPT:
-            _CACHE.popitem(last=False)
+        _CACHE.put(key, out)
     return out
 
 
@@ -152,8 +149,7 @@ def file_statistics(table, snapshot_id: int | None = None, *, columns=None,
 # commit), so a process keeps the statistics of its last few (snapshot, columns): planning the
 # same table again reads no manifest. Keyed by the metadata file, and by its size and time
 # where it is a local file, which catches a table deleted and written again at one path.
-_CACHE: OrderedDict = OrderedDict()
-_CACHE_KEPT = 8
+_CACHE = Recent(8)
 
 
 def _cache_key(table, snapshot_id: int, leaves: tuple) -> tuple | None:
@@ -298,6 +294,7 @@ def _read(table, meta, snapshot, schema, leaves, predicate) -> list[tuple]:
     written_ids = None if _NAME_MAPPING in meta.properties else _ids_by_schema(meta)
     schema_of_snapshot = {s.snapshot_id: s.schema_id for s in meta.snapshots}
     plans = {}
+    texts: dict = {}  # partition texts by (spec id, values): files share partitions
     rows = []
     for m, entry in entries:
         f = entry.data_file
@@ -308,7 +305,7 @@ def _read(table, meta, snapshot, schema, leaves, predicate) -> list[tuple]:
         if written_ids is not None:
             written = written_ids.get(schema_of_snapshot.get(entry.snapshot_id))
         rows.append(_file_row(entry, f, spec_id, plans[spec_id], leaves, index, written,
-                              specs.get(spec_id), schema))
+                              specs.get(spec_id), schema, texts))
     return rows
 
 
@@ -334,7 +331,8 @@ def _partition_plan(spec, schema, leaves) -> list[tuple]:
 
 
 # ---- one data file -----------------------------------------------------------------------
-def _file_row(entry, f, spec_id, plan, leaves, index, written, spec, schema) -> tuple:
+def _file_row(entry, f, spec_id, plan, leaves, index, written, spec, schema,
+              texts: dict) -> tuple:
     path = f.file_path
     partition = f.partition  # pyiceberg builds it anew on every access
     rows = f.record_count
@@ -365,7 +363,7 @@ def _file_row(entry, f, spec_id, plan, leaves, index, written, spec, schema) -> 
             # over a column is then ALL_MATCH on a file whose rows deletes thin out.
             cell[2] = None
             cell[4] = cell[5] = False
-    part = _partition_text(spec, schema, partition, spec_id)
+    part = _partition_text(spec, schema, partition, spec_id, texts)
     return _local(path), f.file_size_in_bytes, part, deletes, None if deletes else rows, cells
 
 
@@ -413,25 +411,20 @@ def _above(a, b) -> bool:
         return False
 
 
-def _partition_text(spec, schema, partition, spec_id) -> str | None:
+def _partition_text(spec, schema, partition, spec_id, texts: dict) -> str | None:
+    """The partition as its path prints it; ``texts`` keeps those of one table's read
+    (printing costs pyiceberg 0.1 ms, and files share partitions)."""
     if spec is None or not spec.fields:
         return None
     key = (spec_id, partition_key(partition))
-    text = _PARTITION_TEXT.get(key)
+    text = texts.get(key)
     if text is None:
         try:
             text = unquote(spec.partition_to_path(partition, schema))
         except Exception:  # a value the spec cannot print: say nothing rather than fail
             return None
-        if len(_PARTITION_TEXT) > 100_000:
-            _PARTITION_TEXT.clear()
-        _PARTITION_TEXT[key] = text
+        texts[key] = text
     return text
-
-
-# Printing a partition costs pyiceberg 0.1 ms; files share partitions. Keyed by spec id and
-# values only, so cleared by every file_statistics call (another table's spec 0 differs).
-_PARTITION_TEXT: dict = {}
 
 
 def _local(path: str) -> str:
