@@ -312,3 +312,39 @@ def test_reading_utc_instead_is_caught(monkeypatch):
                                    phases=[Phase.generate],
                                    suppress_health_check=list(HealthCheck)))
     assert unsound(found) is not None
+
+
+class _Conf:
+    def __init__(self, name):
+        self.name = name
+
+    def get(self, key):
+        assert key == "spark.sql.session.timeZone"
+        return self.name
+
+
+class _Session:  # what the Spark glue asks of a session: its time zone setting
+    def __init__(self, name):
+        self.conf = _Conf(name)
+
+
+def test_a_session_zone_python_does_not_know_is_never_guessed():
+    """Java's short name PST has no zoneinfo entry: the readers leave the predicate to Spark
+    (every file read, with a warning), and classify_dataframe refuses text it would read in
+    a guessed zone."""
+    pytest.importorskip("pyspark")
+    from prunekit.spark_glue import frame, reader
+    from prunekit.spark_glue._spark import session_time_zone
+
+    assert session_time_zone(_Session("PST")) is None
+    assert session_time_zone(_Session("America/Los_Angeles")) == "America/Los_Angeles"
+    with pytest.warns(UserWarning, match="PST"):
+        pred, where = reader._predicate(_Session("PST"), "ts > '2024-01-01'",
+                                        "ts > '2024-01-01'", None)
+    assert pred is None and where == "ts > '2024-01-01'"
+
+    class Frame:
+        sparkSession = _Session("PST")
+
+    with pytest.raises(pk.UnsupportedError, match="PST.*time_zone="):
+        frame._predicate("ts > '2024-01-01'", {"ts": pa.timestamp("us", "UTC")}, Frame())
