@@ -354,9 +354,16 @@ def with_legacy_keys(stats: Statistics, wanted: Iterable[str],
     >>> with_legacy_keys(old, ["`a.b`"], ["`a.b`", "a.b"]).columns   # a.b is a struct leaf
     ['a.b']
     """
-    have, leaves, wanted = set(stats.columns), set(schema_leaves), set(wanted)
+    have = stats.__dict__.get("_column_set")
+    if have is None:
+        have = stats.__dict__["_column_set"] = frozenset(stats.columns)
+    wanted = set(wanted)
+    missing = wanted - have
+    if not missing:  # every call but an old layout's: no set of the schema's leaves built
+        return stats
+    leaves = set(schema_leaves)
     renames = {}
-    for key in wanted - have:
+    for key in missing:
         parts = split_leaf_key(key)
         raw = parts[0]
         if len(parts) == 1 and raw != key and raw in have and raw not in leaves | wanted:

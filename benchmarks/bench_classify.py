@@ -182,6 +182,44 @@ class Ratios(_Base):
     track_pyarrow_over_classify.unit = "x classify"
 
 
+class FixedCost:
+    """What a call costs beyond its containers: ``classify`` and ``prune`` on a notebook's
+    1,000 containers and a Spark batch's 10,000, each call on a new ``Statistics`` wrapper
+    (made outside the timing: its validation is the caller's), the kernel compiled. Median
+    microseconds of ``calls`` calls (target for Q1-Q5 at 1,000: <= 50)."""
+
+    params = ([1_000, 10_000], sorted(QUERIES))
+    param_names = ["containers", "query"]
+    calls = 500
+
+    def setup(self, n, query):
+        from .workload import generate
+
+        self.table, self.pred = generate(n), predicate(query)
+        warm = pk.Statistics.from_arrow(self.table, no_nan=["price"])
+        self.pred.classify(warm, backend="numba")
+        self.pred.prune(warm, backend="numba")
+
+    def _median_us(self, call) -> float:
+        times = []
+        for _ in range(self.calls):
+            stats = pk.Statistics.from_arrow(self.table, no_nan=["price"])
+            start = time.perf_counter()
+            call(stats)
+            times.append(time.perf_counter() - start)
+        return 1e6 * sorted(times)[len(times) // 2]
+
+    def track_classify_us(self, n, query):
+        return self._median_us(self.pred.classify)
+
+    track_classify_us.unit = "us"
+
+    def track_prune_us(self, n, query):
+        return self._median_us(self.pred.prune)
+
+    track_prune_us.unit = "us"
+
+
 def _rss() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")

@@ -29,6 +29,7 @@ from prunekit.errors import StatisticsError
 from prunekit.expr.domains import domain_of, is_stringlike, unscaled_to_decimal
 from prunekit.expr.program import Program
 
+from .identity import PerObject
 from .slots import ABSENT, SlotData, compatible, short_key, slot_data, validity
 
 # A statistic that is not there at all reads as unknown, except exactness flags, which default
@@ -85,48 +86,116 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
     bytes, to be keyed chunk by chunk where they are read; reading raises ``LongStrings``
     (the interpreter) or the kernel returns 1 if a string is longer than 7 bytes, and the
     caller prepares again without."""
+    plan = _plans.get(program, _Plan)
     n = batch.num_rows
-    types = dict(program.column_types)
-    fields: dict[str, dict[str, pa.Array]] = {}
-    for name in types:
-        fields[name] = _struct_fields(batch, name, types[name])
-    codes = _rank_codes(program, fields, types, cache, keys_in_kernel)
+    types = plan.types
+    fields = {name: _struct_fields(batch, name, t, plan.wanted[name]) for name, t in types.items()}
+    codes = _rank_codes(plan, fields, cache, keys_in_kernel) if plan.code_groups else {}
     slots = []
-    for s in program.slots:
-        if s.column is None:
+    for how, column, stat in plan.slots:
+        if how == "bound":
+            slots.append(slot_data(fields[column].get(stat)))
+        elif how == "count":
+            slots.append(slot_data(_count(fields[column].get(stat))))
+        elif how == "rows":
             idx = batch.schema.get_field_index("row_count")
             slots.append(slot_data(_count(batch.column(idx))) if idx >= 0 else ABSENT)
-        elif (s.column, s.stat) in codes:
-            slots.append(codes[(s.column, s.stat)])
-        elif s.stat in ("null_count", "nan_count"):
-            slots.append(slot_data(_count(fields[s.column].get(s.stat))))
-        elif s.stat in DEFAULTS:
-            slots.append(_flag_data(fields[s.column].get(s.stat), n))
-        elif s.stat in ("values", "bloom"):
+        elif how == "coded":
+            found = codes.get((column, stat))
+            slots.append(found if found is not None else slot_data(fields[column].get(stat)))
+        elif how == "flag":
+            slots.append(_flag_data(fields[column].get(stat), n))
+        elif how == "members":
             from .valuesets import value_set_slot  # membership, computed before the kernel
 
-            slots.append(value_set_slot(s, fields[s.column], types[s.column]))
-        elif s.stat == "like":
+            slots.append(value_set_slot(program.slots[len(slots)], fields[column],
+                                        types[column]))
+        else:  # "like"
             from .patterns import like_slot  # a whole LIKE pattern, tested before the kernel
 
-            slots.append(like_slot(s.literals[0], fields[s.column]))
-        else:
-            slots.append(slot_data(fields[s.column].get(s.stat)))
-    params = [_param_value(i, p, types, codes) for i, p in enumerate(program.params)]
+            slots.append(like_slot(program.slots[len(slots)].literals[0], fields[column]))
+    params = [p if p is not None else _code_param(i, program.params[i], codes)
+              for i, p in enumerate(plan.params)]
     flags = [(col in no_nan) if name == "no_nan" else nan_in_bounds.get(col, False)
              for col, name in program.flags]
     return Prepared(n, slots, params, flags)
 
 
-def _struct_fields(batch: pa.RecordBatch, name: str, expected: pa.DataType) -> dict:
+class _Plan:
+    """What ``prepare`` works out from the program alone, once per Program object: the
+    columns' types, how each slot is read, and every parameter not coded per batch. A small
+    batch (a notebook's 1,000 containers) would otherwise pay for it on every call."""
+
+    def __init__(self, program: Program):
+        self.types = dict(program.column_types)
+        # per rank group of code-domain columns: its columns, and its literals with their
+        # parameter index
+        groups: dict[str, list] = {}
+        for name, t in self.types.items():
+            if domain_of(t) == "code":
+                groups.setdefault(_rank_key(t), []).append(name)
+        self.code_groups = {key: (names, _group_literals(program, names, self.types))
+                            for key, names in groups.items()}
+        self.short_keys: dict[str, np.ndarray] = {}  # the literals' keys, once needed
+        self.slots = tuple((_how(s, self.types), s.column, s.stat) for s in program.slots)
+        self.params = tuple(_param_value(p, self.types) for p in program.params)
+        # per column, the statistics its slots (and their readers) look at
+        self.wanted = {name: tuple(dict.fromkeys(
+            [s.stat for s in program.slots if s.column == name] + list(_ALWAYS_READ)))
+            for name in self.types}
+
+
+# Read whatever the slots: bounds (membership and LIKE slots read them too) and the flags a
+# conversion of bounds may narrow.
+_ALWAYS_READ = ("min", "max", "min_exact", "max_exact")
+
+
+_plans = PerObject()
+
+
+def _how(slot, types: dict) -> str:
+    if slot.column is None:
+        return "rows"
+    if slot.stat in ("null_count", "nan_count"):
+        return "count"
+    if slot.stat in DEFAULTS:
+        return "flag"
+    if slot.stat in ("values", "bloom"):
+        return "members"
+    if slot.stat == "like":
+        return "like"
+    if slot.stat in ("min", "max") and domain_of(types[slot.column]) == "code":
+        return "coded"
+    return "bound"
+
+
+def _struct_fields(batch: pa.RecordBatch, name: str, expected: pa.DataType,
+                   wanted: tuple[str, ...]) -> dict:
+    """The ``wanted`` statistics of column ``name`` (struct nulls folded in), bounds read as
+    values of the column's type ``expected``."""
     idx = batch.schema.get_field_index(name)
     if idx < 0:
         return {}  # no statistics for this column: every one unknown
     column = batch.column(idx)
-    if not pa.types.is_struct(column.type):
+    struct = column.type
+    if not pa.types.is_struct(struct):
         raise StatisticsError(f"statistics column {name!r} must be a struct, got {column.type}")
     children = column.flatten()  # children with the struct's own nulls folded in
-    out = {column.type.field(i).name: child for i, child in enumerate(children)}
+    out = {}
+    for stat in wanted:  # by index: a struct type's names cost more than the whole lookup
+        i = struct.get_field_index(stat)
+        if i >= 0:
+            out[stat] = children[i]
+    lo, hi = out.get("min"), out.get("max")
+    if ((lo is None or lo.type == expected) and (hi is None or hi.type == expected)
+            and not (pa.types.is_decimal(expected) and expected.bit_width < 128)):
+        return out  # bounds of the column's own type, read as they are
+    return _conformed(out, name, expected)
+
+
+def _conformed(out: dict, name: str, expected: pa.DataType) -> dict:
+    """Bounds of another type made values of ``expected`` where they can be (decimals of
+    another precision or width, timestamps of another unit), else an error naming them."""
     for bound in ("min", "max"):
         arr = out.get(bound)
         if arr is not None and pa.types.is_decimal(arr.type) and pa.types.is_decimal(
@@ -244,8 +313,7 @@ def _as_rankable(arr: pa.Array, key: str) -> pa.Array:
     return arr.cast(pa.large_binary())
 
 
-def _rank_codes(program: Program, fields: dict, types: dict, cache: dict | None,
-                keys_in_kernel: bool) -> dict:
+def _rank_codes(plan: _Plan, fields: dict, cache: dict | None, keys_in_kernel: bool) -> dict:
     """Order-preserving int64 codes for every code-domain min/max and literal, per rank group.
 
     Strings of at most 7 bytes are their own keys (``short_key``): with ``keys_in_kernel``
@@ -258,12 +326,9 @@ def _rank_codes(program: Program, fields: dict, types: dict, cache: dict | None,
     part (a sort of every min and max), so it is kept in ``cache`` (owned by the Statistics
     object: its arrays do not change) and only literals are placed per call, by counting or
     one rank over the distinct values."""
-    groups: dict[str, list] = {}
-    for name, t in types.items():
-        if domain_of(t) == "code":
-            groups.setdefault(_rank_key(t), []).append(name)
+    types = plan.types
     out: dict = {}
-    for key, names in groups.items():
+    for key, (names, literals) in plan.code_groups.items():
         owners = []
         for name in names:
             for stat in ("min", "max"):
@@ -284,9 +349,11 @@ def _rank_codes(program: Program, fields: dict, types: dict, cache: dict | None,
             out[(name, stat)] = (ABSENT if arr.null_count == len(arr) else
                                  c if isinstance(c, SlotData) else
                                  SlotData(c, validity(arr), arr.offset))
-        literals = _group_literals(program, names, types)
         if distinct is None:  # short strings: their keys, not ranks
-            lit_codes = np.array([short_key(v) for _, v in literals], np.int64)
+            lit_codes = plan.short_keys.get(key)
+            if lit_codes is None:
+                lit_codes = plan.short_keys[key] = np.array(
+                    [short_key(v) for _, v in literals], np.int64)
         else:
             lit_codes = _literal_codes(distinct, pa.array([v for _, v in literals],
                                                           literal_type))
@@ -385,11 +452,12 @@ def _to_arrow_value(v: object, t: pa.DataType) -> object:
     return v
 
 
-def _param_value(i: int, p, types: dict, codes: dict):
+def _param_value(p, types: dict):
+    """A parameter's value as kernels read it, or None if it is coded per batch (a literal
+    compared with strings or wide decimals is placed among the batch's ranked bounds)."""
     t = types.get(p.column)
     if t is not None and domain_of(t) == "code":
-        values = np.asarray(codes.get(("param", i), []), np.int64)
-        return values if p.is_list else values[0]
+        return None
     values = np.asarray(p.value if p.is_list else [p.value])
     if values.dtype.kind == "f":
         values = values.astype(np.float64)
@@ -397,4 +465,9 @@ def _param_value(i: int, p, types: dict, codes: dict):
         values = values.astype(np.uint64)
     else:
         values = values.astype(np.int64)
+    return values if p.is_list else values[0]
+
+
+def _code_param(i: int, p, codes: dict):
+    values = np.asarray(codes.get(("param", i), []), np.int64)
     return values if p.is_list else values[0]

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import threading
-import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -27,6 +26,7 @@ from prunekit.expr.program import Program
 
 from . import machine
 from .codegen import CHUNK, UNROLL, emit, kernel_args, load_kernel, on_disk
+from .identity import PerObject
 from .inputs import prepare
 from .interpret import interpret
 from .slots import LongStrings
@@ -65,28 +65,20 @@ def _key(program: Program, shape: tuple) -> tuple:
 # So each Program object gets a small number once, equal for equal programs. It is kept in
 # this process (by the object's id, checked through a weak reference), never on the object:
 # a program pickled to a Spark worker must not carry a number from another process.
-_program_ids: dict[int, tuple] = {}  # id(program) -> (weak reference to it, number)
+_program_ids = PerObject()  # a Program object -> its number
 _numbers: dict[tuple, int] = {}  # what a kernel depends on in a program -> its number
 _numbers_lock = threading.Lock()
 
 
 def _program_id(program: Program) -> int:
-    ident = id(program)
-    entry = _program_ids.get(ident)
-    if entry is not None and entry[0]() is program:
-        return entry[1]
+    return _program_ids.get(program, _number)
+
+
+def _number(program: Program) -> int:
     whole = (program.steps, tuple(s.stat for s in program.slots), len(program.params),
              len(program.flags))
     with _numbers_lock:
-        number = _numbers.setdefault(whole, len(_numbers))
-        _program_ids[ident] = (weakref.ref(program, lambda _: _forget(ident)), number)
-    return number
-
-
-def _forget(ident: int) -> None:
-    entry = _program_ids.get(ident)
-    if entry is not None and entry[0]() is None:  # not a newer program with the same id
-        _program_ids.pop(ident, None)
+        return _numbers.setdefault(whole, len(_numbers))
 
 
 def _source(key: tuple, program: Program, shape: tuple) -> str:
@@ -114,14 +106,15 @@ _building: dict[tuple, threading.Event] = {}
 _building_lock = threading.Lock()
 
 
-def ready_kernel(program: Program, prepared, args: list, wait: bool, total: int = 0):
+def ready_kernel(program: Program, prepared, args: list, wait: bool, total: int = 0,
+                 shape: tuple | None = None):
     """The kernel for ``prepared``'s shape if it can run now, else None: then the caller
     interprets this batch and calls ``start_build``. ``wait``: compile it now if needed.
 
     A call while the kernel compiles interprets too: the compiler competes for the GIL, which
     slows interpreting (0.5-0.9 s instead of 0.1 s at 1M containers), but waiting for it took
-    1-4 s on the 2-core VM."""
-    shape = shape_of(prepared)
+    1-4 s on the 2-core VM. ``shape``: ``shape_of(prepared)``, if the caller has it."""
+    shape = shape_of(prepared) if shape is None else shape
     key = _key(program, shape)
     kernel = _ready.get(key)
     if kernel is not None:
@@ -314,12 +307,14 @@ def _run_batch(program: Program, prepared, backend: str, total: int, decided: di
     kernel, built = None, ()
     if backend in ("auto", "numba"):
         args = kernel_args(program, prepared)
-        key = _key(program, shape_of(prepared))
+        shape = shape_of(prepared)
+        key = _key(program, shape)
         if key in decided:  # decided once per call: never wait on our own compilation
             kernel = decided[key]
         else:
             kernel = decided[key] = ready_kernel(program, prepared, args,
-                                                 wait=backend == "numba", total=total)
+                                                 wait=backend == "numba", total=total,
+                                                 shape=shape)
             if kernel is None and backend == "auto":
                 built = (prepared, args)
     if kernel is not None:

@@ -19,7 +19,7 @@ import pyarrow as pa
 from prunekit.expr.domains import is_stringlike
 
 
-@dataclass
+@dataclass(slots=True)
 class SlotData:
     """One statistic for the kernel. ``layout`` is what the kernel source depends on.
 
@@ -101,21 +101,18 @@ def slot_data(arr: pa.Array | None) -> SlotData:
     n, nulls = len(arr), arr.null_count
     if n == nulls:
         return ABSENT
-    kind = _KINDS.get(arr.type)
-    if kind is None:
-        kind = _KINDS[arr.type] = _kind(arr.type)
-    if kind == "null":
+    tag, dtype = _KINDS.get(arr.type) or _learn_kind(arr.type)
+    if tag == "null":
         return ABSENT
-    if kind == "float16":
+    if tag == "float16":
         # Numba has no float16 (a raw NotImplementedError); widening to float64 is exact.
-        arr = arr.cast(pa.float64())
-        kind = np.dtype(np.float64)
+        arr, dtype = arr.cast(pa.float64()), np.dtype(np.float64)
     bufs = arr.buffers()
     bitmap = np.frombuffer(bufs[0], np.uint8) if nulls and bufs[0] is not None else None
     off = arr.offset
-    if kind == "bits":
+    if tag == "bits":
         return SlotData(np.frombuffer(bufs[1], np.uint8), bitmap, off, bits=True)
-    if kind == "decimal":
+    if tag == "decimal":
         # The low 64 bits of a little-endian decimal128 are the value when |v| < 2**63
         # (precision <= 18): a strided view, no copy.
         words = np.frombuffer(bufs[1], "<i8")
@@ -128,28 +125,32 @@ def slot_data(arr: pa.Array | None) -> SlotData:
             valid = fits & SlotData(low, bitmap, off).valid_mask(n)
             return SlotData(low, np.packbits(valid, bitorder="little"), 0)
         return SlotData(low, bitmap, off)
-    return SlotData(np.frombuffer(bufs[1], kind)[off: off + n], bitmap, off)
+    return SlotData(np.frombuffer(bufs[1], dtype)[off: off + n], bitmap, off)
 
 
-_KINDS: dict = {}  # Arrow type -> how slot_data reads it (asked once per type, not per call)
+# Arrow type -> (tag, NumPy dtype of the values buffer): how slot_data reads it, worked out
+# once per type. Tags are plain strings, never compared with a dtype (``dtype == "null"``
+# parses the string as a dtype name: a microsecond per comparison, per slot, per call).
+_KINDS: dict = {}
 
 
-def _kind(t: pa.DataType):
-    """``"null"``, ``"float16"``, ``"bits"`` (booleans), ``"decimal"``, or the NumPy dtype of
-    the values buffer."""
+def _learn_kind(t: pa.DataType) -> tuple[str, np.dtype | None]:
     if pa.types.is_null(t):
-        return "null"
-    if pa.types.is_float16(t):
-        return "float16"
-    if pa.types.is_boolean(t):
-        return "bits"
-    if pa.types.is_decimal(t):
-        return "decimal"
-    if pa.types.is_date32(t):
-        return np.dtype(np.int32)
-    if pa.types.is_date64(t) or pa.types.is_timestamp(t):
-        return np.dtype(np.int64)
-    return np.dtype(t.to_pandas_dtype())
+        kind = ("null", None)
+    elif pa.types.is_float16(t):
+        kind = ("float16", None)
+    elif pa.types.is_boolean(t):
+        kind = ("bits", None)
+    elif pa.types.is_decimal(t):
+        kind = ("decimal", None)
+    elif pa.types.is_date32(t):
+        kind = ("plain", np.dtype(np.int32))
+    elif pa.types.is_date64(t) or pa.types.is_timestamp(t):
+        kind = ("plain", np.dtype(np.int64))
+    else:
+        kind = ("plain", np.dtype(t.to_pandas_dtype()))
+    _KINDS[t] = kind
+    return kind
 
 
 def compatible(stats_type: pa.DataType, expected: pa.DataType) -> bool:

@@ -107,6 +107,9 @@ def test_every_asv_benchmark_runs_once(tmp_path, monkeypatch):
                 bench_classify.PeakMemory):
         for query in cls.params[1]:
             run(cls, 3_000, query)
+    monkeypatch.setattr(bench_classify.FixedCost, "calls", 3)
+    for query in bench_classify.FixedCost.params[1]:
+        run(bench_classify.FixedCost, 1_000, query)
     run(bench_latency.NewShape)
     for query in bench_latency.FreshProcess.params:
         run(bench_latency.FreshProcess, query)
