@@ -6,6 +6,9 @@ Read ratios, not absolute times (``python -m benchmarks.summary`` prints them):
   needs (target <= 1.5);
 * ``PyArrow.time_pyarrow_compute`` / ``Classify.time_classify``: speed-up over the same program
   in ``pyarrow.compute`` (target >= 3);
+* ``Keep.time_*_keep`` / ``Prune.time_prune``: the keep masks users write by hand in
+  pyarrow.compute, Polars and DuckDB (``keep.py``) against ``prune`` (target > 1 on every
+  query);
 * ``NumPy.time_numpy`` / ``Classify.time_classify``: speed-up over the NumPy interpreter;
 * ``Ratios.track_*``: the first two ratios measured interleaved in one process (best of k of
   each), which is what to trust on a shared, noisy machine;
@@ -25,7 +28,7 @@ import time
 
 import prunekit as pk
 
-from . import baselines
+from . import baselines, keep
 from .workload import QUERIES, predicate, sample, statistics
 
 SIZES = [1_000_000, 10_000_000]
@@ -108,6 +111,28 @@ class PyArrow(_Base):
         baselines.pyarrow_compute(self.pred.program, self.stats)
 
 
+class Keep(_Base):
+    """The keep masks users write by hand (``keep.py``): pyarrow.compute, Polars, DuckDB."""
+
+    def setup(self, n, query):
+        super().setup(n, query)
+        self.table = self.stats.table
+        self.frame, self.expression = keep.frame(self.table), keep.polars_expression(query)
+        import duckdb
+
+        self.duckdb = duckdb.connect()
+        self.duckdb.register("stats", self.table)
+
+    def time_pyarrow_keep(self, n, query):
+        keep.pyarrow_keep(query, self.table)
+
+    def time_polars_keep(self, n, query):
+        keep.polars_keep(query, self.frame, self.expression)
+
+    def time_duckdb_keep(self, n, query):
+        keep.duckdb_keep(query, self.table, self.duckdb)
+
+
 class NumPy(_Base):
     def setup(self, n, query):
         if n > 1_000_000 and query in SLOW_AT_10M:
@@ -174,6 +199,36 @@ class Ratios(_Base):
         return max(one, two)
 
     track_prune_over_floor.unit = "x floor"
+
+    def _prune(self):
+        self.pred.prune(fresh(self.stats))
+
+    def track_pyarrow_keep_over_prune(self, n, query):
+        """The hand-written pyarrow.compute keep mask against ``prune`` (above 1: prune
+        is faster)."""
+        self.pred.prune(sample(self.stats), backend="numba")
+        return self._ratio(lambda: keep.pyarrow_keep(query, self.stats.table), self._prune)
+
+    track_pyarrow_keep_over_prune.unit = "x prune"
+
+    def track_polars_keep_over_prune(self, n, query):
+        """The hand-written Polars keep expression (its own threads) against ``prune``."""
+        frame, expression = keep.frame(self.stats.table), keep.polars_expression(query)
+        self.pred.prune(sample(self.stats), backend="numba")
+        return self._ratio(lambda: keep.polars_keep(query, frame, expression), self._prune)
+
+    track_polars_keep_over_prune.unit = "x prune"
+
+    def track_duckdb_keep_over_prune(self, n, query):
+        """The hand-written DuckDB keep query (its own threads) against ``prune``."""
+        import duckdb
+
+        con = duckdb.connect()
+        con.register("stats", self.stats.table)
+        self.pred.prune(sample(self.stats), backend="numba")
+        return self._ratio(lambda: keep.duckdb_keep(query, self.stats.table, con), self._prune)
+
+    track_duckdb_keep_over_prune.unit = "x prune"
 
     def track_pyarrow_over_classify(self, n, query):
         return self._ratio(lambda: baselines.pyarrow_compute(self.pred.program, self.stats),

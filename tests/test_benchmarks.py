@@ -41,6 +41,22 @@ def test_pyarrow_baseline_equals_classify(query):
     np.testing.assert_array_equal(pred.classify(stats, backend="numpy"), expected)
 
 
+@pytest.mark.parametrize("query", sorted(workload.QUERIES))
+def test_hand_written_keep_masks_agree_and_keep_what_prune_keeps(query):
+    """pyarrow.compute, Polars and DuckDB evaluate the same hand-written keep tree; each keeps
+    every container ``prune`` keeps (prunekit is at least as tight), and prunes some."""
+    from benchmarks import keep
+
+    stats = workload.statistics(20_000, seed=1)
+    table = stats.table
+    by_pyarrow = keep.pyarrow_keep(query, table)
+    np.testing.assert_array_equal(keep.polars_keep(query, keep.frame(table)), by_pyarrow)
+    np.testing.assert_array_equal(keep.duckdb_keep(query, table), by_pyarrow)
+    kept = workload.predicate(query).prune(stats)
+    assert not (kept & ~by_pyarrow).any(), "a hand-written keep mask drops a kept container"
+    assert not by_pyarrow.all()
+
+
 @pytest.mark.slow
 def test_floor_reads_the_query_buffers():
     from benchmarks import baselines
@@ -103,7 +119,8 @@ def test_every_asv_benchmark_runs_once(tmp_path, monkeypatch):
 
     for cls in (bench_classify.Classify, bench_classify.Prune, bench_classify.ClassifyCached,
                 bench_classify.Floor,
-                bench_classify.PyArrow, bench_classify.NumPy, bench_classify.Ratios,
+                bench_classify.PyArrow, bench_classify.Keep, bench_classify.NumPy,
+                bench_classify.Ratios,
                 bench_classify.PeakMemory):
         for query in cls.params[1]:
             run(cls, 3_000, query)

@@ -87,7 +87,9 @@ def test_outcomes_are_sound_numpy(example):
     record(example, outcome)
     assert_sound(example, outcome, "numpy")
     # prune() runs its own program (no ALL_MATCH): it must keep exactly what classify keeps
-    assert pred.prune(stats, backend="numpy").tolist() == (outcome != pk.NONE_MATCH).tolist()
+    # compared as bytes: a stray ALL_MATCH (2) in a prune program would read as True
+    assert pred.prune(stats, backend="numpy").view(np.int8).tolist() == (
+        outcome != pk.NONE_MATCH).view(np.int8).tolist()
 
 
 # ---- (b) the compiled kernel: sound, and equal to the interpreter -----------------------------
@@ -118,7 +120,8 @@ def test_compiled_interpreter_matches_numpy(example):
     assert run.dtype == np.int8
     assert run.tolist() == interpreted.tolist(), (
         f"vm {run.tolist()} != numpy {interpreted.tolist()}\n" + example.describe())
-    assert pred.prune(stats, backend="vm").tolist() == (run != pk.NONE_MATCH).tolist()
+    assert pred.prune(stats, backend="vm").view(np.int8).tolist() == (
+        run != pk.NONE_MATCH).view(np.int8).tolist()
 
 
 # ---- (c) SQL round trip: the tree and its rendering give the same outcomes ---------------------
