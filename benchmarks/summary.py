@@ -99,13 +99,37 @@ def table(results: dict) -> str:
             total, more = peak.get(key), extra.get(key)
             lines.append(f"  {key[1]}: {'-' if total is None else f'{total / 2**20:.0f} MB'}"
                          f" / {'-' if more is None else f'{more:.0f} MB'}")
+    prune = get("bench_classify.Prune.time_prune")
+    r_prune = get("bench_classify.Ratios.track_prune_over_floor")
+    keeps = [(peer, get(f"bench_classify.Ratios.track_{peer}_keep_over_prune"))
+             for peer in ("pyarrow", "polars", "duckdb")]
+    if prune:
+        lines.append("")
+        head = (f"{'N':>10} {'query':5} {'prune ms':>9} {'floor x':>8} | interleaved: "
+                + " ".join(f"{peer + ' keep x':>14}" for peer, _ in keeps))
+        lines += [head, "-" * len(head)]
+        for key in sorted(prune, key=lambda k: (int(k[0]), k[1])):
+            lines.append(f"{int(key[0]):>10,} {key[1]:5} {_ms(prune.get(key)):>9} "
+                         f"{_r(r_prune.get(key)):>8} |              "
+                         + " ".join(f"{_r(values.get(key)):>14}" for _, values in keeps))
+        lines.append("targets: prune floor x (interleaved, against the faster of one and two "
+                     "threads) <= 1.2 at 10M, <= 1.5 at 1M; keep x (hand-written keep mask / "
+                     "prune) > 1")
+    fixed = [(what, get(f"bench_classify.FixedCost.track_{what}_us"))
+             for what in ("classify", "prune")]
+    if fixed[0][1]:
+        lines.append("")
+        lines.append("fixed cost per call (median us; target <= 50 for Q1-Q5 at 1,000):")
+        for key in sorted(fixed[0][1], key=lambda k: (int(k[0]), k[1])):
+            lines.append(f"  {int(key[0]):>7,} {key[1]:5} " + "  ".join(
+                f"{what} {_r(values.get(key))}" for what, values in fixed))
     latency = [
         ("new shape, first result (asv time, 1 sample in --quick)",
-         get("bench_latency.NewShape.time_new_shape_first_result"), 1e3, "ms", 100),
+         get("bench_latency.NewShape.time_new_shape_first_result"), 1e3, "ms", True),
         ("new shape, first result (median of 3)",
-         get("bench_latency.NewShape.track_new_shape_first_result_ms"), 1, "ms", 100),
+         get("bench_latency.NewShape.track_new_shape_first_result_ms"), 1, "ms", True),
         ("new shape, first compiled result (backend='numba', median of 3)",
-         get("bench_latency.NewShape.track_new_shape_compiled_result_ms"), 1, "ms", None),
+         get("bench_latency.NewShape.track_new_shape_compiled_result_ms"), 1, "ms", False),
         ("fresh process, warm cache: import + first classify",
          get("bench_latency.FreshProcess.track_fresh_process_warm_cache_s"), 1, "s", 0.8),
         ("fresh process, cold cache: import + first classify",
@@ -114,12 +138,18 @@ def table(results: dict) -> str:
          get("bench_latency.FreshProcess.track_fresh_process_cold_cache_wall_s"), 1, "s", None),
     ]
     lines.append("")
-    lines.append("latency (1M containers):")
+    lines.append("latency (fresh processes at 1M containers):")
     for label, values, scale, unit, target in latency:
         for key, v in sorted(values.items()):
-            what = f"{label}{' ' + key[0] if key else ''}"
+            goal_value = target
+            if target is True:  # a new shape: (containers, kind), 100 ms at 1M, 300 at 10M
+                what = f"{label} {int(key[0]):,} {key[1]}"
+                goal_value = 100 if int(key[0]) <= 1_000_000 else 300
+            else:
+                what = f"{label}{' ' + key[0] if key else ''}"
             shown = "-" if v is None else f"{v * scale:.2f} {unit}"
-            goal = f"   (target <= {target} {unit})" if target is not None else ""
+            goal = (f"   (target <= {goal_value} {unit})" if goal_value not in (None, False)
+                    else "")
             lines.append(f"  {what:62} {shown:>10}{goal}")
     return "\n".join(lines)
 
