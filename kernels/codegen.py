@@ -261,6 +261,13 @@ def emit(program: Program, layout: tuple, cache: bool = True,
     return "\n".join(lines)
 
 
+# A block's containers are counted unsigned: Numba wraps a negative signed index around, and
+# with ``range(b0, b1)`` LLVM cannot rule that out, so each load carried a check that kept the
+# gap test from vectorising (Q6 of the benchmarks, 64 values, 10M containers, one thread:
+# 37 ms signed, 15 ms unsigned, against a 14 ms read of the same buffers).
+_BLOCK_RANGE = "np.uint64(b0), np.uint64(b1)"
+
+
 def _search_block(program: Program, idx: int, lines_of: dict, gaps: dict,
                   value) -> list[str]:
     """Lines filling ``a{idx}[b0:b1]`` with the list search of step ``idx`` over one block.
@@ -290,7 +297,7 @@ def _search_block(program: Program, idx: int, lines_of: dict, gaps: dict,
                f"lopen{idx}, L{idx}, hopen{idx}, U{idx}, g{idx} = list_gap({values}, s{lo}, "
                f"g{idx})",
                f"gap{idx} = True",
-               "for j in range(b0, b1):"]
+               f"for j in range({_BLOCK_RANGE}):"]
         out += ["    " + line for line in body]
         out.append(f"    gap{idx} &= {inside}")
         proof = idx
@@ -299,7 +306,7 @@ def _search_block(program: Program, idx: int, lines_of: dict, gaps: dict,
     out += [f"if gap{proof}:",
             f"    a{idx}[b0:b1] = 0",
             "else:",
-            "    for j in range(b0, b1):"]
+            f"    for j in range({_BLOCK_RANGE}):"]
     search = _closure(program, [idx])
     out += ["        " + line for i in search for line in lines_of.get(i, ())]
     out.append(f"        a{idx}[j] = s{idx}")
