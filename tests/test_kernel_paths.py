@@ -318,3 +318,31 @@ def test_main_loop_holds_booleans_as_int64_masks():
         if " = (s" in line and any(op in line for op in (" < ", " <= ", " > ", " >= ", " == ")):
             raise AssertionError(f"a comparison left as a bool: {line.strip()}")
     assert len(set(_agree(pred, stats).tolist())) > 1
+
+
+@pytest.mark.parametrize("sql", ["x = 4242", "x > 900000", "x IS NULL", "x < 100 OR x IS NULL",
+                                 "NOT (x >= 5000 AND x <= 600000)", "x IS NOT NULL AND x < 70"])
+def test_counts_are_read_only_where_the_bounds_leave_a_container_in(sql):
+    """Each chunk is evaluated with row_count and null_count unknown first, and in full only if
+    that leaves a container in. Chunks ruled out by bounds, chunks kept by bounds but ruled out
+    by their counts (bounds present with every row NULL, or no rows), chunks that need the
+    counts for IS NULL, and the switch back to the bounds-only pass after 32 chunks that needed
+    both: the answers are the interpreters', for prune and classify."""
+    rng = np.random.default_rng(5)
+    chunk, n = codegen.CHUNK, codegen.CHUNK * 80
+    lo = np.arange(n, dtype=np.int64) * 10 + rng.integers(0, 5, n)
+    hi = lo + rng.integers(0, 12, n)
+    rows = np.full(n, 50, np.int64)
+    nulls = rng.integers(0, 2, n) * rng.integers(0, 3, n)
+    for c in (3, 17, 40):  # chunks whose containers hold only NULLs (bounds left in place)
+        nulls[c * chunk:(c + 1) * chunk] = 50
+    rows[41 * chunk: 41 * chunk + 7] = 0  # empty containers
+    stats = pk.Statistics.from_numpy(row_count=rows, columns={"x": {
+        "min": lo, "max": hi, "null_count": nulls}})
+    pred = pk.PruningPredicate(sql, {"x": pa.int64()})
+    assert "if cheap:" in _source(pred, stats)
+    got = _agree(pred, stats)
+    assert (got == 0).any()
+    kept = pred.prune(stats, backend="numba")
+    np.testing.assert_array_equal(kept.view(np.int8), (got != 0).view(np.int8))
+    np.testing.assert_array_equal(kept, pred.prune(stats, backend="numpy"))
