@@ -40,6 +40,7 @@ import prunekit as pk  # noqa: E402
 import prunekit.iceberg as pi  # noqa: E402
 from prunekit.cli import main  # noqa: E402
 from prunekit.sources import _iceberg_values as V  # noqa: E402
+from prunekit.sources import iceberg as source  # noqa: E402
 
 UTC = dt.timezone.utc
 SCHEMA = Schema(
@@ -91,6 +92,13 @@ def _rows(n, seed, schema, hours=72):
     arrow = schema.as_arrow()
     cols["l"] = cols["long_col"] = longs
     return pa.table({f.name: cols[f.name] for f in arrow}, schema=arrow)
+
+
+@pytest.fixture(autouse=True)
+def decoder(monkeypatch):
+    """prunekit's own manifest decoder, even on small tables and a cold Numba cache (which
+    otherwise leave small tables to pyiceberg's reader)."""
+    monkeypatch.setattr(source, "COMPILE_WORTH_BYTES", 0)
 
 
 def _catalog(path):

@@ -130,16 +130,15 @@ def file_statistics(table, snapshot_id: int | None = None, *, columns=None,
     found = None if key is None else _CACHE.get(key)
     if found is not None:
         return found
-    rows: list[tuple] = []
+    out = _table([], leaves)
     if snapshot is not None:
         try:
-            rows = _read(table, meta, snapshot, schema, leaves, predicate)
+            out = _read(table, meta, snapshot, schema, leaves, predicate)
         except StatisticsError:
             raise
-        except Exception as e:  # a manifest pyiceberg cannot read
+        except Exception as e:  # a manifest list pyiceberg cannot read
             raise StatisticsError(f"{meta.location}: cannot read the manifests of snapshot "
                                   f"{snapshot.snapshot_id} ({type(e).__name__}: {e})") from None
-    out = _table(rows, leaves)
     if key is not None:
         _CACHE.put(key, out)
     return out
@@ -270,7 +269,16 @@ def _field_ids(schema) -> frozenset:
 
 
 # ---- manifests ---------------------------------------------------------------------------
-def _read(table, meta, snapshot, schema, leaves, predicate) -> list[tuple]:
+# "prunekit": data manifests decoded by prunekit's own columnar reader (``_iceberg_entries``),
+# pyiceberg's for what it does not handle; "pyiceberg": pyiceberg's reader for every manifest
+# (the reference the tests compare with).
+READER = "prunekit"
+# Below this many manifest bytes, a process whose decoder is neither compiled nor in Numba's
+# disk cache reads with pyiceberg: compiling takes seconds, reading a small table less.
+COMPILE_WORTH_BYTES = 4 << 20
+
+
+def _read(table, meta, snapshot, schema, leaves, predicate) -> pa.Table:
     io = table.io
     manifests = snapshot.manifests(io)
     specs = meta.specs()
@@ -283,42 +291,138 @@ def _read(table, meta, snapshot, schema, leaves, predicate) -> list[tuple]:
     # Delete files are indexed before any data file is read (a writer may have put one in a
     # data manifest too: entries are routed by their own content, as pyiceberg does).
     index = DeleteIndex(specs)
-    entries = []
+    fast = _use_decoder(data)
+    wanted = {leaf.field_id for leaf in leaves}
+    read = []
     manifests = deletes + data
-    for m, found in zip(manifests, _fetch(io, manifests), strict=True):
+    for m, found in zip(manifests, _fetch(io, manifests, wanted, fast), strict=True):
+        if not isinstance(found, list):
+            read.append((m, found))  # decoded: data files only
+            continue
+        kept = []
         for entry in found:
             if int(entry.data_file.content) == _DATA:
-                entries.append((m, entry))
+                kept.append(entry)
             else:
                 index.add(entry)
+        if kept:
+            read.append((m, kept))
     written_ids = None if _NAME_MAPPING in meta.properties else _ids_by_schema(meta)
     schema_of_snapshot = {s.snapshot_id: s.schema_id for s in meta.snapshots}
     plans = {}
     texts: dict = {}  # partition texts by (spec id, values): files share partitions
-    rows = []
-    for m, entry in entries:
-        f = entry.data_file
-        spec_id = f.spec_id if f.spec_id is not None else m.partition_spec_id
-        if spec_id not in plans:
-            plans[spec_id] = _partition_plan(specs.get(spec_id), schema, leaves)
-        written = None  # the field ids of the schema the file was committed under
-        if written_ids is not None:
-            written = written_ids.get(schema_of_snapshot.get(entry.snapshot_id))
-        rows.append(_file_row(entry, f, spec_id, plans[spec_id], leaves, index, written,
-                              specs.get(spec_id), schema, texts))
-    return rows
+    tables = []
+    for m, found in read:
+        if not isinstance(found, list):
+            tables.append(_decoded_table(found, m, specs, schema, leaves, index, plans, texts,
+                                         written_ids, schema_of_snapshot))
+            continue
+        rows = []
+        for entry in found:
+            f = entry.data_file
+            spec_id = f.spec_id if f.spec_id is not None else m.partition_spec_id
+            if spec_id not in plans:
+                plans[spec_id] = _partition_plan(specs.get(spec_id), schema, leaves)
+            written = None  # the field ids of the schema the file was committed under
+            if written_ids is not None:
+                written = written_ids.get(schema_of_snapshot.get(entry.snapshot_id))
+            rows.append(_file_row(entry, f, spec_id, plans[spec_id], leaves, index, written,
+                                  specs.get(spec_id), schema, texts))
+        tables.append(_table(rows, leaves))
+    if not tables:
+        return _table([], leaves)
+    return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
 
 
-def _fetch(io, manifests: list) -> list:
-    """Each manifest's live entries, read by pyiceberg's thread pool as its own planning does
-    (inflating Avro blocks releases the GIL)."""
+def _use_decoder(data: list) -> bool:
+    if READER != "prunekit" or not data:
+        return False
+    from ._avro_decode import ready
+
+    return ready() or sum(m.manifest_length or 0 for m in data) >= COMPILE_WORTH_BYTES
+
+
+def _fetch(io, manifests: list, wanted: set, fast: bool) -> list:
+    """Each manifest's live entries: decoded columns (``_iceberg_entries.Entries``) for data
+    manifests when ``fast``, else pyiceberg's entries; on pyiceberg's thread pool as its own
+    planning does (inflating Avro blocks releases the GIL)."""
     from pyiceberg.utils.concurrent import ExecutorFactory
 
+    def one(m):
+        return _entries(io, m, wanted, fast and int(m.content) == 0)
+
     if len(manifests) < 2:
-        return [m.fetch_manifest_entry(io, discard_deleted=True) for m in manifests]
-    pool = ExecutorFactory.get_or_create()
-    return list(pool.map(lambda m: m.fetch_manifest_entry(io, discard_deleted=True),
-                         manifests))
+        return [one(m) for m in manifests]
+    return list(ExecutorFactory.get_or_create().map(one, manifests))
+
+
+def _entries(io, m, wanted: set, fast: bool):
+    """One manifest's live entries; a manifest neither reader can read is a
+    ``StatisticsError`` naming it."""
+    from ._iceberg_entries import Malformed, Unsupported, read_entries
+
+    why = None
+    if fast:
+        try:
+            with io.new_input(m.manifest_path).open() as f:
+                e = read_entries(f.read(), m, wanted)
+            if not (e.content != _DATA).any():
+                return e
+        except Unsupported:  # a codec or schema shape the decoder does not handle
+            pass
+        except Malformed as err:  # pyiceberg may still read it: correct, only slower
+            why = str(err)
+    try:
+        return m.fetch_manifest_entry(io, discard_deleted=True)
+    except Exception as e:
+        raise StatisticsError(f"{m.manifest_path}: cannot read this manifest "
+                              f"({why or f'{type(e).__name__}: {e}'})") from None
+
+
+def _decoded_table(e, m, specs, schema, leaves, index, plans, texts, written_ids,
+                   schema_of_snapshot) -> pa.Table:
+    """The statistics of a decoded manifest's files (``_iceberg_columns``)."""
+    import numpy as np
+
+    from ._iceberg_columns import manifest_table
+
+    spec_id = m.partition_spec_id
+    if spec_id not in plans:
+        plans[spec_id] = _partition_plan(specs.get(spec_id), schema, leaves)
+    spec = specs.get(spec_id)
+    keys = list(zip(*[p[2] for p in e.partition], strict=True)) if e.partition else \
+        [()] * e.count
+    by_key = {}
+    for key in keys:
+        if key not in by_key:
+            from pyiceberg.typedef import Record
+
+            by_key[key] = Record(*key)
+    text = {k: _partition_text(spec, schema, r, spec_id, texts) for k, r in by_key.items()}
+    texts_column = [text[k] for k in keys]
+    counts = np.zeros(e.count, np.int32)
+    if index.by_path or index.by_partition or index.everywhere:
+        from ._iceberg_entries import gather
+
+        paths = gather(e.payload, e.path[:, 0], e.path[:, 1]).to_pylist()
+        counts = np.array([index.count(p.decode("utf-8", "replace"), spec_id, by_key[k],
+                                       int(seq))
+                           for p, k, seq in zip(paths, keys, e.sequence.tolist(),
+                                                strict=True)], np.int32)
+    absent = None
+    if written_ids is not None:
+        snapshots = e.snapshot.tolist()
+        known = e.snapshot_known
+
+        def absent(field_id):
+            proved = {}
+            for s in set(snapshots):
+                ids = written_ids.get(schema_of_snapshot.get(s))
+                proved[s] = ids is not None and field_id not in ids
+            return np.array([proved[s] for s in snapshots], np.bool_) & known
+
+    columns = manifest_table(e, plans[spec_id], leaves, counts, absent, texts_column)
+    return pa.table(columns)
 
 
 def _partition_plan(spec, schema, leaves) -> list[tuple]:
@@ -383,32 +487,11 @@ def _narrow(cell: list, kind: str, transform: str, value, rows) -> None:
         r = _partition_range(transform, kind, value)
     except TypeError:  # an unhashable value: not one of a partition's types
         return
-    if r is None:
-        return
-    lo, hi, exact = r
-    if kind in ("float", "double") and lo == 0:
-        lo, hi = -0.0, 0.0
-    if cell[0] is None or _above(lo, cell[0]):
-        cell[0], cell[4] = lo, exact
-    elif lo == cell[0]:
-        cell[4] = cell[4] or exact
-    if cell[1] is None or _above(cell[1], hi):
-        cell[1], cell[5] = hi, exact
-    elif hi == cell[1]:
-        cell[5] = cell[5] or exact
-    if cell[0] is not None and cell[0] == cell[1] and cell[4] != cell[5]:
-        cell[4] = cell[5] = True  # true bounds that meet: every value is that one
+    values.intersect(cell, kind, r)
 
 
 # Files share partition values: each (transform, type, value) is worked out once.
 _partition_range = functools.lru_cache(maxsize=1 << 16)(values.partition_range)
-
-
-def _above(a, b) -> bool:
-    try:
-        return a > b
-    except TypeError:
-        return False
 
 
 def _partition_text(spec, schema, partition, spec_id, texts: dict) -> str | None:
