@@ -30,6 +30,7 @@ from pyiceberg.transforms import (  # noqa: E402
     BucketTransform,
     DayTransform,
     HourTransform,
+    IdentityTransform,
     MonthTransform,
     TruncateTransform,
     YearTransform,
@@ -40,7 +41,7 @@ import prunekit as pk  # noqa: E402
 import prunekit.iceberg as pi  # noqa: E402
 from prunekit.cli import main  # noqa: E402
 from prunekit.sources import _iceberg_values as V  # noqa: E402
-from prunekit.sources import iceberg as source  # noqa: E402
+from prunekit.sources import iceberg as iceberg_source  # noqa: E402
 
 UTC = dt.timezone.utc
 SCHEMA = Schema(
@@ -98,7 +99,7 @@ def _rows(n, seed, schema, hours=72):
 def decoder(monkeypatch):
     """prunekit's own manifest decoder, even on small tables and a cold Numba cache (which
     otherwise leave small tables to pyiceberg's reader)."""
-    monkeypatch.setattr(source, "COMPILE_WORTH_BYTES", 0)
+    monkeypatch.setattr(iceberg_source, "COMPILE_WORTH_BYTES", 0)
 
 
 def _catalog(path):
@@ -608,3 +609,224 @@ def test_statistics_of_a_snapshot_are_kept_until_the_table_changes(tmp_path):
     t.append(pa.table({"x": pa.array([5], pa.int64())}))
     again = pi.file_statistics(t)
     assert again is not first and again.num_rows == 2
+
+
+# ---- prunekit's manifest decoder against pyiceberg's reader --------------------------------
+def _both_readers(table, monkeypatch, **kwargs):
+    out = {}
+    for reader in ("pyiceberg", "prunekit"):
+        monkeypatch.setattr(iceberg_source, "READER", reader)
+        iceberg_source._CACHE.clear()
+        out[reader] = pi.file_statistics(table, **kwargs)
+    return out["pyiceberg"], out["prunekit"]
+
+
+def test_decoder_matches_pyiceberg_reader_on_evolved_tables(evolved, added, monkeypatch):
+    """Every type, three partition specs, renames, an added column, copy-on-write deletes,
+    add_files under a name mapping, position deletes and malformed bounds: the same table."""
+    first = evolved.history()[0].snapshot_id
+    for table, kwargs in [(evolved, {}), (evolved, {"snapshot_id": first}),
+                          (evolved, {"columns": ["ts", "s"]}), (added[0], {})]:
+        theirs, ours = _both_readers(table, monkeypatch, **kwargs)
+        assert ours.schema.equals(theirs.schema), kwargs
+        for name in theirs.column_names:
+            assert ours.column(name).to_pylist() == theirs.column(name).to_pylist(), \
+                (name, kwargs)
+
+
+# Not f and d (pyiceberg's writer loses rows partitioned by NaN) nor u (it cannot group by a
+# UUID); u is bucketed.
+IDENTITY_SOURCES = ["b", "i", "l", "dec", "dt", "tm", "ts", "tstz", "s", "fx", "bin"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_decoder_matches_pyiceberg_reader_on_random_partitioned_tables(tmp_path, seed,
+                                                                       monkeypatch):
+    """Identity, bucket and truncate partitions on random columns (each type's partition
+    value read back), appends in random sizes, codecs of the manifest writer."""
+    rng = random.Random(seed)
+    by_name = {f.name: f for f in SCHEMA.fields}
+    picked = rng.sample(IDENTITY_SOURCES, 2)
+    picked[1] = "u" if rng.random() < 0.25 else picked[1]
+    fields = [PartitionField(by_name[picked[0]].field_id, 1000, IdentityTransform(), "p0")]
+    second = by_name[picked[1]]
+    if picked[1] in ("i", "l", "s", "dec") and rng.random() < 0.5:
+        fields.append(PartitionField(second.field_id, 1001, TruncateTransform(3), "p1"))
+    elif picked[1] not in ("b", "tm"):
+        fields.append(PartitionField(second.field_id, 1001, BucketTransform(3), "p1"))
+    codec = rng.choice(["gzip", "zstd", "null"])
+    t = _catalog(tmp_path).create_table(
+        "ns.r", SCHEMA, partition_spec=PartitionSpec(*fields),
+        properties={"format-version": str(rng.choice([1, 2])),
+                    "write.avro.compression-codec": codec})
+    for k in range(rng.randrange(1, 4)):
+        t.append(_rows(rng.randrange(5, 40), seed * 10 + k, t.schema()))
+    if rng.random() < 0.5:
+        try:
+            t.delete(E.LessThan("i", 3))
+        except ZeroDivisionError:  # pyiceberg 0.12 rewriting a file left empty
+            pass
+    theirs, ours = _both_readers(t, monkeypatch)
+    assert ours.num_rows > 0
+    for name in theirs.column_names:
+        assert ours.column(name).to_pylist() == theirs.column(name).to_pylist(), (name, seed)
+
+
+# ---- malformed manifests: a clear error naming the file, or pyiceberg's reading ------------
+def _small_table(tmp_path, codec="null"):
+    t = _catalog(tmp_path).create_table(
+        "ns.m", pa.schema([("x", pa.int64()), ("s", pa.string())]),
+        properties={"format-version": "2", "write.avro.compression-codec": codec})
+    t.append(pa.table({"x": pa.array([1, 5, None], pa.int64()), "s": ["a", "b", "c"]}))
+    t.append(pa.table({"x": pa.array([7], pa.int64()), "s": ["d"]}))
+    (manifest, *_) = [m for m in t.current_snapshot().manifests(t.io) if int(m.content) == 0]
+    return t, _local(manifest.manifest_path)
+
+
+def _zigzag(v):
+    u, out = (v << 1) ^ (v >> 63), b""
+    while True:
+        if u < 0x80:
+            return out + bytes([u])
+        out, u = out + bytes([u & 0x7F | 0x80]), u >> 7
+
+
+def _rewrite_header(path, **changes):
+    """The manifest at ``path`` with header metadata replaced (blocks kept)."""
+    from prunekit.sources._avro_file import _header
+
+    data = open(path, "rb").read()
+    meta, pos = _header(data)
+    meta.update(changes)
+    head = b"Obj\x01" + _zigzag(len(meta))
+    for k, v in meta.items():
+        head += _zigzag(len(k)) + k.encode() + _zigzag(len(v)) + v
+    with open(path, "wb") as f:
+        f.write(head + b"\x00" + data[pos:])
+
+
+def _statistics_error(table, path):
+    iceberg_source._CACHE.clear()
+    with pytest.raises(pk.StatisticsError, match=f"{path}: cannot read this manifest"):
+        pi.file_statistics(table)
+
+
+@pytest.mark.parametrize("codec", ["null", "gzip", "zstd"])
+def test_a_truncated_manifest_is_an_error_naming_it(tmp_path, codec):
+    t, path = _small_table(tmp_path, codec)
+    data = open(path, "rb").read()
+    for cut in (len(data) - 3, len(data) - 20, len(data) // 2):
+        with open(path, "wb") as f:
+            f.write(data[:cut])
+        _statistics_error(t, path)
+
+
+def test_a_corrupted_block_is_an_error_naming_the_manifest(tmp_path, monkeypatch):
+    t, path = _small_table(tmp_path, "gzip")
+    data = bytearray(open(path, "rb").read())
+    from prunekit.sources._avro_file import _header
+
+    _, pos = _header(bytes(data))
+    rng = random.Random(1)
+    errors = caught = 0
+    for _ in range(30):
+        broken = bytearray(data)
+        for k in rng.sample(range(pos + 20, len(data) - 16), 3):
+            broken[k] ^= 1 << rng.randrange(8)
+        with open(path, "wb") as f:
+            f.write(broken)
+        try:
+            theirs = None
+            monkeypatch.setattr(iceberg_source, "READER", "pyiceberg")
+            iceberg_source._CACHE.clear()
+            theirs = pi.file_statistics(t).to_pylist()
+        except pk.StatisticsError:
+            pass
+        monkeypatch.setattr(iceberg_source, "READER", "prunekit")
+        iceberg_source._CACHE.clear()
+        errors += theirs is None
+        try:  # a flip that still inflates: the reference's reading, or an error (pyiceberg
+            # reads some broken bytes, such as a union branch that does not exist; it fails
+            # on some prunekit skips, such as a file format's name)
+            ours = pi.file_statistics(t).to_pylist()
+            assert theirs is None or ours == theirs
+        except pk.StatisticsError as e:
+            assert f"{path}: cannot read this manifest" in str(e)
+            caught += 1
+    assert caught >= errors > 0
+
+
+def test_an_invalid_union_branch_is_an_error_naming_the_manifest(tmp_path):
+    t, path = _small_table(tmp_path, "null")
+    data = bytearray(open(path, "rb").read())
+    # The first entry's snapshot_id union: after status (one byte), its branch index.
+    from prunekit.sources._avro_file import _header, _py_long
+
+    _, pos = _header(bytes(data))
+    pos += 16
+    _, pos = _py_long(bytes(data), pos)  # record count
+    _, pos = _py_long(bytes(data), pos)  # block size
+    assert data[pos] == 2 and data[pos + 1] in (0, 2)  # status ADDED, then a branch index
+    data[pos + 1] = 8  # branch 4 of a two-branch union
+    with open(path, "wb") as f:
+        f.write(data)
+    _statistics_error(t, path)
+
+
+def test_an_unknown_avro_type_falls_back_to_pyiceberg_or_names_the_file(tmp_path):
+    t, path = _small_table(tmp_path, "null")
+    good = pi.file_statistics(t).to_pylist()
+    data = open(path, "rb").read()
+    from prunekit.sources._avro_file import _header
+
+    meta, _ = _header(data)
+    schema = meta["avro.schema"]
+    # An unused field renamed to a type no Avro reader knows: neither reader reads it.
+    _rewrite_header(path, **{"avro.schema": schema.replace(b'"type": "string", "doc": "File '
+                                                           b'format name', b'"type": "str'
+                                                           b'ing2", "doc": "File format nam'
+                                                           b'e', 1)})
+    assert open(path, "rb").read() != data
+    _statistics_error(t, path)
+    # An unknown codec: the same.
+    with open(path, "wb") as f:
+        f.write(data)
+    _rewrite_header(path, **{"avro.codec": b"lz9"})
+    _statistics_error(t, path)
+    with open(path, "wb") as f:
+        f.write(data)
+    iceberg_source._CACHE.clear()
+    assert pi.file_statistics(t).to_pylist() == good
+
+
+def test_bounds_of_the_wrong_length_are_unknown(tmp_path, monkeypatch):
+    """Random bytes as bounds of every type, committed by hand: a bound of a length its type
+    does not have is unknown, and the statistics are those of pyiceberg's reader."""
+    kinds = [T.IntegerType(), T.LongType(), T.FloatType(), T.DoubleType(), T.DateType(),
+             T.TimestampType(), T.StringType(), T.UUIDType(), T.FixedType(3), T.BinaryType(),
+             T.DecimalType(6, 2), T.BooleanType()]
+    lengths = {"int": {4}, "long": {4, 8}, "float": {4}, "double": {4, 8}, "date": {4},
+               "timestamp": {8}, "uuid": {16}, "fixed[3]": {3}, "boolean": {1}}
+    fields = [T.NestedField(k + 1, f"c{k}", t) for k, t in enumerate(kinds)]
+    t = _catalog(tmp_path).create_table("ns.w", Schema(*fields),
+                                        properties={"format-version": "2"})
+    rng = random.Random(4)
+    written = {}
+    for k in range(6):
+        lower = {f.field_id: bytes(rng.randrange(256) for _ in range(rng.randrange(0, 18)))
+                 for f in fields}
+        path = str(tmp_path / f"{k}.parquet")
+        written[path] = lower
+        _commit(t, DataFile.from_args(
+            content=DataFileContent.DATA, file_path=path, file_format=FileFormat.PARQUET,
+            partition=Record(), record_count=3, file_size_in_bytes=10, lower_bounds=lower,
+            upper_bounds=lower))
+    theirs, ours = _both_readers(t, monkeypatch)
+    assert ours.equals(theirs)
+    paths = ours.column("path").to_pylist()
+    for f in fields:
+        known = pc.is_valid(pc.struct_field(ours.column(f.name), [0])).to_pylist()
+        for path, ok in zip(paths, known, strict=True):
+            size = len(written[path][f.field_id])
+            if str(f.field_type) in lengths and size not in lengths[str(f.field_type)]:
+                assert not ok, (f, size)

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _iceberg_values as values
-from ._iceberg_entries import LOWER, NANS, NULLS, UPPER, Malformed, gather
+from ._iceberg_entries import LOWER, NANS, NULLS, UPPER, gather
 
 __all__ = ["manifest_table"]
 
@@ -45,14 +45,10 @@ def manifest_table(e, plan, leaves, counts, absent, texts) -> dict:
     <function manifest_table at ...>
     """
     n = e.count
-    try:
-        paths = gather(e.payload, e.path[:, 0], e.path[:, 1]).cast(pa.string())
-    except pa.ArrowInvalid:
-        raise Malformed("a file path is not UTF-8") from None
     rows = np.where(e.records >= 0, e.records, 0)
     deleted = counts > 0
     rows_ok = (e.records >= 0) & ~deleted
-    out = {"path": _local(paths),
+    out = {"path": _local(e.paths),
            "size": pa.array(e.size, pa.int64(), mask=e.size < 0),
            "partition": pa.array(texts, pa.string()),
            "delete_files": pa.array(counts, pa.int32()),

@@ -40,10 +40,10 @@ _programs: dict = {}  # compiled schemas by their JSON text: a table's manifests
 class Entries:
     """The live entries of one manifest, as NumPy columns over ``payload``.
 
-    ``path``, ``records``, ``size``, ``content``, ``snapshot``, ``sequence`` per entry (int64;
-    ``records`` and ``size`` -1 where absent), ``partition`` a list per partition field of
-    (name, Avro type, values as Python objects as pyiceberg reads them), ``pairs`` rows
-    (table, entry, key, value or start, length) of the maps.
+    ``paths`` (an Arrow string array); ``records``, ``size``, ``content``, ``snapshot``,
+    ``sequence`` per entry (int64; ``records`` and ``size`` -1 where absent); ``partition``
+    a list per partition field of (name, Avro type, values as Python objects as pyiceberg
+    reads them); ``pairs`` rows (table, entry, key, value or start, length) of the maps.
     """
 
     def __init__(self, **columns):
@@ -123,7 +123,11 @@ def read_entries(data: bytes, manifest, wanted_ids) -> Entries:
     pairs[:, 1] = renumber[pairs[:, 1]]
     partition = [(name, avro, _values(payload, avro, kind, slot, longs, present, refs, keep))
                  for _, name, avro, kind, slot in program.each]
-    return Entries(payload=payload, path=refs[keep, PATH], records=records, size=size,
+    try:
+        paths = gather(payload, refs[keep, PATH, 0], refs[keep, PATH, 1]).cast(pa.string())
+    except pa.ArrowInvalid:
+        raise Malformed("a file path is not UTF-8") from None
+    return Entries(payload=payload, paths=paths, records=records, size=size,
                    content=content, snapshot=snapshot, snapshot_known=snapshot_known,
                    sequence=sequence, partition=partition, pairs=pairs, count=len(keep))
 

@@ -357,8 +357,8 @@ def _fetch(io, manifests: list, wanted: set, fast: bool) -> list:
 
 
 def _entries(io, m, wanted: set, fast: bool):
-    """One manifest's live entries; a manifest neither reader can read is a
-    ``StatisticsError`` naming it."""
+    """One manifest's live entries; a manifest that breaks the Avro format, or that neither
+    reader can read, is a ``StatisticsError`` naming it."""
     from ._iceberg_entries import Malformed, Unsupported, read_entries
 
     why = None
@@ -370,8 +370,12 @@ def _entries(io, m, wanted: set, fast: bool):
                 return e
         except Unsupported:  # a codec or schema shape the decoder does not handle
             pass
-        except Malformed as err:  # pyiceberg may still read it: correct, only slower
-            why = str(err)
+        except Malformed as err:  # pyiceberg reads some broken bytes (a union branch that
+            # does not exist as the value's) and would answer from them: an error instead
+            raise StatisticsError(f"{m.manifest_path}: cannot read this manifest ({err})") \
+                from None
+        except Exception as err:  # noqa: BLE001 - whatever the decoder trips on, the
+            why = f"{type(err).__name__}: {err}"  # reference reader decides
     try:
         return m.fetch_manifest_entry(io, discard_deleted=True)
     except Exception as e:
@@ -402,11 +406,8 @@ def _decoded_table(e, m, specs, schema, leaves, index, plans, texts, written_ids
     texts_column = [text[k] for k in keys]
     counts = np.zeros(e.count, np.int32)
     if index.by_path or index.by_partition or index.everywhere:
-        from ._iceberg_entries import gather
-
-        paths = gather(e.payload, e.path[:, 0], e.path[:, 1]).to_pylist()
-        counts = np.array([index.count(p.decode("utf-8", "replace"), spec_id, by_key[k],
-                                       int(seq))
+        paths = e.paths.to_pylist()
+        counts = np.array([index.count(p, spec_id, by_key[k], int(seq))
                            for p, k, seq in zip(paths, keys, e.sequence.tolist(),
                                                 strict=True)], np.int32)
     absent = None
