@@ -173,7 +173,9 @@ def read_container(data: bytes) -> tuple[dict, np.ndarray, np.ndarray]:
         return meta, buf, blocks
     view = memoryview(data)
     try:
-        parts = [inflate(view[s:s + n]) for s, n in frames[:, 1:].tolist()]
+        # Two lists of ints rather than a list per block: no objects for the collector.
+        starts, ends = frames[:, 1].tolist(), (frames[:, 1] + frames[:, 2]).tolist()
+        parts = [inflate(view[s:e]) for s, e in zip(starts, ends, strict=True)]
     except Malformed:
         raise
     except Exception as e:  # zlib.error, OSError, pyarrow's errors: a corrupt block

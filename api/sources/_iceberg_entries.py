@@ -102,7 +102,7 @@ def read_entries(data: bytes, manifest, wanted_ids) -> Entries:
         # A schema without Iceberg's field ids: the fields were not found.
         raise Unsupported("entries without status, record count or path")
     live = longs[:, STATUS] != _DELETED
-    keep = np.flatnonzero(live)
+    keep = np.flatnonzero(live) if not live.all() else slice(None)  # a slice copies nothing
     status_col = longs[keep, STATUS]
     seq_manifest = getattr(manifest, "sequence_number", None)
     seq_manifest = 0 if seq_manifest is None else seq_manifest
@@ -117,10 +117,11 @@ def read_entries(data: bytes, manifest, wanted_ids) -> Entries:
     records = np.where(present[keep, RECORDS], longs[keep, RECORDS], -1)
     size = np.where(present[keep, SIZE], longs[keep, SIZE], -1)
     # Map rows of live entries only, their entry renumbered among the live ones.
-    renumber = np.full(n, -1, np.int64)
-    renumber[keep] = np.arange(len(keep))
-    pairs = pairs[live[pairs[:, 1]]] if len(pairs) else pairs
-    pairs[:, 1] = renumber[pairs[:, 1]]
+    if not isinstance(keep, slice):
+        renumber = np.full(n, -1, np.int64)
+        renumber[keep] = np.arange(len(keep))
+        pairs = pairs[live[pairs[:, 1]]] if len(pairs) else pairs
+        pairs[:, 1] = renumber[pairs[:, 1]]
     partition = [(name, avro, _values(payload, avro, kind, slot, longs, present, refs, keep))
                  for _, name, avro, kind, slot in program.each]
     try:
@@ -129,7 +130,7 @@ def read_entries(data: bytes, manifest, wanted_ids) -> Entries:
         raise Malformed("a file path is not UTF-8") from None
     return Entries(payload=payload, paths=paths, records=records, size=size,
                    content=content, snapshot=snapshot, snapshot_known=snapshot_known,
-                   sequence=sequence, partition=partition, pairs=pairs, count=len(keep))
+                   sequence=sequence, partition=partition, pairs=pairs, count=len(status_col))
 
 
 def _values(payload, avro, kind, slot, longs, present, refs, keep) -> list:

@@ -28,8 +28,10 @@ the manifests (its ``[iceberg]`` extra); the bounds are decoded here
   ``[2024-03-01, 2024-03-31]``); ``truncate[W]`` as ``[v, v + W - 1]`` for numbers and as the
   strings starting with ``v`` for text and binary. The range is intersected with the column's
   own bounds. A NULL partition value means the source column is NULL on every row, any other
-  that it is NULL on none. ``bucket[N]`` gives no range (only that NULL rule); each file is
-  read with its own partition spec.
+  that it is NULL on none. ``bucket[N]`` gives no range (only that NULL rule); with
+  ``predicate=``, a file whose bucket is that of no literal of a top-level ``=`` / ``IN``
+  conjunct on its source is left out (``_iceberg_buckets``). Each file is read with its own
+  partition spec.
 - Delete files (position or equality) with a sequence number at or after the data file's, in
   its partition (or global, or naming its path) are counted in ``delete_files``, and then
   ``row_count`` is unknown (the file's live rows are fewer), its bounds inexact (the row
@@ -99,7 +101,8 @@ def file_statistics(table, snapshot_id: int | None = None, *, columns=None,
     leaf_selector``: statistics column names, such as a predicate's ``required_columns``, or
     a struct's name for its leaves, in any case). ``predicate`` (a ``PruningPredicate`` over this
     table's columns): data manifests whose partition summaries rule it out are not opened,
-    and their files are left out.
+    and their files are left out, as are files whose ``bucket[N]`` partition value is the
+    bucket of no literal of a top-level ``x = v`` / ``x IN (...)`` conjunct.
 
     >>> import tempfile, pyarrow as pa
     >>> from pyiceberg.catalog.sql import SqlCatalog
@@ -311,11 +314,14 @@ def _read(table, meta, snapshot, schema, leaves, predicate) -> pa.Table:
     schema_of_snapshot = {s.snapshot_id: s.schema_id for s in meta.snapshots}
     plans = {}
     texts: dict = {}  # partition texts by (spec id, values): files share partitions
+    buckets = _Buckets(predicate, schema, specs)
     tables = []
     for m, found in read:
         if not isinstance(found, list):
-            tables.append(_decoded_table(found, m, specs, schema, leaves, index, plans, texts,
-                                         written_ids, schema_of_snapshot))
+            out = _decoded_table(found, m, specs, schema, leaves, index, plans, texts,
+                                 written_ids, schema_of_snapshot)
+            tables.append(buckets.keep(out, m.partition_spec_id,
+                                       [p[2] for p in found.partition]))
             continue
         rows = []
         for entry in found:
@@ -328,10 +334,53 @@ def _read(table, meta, snapshot, schema, leaves, predicate) -> pa.Table:
                 written = written_ids.get(schema_of_snapshot.get(entry.snapshot_id))
             rows.append(_file_row(entry, f, spec_id, plans[spec_id], leaves, index, written,
                                   specs.get(spec_id), schema, texts))
-        tables.append(_table(rows, leaves))
+        tables.append(buckets.keep_entries(_table(rows, leaves), found, m.partition_spec_id))
     if not tables:
         return _table([], leaves)
     return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+
+
+class _Buckets:
+    """With ``predicate=``: files whose ``bucket[N]`` partition value is the bucket of no
+    literal of a top-level ``=`` / ``IN`` conjunct are left out (``_iceberg_buckets``)."""
+
+    def __init__(self, predicate, schema, specs):
+        self.specs, self.rules = specs, {}
+        self.names = {f.field_id: (f.name, str(f.field_type)) for f in schema.fields
+                      if f.field_type.is_primitive}
+        self.literals = {}
+        if predicate is not None:
+            from ._iceberg_buckets import equality_literals
+
+            self.literals = equality_literals(
+                predicate, {name: kind for name, kind in self.names.values()})
+
+    def _rules(self, spec_id) -> list:
+        if spec_id not in self.rules:
+            from ._iceberg_buckets import ruled_out
+
+            self.rules[spec_id] = ruled_out(self.specs.get(spec_id), self.names, self.literals)
+        return self.rules[spec_id]
+
+    def keep(self, table: pa.Table, spec_id, partition: list) -> pa.Table:
+        """``table`` without the files ruled out; ``partition`` per field its files' values."""
+        rules = self._rules(spec_id) if self.literals else []
+        if not rules:
+            return table
+        keep = [True] * table.num_rows
+        for pos, allowed in rules:
+            if pos < len(partition):
+                keep = [k and (v is None or v in allowed)
+                        for k, v in zip(keep, partition[pos], strict=True)]
+        return table if all(keep) else table.filter(pa.array(keep))
+
+    def keep_entries(self, table: pa.Table, entries: list, spec_id) -> pa.Table:
+        if not self.literals or not self._rules(spec_id):
+            return table
+        width = len(self.specs[spec_id].fields)
+        values = [[e.data_file.partition[pos] if pos < len(e.data_file.partition) else None
+                   for e in entries] for pos in range(width)]
+        return self.keep(table, spec_id, values)
 
 
 def _use_decoder(data: list) -> bool:
