@@ -275,8 +275,8 @@ def _filters(values, count, seed):
         duck = glue.join(f"({a[1]})" for a in atoms)
         tree = atoms[0][2] if len(atoms) == 1 else ice(*[a[2] for a in atoms])
         # Not compared with pyiceberg's planning: `=` and IN on a bucketed column (pyiceberg
-        # hashes the literal; prunekit has no statistic for that, see the Iceberg module
-        # docstring), and float comparisons: a NaN is greater than every number in Spark SQL
+        # hashes the literal; prunekit does that only with predicate=, in
+        # test_equalities_on_bucketed_columns_prune_as_pyiceberg_does), and float comparisons: a NaN is greater than every number in Spark SQL
         # (so `d > 3.5` holds on NaN rows) and fails every comparison in Iceberg, and
         # pyiceberg writes no NaN counts, so prunekit must assume a NaN where pyiceberg may not.
         incomparable = any(a[3] is not None and (a[3] == ("long_col", "=") or

@@ -30,9 +30,11 @@ _DECIMAL = re.compile(r"^decimal\((\d+),\s*(\d+)\)$")
 _FIXED = re.compile(r"^fixed\[(\d+)\]$")
 
 
-def _murmur3(data: bytes) -> int:
-    import mmh3  # pyiceberg's own dependency: installed with the ``iceberg`` extra
-
+def _murmur3(data: bytes) -> int | None:
+    try:
+        import mmh3  # pyiceberg's own dependency: installed with the ``iceberg`` extra
+    except ImportError:  # no hash, no bucket: nothing is pruned by it
+        return None
     return mmh3.hash(data, 0, signed=True)
 
 
@@ -80,9 +82,8 @@ def bucket(kind: str, value, n: int) -> int | None:
     (79, 89)
     """
     data = hash_bytes(kind, value)
-    if data is None or n <= 0:
-        return None
-    return (_murmur3(data) & 0x7FFFFFFF) % n
+    h = None if data is None or n <= 0 else _murmur3(data)
+    return None if h is None else (h & 0x7FFFFFFF) % n
 
 
 def equality_literals(predicate, kinds: dict) -> dict:
