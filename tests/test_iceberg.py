@@ -276,9 +276,10 @@ def _filters(values, count, seed):
         tree = atoms[0][2] if len(atoms) == 1 else ice(*[a[2] for a in atoms])
         # Not compared with pyiceberg's planning: `=` and IN on a bucketed column (pyiceberg
         # hashes the literal; prunekit does that only with predicate=, in
-        # test_equalities_on_bucketed_columns_prune_as_pyiceberg_does), and float comparisons: a NaN is greater than every number in Spark SQL
-        # (so `d > 3.5` holds on NaN rows) and fails every comparison in Iceberg, and
-        # pyiceberg writes no NaN counts, so prunekit must assume a NaN where pyiceberg may not.
+        # test_equalities_on_bucketed_columns_prune_as_pyiceberg_does), and float
+        # comparisons: a NaN is greater than every number in Spark SQL (so `d > 3.5` holds on
+        # NaN rows) and fails every comparison in Iceberg, and pyiceberg writes no NaN counts,
+        # so prunekit must assume a NaN where pyiceberg may not.
         incomparable = any(a[3] is not None and (a[3] == ("long_col", "=") or
                                                  a[3][0] in ("f", "d")) for a in atoms)
         yield spark, duck, tree, incomparable
@@ -968,3 +969,31 @@ def test_bucket_pruning_needs_the_exact_literal(bucketed):
         assert equality_literals(pred, kinds) == {}, text
         if text != "i = 2147483648":  # no int is that: every manifest is skipped anyway
             assert pi.file_statistics(bucketed, predicate=pred).num_rows == everything, text
+
+
+def test_small_tables_are_read_by_pyiceberg_until_the_decoder_is_loaded(monkeypatch):
+    """Loading the decoder costs more than pyiceberg's reading of a small table; compiling
+    it is worth it only for a large one."""
+    import sys
+    from types import SimpleNamespace
+
+    from prunekit.sources import _avro_decode
+
+    monkeypatch.setattr(iceberg_source, "COMPILE_WORTH_BYTES", 4 << 20)
+    small, middle, large = ([SimpleNamespace(manifest_length=n)]
+                            for n in (1_000, 1 << 20, 5 << 20))
+    name = f"{iceberg_source.__package__}._avro_decode"
+    assert _avro_decode.compiled() or iceberg_source._use_decoder(small) is False
+    monkeypatch.delitem(sys.modules, name)  # a process that has not loaded it
+    assert not iceberg_source._use_decoder(small)
+    assert iceberg_source._use_decoder(large)
+    monkeypatch.setattr(_avro_decode, "on_disk", lambda: False)
+    sys.modules[name] = _avro_decode
+    monkeypatch.setattr(_avro_decode, "compiled", lambda: False)
+    assert not iceberg_source._use_decoder(middle)
+    monkeypatch.setattr(_avro_decode, "on_disk", lambda: True)
+    assert iceberg_source._use_decoder(middle) and not iceberg_source._use_decoder(small)
+    monkeypatch.setattr(_avro_decode, "compiled", lambda: True)
+    assert iceberg_source._use_decoder(small)
+    monkeypatch.setattr(iceberg_source, "READER", "pyiceberg")
+    assert not iceberg_source._use_decoder(large)

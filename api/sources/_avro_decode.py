@@ -340,15 +340,22 @@ def decode(payload: np.ndarray, blocks: np.ndarray, program: Program, wanted: np
     return _run(payload, blocks, code, program.longs, program.bytes, wanted)
 
 
-def ready() -> bool:
-    """Whether the decoder runs without compiling: compiled in this process, or in Numba's
-    disk cache (a guess from the cache's index file; wrong only in what it costs).
+def compiled() -> bool:
+    """Whether this process has the decoder compiled or loaded already.
 
-    >>> isinstance(ready(), bool)
+    >>> isinstance(compiled(), bool)
     True
     """
-    if _run.signatures:
-        return True
+    return bool(_run.signatures)
+
+
+def on_disk() -> bool:
+    """Whether Numba's disk cache holds the decoder (a guess from the cache's index file;
+    wrong only in what it costs).
+
+    >>> isinstance(on_disk(), bool)
+    True
+    """
     try:
         return os.path.exists(_run._cache._cache_file._index_path)
     except AttributeError:  # another Numba's internals: assume the cache is there

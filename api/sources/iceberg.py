@@ -45,6 +45,7 @@ from __future__ import annotations
 import decimal
 import functools
 import os
+import sys
 from urllib.parse import unquote, urlparse
 
 import pyarrow as pa
@@ -276,9 +277,13 @@ def _field_ids(schema) -> frozenset:
 # pyiceberg's for what it does not handle; "pyiceberg": pyiceberg's reader for every manifest
 # (the reference the tests compare with).
 READER = "prunekit"
-# Below this many manifest bytes, a process whose decoder is neither compiled nor in Numba's
-# disk cache reads with pyiceberg: compiling takes seconds, reading a small table less.
+# Which reader a first plan in a process uses, by the data manifests' bytes: at or above
+# COMPILE_WORTH_BYTES the decoder, compiled if need be (seconds, once per installation: Numba
+# keeps it on disk); below SMALL_BYTES pyiceberg, unless this process already loaded the
+# decoder (importing Numba and loading the decoder from its disk cache take about 0.5 s,
+# pyiceberg reads a few hundred files in less); between, the decoder if it is on disk.
 COMPILE_WORTH_BYTES = 4 << 20
+SMALL_BYTES = 256 << 10
 
 
 def _read(table, meta, snapshot, schema, leaves, predicate) -> pa.Table:
@@ -386,9 +391,15 @@ class _Buckets:
 def _use_decoder(data: list) -> bool:
     if READER != "prunekit" or not data:
         return False
-    from ._avro_decode import ready
+    size = sum(m.manifest_length or 0 for m in data)
+    loaded = sys.modules.get(f"{__package__}._avro_decode")
+    if size >= COMPILE_WORTH_BYTES or (loaded is not None and loaded.compiled()):
+        return True
+    if size < SMALL_BYTES:
+        return False
+    from ._avro_decode import on_disk
 
-    return ready() or sum(m.manifest_length or 0 for m in data) >= COMPILE_WORTH_BYTES
+    return on_disk()
 
 
 def _fetch(io, manifests: list, wanted: set, fast: bool) -> list:
