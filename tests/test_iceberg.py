@@ -997,3 +997,31 @@ def test_small_tables_are_read_by_pyiceberg_until_the_decoder_is_loaded(monkeypa
     assert iceberg_source._use_decoder(small)
     monkeypatch.setattr(iceberg_source, "READER", "pyiceberg")
     assert not iceberg_source._use_decoder(large)
+
+
+def test_manifests_of_other_buckets_are_not_opened(tmp_path, monkeypatch):
+    """One manifest per bucket (appends of one bucket each): an equality opens only the
+    manifests whose bucket summary holds the literal's bucket."""
+    from prunekit.sources._iceberg_buckets import bucket
+
+    spec = PartitionSpec(PartitionField(3, 1000, BucketTransform(4), "lb"))
+    t = _catalog(tmp_path).create_table("ns.mb", Schema(T.NestedField(3, "l", T.LongType())),
+                                        partition_spec=spec,
+                                        properties={"format-version": "2"})
+    by_bucket = {}
+    for v in range(40):
+        by_bucket.setdefault(bucket("long", v, 4), []).append(v)
+    for vs in by_bucket.values():
+        t.append(pa.table({"l": pa.array(vs, pa.int64())}))
+    opened = []
+    real = iceberg_source._entries
+    monkeypatch.setattr(iceberg_source, "_entries",
+                        lambda io, m, *a: opened.append(m) or real(io, m, *a))
+    pred = pk.PruningPredicate("l = 7", pi.data_schema(t))
+    kept = pi.file_statistics(t, predicate=pred)
+    assert len(opened) == 1 and kept.num_rows == 1
+    assert kept.column("l").to_pylist()[0]["min"] <= 7 <= kept.column("l").to_pylist()[0]["max"]
+    opened.clear()
+    assert pi.file_statistics(t, predicate=pk.PruningPredicate(
+        "l IN (7, 8)", pi.data_schema(t))).num_rows == len({bucket("long", v, 4)
+                                                             for v in (7, 8)})

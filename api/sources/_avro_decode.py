@@ -212,7 +212,7 @@ def _long(buf, pos, end):  # pragma: no cover - compiled
     return np.int64(u >> np.uint64(1)) ^ -np.int64(u & np.uint64(1)), pos
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _run(buf, blocks, code, n_long, n_bytes, wanted):  # pragma: no cover - compiled
     """Every record of every block. Returns (status, record, longs, present, refs, pairs):
     status 0, or 1 + the failing instruction's op with ``record`` the record it failed in."""

@@ -10,6 +10,7 @@ truncated block, a wrong sync marker, a block that does not inflate).
 from __future__ import annotations
 
 import bz2
+import functools
 import zlib
 
 import numpy as np
@@ -38,7 +39,7 @@ def _long(buf, pos, end):  # pragma: no cover - compiled
     return np.int64(u >> np.uint64(1)) ^ -np.int64(u & np.uint64(1)), pos
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _frame(buf, pos, sync):  # pragma: no cover - compiled
     """Blocks after the header at ``pos``: rows (record count, data start, data length);
     the status is 0, or -1 when a block is cut short, negative, or not followed by ``sync``."""
@@ -112,8 +113,8 @@ def _inflater(codec: str):
     """A function inflating one block of ``codec``; Unsupported for others."""
     if codec in ("null", ""):
         return None
-    if codec == "deflate":  # raw deflate, no zlib header
-        return lambda b: zlib.decompress(b, -15)
+    if codec == "deflate":  # raw deflate, no zlib header; a partial, not a lambda: one
+        return functools.partial(zlib.decompress, wbits=-15)  # Python frame less per block
     if codec == "bzip2":
         return bz2.decompress
     if codec == "snappy":

@@ -87,10 +87,16 @@ def _local(paths: pa.Array) -> pa.Array:
 
 
 def _pairs(e, table: int, field_id: int):
-    """(entry, value or start, length) of one field's rows of a map; an entry with the key
-    twice has it left out (unknown) and reported in ``twice``."""
+    """(entry, value or start, length) of one field's rows of a map, and which entries have
+    the key at all; an entry with the key twice has it left out (unknown)."""
     p = e.pairs
-    rows = p[(p[:, 0] == table) & (p[:, 2] == field_id)]
+    if not hasattr(e, "pair_index"):  # rows sorted by (table, key) once: slices per leaf
+        order = np.lexsort((p[:, 2], p[:, 0])) if len(p) else np.zeros(0, np.int64)
+        e.pairs = p = p[order]
+        e.pair_index = p[:, 0] * (1 << 32) + p[:, 2]
+    key = table * (1 << 32) + field_id
+    lo, hi = np.searchsorted(e.pair_index, [key, key + 1])
+    rows = p[lo:hi]
     entry = rows[:, 1]
     counts = np.bincount(entry, minlength=e.count) if len(entry) else np.zeros(e.count, int)
     once = counts[entry] == 1

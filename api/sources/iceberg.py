@@ -292,10 +292,12 @@ def _read(table, meta, snapshot, schema, leaves, predicate) -> pa.Table:
     specs = meta.specs()
     data = [m for m in manifests if int(m.content) == 0]
     deletes = [m for m in manifests if int(m.content) != 0]
+    buckets = _Buckets(predicate, schema, specs)
     if predicate is not None:
         from ._iceberg_manifests import manifests_to_open
 
-        data = manifests_to_open(data, specs, schema, predicate)
+        data = [m for m in manifests_to_open(data, specs, schema, predicate)
+                if buckets.may_match(m)]
     # Delete files are indexed before any data file is read (a writer may have put one in a
     # data manifest too: entries are routed by their own content, as pyiceberg does).
     index = DeleteIndex(specs)
@@ -319,7 +321,6 @@ def _read(table, meta, snapshot, schema, leaves, predicate) -> pa.Table:
     schema_of_snapshot = {s.snapshot_id: s.schema_id for s in meta.snapshots}
     plans = {}
     texts: dict = {}  # partition texts by (spec id, values): files share partitions
-    buckets = _Buckets(predicate, schema, specs)
     tables = []
     for m, found in read:
         if not isinstance(found, list):
@@ -366,6 +367,20 @@ class _Buckets:
 
             self.rules[spec_id] = ruled_out(self.specs.get(spec_id), self.names, self.literals)
         return self.rules[spec_id]
+
+    def may_match(self, manifest) -> bool:
+        """False when a bucket field's summary (the least and greatest bucket of the
+        manifest's files) holds none of the allowed buckets."""
+        rules = self._rules(manifest.partition_spec_id) if self.literals else []
+        summaries = manifest.partitions or []
+        for pos, allowed in rules:
+            if pos >= len(summaries):
+                continue
+            lo = values.decode_bound("int", summaries[pos].lower_bound, upper=False)
+            hi = values.decode_bound("int", summaries[pos].upper_bound, upper=True)
+            if lo is not None and hi is not None and not any(lo <= b <= hi for b in allowed):
+                return False
+        return True
 
     def keep(self, table: pa.Table, spec_id, partition: list) -> pa.Table:
         """``table`` without the files ruled out; ``partition`` per field its files' values."""
