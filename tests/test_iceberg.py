@@ -750,11 +750,26 @@ def test_a_corrupted_block_is_an_error_naming_the_manifest(tmp_path, monkeypatch
             # reads some broken bytes, such as a union branch that does not exist; it fails
             # on some prunekit skips, such as a file format's name)
             ours = pi.file_statistics(t).to_pylist()
-            assert theirs is None or ours == theirs
+            assert theirs is None or _no_more_than(ours, theirs)
         except pk.StatisticsError as e:
             assert f"{path}: cannot read this manifest" in str(e)
             caught += 1
     assert caught > 0 and errors > 0
+
+
+def _no_more_than(ours, theirs):
+    """Our statistics say what pyiceberg's reading says or less (a statistic unknown where
+    the flip made a map key appear twice: pyiceberg keeps the last)."""
+    if len(ours) != len(theirs):
+        return False
+    for a, b in zip(ours, theirs, strict=True):
+        for key, value in a.items():
+            if isinstance(value, dict):
+                if any(v not in (None, False) and v != b[key][k] for k, v in value.items()):
+                    return False
+            elif value != b[key]:
+                return False
+    return True
 
 
 def test_an_invalid_union_branch_is_an_error_naming_the_manifest(tmp_path):

@@ -4,9 +4,12 @@ One row per live data file of a snapshot: ``path`` (a local path for ``file:`` l
 ``size`` (bytes), ``partition`` (its partition as a path, ``month=2024-03/s=ab``),
 ``delete_files`` (how many delete files may apply to it), ``row_count`` and, per leaf of a
 primitive type (a top-level column or a field of a struct, keyed by ``leaf_key``), a struct
-``{min, max, null_count, nan_count, min_exact, max_exact}``. pyiceberg reads the metadata and
-the manifests (its ``[iceberg]`` extra); the bounds are decoded here
-(``prunekit.sources._iceberg_values``). The rules, each keeping every bound a true bound
+``{min, max, null_count, nan_count, min_exact, max_exact}``. pyiceberg reads the metadata, the
+manifest list and delete manifests (its ``[iceberg]`` extra); data manifests are decoded by
+prunekit's own Avro reader into columns (``_iceberg_entries``, ``_iceberg_columns``), with
+pyiceberg's reader for what it does not handle; the bounds are decoded here
+(``prunekit.sources._iceberg_values``). A manifest that breaks the Avro format is a
+``StatisticsError`` naming it. The rules, each keeping every bound a true bound
 (docs/semantics.md §1):
 
 - Metrics are keyed by field id and mapped through the snapshot's schema, so renamed columns
