@@ -129,8 +129,11 @@ def ruled_out(spec, names: dict, literals: dict) -> list:
     fields whose source (``names``: field id -> (name, Iceberg type)) has literals: a file
     whose value there is not among the allowed buckets holds no match.
 
-    >>> ruled_out(None, {}, {})
-    []
+    >>> from pyiceberg.partitioning import PartitionField, PartitionSpec
+    >>> from pyiceberg.transforms import BucketTransform
+    >>> spec = PartitionSpec(PartitionField(1, 1000, BucketTransform(4), "x_bucket"))
+    >>> ruled_out(spec, {1: ("x", "long")}, {"x": {34, 35}})  # files of buckets 0 and 2 go
+    [(0, {1, 3})]
     """
     out = []
     if spec is None or not literals:

@@ -41,8 +41,20 @@ def manifest_table(e, plan, leaves, counts, absent, texts) -> dict:
     delete files (NumPy), ``absent(field_id)`` a mask of the files committed under a schema
     without that field (None: never proved), ``texts`` each file's partition text.
 
-    >>> manifest_table  # doctest: +ELLIPSIS
-    <function manifest_table at ...>
+    One file of 3 rows, a ``long`` column (field id 1) with bounds 5 and 9 and one NULL (map
+    rows: table, entry, key, value or payload start, length):
+
+    >>> from types import SimpleNamespace as NS
+    >>> from prunekit.sources._iceberg_entries import Entries
+    >>> payload = np.frombuffer((5).to_bytes(8, "little") + (9).to_bytes(8, "little"), np.uint8)
+    >>> e = Entries(payload=payload, paths=pa.array(["file:///d/a.parquet"]),
+    ...             records=np.array([3]), size=np.array([100]), partition=[], count=1,
+    ...             pairs=np.array([[2, 0, 1, 0, 8], [3, 0, 1, 8, 8], [0, 0, 1, 1, -1]]))
+    >>> leaf = NS(field_id=1, key="x", kind="long", arrow=pa.int64(), no_default=True)
+    >>> out = manifest_table(e, [], [leaf], np.zeros(1, np.int32), None, [None])
+    >>> out["path"].to_pylist(), out["x"].to_pylist()
+    (['/d/a.parquet'], [{'min': 5, 'max': 9, 'null_count': 1, 'nan_count': None, \
+'min_exact': True, 'max_exact': True}])
     """
     n = e.count
     rows = np.where(e.records >= 0, e.records, 0)
