@@ -6,7 +6,7 @@
 - ``delta``: files of a Delta Lake table, from its log;
 - ``iceberg``: files of an Iceberg table, from its manifests (Avro read by ``_avro_file`` and
   ``_avro_decode`` into ``_iceberg_entries``, statistics built in ``_iceberg_columns``;
-  pyiceberg for the metadata and as the fallback reader), bounds decoded in
+  pyiceberg for the metadata and the manifest list, and as the fallback reader), bounds decoded in
   ``_iceberg_values``, delete files matched in ``_iceberg_deletes``, manifests skipped by their
   partition summaries in ``_iceberg_manifests``, bucketed files by ``_iceberg_buckets``.
 

@@ -252,7 +252,8 @@ def _run(buf, blocks, code, n_long, n_bytes, wanted):  # pragma: no cover - comp
                         pc += 1
                     elif op == KEY:
                         cur = -1
-                        if 0 <= v < wanted.shape[0] and wanted[v]:
+                        k = np.searchsorted(wanted, v)
+                        if k < wanted.shape[0] and wanted[k] == v:
                             if n_pairs == pairs.shape[0]:
                                 grown = np.empty((2 * n_pairs, 5), np.int64)
                                 grown[:n_pairs] = pairs
@@ -326,13 +327,14 @@ def _run(buf, blocks, code, n_long, n_bytes, wanted):  # pragma: no cover - comp
 
 def decode(payload: np.ndarray, blocks: np.ndarray, program: Program, wanted: np.ndarray):
     """Run ``program`` over the records of ``blocks`` (rows: count, start, end in
-    ``payload``); ``wanted`` flags the map keys kept. Returns (status, record, longs,
+    ``payload``); ``wanted`` are the map keys kept (sorted int64). Returns (status, record, longs,
     present, refs, pairs); status 0 when every block decoded to its end.
 
     >>> p = compile_schema('{"type": "record", "name": "r", "fields": ['
     ...     '{"name": "b", "field-id": 2, "type": ["null", "long"]}]}', {2: ("long", 0)}, (1, 0))
     >>> data = np.frombuffer(bytes([2, 0x0e, 0]), np.uint8)  # 7, then NULL
-    >>> status, _, longs, present, _, _ = decode(data, np.array([[2, 0, 3]]), p, np.zeros(0, bool))
+    >>> keys = np.zeros(0, np.int64)
+    >>> status, _, longs, present, _, _ = decode(data, np.array([[2, 0, 3]]), p, keys)
     >>> status, longs[:, 0].tolist(), present[:, 0].tolist()
     (0, [7, 0], [True, False])
     """

@@ -16,7 +16,7 @@ import pyarrow.compute as pc
 from . import _iceberg_values as values
 from ._iceberg_entries import LOWER, NANS, NULLS, UPPER, gather
 
-__all__ = ["manifest_table"]
+__all__ = ["bounds_of", "manifest_table"]
 
 FIELDS = ["min", "max", "null_count", "nan_count", "min_exact", "max_exact"]
 # Kinds whose raw form is an integer: bounds are fixed-width little-endian integers.
@@ -146,6 +146,23 @@ def _leaf(e, leaf, n, absent):
                 col.ex_ok[later] = False
                 lo, hi = _set_null(lo, later), _set_null(hi, later)
     return col, lo, hi
+
+
+def bounds_of(e, field_id: int, upper: bool) -> list:
+    """One field's lower (or upper) bounds as bytes per file of entries ``e``; None where
+    missing or given twice.
+
+    >>> from prunekit.sources._iceberg_entries import Entries
+    >>> e = Entries(payload=np.frombuffer(b"ab", np.uint8), count=2,
+    ...             pairs=np.array([[2, 1, 7, 0, 2]]))
+    >>> bounds_of(e, 7, upper=False)
+    [None, b'ab']
+    """
+    entry, start, length, _ = _pairs(e, UPPER if upper else LOWER, field_id)
+    out: list = [None] * e.count
+    for i, b in zip(entry.tolist(), gather(e.payload, start, length).to_pylist(), strict=True):
+        out[i] = b
+    return out
 
 
 def _valid(a) -> np.ndarray:

@@ -25,13 +25,13 @@ __all__ = ["Entries", "Malformed", "Unsupported", "gather", "read_entries"]
 # Slots of the decoded columns, and pair tables of the maps (field ids of Iceberg's
 # manifest_entry and data_file schemas).
 STATUS, SNAPSHOT, SEQUENCE, CONTENT, RECORDS, SIZE = range(6)
-PATH = 0
+PATH, REFERENCED = range(2)
 NULLS, NANS, LOWER, UPPER = range(4)
 _WANT = {0: ("long", STATUS), 1: ("long", SNAPSHOT), 3: ("long", SEQUENCE),
          2: {134: ("long", CONTENT), 100: ("bytes", PATH), 103: ("long", RECORDS),
              104: ("long", SIZE), 102: ("each",), 110: ("pairs", NULLS, "long"),
              137: ("pairs", NANS, "long"), 125: ("pairs", LOWER, "bytes"),
-             128: ("pairs", UPPER, "bytes")}}
+             128: ("pairs", UPPER, "bytes"), 143: ("bytes", REFERENCED)}}
 _DELETED = 2
 _ADDED = 1
 _programs: dict = {}  # compiled schemas by their JSON text: a table's manifests share few
@@ -40,7 +40,8 @@ _programs: dict = {}  # compiled schemas by their JSON text: a table's manifests
 class Entries:
     """The live entries of one manifest, as NumPy columns over ``payload``.
 
-    ``paths`` (an Arrow string array); ``records``, ``size``, ``content``, ``snapshot``,
+    ``paths`` (an Arrow string array); ``referenced`` (start, length) of the data file a
+    delete file names (length -1: none); ``records``, ``size``, ``content``, ``snapshot``,
     ``sequence`` per entry (int64; ``records`` and ``size`` -1 where absent); ``partition``
     a list per partition field of (name, Avro type, values as Python objects as pyiceberg
     reads them); ``pairs`` rows (table, entry, key, value or start, length) of the maps.
@@ -86,13 +87,11 @@ def read_entries(data: bytes, manifest, wanted_ids) -> Entries:
         raise Malformed("no avro.schema in the header")
     program = _programs.get(schema)
     if program is None:
-        program = compile_schema(schema, _WANT, (6, 1))
+        program = compile_schema(schema, _WANT, (6, 2))
         if len(_programs) > 64:
             _programs.clear()
         _programs[schema] = program
-    ids = np.asarray(sorted(i for i in wanted_ids if 0 <= i < 1 << 20), np.int64)
-    wanted = np.zeros(int(ids.max()) + 1 if len(ids) else 0, np.bool_)
-    wanted[ids] = True
+    wanted = np.array(sorted(set(wanted_ids)), np.int64)
     status, rec, longs, present, refs, pairs = decode(payload, blocks, program, wanted)
     if status != 0:
         raise Malformed(f"entry {rec} does not decode")
@@ -128,9 +127,10 @@ def read_entries(data: bytes, manifest, wanted_ids) -> Entries:
         paths = gather(payload, refs[keep, PATH, 0], refs[keep, PATH, 1]).cast(pa.string())
     except pa.ArrowInvalid:
         raise Malformed("a file path is not UTF-8") from None
-    return Entries(payload=payload, paths=paths, records=records, size=size,
-                   content=content, snapshot=snapshot, snapshot_known=snapshot_known,
-                   sequence=sequence, partition=partition, pairs=pairs, count=len(status_col))
+    return Entries(payload=payload, paths=paths, referenced=refs[keep, REFERENCED],
+                   records=records, size=size, content=content, snapshot=snapshot,
+                   snapshot_known=snapshot_known, sequence=sequence, partition=partition,
+                   pairs=pairs, count=len(status_col))
 
 
 def _values(payload, avro, kind, slot, longs, present, refs, keep) -> list:

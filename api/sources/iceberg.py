@@ -4,10 +4,10 @@ One row per live data file of a snapshot: ``path`` (a local path for ``file:`` l
 ``size`` (bytes), ``partition`` (its partition as a path, ``month=2024-03/s=ab``),
 ``delete_files`` (how many delete files may apply to it), ``row_count`` and, per leaf of a
 primitive type (a top-level column or a field of a struct, keyed by ``leaf_key``), a struct
-``{min, max, null_count, nan_count, min_exact, max_exact}``. pyiceberg reads the metadata, the
-manifest list and delete manifests (its ``[iceberg]`` extra); data manifests are decoded by
-prunekit's own Avro reader into columns (``_iceberg_entries``, ``_iceberg_columns``), with
-pyiceberg's reader for what it does not handle; the bounds are decoded here
+``{min, max, null_count, nan_count, min_exact, max_exact}``. pyiceberg reads the metadata and the
+manifest list (its ``[iceberg]`` extra); manifests are decoded by prunekit's own Avro reader
+into columns (``_iceberg_entries``, ``_iceberg_columns``), with pyiceberg's reader for what it
+does not handle (and for a manifest mixing data and delete files); the bounds are decoded here
 (``prunekit.sources._iceberg_values``). A manifest that breaks the Avro format is a
 ``StatisticsError`` naming it. The rules, each keeping every bound a true bound
 (docs/semantics.md §1):
@@ -58,7 +58,7 @@ from prunekit.expr.paths import leaf_key, leaf_selector
 from prunekit.statistics import Statistics
 
 from . import _iceberg_values as values
-from ._iceberg_deletes import DeleteIndex, partition_key
+from ._iceberg_deletes import PATH_FIELD_ID, DeleteIndex, partition_key
 from ._recent import Recent
 from .parquet import data_schema as _leaf_schema
 
@@ -309,8 +309,11 @@ def _read(table, meta, snapshot, schema, leaves, predicate) -> pa.Table:
     read = []
     manifests = deletes + data
     for m, found in zip(manifests, _fetch(io, manifests, wanted, fast), strict=True):
-        if not isinstance(found, list):
-            read.append((m, found))  # decoded: data files only
+        if not isinstance(found, list):  # decoded: data files only, or delete files only
+            if int(m.content) == 0:
+                read.append((m, found))
+            else:
+                _index_decoded(index, found, m.partition_spec_id)
             continue
         kept = []
         for entry in found:
@@ -427,7 +430,8 @@ def _fetch(io, manifests: list, wanted: set, fast: bool) -> list:
     from pyiceberg.utils.concurrent import ExecutorFactory
 
     def one(m):
-        return _entries(io, m, wanted, fast and int(m.content) == 0)
+        data = int(m.content) == 0
+        return _entries(io, m, wanted if data else {PATH_FIELD_ID}, fast)
 
     if len(manifests) < 2:
         return [one(m) for m in manifests]
@@ -444,8 +448,8 @@ def _entries(io, m, wanted: set, fast: bool):
         try:
             with io.new_input(m.manifest_path).open() as f:
                 e = read_entries(f.read(), m, wanted)
-            if not (e.content != _DATA).any():
-                return e
+            if ((e.content == _DATA) == (int(m.content) == 0)).all():  # else: pyiceberg's
+                return e  # entries, routed one by one
         except Unsupported:  # a codec or schema shape the decoder does not handle
             pass
         except Malformed as err:  # pyiceberg reads some broken bytes (a union branch that
@@ -459,6 +463,28 @@ def _entries(io, m, wanted: set, fast: bool):
     except Exception as e:
         raise StatisticsError(f"{m.manifest_path}: cannot read this manifest "
                               f"({why or f'{type(e).__name__}: {e}'})") from None
+
+
+def _index_decoded(index: DeleteIndex, e, spec_id) -> None:
+    """Delete files of a decoded delete manifest into ``index``: each names a data file by
+    ``referenced_data_file`` or by equal bounds of its ``file_path`` column."""
+    from ._iceberg_columns import bounds_of
+    from ._iceberg_entries import gather
+
+    referenced = gather(e.payload, e.referenced[:, 0], e.referenced[:, 1]).to_pylist()
+    lower = bounds_of(e, PATH_FIELD_ID, upper=False)
+    upper = bounds_of(e, PATH_FIELD_ID, upper=True)
+    named = []
+    for ref, lo, hi in zip(referenced, lower, upper, strict=True):
+        if ref is None and lo is not None and lo == hi:
+            ref = lo
+        try:
+            named.append(None if ref is None else ref.decode("utf-8"))
+        except UnicodeDecodeError:
+            named.append(None)
+    keys = list(zip(*[p[2] for p in e.partition], strict=True)) if e.partition else \
+        [()] * e.count
+    index.add_decoded(spec_id, named, keys, e.sequence.tolist())
 
 
 def _decoded_table(e, m, specs, schema, leaves, index, plans, texts, written_ids,
