@@ -103,9 +103,10 @@ def _pairs(e, table: int, field_id: int):
     the key at all; an entry with the key twice has it left out (unknown)."""
     p = e.pairs
     if not hasattr(e, "pair_index"):  # rows sorted by (table, key) once: slices per leaf
-        order = np.lexsort((p[:, 2], p[:, 0])) if len(p) else np.zeros(0, np.int64)
-        e.pairs = p = p[order]
-        e.pair_index = p[:, 0] * (1 << 32) + p[:, 2]
+        index = p[:, 0] * (1 << 32) + p[:, 2]
+        order = np.argsort(index, kind="stable")  # entries stay in order within a key
+        e.pairs, e.pair_index = p[order], index[order]
+        p = e.pairs
     key = table * (1 << 32) + field_id
     lo, hi = np.searchsorted(e.pair_index, [key, key + 1])
     rows = p[lo:hi]
