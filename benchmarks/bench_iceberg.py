@@ -1,7 +1,8 @@
 """Planning an Iceberg scan of 10,000 data files: ``prunekit.iceberg.file_statistics`` plus
 ``classify`` (and the same with ``predicate=``, which skips manifests by their partition
 summaries) against pyiceberg's own ``table.scan(row_filter=...).plan_files()`` for the same
-filter. Both read the same manifests (with pyiceberg's Avro reader); neither opens a data file.
+filter. Both read the same manifests (prunekit with its own Avro decoder, pyiceberg with its
+reader); neither opens a data file.
 
 The table is made cheaply and once (``table_location``): data files are committed by hand
 (``fast_append`` of ``DataFile`` entries with their metrics, ten commits, so ten manifests)

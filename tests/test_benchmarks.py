@@ -152,3 +152,18 @@ def test_every_asv_benchmark_runs_once(tmp_path, monkeypatch):
     from benchmarks import bench_delta
 
     run(bench_delta.FileStatistics, 100)  # a log of 100 files (the suite's are 10,000, 100,000)
+
+
+def test_iceberg_asv_benchmark_runs_once(tmp_path, monkeypatch):
+    """The Iceberg planning benchmark's asv class once, on a table of 200 files."""
+    pytest.importorskip("pyiceberg")
+    from benchmarks import bench_iceberg
+
+    monkeypatch.setenv("PRUNEKIT_BENCH_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(bench_iceberg, "FILES", 200)  # the suite's are 10,000 and 100,000
+    bench = bench_iceberg.PlanFiles()
+    location = bench.setup_cache()
+    bench.setup(location)
+    for name in dir(bench):
+        if name.startswith("time_"):
+            getattr(bench, name)(location)

@@ -2,6 +2,7 @@
 them is sound and at least as tight as pyiceberg's own planning (tables written by pyiceberg
 into a SQLite catalog in a temporary directory)."""
 
+import copy
 import datetime as dt
 import decimal
 import json
@@ -30,6 +31,7 @@ from pyiceberg.transforms import (  # noqa: E402
     BucketTransform,
     DayTransform,
     HourTransform,
+    IdentityTransform,
     MonthTransform,
     TruncateTransform,
     YearTransform,
@@ -40,6 +42,7 @@ import prunekit as pk  # noqa: E402
 import prunekit.iceberg as pi  # noqa: E402
 from prunekit.cli import main  # noqa: E402
 from prunekit.sources import _iceberg_values as V  # noqa: E402
+from prunekit.sources import iceberg as iceberg_source  # noqa: E402
 
 UTC = dt.timezone.utc
 SCHEMA = Schema(
@@ -91,6 +94,13 @@ def _rows(n, seed, schema, hours=72):
     arrow = schema.as_arrow()
     cols["l"] = cols["long_col"] = longs
     return pa.table({f.name: cols[f.name] for f in arrow}, schema=arrow)
+
+
+@pytest.fixture(autouse=True)
+def decoder(monkeypatch):
+    """prunekit's own manifest decoder, even on small tables and a cold Numba cache (which
+    otherwise leave small tables to pyiceberg's reader)."""
+    monkeypatch.setattr(iceberg_source, "COMPILE_WORTH_BYTES", 0)
 
 
 def _catalog(path):
@@ -266,10 +276,11 @@ def _filters(values, count, seed):
         duck = glue.join(f"({a[1]})" for a in atoms)
         tree = atoms[0][2] if len(atoms) == 1 else ice(*[a[2] for a in atoms])
         # Not compared with pyiceberg's planning: `=` and IN on a bucketed column (pyiceberg
-        # hashes the literal; prunekit has no statistic for that, see the Iceberg module
-        # docstring), and float comparisons: a NaN is greater than every number in Spark SQL
-        # (so `d > 3.5` holds on NaN rows) and fails every comparison in Iceberg, and
-        # pyiceberg writes no NaN counts, so prunekit must assume a NaN where pyiceberg may not.
+        # hashes the literal; prunekit does that only with predicate=, in
+        # test_equalities_on_bucketed_columns_prune_as_pyiceberg_does), and float
+        # comparisons: a NaN is greater than every number in Spark SQL (so `d > 3.5` holds on
+        # NaN rows) and fails every comparison in Iceberg, and pyiceberg writes no NaN counts,
+        # so prunekit must assume a NaN where pyiceberg may not.
         incomparable = any(a[3] is not None and (a[3] == ("long_col", "=") or
                                                  a[3][0] in ("f", "d")) for a in atoms)
         yield spark, duck, tree, incomparable
@@ -600,3 +611,531 @@ def test_statistics_of_a_snapshot_are_kept_until_the_table_changes(tmp_path):
     t.append(pa.table({"x": pa.array([5], pa.int64())}))
     again = pi.file_statistics(t)
     assert again is not first and again.num_rows == 2
+
+
+# ---- prunekit's manifest decoder against pyiceberg's reader --------------------------------
+def _both_readers(table, monkeypatch, **kwargs):
+    """The statistics as pyiceberg's reader and as prunekit's decoder give them (which must
+    have decoded every data manifest of the snapshot, or the comparison says nothing)."""
+    out, decoded = {}, []
+    real = iceberg_source._decoded_table
+    monkeypatch.setattr(iceberg_source, "_decoded_table",
+                        lambda e, m, *a: decoded.append(m) or real(e, m, *a))
+    for reader in ("pyiceberg", "prunekit"):
+        monkeypatch.setattr(iceberg_source, "READER", reader)
+        iceberg_source._CACHE.clear()
+        decoded.clear()
+        out[reader] = pi.file_statistics(table, **kwargs)
+    snapshot = table.metadata.snapshot_by_id(kwargs.get("snapshot_id")) if \
+        kwargs.get("snapshot_id") else table.current_snapshot()
+    # Data manifests holding a delete file (a writer may put one there) go to pyiceberg.
+    data = [m for m in snapshot.manifests(table.io) if int(m.content) == 0 and all(
+        int(e.data_file.content) == 0 for e in m.fetch_manifest_entry(table.io))]
+    assert {m.manifest_path for m in decoded} >= {m.manifest_path for m in data} and data
+    return out["pyiceberg"], out["prunekit"]
+
+
+def test_decoder_matches_pyiceberg_reader_on_evolved_tables(evolved, added, monkeypatch):
+    """Every type, three partition specs, renames, an added column, copy-on-write deletes,
+    add_files under a name mapping, position deletes and malformed bounds: the same table."""
+    first = evolved.history()[0].snapshot_id
+    for table, kwargs in [(evolved, {}), (evolved, {"snapshot_id": first}),
+                          (evolved, {"columns": ["ts", "s"]}), (added[0], {})]:
+        theirs, ours = _both_readers(table, monkeypatch, **kwargs)
+        assert ours.schema.equals(theirs.schema), kwargs
+        for name in theirs.column_names:
+            assert ours.column(name).to_pylist() == theirs.column(name).to_pylist(), \
+                (name, kwargs)
+
+
+# Not f and d (pyiceberg's writer loses rows partitioned by NaN) nor u (it cannot group by a
+# UUID); u is bucketed.
+IDENTITY_SOURCES = ["b", "i", "l", "dec", "dt", "tm", "ts", "tstz", "s", "fx", "bin"]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_decoder_matches_pyiceberg_reader_on_random_partitioned_tables(tmp_path, seed,
+                                                                       monkeypatch):
+    """Identity, bucket and truncate partitions on random columns (each type's partition
+    value read back), appends in random sizes, codecs of the manifest writer."""
+    rng = random.Random(seed)
+    by_name = {f.name: f for f in SCHEMA.fields}
+    picked = rng.sample(IDENTITY_SOURCES, 2)
+    picked[1] = "u" if rng.random() < 0.25 else picked[1]
+    fields = [PartitionField(by_name[picked[0]].field_id, 1000, IdentityTransform(), "p0")]
+    second = by_name[picked[1]]
+    if picked[1] in ("i", "l", "s", "dec") and rng.random() < 0.5:
+        fields.append(PartitionField(second.field_id, 1001, TruncateTransform(3), "p1"))
+    elif picked[1] not in ("b", "tm"):
+        fields.append(PartitionField(second.field_id, 1001, BucketTransform(3), "p1"))
+    codec = rng.choice(["gzip", "zstd", "null"])
+    t = _catalog(tmp_path).create_table(
+        "ns.r", SCHEMA, partition_spec=PartitionSpec(*fields),
+        properties={"format-version": str(rng.choice([1, 2])),
+                    "write.avro.compression-codec": codec})
+    for k in range(rng.randrange(1, 4)):
+        t.append(_rows(rng.randrange(5, 40), seed * 10 + k, t.schema()))
+    if rng.random() < 0.5:
+        try:
+            t.delete(E.LessThan("i", 3))
+        except ZeroDivisionError:  # pyiceberg 0.12 rewriting a file left empty
+            pass
+    theirs, ours = _both_readers(t, monkeypatch)
+    assert ours.num_rows > 0
+    for name in theirs.column_names:
+        assert ours.column(name).to_pylist() == theirs.column(name).to_pylist(), (name, seed)
+
+
+# ---- malformed manifests: a clear error naming the file, or pyiceberg's reading ------------
+def _small_table(tmp_path, codec="null"):
+    t = _catalog(tmp_path).create_table(
+        "ns.m", pa.schema([("x", pa.int64()), ("s", pa.string())]),
+        properties={"format-version": "2", "write.avro.compression-codec": codec})
+    t.append(pa.table({"x": pa.array([1, 5, None], pa.int64()), "s": ["a", "b", "c"]}))
+    t.append(pa.table({"x": pa.array([7], pa.int64()), "s": ["d"]}))
+    (manifest, *_) = [m for m in t.current_snapshot().manifests(t.io) if int(m.content) == 0]
+    return t, _local(manifest.manifest_path)
+
+
+def _zigzag(v):
+    u, out = (v << 1) ^ (v >> 63), b""
+    while True:
+        if u < 0x80:
+            return out + bytes([u])
+        out, u = out + bytes([u & 0x7F | 0x80]), u >> 7
+
+
+def _rewrite_header(path, **changes):
+    """The manifest at ``path`` with header metadata replaced (blocks kept)."""
+    from prunekit.sources._avro_file import _header
+
+    data = open(path, "rb").read()
+    meta, pos = _header(data)
+    meta.update(changes)
+    head = b"Obj\x01" + _zigzag(len(meta))
+    for k, v in meta.items():
+        head += _zigzag(len(k)) + k.encode() + _zigzag(len(v)) + v
+    with open(path, "wb") as f:
+        f.write(head + b"\x00" + data[pos:])
+
+
+def _statistics_error(table, path):
+    iceberg_source._CACHE.clear()
+    with pytest.raises(pk.StatisticsError, match=f"{path}: cannot read this manifest"):
+        pi.file_statistics(table)
+
+
+@pytest.mark.parametrize("codec", ["null", "gzip", "zstd"])
+def test_a_truncated_manifest_is_an_error_naming_it(tmp_path, codec):
+    t, path = _small_table(tmp_path, codec)
+    data = open(path, "rb").read()
+    for cut in (len(data) - 3, len(data) - 20, len(data) // 2):
+        with open(path, "wb") as f:
+            f.write(data[:cut])
+        _statistics_error(t, path)
+
+
+def test_a_corrupted_block_is_an_error_naming_the_manifest(tmp_path, monkeypatch):
+    t, path = _small_table(tmp_path, "gzip")
+    data = bytearray(open(path, "rb").read())
+    from prunekit.sources._avro_file import _header
+
+    _, pos = _header(bytes(data))
+    rng = random.Random(1)
+    errors = caught = 0
+    for _ in range(30):
+        broken = bytearray(data)
+        for k in rng.sample(range(pos + 20, len(data) - 16), 3):
+            broken[k] ^= 1 << rng.randrange(8)
+        with open(path, "wb") as f:
+            f.write(broken)
+        try:
+            theirs = None
+            monkeypatch.setattr(iceberg_source, "READER", "pyiceberg")
+            iceberg_source._CACHE.clear()
+            theirs = pi.file_statistics(t).to_pylist()
+        except pk.StatisticsError:
+            pass
+        monkeypatch.setattr(iceberg_source, "READER", "prunekit")
+        iceberg_source._CACHE.clear()
+        errors += theirs is None
+        try:  # a flip that still inflates: the reference's reading, or an error (pyiceberg
+            # reads some broken bytes, such as a union branch that does not exist; it fails
+            # on some prunekit skips, such as a file format's name)
+            ours = pi.file_statistics(t).to_pylist()
+            assert theirs is None or _no_more_than(ours, theirs)
+        except pk.StatisticsError as e:
+            assert f"{path}: cannot read this manifest" in str(e)
+            caught += 1
+    assert caught > 0 and errors > 0
+
+
+def _no_more_than(ours, theirs):
+    """Our statistics say what pyiceberg's reading says or less (a statistic unknown where
+    the flip made a map key appear twice: pyiceberg keeps the last)."""
+    if len(ours) != len(theirs):
+        return False
+    for a, b in zip(ours, theirs, strict=True):
+        for key, value in a.items():
+            if isinstance(value, dict):
+                if any(v not in (None, False) and v != b[key][k] for k, v in value.items()):
+                    return False
+            elif value != b[key]:
+                return False
+    return True
+
+
+def test_an_invalid_union_branch_is_an_error_naming_the_manifest(tmp_path):
+    t, path = _small_table(tmp_path, "null")
+    data = bytearray(open(path, "rb").read())
+    # The first entry's snapshot_id union: after status (one byte), its branch index.
+    from prunekit.sources._avro_file import _header, _py_long
+
+    _, pos = _header(bytes(data))
+    pos += 16
+    _, pos = _py_long(bytes(data), pos)  # record count
+    _, pos = _py_long(bytes(data), pos)  # block size
+    assert data[pos] == 2 and data[pos + 1] in (0, 2)  # status ADDED, then a branch index
+    data[pos + 1] = 8  # branch 4 of a two-branch union
+    with open(path, "wb") as f:
+        f.write(data)
+    _statistics_error(t, path)
+
+
+def test_an_unknown_avro_type_falls_back_to_pyiceberg_or_names_the_file(tmp_path):
+    t, path = _small_table(tmp_path, "null")
+    good = pi.file_statistics(t).to_pylist()
+    data = open(path, "rb").read()
+    from prunekit.sources._avro_file import _header
+
+    meta, _ = _header(data)
+    schema = meta["avro.schema"]
+    # An unused field renamed to a type no Avro reader knows: neither reader reads it.
+    _rewrite_header(path, **{"avro.schema": schema.replace(b'"type": "string", "doc": "File '
+                                                           b'format name', b'"type": "str'
+                                                           b'ing2", "doc": "File format nam'
+                                                           b'e', 1)})
+    assert open(path, "rb").read() != data
+    _statistics_error(t, path)
+    # An unknown codec: the same.
+    with open(path, "wb") as f:
+        f.write(data)
+    _rewrite_header(path, **{"avro.codec": b"lz9"})
+    _statistics_error(t, path)
+    with open(path, "wb") as f:
+        f.write(data)
+    iceberg_source._CACHE.clear()
+    assert pi.file_statistics(t).to_pylist() == good
+
+
+def test_bounds_of_the_wrong_length_are_unknown(tmp_path, monkeypatch):
+    """Random bytes as bounds of every type, committed by hand: a bound of a length its type
+    does not have is unknown, and the statistics are those of pyiceberg's reader."""
+    kinds = [T.IntegerType(), T.LongType(), T.FloatType(), T.DoubleType(), T.DateType(),
+             T.TimestampType(), T.StringType(), T.UUIDType(), T.FixedType(3), T.BinaryType(),
+             T.DecimalType(6, 2), T.BooleanType()]
+    lengths = {"int": {4}, "long": {4, 8}, "float": {4}, "double": {4, 8}, "date": {4},
+               "timestamp": {8}, "uuid": {16}, "fixed[3]": {3}, "boolean": {1}}
+    fields = [T.NestedField(k + 1, f"c{k}", t) for k, t in enumerate(kinds)]
+    t = _catalog(tmp_path).create_table("ns.w", Schema(*fields),
+                                        properties={"format-version": "2"})
+    rng = random.Random(4)
+    written = {}
+    for k in range(6):
+        lower = {f.field_id: bytes(rng.randrange(256) for _ in range(rng.randrange(0, 18)))
+                 for f in fields}
+        path = str(tmp_path / f"{k}.parquet")
+        written[path] = lower
+        _commit(t, DataFile.from_args(
+            content=DataFileContent.DATA, file_path=path, file_format=FileFormat.PARQUET,
+            partition=Record(), record_count=3, file_size_in_bytes=10, lower_bounds=lower,
+            upper_bounds=lower))
+    theirs, ours = _both_readers(t, monkeypatch)
+    assert ours.equals(theirs)
+    paths = ours.column("path").to_pylist()
+    for f in fields:
+        known = pc.is_valid(pc.struct_field(ours.column(f.name), [0])).to_pylist()
+        for path, ok in zip(paths, known, strict=True):
+            size = len(written[path][f.field_id])
+            if str(f.field_type) in lengths and size not in lengths[str(f.field_type)]:
+                assert not ok, (f, size)
+
+
+# ---- bucket[N] partitions ------------------------------------------------------------------
+def test_bucket_hash_matches_pyiceberg_for_every_type():
+    from prunekit.sources._iceberg_buckets import bucket
+
+    rng = random.Random(11)
+    cases = [
+        (T.IntegerType(), lambda: rng.randrange(-2**31, 2**31), lambda v: v),
+        (T.LongType(), lambda: rng.randrange(-2**63, 2**63), lambda v: v),
+        (T.DateType(), lambda: rng.randrange(-10**6, 10**6), lambda v: v),
+        (T.TimeType(), lambda: rng.randrange(0, 86_400 * 10**6), lambda v: v),
+        (T.TimestampType(), lambda: rng.randrange(-2**62, 2**62), lambda v: v),
+        (T.TimestamptzType(), lambda: rng.randrange(-2**62, 2**62), lambda v: v),
+        (T.DecimalType(9, 2), lambda: rng.randrange(-10**9 + 1, 10**9),
+         lambda v: decimal.Decimal(v).scaleb(-2, decimal.Context(prec=50))),
+        (T.DecimalType(38, 5), lambda: rng.choice([0, -1, 127, 128, -128, -129,
+                                                   rng.randrange(-10**38 + 1, 10**38)]),
+         lambda v: decimal.Decimal(v).scaleb(-5, decimal.Context(prec=50))),
+        (T.StringType(), lambda: rng.choice(WORDS + ["", "\U0001f600"]).encode(),
+         lambda v: v.decode()),
+        (T.UUIDType(), lambda: uuid.UUID(int=rng.getrandbits(128)).bytes,
+         lambda v: uuid.UUID(bytes=v)),
+        (T.FixedType(5), lambda: bytes(rng.randrange(256) for _ in range(5)), lambda v: v),
+        (T.BinaryType(), lambda: bytes(rng.randrange(256) for _ in range(rng.randrange(9))),
+         lambda v: v),
+    ]
+    for t, draw, theirs in cases:
+        for _ in range(200):
+            n = rng.choice([1, 2, 3, 16, 1000, 2**31 - 1])
+            raw = draw()
+            assert bucket(str(t), raw, n) == BucketTransform(n).transform(t)(theirs(raw)), \
+                (t, raw, n)
+    # Values the type cannot hold have no bucket (they never equal a value of the column).
+    for kind, raw in [("uuid", bytes(15)), ("fixed[5]", b"abc"), ("decimal(3, 0)", 1000),
+                      ("string", b"\xff"), ("long", 2**63), ("int", 1.0), ("float", 1.0),
+                      ("boolean", True), ("timestamp_ns", 5)]:
+        assert bucket(kind, raw, 4) is None, kind
+
+
+@pytest.fixture(scope="module")
+def bucketed(tmp_path_factory):
+    """Bucketed by i, l, dec, dt, ts, s, u, fx and bin in two specs (bucket counts 3 and 5)."""
+    catalog = _catalog(tmp_path_factory.mktemp("bucketed"))
+    spec = PartitionSpec(*[PartitionField(f, 1000 + k, BucketTransform(3), f"b{k}")
+                           for k, f in enumerate([2, 3, 6, 11])])
+    t = catalog.create_table("ns.bucketed", SCHEMA, partition_spec=spec,
+                             properties={"format-version": "2"})
+    for seed in range(3):
+        t.append(_rows(40, 100 + seed, t.schema()))
+    with t.update_spec() as u:
+        for k in range(4):
+            u.remove_field(f"b{k}")
+        u.add_field("dt", BucketTransform(5), "c0")
+        u.add_field("ts", BucketTransform(5), "c1")
+        u.add_field("u", BucketTransform(5), "c2")
+        u.add_field("fx", BucketTransform(2), "c3")
+        u.add_field("bin", BucketTransform(2), "c4")
+    for seed in range(2):
+        t.append(_rows(40, 200 + seed, t.schema()))
+    return catalog.load_table("ns.bucketed")
+
+
+def _hex(b):
+    return f"X'{b.hex()}'"
+
+
+def test_equalities_on_bucketed_columns_prune_as_pyiceberg_does(bucketed):
+    rows, _ = _rows_by_file(bucketed)
+    schema = pi.data_schema(bucketed)
+    everything = set(pi.file_statistics(bucketed).column("path").to_pylist())
+    rng = random.Random(9)
+    values = {c: [getattr(v, "bytes", v) for data in rows.values()
+                  for v in data.column(c).to_pylist() if v is not None]
+              for c in ("i", "l", "dec", "dt", "ts", "s", "u", "fx", "bin")}
+    dropped = 0
+    for _ in range(60):
+        column = rng.choice(sorted(values))
+        picked = [rng.choice(values[column]) for _ in range(rng.randrange(1, 4))]
+        if column in ("u", "fx", "bin"):
+            texts = [_hex(v) for v in picked]
+        elif column == "ts":
+            texts = [f"TIMESTAMP_NTZ '{v}'" for v in picked]
+        elif column == "dt":
+            texts = [f"DATE '{v}'" for v in picked]
+        elif column == "s":
+            texts = [f"'{v}'" for v in picked]
+        else:
+            texts = [str(v) for v in picked]
+        if column in ("i", "l") and rng.random() < 0.5:
+            texts.append(f"{picked[0]}.0")  # an integral DOUBLE: the same value
+            texts.append("2.5")  # never an integer: no bucket needed
+        text = (f"{column} = {texts[0]}" if len(texts) == 1 else
+                f"{column} IN ({', '.join(texts)})")
+        if rng.random() < 0.3:
+            text += " AND i IS NOT NULL"
+        pred = pk.PruningPredicate(text, schema)
+        kept = set(pi.file_statistics(bucketed, predicate=pred).column("path").to_pylist())
+        wanted = set(picked)
+        for path in everything - kept:  # no dropped file holds a listed value
+            column_values = [getattr(v, "bytes", v)
+                             for v in rows[path].column(column).to_pylist()]
+            assert not wanted & set(column_values), (text, path)
+        tree = (E.In(column, {_pyiceberg_literal(column, v) for v in picked})
+                if len(picked) > 1 else E.EqualTo(column, _pyiceberg_literal(column, picked[0])))
+        planned = {_local(task.file.file_path)
+                   for task in bucketed.scan(row_filter=tree).plan_files()}
+        stats = pk.Statistics.from_arrow(pi.file_statistics(bucketed, predicate=pred))
+        paths = stats.table.column("path").to_pylist()
+        outcome = pred.classify(stats).tolist()
+        ours = {p for p, o in zip(paths, outcome, strict=True) if o != pk.NONE_MATCH}
+        assert ours <= planned or "AND" in text, (text, ours - planned)
+        dropped += len(everything - kept)
+    assert dropped > 0
+
+
+def _pyiceberg_literal(column, v):
+    if column in ("dt", "ts"):
+        return v.isoformat()
+    if column == "u":
+        return uuid.UUID(bytes=v)
+    return v
+
+
+def test_bucket_pruning_needs_the_exact_literal(bucketed):
+    """A literal through a cast, beyond the column's type, or under OR prunes no file by its
+    bucket."""
+    schema = pi.data_schema(bucketed)
+    everything = pi.file_statistics(bucketed).num_rows
+    from prunekit.sources._iceberg_buckets import equality_literals
+
+    kinds = {f.name: str(f.field_type) for f in bucketed.schema().fields}
+    for text in ["l + 0 = 5", "CAST(l AS STRING) = '5'", "l = 5 OR l IS NULL",
+                 "fx = X'01'", "u = X'00'", "i = 2147483648"]:
+        pred = pk.PruningPredicate(text, schema)
+        assert equality_literals(pred, kinds) == {}, text
+        if text != "i = 2147483648":  # no int is that: every manifest is skipped anyway
+            assert pi.file_statistics(bucketed, predicate=pred).num_rows == everything, text
+
+
+def test_small_tables_are_read_by_pyiceberg_until_the_decoder_is_loaded(monkeypatch):
+    """Loading the decoder costs more than pyiceberg's reading of a small table; compiling
+    it is worth it only for a large one."""
+    import sys
+    from types import SimpleNamespace
+
+    from prunekit.sources import _avro_decode
+
+    monkeypatch.setattr(iceberg_source, "COMPILE_WORTH_BYTES", 4 << 20)
+    small, middle, large = ([SimpleNamespace(manifest_length=n)]
+                            for n in (1_000, 1 << 20, 5 << 20))
+    name = f"{iceberg_source.__package__}._avro_decode"
+    assert _avro_decode.compiled() or iceberg_source._use_decoder(small) is False
+    monkeypatch.delitem(sys.modules, name)  # a process that has not loaded it
+    assert not iceberg_source._use_decoder(small)
+    assert iceberg_source._use_decoder(large)
+    monkeypatch.setattr(_avro_decode, "on_disk", lambda: False)
+    sys.modules[name] = _avro_decode
+    monkeypatch.setattr(_avro_decode, "compiled", lambda: False)
+    assert not iceberg_source._use_decoder(middle)
+    monkeypatch.setattr(_avro_decode, "on_disk", lambda: True)
+    assert iceberg_source._use_decoder(middle) and not iceberg_source._use_decoder(small)
+    monkeypatch.setattr(_avro_decode, "compiled", lambda: True)
+    assert iceberg_source._use_decoder(small)
+    monkeypatch.setattr(iceberg_source, "READER", "pyiceberg")
+    assert not iceberg_source._use_decoder(large)
+
+
+def test_manifests_of_other_buckets_are_not_opened(tmp_path, monkeypatch):
+    """One manifest per bucket (appends of one bucket each): an equality opens only the
+    manifests whose bucket summary holds the literal's bucket."""
+    from prunekit.sources._iceberg_buckets import bucket
+
+    spec = PartitionSpec(PartitionField(3, 1000, BucketTransform(4), "lb"))
+    t = _catalog(tmp_path).create_table("ns.mb", Schema(T.NestedField(3, "l", T.LongType())),
+                                        partition_spec=spec,
+                                        properties={"format-version": "2"})
+    by_bucket = {}
+    for v in range(40):
+        by_bucket.setdefault(bucket("long", v, 4), []).append(v)
+    for vs in by_bucket.values():
+        t.append(pa.table({"l": pa.array(vs, pa.int64())}))
+    opened = []
+    real = iceberg_source._entries
+    monkeypatch.setattr(iceberg_source, "_entries",
+                        lambda io, m, *a: opened.append(m) or real(io, m, *a))
+    pred = pk.PruningPredicate("l = 7", pi.data_schema(t))
+    kept = pi.file_statistics(t, predicate=pred)
+    assert len(opened) == 1 and kept.num_rows == 1
+    assert kept.column("l").to_pylist()[0]["min"] <= 7 <= kept.column("l").to_pylist()[0]["max"]
+    opened.clear()
+    assert pi.file_statistics(t, predicate=pk.PruningPredicate(
+        "l IN (7, 8)", pi.data_schema(t))).num_rows == len({bucket("long", v, 4)
+                                                             for v in (7, 8)})
+
+
+def test_delete_manifests_decoded_as_pyiceberg_reads_them(added, tmp_path, monkeypatch):
+    """Manifests holding only delete files, listed as delete manifests (pyiceberg 0.12 writes
+    every manifest as a data one): decoded, they index the same delete files."""
+    from pyiceberg.manifest import ManifestContent
+    from pyiceberg.table.snapshots import Snapshot
+
+    listed = Snapshot.manifests
+
+    def manifests(self, io):
+        out = []
+        for m in listed(self, io):
+            entries = m.fetch_manifest_entry(io)
+            if entries and all(int(e.data_file.content) != 0 for e in entries):
+                m = copy.copy(m)
+                m._data = list(m._data)
+                m._data[3] = ManifestContent.DELETES
+            out.append(m)
+        return out
+
+    monkeypatch.setattr(Snapshot, "manifests", manifests)
+    t = _catalog(tmp_path).create_table("ns.eq", pa.schema([("x", pa.int64())]),
+                                        properties={"format-version": "2"})
+    t.append(pa.table({"x": pa.array([1, 2], pa.int64())}))
+    deletes = str(tmp_path / "eq.parquet")
+    pq.write_table(pa.table({"x": pa.array([2], pa.int64())}), deletes)
+    _commit(t, DataFile.from_args(
+        content=DataFileContent.EQUALITY_DELETES, file_path=deletes,
+        file_format=FileFormat.PARQUET, partition=Record(), record_count=1,
+        file_size_in_bytes=os.path.getsize(deletes), equality_ids=[1]))
+    t.append(pa.table({"x": pa.array([3], pa.int64())}))
+    decoded = []
+    real = iceberg_source._index_decoded
+    monkeypatch.setattr(iceberg_source, "_index_decoded",
+                        lambda index, e, spec_id: decoded.append(e) or real(index, e, spec_id))
+    for table in (added[0], t):
+        decoded.clear()
+        theirs, ours = _both_readers(table, monkeypatch)
+        assert decoded and ours.equals(theirs)
+        assert sum(ours.column("delete_files").to_pylist()) > 0
+
+
+@pytest.mark.parametrize("codec", ["snappy", "bzip2", "deflate", "zstandard"])
+def test_every_codec_reads_the_same_entries(tmp_path, codec, monkeypatch):
+    """A null-codec manifest's blocks compressed again by each codec Avro names (pyiceberg
+    writes neither snappy nor bzip2 without extra packages): the same statistics."""
+    import bz2
+    import zlib
+
+    import zstandard
+
+    from prunekit.sources._avro_file import SYNC, _frame, _header
+
+    t, path = _small_table(tmp_path, "null")
+    before = pi.file_statistics(t).to_pylist()
+    data = open(path, "rb").read()
+    meta, pos = _header(data)
+    sync = data[pos:pos + SYNC]
+    frames, status = _frame(np.frombuffer(data, np.uint8), pos + SYNC,
+                            np.frombuffer(sync, np.uint8))
+    assert status == 0 and len(frames)
+
+    def squeeze(raw):
+        if codec == "snappy":
+            return pa.compress(raw, codec="snappy", asbytes=True) + \
+                zlib.crc32(raw).to_bytes(4, "big")
+        if codec == "bzip2":
+            return bz2.compress(raw)
+        if codec == "zstandard":
+            return zstandard.ZstdCompressor().compress(raw)
+        return zlib.compress(raw)[2:-4]  # raw deflate: no zlib header nor checksum
+
+    blocks = b""
+    for count, start, size in frames.tolist():
+        packed = squeeze(data[start:start + size])
+        blocks += _zigzag(count) + _zigzag(len(packed)) + packed + sync
+    with open(path, "wb") as f:
+        f.write(data[:pos] + sync + blocks)
+    _rewrite_header(path, **{"avro.codec": codec.encode()})
+    iceberg_source._CACHE.clear()
+    decoded = []
+    real = iceberg_source._decoded_table
+    monkeypatch.setattr(iceberg_source, "_decoded_table",
+                        lambda e, m, *a: decoded.append(m) or real(e, m, *a))
+    assert pi.file_statistics(t).to_pylist() == before and len(decoded) == 2

@@ -8,9 +8,9 @@ whose sequence number is at most its own.
 
 from __future__ import annotations
 
-__all__ = ["DeleteIndex", "partition_key"]
+__all__ = ["PATH_FIELD_ID", "DeleteIndex", "partition_key"]
 
-_PATH_FIELD_ID = 2147483546  # the file_path column of position delete files
+PATH_FIELD_ID = 2147483546  # the file_path column of position delete files
 
 
 class DeleteIndex:
@@ -46,6 +46,23 @@ class DeleteIndex:
         else:
             self.by_partition.setdefault((f.spec_id, partition_key(f.partition)), []).append(seq)
 
+    def add_decoded(self, spec_id, named: list, keys: list, seqs: list) -> None:
+        """Delete files decoded by column (``_iceberg_entries``): per file the data file path
+        it names (or None), its partition values as a tuple, its sequence number.
+
+        >>> index = DeleteIndex({0: type("Spec", (), {"fields": ["day"]})()})
+        >>> index.add_decoded(0, [None, "a.parquet"], [(7,), (8,)], [5, 5])
+        >>> index.count("a.parquet", 0, [8], seq=4), index.count("b.parquet", 0, [7], seq=4)
+        (1, 1)
+        """
+        for path, key, seq in zip(named, keys, seqs, strict=True):
+            if path is not None:
+                self.by_path.setdefault(path, []).append(seq)
+            elif spec_id in self.unpartitioned or spec_id is None:
+                self.everywhere.append(seq)
+            else:
+                self.by_partition.setdefault((spec_id, key), []).append(seq)
+
     def count(self, path: str, spec_id: int, partition, seq: int) -> int:
         found = self.by_path.get(path, []) + self.everywhere
         if self.by_partition:
@@ -55,7 +72,7 @@ class DeleteIndex:
 
 def _named_path(f) -> str | None:
     lo, hi = f.lower_bounds or {}, f.upper_bounds or {}
-    a, b = lo.get(_PATH_FIELD_ID), hi.get(_PATH_FIELD_ID)
+    a, b = lo.get(PATH_FIELD_ID), hi.get(PATH_FIELD_ID)
     if a is not None and a == b:
         try:
             return bytes(a).decode("utf-8")

@@ -18,7 +18,8 @@ import struct
 
 import pyarrow as pa
 
-__all__ = ["arrow_type", "decode_bound", "partition_range", "raw_value", "successor"]
+__all__ = ["arrow_type", "decode_bound", "intersect", "partition_range", "raw_value",
+           "successor"]
 
 _SIMPLE = {
     "boolean": pa.bool_(), "int": pa.int32(), "long": pa.int64(), "float": pa.float32(),
@@ -255,3 +256,38 @@ def _truncated(width: int, kind: str, value) -> tuple | None:
         nxt = successor(v)
         return None if nxt is None else (v, nxt, False)
     return None
+
+
+def intersect(cell: list, kind: str, r) -> None:
+    """Intersect a cell ``[min, max, null_count, nan_count, min_exact, max_exact]`` (raw
+    values) with a partition range ``(lo, hi, exact)`` (None: no range), in place.
+
+    >>> cell = [3, 90, 0, None, True, True]
+    >>> intersect(cell, "long", (10, 19, False)); cell
+    [10, 19, 0, None, False, False]
+    >>> cell = [None, None, 0, None, False, False]
+    >>> intersect(cell, "long", (7, 7, True)); cell
+    [7, 7, 0, None, True, True]
+    """
+    if r is None:
+        return
+    lo, hi, exact = r
+    if kind in ("float", "double") and lo == 0:
+        lo, hi = -0.0, 0.0
+    if cell[0] is None or _above(lo, cell[0]):
+        cell[0], cell[4] = lo, exact
+    elif lo == cell[0]:
+        cell[4] = cell[4] or exact
+    if cell[1] is None or _above(cell[1], hi):
+        cell[1], cell[5] = hi, exact
+    elif hi == cell[1]:
+        cell[5] = cell[5] or exact
+    if cell[0] is not None and cell[0] == cell[1] and cell[4] != cell[5]:
+        cell[4] = cell[5] = True  # true bounds that meet: every value is that one
+
+
+def _above(a, b) -> bool:
+    try:
+        return a > b
+    except TypeError:
+        return False

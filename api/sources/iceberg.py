@@ -4,9 +4,12 @@ One row per live data file of a snapshot: ``path`` (a local path for ``file:`` l
 ``size`` (bytes), ``partition`` (its partition as a path, ``month=2024-03/s=ab``),
 ``delete_files`` (how many delete files may apply to it), ``row_count`` and, per leaf of a
 primitive type (a top-level column or a field of a struct, keyed by ``leaf_key``), a struct
-``{min, max, null_count, nan_count, min_exact, max_exact}``. pyiceberg reads the metadata and
-the manifests (its ``[iceberg]`` extra); the bounds are decoded here
-(``prunekit.sources._iceberg_values``). The rules, each keeping every bound a true bound
+``{min, max, null_count, nan_count, min_exact, max_exact}``. pyiceberg reads the metadata and the
+manifest list (its ``[iceberg]`` extra); manifests are decoded by prunekit's own Avro reader
+into columns (``_iceberg_entries``, ``_iceberg_columns``), with pyiceberg's reader for what it
+does not handle (and for a manifest mixing data and delete files); the bounds are decoded here
+(``prunekit.sources._iceberg_values``). A manifest that breaks the Avro format is a
+``StatisticsError`` naming it. The rules, each keeping every bound a true bound
 (docs/semantics.md §1):
 
 - Metrics are keyed by field id and mapped through the snapshot's schema, so renamed columns
@@ -28,8 +31,10 @@ the manifests (its ``[iceberg]`` extra); the bounds are decoded here
   ``[2024-03-01, 2024-03-31]``); ``truncate[W]`` as ``[v, v + W - 1]`` for numbers and as the
   strings starting with ``v`` for text and binary. The range is intersected with the column's
   own bounds. A NULL partition value means the source column is NULL on every row, any other
-  that it is NULL on none. ``bucket[N]`` gives no range (only that NULL rule); each file is
-  read with its own partition spec.
+  that it is NULL on none. ``bucket[N]`` gives no range (only that NULL rule); with
+  ``predicate=``, a file whose bucket is that of no literal of a top-level ``=`` / ``IN``
+  conjunct on its source is left out (``_iceberg_buckets``). Each file is read with its own
+  partition spec.
 - Delete files (position or equality) with a sequence number at or after the data file's, in
   its partition (or global, or naming its path) are counted in ``delete_files``, and then
   ``row_count`` is unknown (the file's live rows are fewer), its bounds inexact (the row
@@ -43,6 +48,7 @@ from __future__ import annotations
 import decimal
 import functools
 import os
+import sys
 from urllib.parse import unquote, urlparse
 
 import pyarrow as pa
@@ -52,7 +58,7 @@ from prunekit.expr.paths import leaf_key, leaf_selector
 from prunekit.statistics import Statistics
 
 from . import _iceberg_values as values
-from ._iceberg_deletes import DeleteIndex, partition_key
+from ._iceberg_deletes import PATH_FIELD_ID, DeleteIndex, partition_key
 from ._recent import Recent
 from .parquet import data_schema as _leaf_schema
 
@@ -99,7 +105,8 @@ def file_statistics(table, snapshot_id: int | None = None, *, columns=None,
     leaf_selector``: statistics column names, such as a predicate's ``required_columns``, or
     a struct's name for its leaves, in any case). ``predicate`` (a ``PruningPredicate`` over this
     table's columns): data manifests whose partition summaries rule it out are not opened,
-    and their files are left out.
+    and their files are left out, as are files whose ``bucket[N]`` partition value is the
+    bucket of no literal of a top-level ``x = v`` / ``x IN (...)`` conjunct.
 
     >>> import tempfile, pyarrow as pa
     >>> from pyiceberg.catalog.sql import SqlCatalog
@@ -130,16 +137,15 @@ def file_statistics(table, snapshot_id: int | None = None, *, columns=None,
     found = None if key is None else _CACHE.get(key)
     if found is not None:
         return found
-    rows: list[tuple] = []
+    out = _table([], leaves)
     if snapshot is not None:
         try:
-            rows = _read(table, meta, snapshot, schema, leaves, predicate)
+            out = _read(table, meta, snapshot, schema, leaves, predicate)
         except StatisticsError:
             raise
-        except Exception as e:  # a manifest pyiceberg cannot read
+        except Exception as e:  # a manifest list pyiceberg cannot read
             raise StatisticsError(f"{meta.location}: cannot read the manifests of snapshot "
                                   f"{snapshot.snapshot_id} ({type(e).__name__}: {e})") from None
-    out = _table(rows, leaves)
     if key is not None:
         _CACHE.put(key, out)
     return out
@@ -270,55 +276,258 @@ def _field_ids(schema) -> frozenset:
 
 
 # ---- manifests ---------------------------------------------------------------------------
-def _read(table, meta, snapshot, schema, leaves, predicate) -> list[tuple]:
+# "prunekit": data manifests decoded by prunekit's own columnar reader (``_iceberg_entries``),
+# pyiceberg's for what it does not handle; "pyiceberg": pyiceberg's reader for every manifest
+# (the reference the tests compare with).
+READER = "prunekit"
+# Which reader a first plan in a process uses, by the data manifests' bytes: at or above
+# COMPILE_WORTH_BYTES the decoder, compiled if need be (seconds, once per installation: Numba
+# keeps it on disk); below SMALL_BYTES pyiceberg, unless this process already loaded the
+# decoder (importing Numba and loading the decoder from its disk cache take about 0.5 s,
+# pyiceberg reads a few hundred files in less); between, the decoder if it is on disk.
+COMPILE_WORTH_BYTES = 4 << 20
+SMALL_BYTES = 256 << 10
+
+
+def _read(table, meta, snapshot, schema, leaves, predicate) -> pa.Table:
     io = table.io
     manifests = snapshot.manifests(io)
     specs = meta.specs()
     data = [m for m in manifests if int(m.content) == 0]
     deletes = [m for m in manifests if int(m.content) != 0]
+    buckets = _Buckets(predicate, schema, specs)
     if predicate is not None:
         from ._iceberg_manifests import manifests_to_open
 
-        data = manifests_to_open(data, specs, schema, predicate)
+        data = [m for m in manifests_to_open(data, specs, schema, predicate)
+                if buckets.may_match(m)]
     # Delete files are indexed before any data file is read (a writer may have put one in a
     # data manifest too: entries are routed by their own content, as pyiceberg does).
     index = DeleteIndex(specs)
-    entries = []
+    fast = _use_decoder(data)
+    wanted = {leaf.field_id for leaf in leaves}
+    read = []
     manifests = deletes + data
-    for m, found in zip(manifests, _fetch(io, manifests), strict=True):
+    for m, found in zip(manifests, _fetch(io, manifests, wanted, fast), strict=True):
+        if not isinstance(found, list):  # decoded: data files only, or delete files only
+            if int(m.content) == 0:
+                read.append((m, found))
+            else:
+                _index_decoded(index, found, m.partition_spec_id)
+            continue
+        kept = []
         for entry in found:
             if int(entry.data_file.content) == _DATA:
-                entries.append((m, entry))
+                kept.append(entry)
             else:
                 index.add(entry)
+        if kept:
+            read.append((m, kept))
     written_ids = None if _NAME_MAPPING in meta.properties else _ids_by_schema(meta)
     schema_of_snapshot = {s.snapshot_id: s.schema_id for s in meta.snapshots}
     plans = {}
     texts: dict = {}  # partition texts by (spec id, values): files share partitions
-    rows = []
-    for m, entry in entries:
-        f = entry.data_file
-        spec_id = f.spec_id if f.spec_id is not None else m.partition_spec_id
-        if spec_id not in plans:
-            plans[spec_id] = _partition_plan(specs.get(spec_id), schema, leaves)
-        written = None  # the field ids of the schema the file was committed under
-        if written_ids is not None:
-            written = written_ids.get(schema_of_snapshot.get(entry.snapshot_id))
-        rows.append(_file_row(entry, f, spec_id, plans[spec_id], leaves, index, written,
-                              specs.get(spec_id), schema, texts))
-    return rows
+    tables = []
+    for m, found in read:
+        if not isinstance(found, list):
+            out = _decoded_table(found, m, specs, schema, leaves, index, plans, texts,
+                                 written_ids, schema_of_snapshot)
+            tables.append(buckets.keep(out, m.partition_spec_id,
+                                       [p[2] for p in found.partition]))
+            continue
+        rows = []
+        for entry in found:
+            f = entry.data_file
+            spec_id = f.spec_id if f.spec_id is not None else m.partition_spec_id
+            if spec_id not in plans:
+                plans[spec_id] = _partition_plan(specs.get(spec_id), schema, leaves)
+            written = None  # the field ids of the schema the file was committed under
+            if written_ids is not None:
+                written = written_ids.get(schema_of_snapshot.get(entry.snapshot_id))
+            rows.append(_file_row(entry, f, spec_id, plans[spec_id], leaves, index, written,
+                                  specs.get(spec_id), schema, texts))
+        tables.append(buckets.keep_entries(_table(rows, leaves), found, m.partition_spec_id))
+    if not tables:
+        return _table([], leaves)
+    return pa.concat_tables(tables) if len(tables) > 1 else tables[0]
 
 
-def _fetch(io, manifests: list) -> list:
-    """Each manifest's live entries, read by pyiceberg's thread pool as its own planning does
-    (inflating Avro blocks releases the GIL)."""
+class _Buckets:
+    """With ``predicate=``: files whose ``bucket[N]`` partition value is the bucket of no
+    literal of a top-level ``=`` / ``IN`` conjunct are left out (``_iceberg_buckets``)."""
+
+    def __init__(self, predicate, schema, specs):
+        self.specs, self.rules = specs, {}
+        self.names = {f.field_id: (f.name, str(f.field_type)) for f in schema.fields
+                      if f.field_type.is_primitive}
+        self.literals = {}
+        if predicate is not None:
+            from ._iceberg_buckets import equality_literals
+
+            self.literals = equality_literals(
+                predicate, {name: kind for name, kind in self.names.values()})
+
+    def _rules(self, spec_id) -> list:
+        if spec_id not in self.rules:
+            from ._iceberg_buckets import ruled_out
+
+            self.rules[spec_id] = ruled_out(self.specs.get(spec_id), self.names, self.literals)
+        return self.rules[spec_id]
+
+    def may_match(self, manifest) -> bool:
+        """False when a bucket field's summary (the least and greatest bucket of the
+        manifest's files) holds none of the allowed buckets."""
+        rules = self._rules(manifest.partition_spec_id) if self.literals else []
+        summaries = manifest.partitions or []
+        for pos, allowed in rules:
+            if pos >= len(summaries):
+                continue
+            lo = values.decode_bound("int", summaries[pos].lower_bound, upper=False)
+            hi = values.decode_bound("int", summaries[pos].upper_bound, upper=True)
+            if lo is not None and hi is not None and not any(lo <= b <= hi for b in allowed):
+                return False
+        return True
+
+    def keep(self, table: pa.Table, spec_id, partition: list) -> pa.Table:
+        """``table`` without the files ruled out; ``partition`` per field its files' values."""
+        rules = self._rules(spec_id) if self.literals else []
+        if not rules:
+            return table
+        keep = [True] * table.num_rows
+        for pos, allowed in rules:
+            if pos < len(partition):
+                keep = [k and (v is None or v in allowed)
+                        for k, v in zip(keep, partition[pos], strict=True)]
+        return table if all(keep) else table.filter(pa.array(keep))
+
+    def keep_entries(self, table: pa.Table, entries: list, spec_id) -> pa.Table:
+        if not self.literals or not self._rules(spec_id):
+            return table
+        width = len(self.specs[spec_id].fields)
+        values = [[e.data_file.partition[pos] if pos < len(e.data_file.partition) else None
+                   for e in entries] for pos in range(width)]
+        return self.keep(table, spec_id, values)
+
+
+def _use_decoder(data: list) -> bool:
+    if READER != "prunekit" or not data:
+        return False
+    size = sum(m.manifest_length or 0 for m in data)
+    loaded = sys.modules.get(f"{__package__}._avro_decode")
+    if size >= COMPILE_WORTH_BYTES or (loaded is not None and loaded.compiled()):
+        return True
+    if size < SMALL_BYTES:
+        return False
+    from ._avro_decode import on_disk
+
+    return on_disk()
+
+
+def _fetch(io, manifests: list, wanted: set, fast: bool) -> list:
+    """Each manifest's live entries: decoded columns (``_iceberg_entries.Entries``) for data
+    manifests when ``fast``, else pyiceberg's entries; on pyiceberg's thread pool as its own
+    planning does (inflating Avro blocks releases the GIL)."""
     from pyiceberg.utils.concurrent import ExecutorFactory
 
+    def one(m):
+        data = int(m.content) == 0
+        return _entries(io, m, wanted if data else {PATH_FIELD_ID}, fast)
+
     if len(manifests) < 2:
-        return [m.fetch_manifest_entry(io, discard_deleted=True) for m in manifests]
-    pool = ExecutorFactory.get_or_create()
-    return list(pool.map(lambda m: m.fetch_manifest_entry(io, discard_deleted=True),
-                         manifests))
+        return [one(m) for m in manifests]
+    return list(ExecutorFactory.get_or_create().map(one, manifests))
+
+
+def _entries(io, m, wanted: set, fast: bool):
+    """One manifest's live entries; a manifest that breaks the Avro format, or that neither
+    reader can read, is a ``StatisticsError`` naming it."""
+    from ._iceberg_entries import Malformed, Unsupported, read_entries
+
+    why = None
+    if fast:
+        try:
+            with io.new_input(m.manifest_path).open() as f:
+                e = read_entries(f.read(), m, wanted)
+            if ((e.content == _DATA) == (int(m.content) == 0)).all():  # else: pyiceberg's
+                return e  # entries, routed one by one
+        except Unsupported:  # a codec or schema shape the decoder does not handle
+            pass
+        except Malformed as err:  # pyiceberg reads some broken bytes (a union branch that
+            # does not exist as the value's) and would answer from them: an error instead
+            raise StatisticsError(f"{m.manifest_path}: cannot read this manifest ({err})") \
+                from None
+        except Exception as err:  # noqa: BLE001 - whatever the decoder trips on, the
+            why = f"{type(err).__name__}: {err}"  # reference reader decides
+    try:
+        return m.fetch_manifest_entry(io, discard_deleted=True)
+    except Exception as e:
+        raise StatisticsError(f"{m.manifest_path}: cannot read this manifest "
+                              f"({why or f'{type(e).__name__}: {e}'})") from None
+
+
+def _index_decoded(index: DeleteIndex, e, spec_id) -> None:
+    """Delete files of a decoded delete manifest into ``index``: each names a data file by
+    ``referenced_data_file`` or by equal bounds of its ``file_path`` column."""
+    from ._iceberg_columns import bounds_of
+    from ._iceberg_entries import gather
+
+    referenced = gather(e.payload, e.referenced[:, 0], e.referenced[:, 1]).to_pylist()
+    lower = bounds_of(e, PATH_FIELD_ID, upper=False)
+    upper = bounds_of(e, PATH_FIELD_ID, upper=True)
+    named = []
+    for ref, lo, hi in zip(referenced, lower, upper, strict=True):
+        if ref is None and lo is not None and lo == hi:
+            ref = lo
+        try:
+            named.append(None if ref is None else ref.decode("utf-8"))
+        except UnicodeDecodeError:
+            named.append(None)
+    keys = list(zip(*[p[2] for p in e.partition], strict=True)) if e.partition else \
+        [()] * e.count
+    index.add_decoded(spec_id, named, keys, e.sequence.tolist())
+
+
+def _decoded_table(e, m, specs, schema, leaves, index, plans, texts, written_ids,
+                   schema_of_snapshot) -> pa.Table:
+    """The statistics of a decoded manifest's files (``_iceberg_columns``)."""
+    import numpy as np
+
+    from ._iceberg_columns import manifest_table
+
+    spec_id = m.partition_spec_id
+    if spec_id not in plans:
+        plans[spec_id] = _partition_plan(specs.get(spec_id), schema, leaves)
+    spec = specs.get(spec_id)
+    keys = list(zip(*[p[2] for p in e.partition], strict=True)) if e.partition else \
+        [()] * e.count
+    by_key = {}
+    for key in keys:
+        if key not in by_key:
+            from pyiceberg.typedef import Record
+
+            by_key[key] = Record(*key)
+    text = {k: _partition_text(spec, schema, r, spec_id, texts) for k, r in by_key.items()}
+    texts_column = [text[k] for k in keys]
+    counts = np.zeros(e.count, np.int32)
+    if index.by_path or index.by_partition or index.everywhere:
+        paths = e.paths.to_pylist()
+        counts = np.array([index.count(p, spec_id, by_key[k], int(seq))
+                           for p, k, seq in zip(paths, keys, e.sequence.tolist(),
+                                                strict=True)], np.int32)
+    absent = None
+    if written_ids is not None:
+        snapshots = e.snapshot.tolist()
+        known = e.snapshot_known
+
+        def absent(field_id):
+            proved = {}
+            for s in set(snapshots):
+                ids = written_ids.get(schema_of_snapshot.get(s))
+                proved[s] = ids is not None and field_id not in ids
+            return np.array([proved[s] for s in snapshots], np.bool_) & known
+
+    columns = manifest_table(e, plans[spec_id], leaves, counts, absent, texts_column)
+    return pa.table(columns)
 
 
 def _partition_plan(spec, schema, leaves) -> list[tuple]:
@@ -383,32 +592,11 @@ def _narrow(cell: list, kind: str, transform: str, value, rows) -> None:
         r = _partition_range(transform, kind, value)
     except TypeError:  # an unhashable value: not one of a partition's types
         return
-    if r is None:
-        return
-    lo, hi, exact = r
-    if kind in ("float", "double") and lo == 0:
-        lo, hi = -0.0, 0.0
-    if cell[0] is None or _above(lo, cell[0]):
-        cell[0], cell[4] = lo, exact
-    elif lo == cell[0]:
-        cell[4] = cell[4] or exact
-    if cell[1] is None or _above(cell[1], hi):
-        cell[1], cell[5] = hi, exact
-    elif hi == cell[1]:
-        cell[5] = cell[5] or exact
-    if cell[0] is not None and cell[0] == cell[1] and cell[4] != cell[5]:
-        cell[4] = cell[5] = True  # true bounds that meet: every value is that one
+    values.intersect(cell, kind, r)
 
 
 # Files share partition values: each (transform, type, value) is worked out once.
 _partition_range = functools.lru_cache(maxsize=1 << 16)(values.partition_range)
-
-
-def _above(a, b) -> bool:
-    try:
-        return a > b
-    except TypeError:
-        return False
 
 
 def _partition_text(spec, schema, partition, spec_id, texts: dict) -> str | None:
