@@ -128,9 +128,11 @@ class NewShape:
     def time_new_shape_first_result(self, n, kind):
         pk.PruningPredicate(_fresh_sql(kind), SCHEMA).classify(self.stats)
 
+    shapes = 3  # new shapes per measurement (the median is reported)
+
     def _median_ms(self, backend: str, kind: str) -> float:
         times = []
-        for _ in range(3):
+        for _ in range(self.shapes):
             _join_compiles()
             sql = _fresh_sql(kind)
             start = time.perf_counter()

@@ -127,6 +127,7 @@ def test_every_asv_benchmark_runs_once(tmp_path, monkeypatch):
     monkeypatch.setattr(bench_classify.FixedCost, "calls", 3)
     for query in bench_classify.FixedCost.params[1]:
         run(bench_classify.FixedCost, 1_000, query)
+    monkeypatch.setattr(bench_latency.NewShape, "shapes", 1)
     for kind in bench_latency.NewShape.params[1]:
         run(bench_latency.NewShape, 3_000, kind)
     for query in bench_latency.FreshProcess.params:
