@@ -1,0 +1,609 @@
+"""The columnar Delta replay (``prunekit.sources.delta``) against the per-file reader it
+replaced (``tests/delta_reference.py``) on random logs, and its own edges by hand: JSON the
+two JSON readers read differently, float32 ties, decimals past their scale, timestamp and date
+spellings, cut strings' successors, typed checkpoint statistics, malformed logs."""
+
+import datetime as dt
+import decimal
+import json
+import math
+import os
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import prunekit as pk
+import prunekit.delta as pd
+from prunekit.parquet import data_schema
+from prunekit.sources import delta as D
+from prunekit.sources._delta_rules import bound, string
+from prunekit.sources._delta_values import bounds, nearest_float32, successors
+from tests import delta_logs
+from tests import delta_reference as ref
+
+UTC = dt.timezone.utc
+
+
+def _same(a, b) -> bool:
+    """Equal values, NaN equal to NaN and -0.0 not to 0.0."""
+    if isinstance(a, float) and isinstance(b, float):
+        return (math.isnan(a) and math.isnan(b)) or (
+            a == b and math.copysign(1, a) == math.copysign(1, b)
+        )
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _reference(root, version):
+    meta, adds = ref._snapshot(root, version)
+    dvs = {ref._local(root, a["path"]) for a in adds.values() if a.get("deletionVector")}
+    return ref._table(root, meta, adds), dvs
+
+
+def _compare(root, version):
+    try:
+        expected, dvs = _reference(root, version)
+    except pk.StatisticsError as e:
+        with pytest.raises(pk.StatisticsError):
+            D._SNAPSHOTS.clear()
+            D.snapshot(root, version)
+        return str(e)
+    D._SNAPSHOTS.clear()
+    snap = D.snapshot(root, version)
+    got = snap.statistics
+    assert got.schema == expected.schema
+    for name in expected.column_names:
+        for i, (x, y) in enumerate(
+            zip(got.column(name).to_pylist(), expected.column(name).to_pylist(), strict=True)
+        ):
+            assert _same(x, y), (name, i, expected.column("path")[i], x, y)
+    assert snap.deletion_vectors == dvs
+    return None
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_logs_read_as_the_per_file_reader_read_them(tmp_path, seed):
+    versions = delta_logs.write_log(str(tmp_path), seed)
+    for version in versions:
+        _compare(str(tmp_path), version)
+
+
+@pytest.mark.slow
+def test_many_random_logs(tmp_path):
+    errors = 0
+    for seed in range(40, 400):
+        root = tmp_path / str(seed)
+        for version in delta_logs.write_log(str(root), seed):
+            errors += _compare(str(root), version) is not None
+    assert errors < 40  # most logs read: the comparison is not vacuous
+
+
+# ---- vector rules against the exact rules, value by value --------------------------------
+TYPES = [
+    pa.int8(),
+    pa.int32(),
+    pa.int64(),
+    pa.float32(),
+    pa.float64(),
+    pa.decimal128(5, 2),
+    pa.decimal128(38, 10),
+    pa.string(),
+    pa.date32(),
+    pa.timestamp("us", "UTC"),
+    pa.timestamp("us"),
+    pa.bool_(),
+]
+
+
+def _exact_and_vector(raws, t, prefix, upper, json_type):
+    """Each JSON value read by the exact rules, and by the vector ones as pyarrow.json would
+    hand it over (None where pyarrow.json could not read it as ``json_type``)."""
+    arr = pa.array(raws, json_type)
+    values, exact, odd = bounds(arr, t, prefix, upper)
+    got = []
+    for i in range(len(raws)):
+        if odd[i]:
+            got.append("odd")
+        else:
+            v = values[i].as_py()
+            got.append((v, bool(exact[i]) if v is not None else None))
+    return got
+
+
+def _json_type(t):
+    from prunekit.sources._delta_stats import _json_type
+
+    return _json_type(t)
+
+
+@pytest.mark.parametrize("t", TYPES, ids=str)
+def test_vector_bounds_agree_with_the_exact_rules(t):
+    rng = np.random.default_rng(7)
+    kind = {
+        pa.int8(): "byte",
+        pa.int32(): "integer",
+        pa.int64(): "long",
+        pa.float32(): "float",
+        pa.float64(): "double",
+        pa.string(): "string",
+        pa.date32(): "date",
+        pa.bool_(): "boolean",
+        pa.timestamp("us", "UTC"): "timestamp",
+        pa.timestamp("us"): "timestamp_ntz",
+    }.get(t, f"decimal({t.precision},{t.scale})" if pa.types.is_decimal(t) else None)
+    texts = []
+    for _ in range(3000):
+        v = delta_logs.value(rng, kind)
+        texts.append(delta_logs.dumps(v, ascii_only=False))
+    jt = _json_type(t)
+    for prefix in (32, 8, 3):
+        for upper in (False, True):
+            raws, exact_rules = [], []
+            for text in texts:
+                try:
+                    raw = json.loads(text, parse_float=decimal.Decimal)
+                except ValueError:
+                    continue
+                try:  # what pyarrow.json hands over: the JSON value in the schema's type
+                    arrow = pa.array([json.loads(text)], jt)[0].as_py()
+                except (
+                    pa.ArrowInvalid,
+                    pa.ArrowTypeError,
+                    OverflowError,
+                    TypeError,
+                    UnicodeEncodeError,
+                ):  # a lone surrogate: pyarrow.json fails
+                    continue
+                if isinstance(raw, (bool, dict, list)) != isinstance(arrow, (bool, dict, list)):
+                    continue
+                if jt == pa.float64() and isinstance(raw, str):
+                    continue  # pyarrow.json does not read a string as a number
+                if jt == pa.int64() and type(raw) is not int:
+                    continue
+                if pa.types.is_decimal(jt) and isinstance(raw, float):
+                    continue
+                raws.append(arrow)
+                exact_rules.append(bound(raw, t, prefix, upper))
+            got = _exact_and_vector(raws, t, prefix, upper, jt)
+            for raw, e, g in zip(raws, exact_rules, got, strict=True):
+                if g == "odd":
+                    continue
+                assert _same(g[0], e[0]) and g[1] == e[1], (t, prefix, upper, raw, e, g)
+
+
+def test_float_texts_read_as_the_nearest_double():
+    """pyarrow.json parses float text as Python's Decimal-then-float does (correct rounding)."""
+    import pyarrow.json as pj
+
+    rng = np.random.default_rng(3)
+    texts = [
+        "2.2250738585072011e-308",
+        "9007199254740993",
+        "0.1",
+        "1e-400",
+        "4.9e-324",
+        "123456789012345678901234567890",
+        "1.7976931348623157e308",
+    ]
+    texts += [repr(float(x)) for x in rng.normal(size=300) * 10.0 ** rng.integers(-300, 300, 300)]
+    texts += [
+        "0." + "".join(rng.choice(list("0123456789"), 30)) + "e" + str(int(e))
+        for e in rng.integers(-30, 30, 300)
+    ]
+    lines = "\n".join(f'{{"a": {t}}}' for t in texts).encode()
+    read = (
+        pj.read_json(
+            pa.BufferReader(lines),
+            parse_options=pj.ParseOptions(explicit_schema=pa.schema([("a", pa.float64())])),
+        )
+        .column("a")
+        .to_pylist()
+    )
+    assert read == [float(decimal.Decimal(t)) for t in texts]
+
+
+def test_float32_ties_are_left_to_the_text():
+    halfway = 1 + 2.0**-24  # between float32 1 and its successor: the text decides
+    v, tie = nearest_float32(np.array([halfway, 1.0, 0.1, 2.0**128 - 2.0**103, 1e39, 2.0**-150]))
+    assert tie.tolist() == [True, False, False, True, False, True]
+    rows = _stats_log_rows(
+        {"f": "float"},
+        None,
+        [
+            '{"numRecords": 1, "minValues": {"f": 1.000000059604644775390625}, '
+            '"maxValues": {"f": 1.0000000596046448}}'
+        ],
+    )
+    # Both texts read as the double halfway between float32 1 and its successor, where
+    # rounding the double would give 1 (to even). The exact rules read the text: the first
+    # is the tie itself (they keep the lower), the second lies above it (the upper).
+    assert rows[0]["f"]["min"] == 1.0
+    assert rows[0]["f"]["max"] == float(np.nextafter(np.float32(1), np.float32(2)))
+
+
+def _stats_log_rows(kinds, _unused, stats, tmp=None, pv=None, partitions=()):
+    import tempfile
+
+    root = tmp or tempfile.mkdtemp()
+    fields = [{"name": n, "type": k, "nullable": True, "metadata": {}} for n, k in kinds.items()]
+    meta = {
+        "metaData": {
+            "schemaString": json.dumps({"type": "struct", "fields": fields}),
+            "partitionColumns": list(partitions),
+            "configuration": {},
+        }
+    }
+    adds = [
+        {"add": {"path": f"f{i}.parquet", "size": 1, "partitionValues": (pv or {}), "stats": s}}
+        for i, s in enumerate(stats)
+    ]
+    os.makedirs(os.path.join(root, "_delta_log"), exist_ok=True)
+    with open(os.path.join(root, "_delta_log", f"{0:020d}.json"), "w") as f:
+        f.write("\n".join(json.dumps(a) for a in [meta] + adds))
+    D._SNAPSHOTS.clear()
+    return pd.file_statistics(root).to_pylist()
+
+
+def test_json_the_two_readers_read_differently(tmp_path):
+    """Texts pyarrow.json reads and Python's json does not (or reads otherwise) are read as
+    Python reads them: NaN literals, Inf (not JSON to Python: no statistics), a byte order
+    mark, two objects on a line, a key written twice, a pretty-printed text."""
+    stats = [
+        '{"numRecords": 1, "maxValues": {"x": NaN}}',
+        '{"numRecords": 2, "maxValues": {"x": Inf}}',
+        "\ufeff" + '{"numRecords": 3}',
+        '{"numRecords": 4}{"numRecords": 5}',
+        '{"numRecords": 6, "numRecords": 7}',
+        '{\n "numRecords": 8,\n "minValues": {"x": 1.5}\n}',
+        '{"numRecords": 9, "minValues": {"x": -Infinity}}',
+        "   ",
+        "",
+        '{"numRecords": 10, "minValues": {"x": "1.5"}}',
+    ]
+    rows = _stats_log_rows({"x": "double"}, None, stats, str(tmp_path))
+    assert [r["row_count"] for r in rows] == [1, None, None, None, 7, 8, 9, None, None, 10]
+    assert math.isnan(rows[0]["x"]["max"])
+    assert rows[5]["x"]["min"] == 1.5
+    assert rows[6]["x"]["min"] == -math.inf
+    assert rows[9]["x"]["min"] is None  # a string is no double bound
+
+
+def test_a_bad_row_does_not_spoil_its_batch(tmp_path):
+    good = '{"numRecords": 5, "minValues": {"x": 3}, "maxValues": {"x": 4}}'
+    stats = [good] * 300
+    stats[17] = '{"numRecords": 5, "minValues": {"x": "three"}}'  # pyarrow.json fails
+    stats[250] = '{"numRecords": 5, "minValues": {"x": 3.0}}'  # an int64 read fails
+    rows = {
+        os.path.basename(r["path"]): r
+        for r in _stats_log_rows({"x": "long"}, None, stats, str(tmp_path))
+    }
+    assert rows["f17.parquet"]["x"]["min"] is None and rows["f17.parquet"]["row_count"] == 5
+    assert rows["f250.parquet"]["x"]["min"] == 3 and rows["f250.parquet"]["x"]["min_exact"]
+    assert all(r["x"]["min"] == 3 for k, r in rows.items() if k != "f17.parquet")
+
+
+def test_timestamp_and_date_spellings(tmp_path):
+    texts = {
+        "2021-06-01T12:00:00.123+02:00": (dt.datetime(2021, 6, 1, 10, 0, 0, 123000, UTC), False),
+        "2021-06-01 12:00:00Z": (dt.datetime(2021, 6, 1, 12, 0, 0, 0, UTC), False),
+        "2021-06-01T12:00:00.123456Z": (dt.datetime(2021, 6, 1, 12, 0, 0, 123456, UTC), True),
+        "2021-06-01T12:00Z": (dt.datetime(2021, 6, 1, 12, 0, tzinfo=UTC), False),
+        "2021-06-01T12:00:00+0200": (dt.datetime(2021, 6, 1, 10, 0, tzinfo=UTC), False),
+        "2021-06-01T12:00:00": (dt.datetime(2021, 5, 31, 22, 0, tzinfo=UTC), False),
+        "2021-06-31T12:00:00Z": (None, None),
+        "2021-06-01T12:00:60Z": (None, None),
+        "0001-01-01T00:00:00": (None, None),  # widened by 14 hours: before year 1
+        "9999-12-31T23:59:59.999Z": (dt.datetime(9999, 12, 31, 23, 59, 59, 999000, UTC), False),
+    }
+    stats = [json.dumps({"numRecords": 1, "minValues": {"ts": t, "d": t[:10]}}) for t in texts]
+    rows = _stats_log_rows({"ts": "timestamp", "d": "date"}, None, stats, str(tmp_path))
+    for row, (text, (want, exact)) in zip(rows, texts.items(), strict=True):
+        assert (row["ts"]["min"], row["ts"]["min_exact"]) == (want, exact), text
+    assert rows[6]["d"]["min"] is None and rows[0]["d"]["min"] == dt.date(2021, 6, 1)
+
+
+def test_successors_of_cut_strings():
+    values, ok = successors(
+        pa.array(
+            [
+                "ab\ud7ff",
+                "a\ud7ff",
+                "a\U0010ffff",
+                "\U0010ffffa",
+                "aé",
+                "a\U0001f600b",
+                "é",
+                "\x7f",
+                "\u07ff",
+                "\uffff",
+            ]
+        ),
+        4,
+    )
+    assert values.to_pylist() == [
+        "ac",
+        "a\ue000",
+        "b",
+        None,
+        "aê",
+        "b",
+        "ê",
+        "\x80",
+        "\u0800",
+        "\U00010000",
+    ]
+    assert ok.tolist() == [True, True, True, False, True, True, True, True, True, True]
+    # U+10FFFF is carried into the character before by the exact rules
+    assert bound("a\U0010ffff" * 20, pa.string(), 7, True) == ("b", False)
+    rng = np.random.default_rng(2)
+    texts = [
+        "".join(rng.choice(delta_logs.LETTERS + ["\U0010ffff"] * 3, int(rng.integers(1, 9))))
+        for _ in range(2000)
+    ]
+    texts = [t + "x" * 80 for t in texts]  # long texts: always cut
+    for limit in (1, 2, 3, 4, 5, 9):
+        values, ok = successors(pa.array(texts), limit)
+        for text, v, good in zip(texts, values.to_pylist(), ok.tolist(), strict=True):
+            want = string(text, limit + 2, True)[0]
+            assert (v if good else want) == want, (text, limit, v, want)
+
+
+def test_wide_decimals_keep_every_digit(tmp_path):
+    big = "1234567890123456789012345678.0123456789"  # 38 digits
+    stats = [f'{{"numRecords": 1, "minValues": {{"d": {big}}}, "maxValues": {{"d": {big}5}}}}']
+    rows = _stats_log_rows({"d": "decimal(38,10)"}, None, stats, str(tmp_path))
+    assert rows[0]["d"]["min"] == decimal.Decimal(big) and rows[0]["d"]["min_exact"]
+    assert rows[0]["d"]["max"] == decimal.Decimal("1234567890123456789012345678.0123456790")
+    assert rows[0]["d"]["max_exact"] is False
+
+
+# ---- typed checkpoint statistics ---------------------------------------------------------
+def test_a_checkpoint_without_json_stats_reads_stats_parsed(tmp_path):
+    """delta-rs with ``writeStatsAsStruct``: the checkpoint holds only typed statistics; the
+    bounds hold for the rows and a cut timestamp stays inexact."""
+    from deltalake import DeltaTable, write_deltalake
+
+    path = str(tmp_path / "t")
+    rng = np.random.default_rng(1)
+    for k in range(3):
+        n = 20
+        write_deltalake(
+            path,
+            pa.table(
+                {
+                    "x": pa.array(rng.integers(0, 100, n), pa.int64()),
+                    "f": pa.array(rng.normal(size=n), pa.float32()),
+                    "ts": pa.array(rng.integers(0, 10**12, n), pa.timestamp("us", "UTC")),
+                    "ntz": pa.array(rng.integers(0, 10**12, n), pa.timestamp("us")),
+                    "d": pa.array(
+                        [decimal.Decimal(int(v)).scaleb(-2) for v in rng.integers(0, 99999, n)],
+                        pa.decimal128(7, 2),
+                    ),
+                    "s": pa.array(["x" * int(v) for v in rng.integers(0, 50, n)]),
+                    "p": pa.array([str(k)] * n),
+                }
+            ),
+            partition_by=["p"],
+            mode="append",
+            configuration={
+                "delta.checkpoint.writeStatsAsStruct": "true",
+                "delta.checkpoint.writeStatsAsJson": "false",
+            },
+        )
+    before = pd.file_statistics(path)
+    DeltaTable(path).create_checkpoint()
+    for v in range(3):
+        os.remove(os.path.join(path, "_delta_log", f"{v:020d}.json"))
+    D._SNAPSHOTS.clear()
+    after = pd.file_statistics(path, version=2)
+    for name in before.column_names:
+        assert after.column(name).to_pylist() == before.column(name).to_pylist(), name
+    for row in after.to_pylist():
+        data = pq.read_table(row["path"])
+        for c in ("x", "f", "ts", "ntz", "d"):
+            values = data.column(c).to_pylist()
+            assert row[c]["min"] <= min(values) and row[c]["max"] >= max(values), c
+        assert not row["ts"]["max_exact"] and row["p"]["min_exact"]
+
+
+def _typed_checkpoint(tmp_path, parsed_type, parsed, pv=None, pv_parsed=None, extra=None):
+    schema = {
+        "type": "struct",
+        "fields": [
+            {"name": n, "type": k, "nullable": True, "metadata": {}}
+            for n, k in [
+                ("x", "long"),
+                ("ts", "timestamp"),
+                ("ntz", "timestamp_ntz"),
+                ("f", "float"),
+                ("p", "integer"),
+                ("q", "timestamp"),
+            ]
+        ],
+    }
+    log = tmp_path / "_delta_log"
+    log.mkdir()
+    fields = [
+        ("path", pa.string()),
+        ("size", pa.int64()),
+        ("partitionValues", pa.map_(pa.string(), pa.string())),
+        ("stats_parsed", parsed_type),
+    ]
+    row = {
+        "path": "a.parquet",
+        "size": 1,
+        "partitionValues": list((pv or {}).items()),
+        "stats_parsed": parsed,
+    }
+    if pv_parsed is not None:
+        fields.append(("partitionValues_parsed", pv_parsed[0]))
+        row["partitionValues_parsed"] = pv_parsed[1]
+    for k, (t, v) in (extra or {}).items():
+        fields.append((k, t))
+        row[k] = v
+    md = pa.struct(
+        [
+            ("schemaString", pa.string()),
+            ("partitionColumns", pa.list_(pa.string())),
+            ("configuration", pa.map_(pa.string(), pa.string())),
+        ]
+    )
+    pq.write_table(
+        pa.table(
+            {
+                "add": pa.array([row, None], pa.struct(fields)),
+                "metaData": pa.array(
+                    [
+                        None,
+                        {
+                            "schemaString": json.dumps(schema),
+                            "partitionColumns": ["p", "q"],
+                            "configuration": [],
+                        },
+                    ],
+                    md,
+                ),
+            }
+        ),
+        log / f"{0:020d}.checkpoint.parquet",
+    )
+    D._SNAPSHOTS.clear()
+    return pd.file_statistics(str(tmp_path)).to_pylist()[0]
+
+
+def test_typed_timestamps_by_unit_and_zone(tmp_path):
+    t = pa.struct(
+        [
+            ("numRecords", pa.int64()),
+            (
+                "minValues",
+                pa.struct(
+                    [
+                        ("ts", pa.timestamp("ns")),
+                        ("ntz", pa.timestamp("ms", "UTC")),
+                        ("x", pa.string()),
+                        ("f", pa.float64()),
+                    ]
+                ),
+            ),
+            (
+                "maxValues",
+                pa.struct(
+                    [
+                        ("ts", pa.timestamp("ns")),
+                        ("ntz", pa.timestamp("us")),
+                        ("x", pa.int8()),
+                        ("f", pa.float64()),
+                    ]
+                ),
+            ),
+        ]
+    )
+    when = dt.datetime(2021, 1, 1, 0, 0, 0, 5000)
+    row = _typed_checkpoint(
+        tmp_path,
+        t,
+        {
+            "numRecords": 3,
+            "minValues": {
+                "ts": pa.scalar(1_000_000_001, pa.timestamp("ns")),
+                "ntz": when,
+                "x": "12",
+                "f": 1.0000000596046448,
+            },
+            "maxValues": {"ts": when, "ntz": when, "x": 7, "f": 0.0},
+        },
+        pv={"p": "5", "q": "2021-01-01 00:00:00"},
+        pv_parsed=(
+            pa.struct([("p", pa.int32()), ("q", pa.timestamp("us", "UTC"))]),
+            {"p": 5, "q": when},
+        ),
+    )
+    # a naive INT96-style value in a TIMESTAMP column is UTC; nanoseconds widen outwards
+    assert row["ts"]["min"] == dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC)
+    assert not row["ts"]["min_exact"]
+    assert row["ts"]["max"] == when.replace(microsecond=5999, tzinfo=UTC)
+    assert row["ntz"]["min"] is None  # an instant for a column of local times: unknown
+    assert row["ntz"]["max"] == when.replace(microsecond=5999) and not row["ntz"]["max_exact"]
+    assert row["x"]["min"] == 12 and row["x"]["max"] == 7  # other types: the exact rules
+    # the typed double halfway between two float32 values is read from its shortest text,
+    # which lies above it; a zero bound stands for both zeros
+    assert row["f"]["min"] == float(np.nextafter(np.float32(1), np.float32(2)))
+    assert row["f"]["max"] == 0.0
+    assert row["p"] == {"min": 5, "max": 5, "null_count": 0, "min_exact": True, "max_exact": True}
+    # a TIMESTAMP partition value is read from its text (no zone: widened), not typed
+    assert row["q"]["min"] == dt.datetime(2020, 12, 31, 10, tzinfo=UTC)
+    assert not row["q"]["min_exact"]
+
+
+def test_deletion_vectors_never_prove_every_row(tmp_path):
+    dv = {
+        "storageType": "u",
+        "pathOrInlineDv": "ab",
+        "offset": 1,
+        "sizeInBytes": 1,
+        "cardinality": 1,
+    }
+    t = pa.struct(
+        [
+            ("numRecords", pa.int64()),
+            ("minValues", pa.struct([("x", pa.int64())])),
+            ("maxValues", pa.struct([("x", pa.int64())])),
+            ("nullCount", pa.struct([("x", pa.int64())])),
+        ]
+    )
+    dv_type = pa.struct(
+        [
+            ("storageType", pa.string()),
+            ("pathOrInlineDv", pa.string()),
+            ("offset", pa.int32()),
+            ("sizeInBytes", pa.int32()),
+            ("cardinality", pa.int64()),
+        ]
+    )
+    row = _typed_checkpoint(
+        tmp_path,
+        t,
+        {"numRecords": 3, "minValues": {"x": 4}, "maxValues": {"x": 4}, "nullCount": {"x": 0}},
+        extra={"deletionVector": (dv_type, dv)},
+    )
+    assert row["row_count"] == 2 and row["x"]["null_count"] is None
+    assert row["x"]["min_exact"] is False
+    D._SNAPSHOTS.clear()
+    stats = pd.statistics(str(tmp_path))
+    pred = pk.PruningPredicate(
+        "x = 4", data_schema(stats.table).remove(data_schema(stats.table).get_field_index("q"))
+    )
+    assert pred.classify(stats).tolist() == [pk.MAYBE_MATCH]
+    assert D.snapshot(str(tmp_path)).deletion_vectors == {str(tmp_path / "a.parquet")}
+
+
+# ---- malformed logs ----------------------------------------------------------------------
+def test_malformed_logs_are_errors_naming_the_file(tmp_path):
+    schema = json.dumps({"type": "struct", "fields": [{"name": "x", "type": "long"}]})
+    meta = json.dumps({"metaData": {"schemaString": schema, "partitionColumns": []}})
+    cases = {
+        "not json": meta + "\n{nope",
+        "no path": meta + '\n{"add": {"size": 1}}',
+        "not UTF-8": meta + '\n{"add": {"path": "a\xff"}}',
+    }
+    for k, (name, text) in enumerate(cases.items()):
+        root = tmp_path / str(k)
+        (root / "_delta_log").mkdir(parents=True)
+        commit = root / "_delta_log" / f"{0:020d}.json"
+        commit.write_bytes(text.encode("latin-1"))
+        with pytest.raises(pk.StatisticsError, match=f"{commit}"):
+            pd.file_statistics(str(root))
+        assert name
+
+
+def test_odd_checkpoint_columns_are_unknown(tmp_path):
+    """A stats_parsed whose numRecords is text and whose bounds are a list: unknown."""
+    t = pa.struct(
+        [("numRecords", pa.string()), ("minValues", pa.struct([("x", pa.list_(pa.int64()))]))]
+    )
+    row = _typed_checkpoint(tmp_path, t, {"numRecords": "3", "minValues": {"x": [1]}})
+    assert row["row_count"] is None and row["x"]["min"] is None
