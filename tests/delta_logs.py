@@ -125,8 +125,41 @@ def _timestamp_text(rng, zoned: bool) -> str:
     return base + ("." + frac if frac else "") + zone
 
 
-def value(rng, kind: str):
-    """A bound as a writer (or a broken one) might put it in the JSON statistics."""
+def canonical(rng, kind: str):
+    """A bound as Spark or delta-rs writes it."""
+    if kind in ("long", "integer", "short", "byte"):
+        bits = {"long": 64, "integer": 32, "short": 16, "byte": 8}[kind]
+        return int(rng.integers(-(2 ** (bits - 1)), 2 ** (bits - 1) - 1))
+    if kind in ("float", "double"):
+        x = float(rng.normal() * 10.0 ** rng.integers(-10, 10))
+        if kind == "float":  # Java's Float.toString, or the float32 as a double
+            f = np.float32(x)
+            return _pick(rng, [Raw(np.format_float_positional(f, unique=True, trim="-")), float(f)])
+        return _pick(rng, [x, Raw(repr(x).replace("e", "E"))])
+    if kind.startswith("decimal"):
+        p, s = (int(v) for v in kind[8:-1].split(","))
+        return decimal.Decimal(int(rng.integers(-(10 ** min(p, 18)) + 1, 10 ** min(p, 18)))).scaleb(
+            -s
+        )
+    if kind == "string":
+        return _text(rng, rng.random() < 0.3)
+    if kind == "date":
+        return (dt.date(1970, 1, 1) + dt.timedelta(int(rng.integers(-(10**5), 10**5)))).isoformat()
+    if kind in ("timestamp", "timestamp_ntz"):
+        v = _instant(rng)
+        if kind == "timestamp":
+            return v.strftime("%Y-%m-%dT%H:%M:%S.") + f"{v.microsecond // 1000:03d}Z"
+        return v.strftime("%Y-%m-%d %H:%M:%S.") + f"{v.microsecond // 1000:03d}"
+    if kind == "boolean":
+        return bool(rng.random() < 0.5)
+    return "abc"
+
+
+def value(rng, kind: str, mess: float = 1.0):
+    """A bound as a writer (or a broken one) might put it in the JSON statistics: one of the
+    odd spellings with probability ``mess``."""
+    if rng.random() >= mess:
+        return canonical(rng, kind)
     r = rng.random()
     if r < 0.04:
         return None
@@ -160,7 +193,7 @@ def value(rng, kind: str):
                 x,
                 float(np.float32(x)),
                 Raw(repr(float(np.float32(x)))),
-                Raw(np.format_float_positional(np.float32(x), unique=True)),
+                Raw(np.format_float_positional(np.float32(x), unique=True, trim="-")),
                 Raw("1.0E-5"),
                 Raw("NaN"),
                 "NaN",
@@ -252,7 +285,9 @@ def value(rng, kind: str):
     return _pick(rng, ["abc", 1])  # binary
 
 
-def _count(rng):
+def _count(rng, mess: float = 1.0):
+    if rng.random() >= mess:
+        return int(rng.integers(0, 100))
     return _pick(rng, [int(rng.integers(0, 100))] * 6 + [-1, Raw("5.0"), "3", 2**64, True])
 
 
@@ -315,9 +350,9 @@ def _put(tree: dict, keys: tuple, v):
     tree[keys[-1]] = v
 
 
-def stats_text(rng, leaves) -> str | None:
+def stats_text(rng, leaves, mess: float = 1.0) -> str | None:
     """A file's JSON statistics (or a malformed text)."""
-    r = rng.random()
+    r = rng.random() / max(mess, 1e-9)
     if r < 0.04:
         return None
     if r < 0.1:
@@ -338,19 +373,23 @@ def stats_text(rng, leaves) -> str | None:
         )
     stats: dict = {}
     if rng.random() < 0.9:
-        stats["numRecords"] = _count(rng)
+        stats["numRecords"] = _count(rng, mess)
     for section in ("minValues", "maxValues", "nullCount"):
         if rng.random() < 0.08:
             continue
         tree: dict = {}
         for keys, kind in leaves:
             if rng.random() < 0.85:
-                _put(tree, keys, _count(rng) if section == "nullCount" else value(rng, kind))
-        stats[section] = tree if rng.random() > 0.03 else "broken"
+                _put(
+                    tree,
+                    keys,
+                    _count(rng, mess) if section == "nullCount" else value(rng, kind, mess),
+                )
+        stats[section] = tree if rng.random() > 0.03 * mess else "broken"
     if rng.random() < 0.2:
-        stats["tightBounds"] = _pick(rng, [False, True, "false", 0])
+        stats["tightBounds"] = _pick(rng, [False, True, "false", 0] if mess else [False, True])
     text = dumps(stats, ascii_only=rng.random() < 0.3)
-    if rng.random() < 0.05:
+    if rng.random() < 0.05 * mess:
         text = text.replace(",", ",\n ")  # a pretty-printing writer: still JSON
     return text
 
@@ -471,6 +510,7 @@ def _path(rng, i, root):
 def write_log(root: str, seed: int) -> list[int | None]:
     """A random log under ``root``; the versions to read (None: the latest)."""
     rng = np.random.default_rng(seed)
+    mess = _pick(rng, [0.0, 0.0, 0.005, 0.02, 0.1, 1.0])  # how often a value is spelt oddly
     log = os.path.join(root, "_delta_log")
     os.makedirs(log)
     fields, partitions, config = schema(rng)
@@ -524,7 +564,7 @@ def write_log(root: str, seed: int) -> list[int | None]:
                     "size": int(rng.integers(1, 10**6)),
                     "modificationTime": 0,
                     "dataChange": True,
-                    "stats": stats_text(rng, leaves),
+                    "stats": stats_text(rng, leaves, mess),
                 }
                 dv = _dv(rng)
                 if dv is not None:

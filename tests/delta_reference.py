@@ -10,6 +10,10 @@ Fixes, each where the old reader was wrong or lossy and the new one reads the va
 - A typed ``stats_parsed`` timestamp without a zone is written back without the ``Z`` (the old
   reader made every TIMESTAMP_NTZ bound of a checkpoint unknown).
 - Statistics counts above int64 are unknown (the old reader failed to build its table).
+- A float32 bound whose text reads as the double halfway between two float32 values is the
+  outer one of them, inexact (the old reader took the nearer to the text, the lower on a
+  tie: Java prints some float32 values as that midpoint, and the lower one is then no upper
+  bound).
 """
 
 from __future__ import annotations
@@ -497,6 +501,7 @@ def _float(raw, t: pa.DataType, upper: bool) -> tuple:
     if d.is_nan():
         return float("nan"), True
     v = float(d)  # correctly rounded to double
+    exact = True
     if t == pa.float32() and d.is_finite():
         with np.errstate(over="ignore"):
             f = np.float32(v)
@@ -507,9 +512,26 @@ def _float(raw, t: pa.DataType, upper: bool) -> tuple:
                 key=lambda x: abs(decimal.Decimal(float(x)) - d),
             )
         v = float(f)
+        exact = _not_halfway(float(d), upper)
+        if exact is not True:
+            v, exact = exact, False
     if v == 0:  # a zero bound stands for both zeros (docs/semantics.md §4)
         v = 0.0 if upper else -0.0
-    return v, True
+    return v, exact
+
+
+def _not_halfway(v: float, upper: bool):
+    """True, or for a double halfway between two float32 values the outer one of them."""
+    with np.errstate(over="ignore"):
+        lo = np.float32(v)
+        if float(lo) > v or np.isinf(lo):
+            lo = np.nextafter(np.float32(lo), np.float32(-np.inf))
+        hi = np.nextafter(lo, np.float32(np.inf))
+    top = 2.0**128 if np.isinf(hi) else float(hi)
+    bottom = -(2.0**128) if np.isinf(lo) else float(lo)
+    if bottom < v < top and (bottom + top) / 2 == v:
+        return float(hi) if upper else float(lo)
+    return True
 
 
 _TS = re.compile(

@@ -18,8 +18,8 @@ import prunekit as pk
 import prunekit.delta as pd
 from prunekit.parquet import data_schema
 from prunekit.sources import delta as D
-from prunekit.sources._delta_rules import bound, string
-from prunekit.sources._delta_values import bounds, nearest_float32, successors
+from prunekit.sources._delta_rules import bound, float32_bounds, string
+from prunekit.sources._delta_values import bounds, successors
 from tests import delta_logs
 from tests import delta_reference as ref
 
@@ -174,6 +174,27 @@ def test_vector_bounds_agree_with_the_exact_rules(t):
                 assert _same(g[0], e[0]) and g[1] == e[1], (t, prefix, upper, raw, e, g)
 
 
+def test_writers_spellings_need_no_exact_rules(tmp_path, monkeypatch):
+    """Statistics as Spark and delta-rs write them are read by the vector rules alone (the
+    exact ones are there for odd values, not for every file)."""
+    from prunekit.sources import _delta_stats
+
+    rng = np.random.default_rng(11)
+    kinds = {f"c{i}": k for i, k in enumerate(delta_logs.KINDS)}
+    stats = []
+    for _ in range(300):
+        sections = {
+            section: {n: delta_logs.canonical(rng, k) for n, k in kinds.items()}
+            for section in ("minValues", "maxValues")
+        }
+        sections["nullCount"] = {n: int(rng.integers(0, 9)) for n in kinds}
+        text = delta_logs.dumps({"numRecords": 9, **sections}, ascii_only=False)
+        stats.append(text.replace("\U0010ffff", "y"))  # no successor past U+10FFFF
+    monkeypatch.setattr(_delta_stats, "file_cells", lambda *a: pytest.fail("exact rules"))
+    rows = _stats_log_rows(kinds, None, stats, str(tmp_path))
+    assert len(rows) == 300 and all(r["c0"]["min"] is not None for r in rows)
+
+
 def test_float_texts_read_as_the_nearest_double():
     """pyarrow.json parses float text as Python's Decimal-then-float does (correct rounding)."""
     import pyarrow.json as pj
@@ -205,23 +226,26 @@ def test_float_texts_read_as_the_nearest_double():
     assert read == [float(decimal.Decimal(t)) for t in texts]
 
 
-def test_float32_ties_are_left_to_the_text():
-    halfway = 1 + 2.0**-24  # between float32 1 and its successor: the text decides
-    v, tie = nearest_float32(np.array([halfway, 1.0, 0.1, 2.0**128 - 2.0**103, 1e39, 2.0**-150]))
-    assert tie.tolist() == [True, False, False, True, False, True]
+def test_float32_ties_bound_on_the_outer_side():
+    """A text read as the double halfway between two float32 values (Java prints some large
+    float32 values as that midpoint) bounds with the float32 on the outer side, inexact."""
+    halfway = 1 + 2.0**-24
+    above = float(np.nextafter(np.float32(1), np.float32(2)))
+    v, exact = float32_bounds(np.array([halfway, 1.0, 0.1, 2.0**128 - 2.0**103, 1e39]), True)
+    assert v.tolist()[:2] == [above, 1.0] and math.isinf(v[3]) and math.isinf(v[4])
+    assert exact.tolist() == [False, True, True, False, True]
+    v, exact = float32_bounds(np.array([halfway, -halfway, 2.0**128 - 2.0**103]), False)
+    assert v.tolist() == [1.0, -above, float(np.finfo(np.float32).max)]
     rows = _stats_log_rows(
         {"f": "float"},
         None,
         [
             '{"numRecords": 1, "minValues": {"f": 1.000000059604644775390625}, '
-            '"maxValues": {"f": 1.0000000596046448}}'
+            '"maxValues": {"f": 4.881267E7}}'
         ],
     )
-    # Both texts read as the double halfway between float32 1 and its successor, where
-    # rounding the double would give 1 (to even). The exact rules read the text: the first
-    # is the tie itself (they keep the lower), the second lies above it (the upper).
-    assert rows[0]["f"]["min"] == 1.0
-    assert rows[0]["f"]["max"] == float(np.nextafter(np.float32(1), np.float32(2)))
+    assert (rows[0]["f"]["min"], rows[0]["f"]["min_exact"]) == (1.0, False)
+    assert (rows[0]["f"]["max"], rows[0]["f"]["max_exact"]) == (48812672.0, False)
 
 
 def _stats_log_rows(kinds, _unused, stats, tmp=None, pv=None, partitions=()):
@@ -529,9 +553,9 @@ def test_typed_timestamps_by_unit_and_zone(tmp_path):
     assert row["ntz"]["min"] is None  # an instant for a column of local times: unknown
     assert row["ntz"]["max"] == when.replace(microsecond=5999) and not row["ntz"]["max_exact"]
     assert row["x"]["min"] == 12 and row["x"]["max"] == 7  # other types: the exact rules
-    # the typed double halfway between two float32 values is read from its shortest text,
-    # which lies above it; a zero bound stands for both zeros
-    assert row["f"]["min"] == float(np.nextafter(np.float32(1), np.float32(2)))
+    # the typed double halfway between two float32 values: the outer one, inexact; a zero
+    # bound stands for both zeros
+    assert row["f"]["min"] == 1.0 and row["f"]["min_exact"] is False
     assert row["f"]["max"] == 0.0
     assert row["p"] == {"min": 5, "max": 5, "null_count": 0, "min_exact": True, "max_exact": True}
     # a TIMESTAMP partition value is read from its text (no zone: widened), not typed

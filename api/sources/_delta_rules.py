@@ -270,6 +270,8 @@ def floating(raw, t: pa.DataType, upper: bool) -> tuple:
 
     >>> floating(decimal.Decimal("0.1"), pa.float32(), False)[0] == float(np.float32(0.1))
     True
+    >>> floating(decimal.Decimal("16777217"), pa.float32(), True)  # halfway: the outer one
+    (16777218.0, False)
     """
     if isinstance(raw, str):
         raw = {"NaN": "NaN", "Infinity": "Infinity", "-Infinity": "-Infinity"}[raw]
@@ -277,19 +279,40 @@ def floating(raw, t: pa.DataType, upper: bool) -> tuple:
     if d.is_nan():
         return float("nan"), True
     v = float(d)  # correctly rounded to double
-    if t == pa.float32() and d.is_finite():
-        with np.errstate(over="ignore"):
-            f = np.float32(v)
-        if np.isfinite(f):  # rounding twice may miss the nearest float32 by one step
-            near = [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
-            f = min(
-                (x for x in near if np.isfinite(x)),
-                key=lambda x: abs(decimal.Decimal(float(x)) - d),
-            )
-        v = float(f)
+    exact = True
+    if t == pa.float32():
+        values, exact = float32_bounds(np.array([v]), upper)
+        v, exact = float(values[0]), bool(exact[0])
     if v == 0:  # a zero bound stands for both zeros (docs/semantics.md §4)
         v = 0.0 if upper else -0.0
-    return v, True
+    return v, exact
+
+
+def float32_bounds(v: np.ndarray, upper: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Doubles (each the nearest double to a bound's text) as float32 bounds, and whether
+    each is exact. A double strictly between two float32 values is nearer one of them, and
+    so is the text: that one, exact. A double exactly halfway may come from a text on either
+    side (or on the midpoint: Java prints some float32 values so): the float32 on the outer
+    side (above for a maximum), inexact, which bounds whatever the text was.
+
+    >>> b, exact = float32_bounds(np.array([0.1, 1 + 2.0**-24, 1 + 2.0**-24]), False)
+    >>> bool(b[0] == np.float32(0.1)), float(b[1]), exact.tolist()
+    (True, 1.0, [True, False, False])
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = v.astype(np.float32)
+        back = f.astype(np.float64)
+        # The float32 on the other side of v, and the double halfway (exact in float64).
+        other = np.nextafter(f, np.where(back < v, np.float32(np.inf), np.float32(-np.inf)))
+        o = other.astype(np.float64)
+        o = np.where(np.isinf(o) & np.isfinite(back), np.copysign(2.0**128, o), o)
+        beyond = np.isinf(back) & np.isfinite(v)  # v rounded away to infinity
+        edge = np.copysign(2.0**128 - 2.0**103, v)  # halfway between FLT_MAX and 2**128
+        mid = np.where(beyond, edge, (back + o) / 2)
+        tie = np.isfinite(v) & (back != v) & (v == mid)
+        pair = np.stack([back, other.astype(np.float64)])
+        outer = pair.max(axis=0) if upper else pair.min(axis=0)
+    return np.where(tie, outer, back), ~tie
 
 
 _TS = re.compile(

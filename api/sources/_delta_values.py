@@ -5,9 +5,9 @@ Arrow and NumPy operations, with no Python object per value.
 from the JSON ``stats`` (read by ``pyarrow.json``: numbers as int64, float64 or a wide
 decimal, timestamps and dates as their text) or typed, from a checkpoint's ``stats_parsed``.
 It returns the bounds as type ``t``, whether each is exact, and the *odd* cells: values these
-vector rules do not cover (a timestamp in another spelling, a float32 bound exactly between
-two float32 values, a bound of another type) which the caller reads with ``_delta_rules``.
-Every vector rule gives what ``_delta_rules.bound`` gives on the values it accepts.
+vector rules do not cover (a timestamp in another spelling, a bound of another type), which
+the caller reads with ``_delta_rules``. Every vector rule gives what ``_delta_rules.bound``
+gives on the values it accepts.
 
 >>> import pyarrow as pa
 >>> b, exact, odd = bounds(pa.array(["2024-01-02T10:00:00.123Z", "01/02/2024", None]),
@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._delta_rules import DAY_SLACK
+from ._delta_rules import DAY_SLACK, float32_bounds
 
 __all__ = ["bounds", "days_from_civil", "partition_bounds"]
 
@@ -67,12 +67,12 @@ def _convert(raw, t, prefix, upper, valid):
         return raw, valid.copy(), np.zeros_like(valid)
     if pa.types.is_floating(t) and pa.types.is_floating(rt) and rt.bit_width >= 32:
         v = pc.fill_null(raw.cast(pa.float64()), 0.0).to_numpy(zero_copy_only=False)
-        odd = np.zeros_like(valid)
+        exact = valid.copy()
         if t == pa.float32():
-            v, tie = nearest_float32(v)
-            odd = tie & valid
+            v, fits = float32_bounds(v, upper)
+            exact &= fits
         v = np.where(v == 0, 0.0 if upper else -0.0, v)  # a zero bound stands for both zeros
-        return _from_numpy(v, valid, pa.float64()).cast(t), valid.copy(), odd
+        return _from_numpy(v, valid, pa.float64()).cast(t), exact, np.zeros_like(valid)
     if pa.types.is_decimal(t) and pa.types.is_decimal128(rt):
         return _decimals(raw, t, upper, valid)
     if pa.types.is_string(t) and (pa.types.is_string(rt) or pa.types.is_large_string(rt)):
@@ -106,47 +106,34 @@ def _ints(raw: pa.Array, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return v, valid.copy()
 
 
-def nearest_float32(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each double rounded to the nearest float32 (as a double), and where the double lies
-    exactly between two float32 values (the text it came from decides: not this).
-
-    >>> v, tie = nearest_float32(np.array([0.1, 1 + 2.0**-24]))
-    >>> bool(v[0] == np.float32(0.1)), tie.tolist()
-    (True, [False, True])
-    """
-    with np.errstate(over="ignore", invalid="ignore"):
-        f = v.astype(np.float32)
-        back = f.astype(np.float64)
-        # The float32 on the other side of v, and the double halfway (exact in float64).
-        other = np.nextafter(f, np.where(back < v, np.float32(np.inf), np.float32(-np.inf)))
-        o = other.astype(np.float64)
-        o = np.where(np.isinf(o) & np.isfinite(back), np.copysign(2.0**128, o), o)
-        inf_mid = np.isinf(back) & np.isfinite(v)  # v rounded away to infinity
-        edge = np.copysign(2.0**128 - 2.0**103, v)  # halfway between FLT_MAX and 2**128
-        mid = np.where(inf_mid, edge, (back + o) / 2)
-        tie = np.isfinite(v) & (back != v) & (v == mid)
-    return back, tie
-
-
 def _decimals(raw, t, upper, valid):
+    """Rounded outwards to the column's scale (inexact where digits were dropped); unknown
+    beyond its precision, as ``_delta_rules.value``."""
     s, digits = t.scale, t.precision - t.scale
     rs = raw.type.scale
     wide = raw.cast(pa.decimal128(38, rs))
-    rounded = pc.round(wide, s, round_mode="up" if upper else "down") if rs > s else wide
-    exact = pc.fill_null(pc.equal(rounded, wide), False).to_numpy(zero_copy_only=False)
     ok = valid.copy()
-    if raw.type.precision - rs > digits or rs > s:  # may reach 10**digits
-        limit = (
-            pa.scalar(decimal.Decimal(10) ** digits, pa.decimal128(38, rs))
-            if digits + rs <= 38
-            else None
-        )
-        if limit is not None:
-            ok &= pc.fill_null(pc.less(pc.abs(rounded), limit), False).to_numpy(
-                zero_copy_only=False
+    if digits + rs <= 38:  # else every value of ``wide`` is below 10**digits
+        # What rounds (up for a maximum, down for a minimum) to 10**digits or beyond is out:
+        # above ``top`` for a maximum, at or below -10**digits (if ``wide`` holds it).
+        limit = decimal.Decimal(10) ** digits
+        nines = min(s, rs)  # the greatest value below 10**digits at the scale that matters
+        top = decimal.Decimal(("9" * digits or "0") + ("." + "9" * nines if nines else ""))
+        top = pa.scalar(top, pa.decimal128(38, rs))
+        inside = pc.less_equal(wide, top) if upper else pc.greater_equal(wide, pc.negate(top))
+        if digits + rs < 38:
+            big = pa.scalar(limit, pa.decimal128(38, rs))
+            inside = pc.and_(
+                inside, pc.greater(wide, pc.negate(big)) if upper else pc.less(wide, big)
             )
-    kept = pc.if_else(pa.array(ok), rounded, pa.scalar(None, rounded.type))
-    return kept.cast(t), ok & (exact if rs > s else True), np.zeros_like(ok)
+        ok &= pc.fill_null(inside, False).to_numpy(zero_copy_only=False)
+        wide = pc.if_else(pa.array(ok), wide, pa.scalar(None, wide.type))
+    if rs > s:
+        rounded = pc.round(wide, s, round_mode="up" if upper else "down")
+        exact = pc.fill_null(pc.equal(rounded, wide), False).to_numpy(zero_copy_only=False)
+    else:
+        rounded, exact = wide, ok
+    return rounded.cast(t), ok & exact, np.zeros_like(ok)
 
 
 # ---- strings -----------------------------------------------------------------------------
