@@ -98,29 +98,35 @@ TYPES = [
 ]
 
 
-def _exact_and_vector(raws, t, prefix, upper, json_type):
-    """Each JSON value read by the exact rules, and by the vector ones as pyarrow.json would
-    hand it over (None where pyarrow.json could not read it as ``json_type``)."""
-    arr = pa.array(raws, json_type)
-    values, exact, odd = bounds(arr, t, prefix, upper)
-    got = []
-    for i in range(len(raws)):
-        if odd[i]:
-            got.append("odd")
-        else:
-            v = values[i].as_py()
-            got.append((v, bool(exact[i]) if v is not None else None))
-    return got
+def _as_pyarrow_reads(texts: list[str], json_type) -> dict:
+    """{text: the value pyarrow.json hands over for it} for the texts it reads as
+    ``json_type`` (each read on its own: a failing one fails only itself)."""
+    import pyarrow.json as pj
+
+    out = {}
+    schema = pa.schema([("v", json_type)])
+    for text in texts:
+        try:
+            read = pj.read_json(
+                pa.BufferReader(('{"v": ' + text + "}").encode()),
+                parse_options=pj.ParseOptions(explicit_schema=schema),
+            )
+        except (pa.ArrowInvalid, UnicodeEncodeError):
+            continue
+        out[text] = read.column("v")[0]
+    return out
 
 
 def _json_type(t):
-    from prunekit.sources._delta_stats import _json_type
+    from prunekit.sources._delta_json import json_type as _json_type
 
     return _json_type(t)
 
 
 @pytest.mark.parametrize("t", TYPES, ids=str)
 def test_vector_bounds_agree_with_the_exact_rules(t):
+    """Value by value, on what pyarrow.json hands over: the vector rules give the exact
+    rules' bound and exactness, or leave the value to them (odd)."""
     rng = np.random.default_rng(7)
     kind = {
         pa.int8(): "byte",
@@ -134,44 +140,34 @@ def test_vector_bounds_agree_with_the_exact_rules(t):
         pa.timestamp("us", "UTC"): "timestamp",
         pa.timestamp("us"): "timestamp_ntz",
     }.get(t, f"decimal({t.precision},{t.scale})" if pa.types.is_decimal(t) else None)
-    texts = []
-    for _ in range(3000):
-        v = delta_logs.value(rng, kind)
-        texts.append(delta_logs.dumps(v, ascii_only=False))
-    jt = _json_type(t)
+    texts = set()
+    for _ in range(1500):
+        texts.add(delta_logs.dumps(delta_logs.value(rng, kind), ascii_only=False))
+        texts.add(delta_logs.dumps(delta_logs.canonical(rng, kind), ascii_only=False))
+    if pa.types.is_decimal(t):  # digits past the scale, near the precision's edge
+        top = "9" * (t.precision - t.scale)
+        texts |= {f"{sign}{top}.{tail}" for sign in ("", "-") for tail in ("9", "995", "5", "0")}
+        texts |= {
+            str(rng.integers(-(10**6), 10**6) / 10 ** int(rng.integers(0, 8))) for _ in range(300)
+        }
+    reads = _as_pyarrow_reads(sorted(texts), _json_type(t))
+    compared = 0
     for prefix in (32, 8, 3):
         for upper in (False, True):
-            raws, exact_rules = [], []
-            for text in texts:
+            values, exact, odd = bounds(pa.array(list(reads.values())), t, prefix, upper)
+            for i, text in enumerate(reads):
+                if odd[i]:
+                    continue
                 try:
                     raw = json.loads(text, parse_float=decimal.Decimal)
-                except ValueError:
+                except ValueError:  # Inf and the like: no text reaching pyarrow.json
                     continue
-                try:  # what pyarrow.json hands over: the JSON value in the schema's type
-                    arrow = pa.array([json.loads(text)], jt)[0].as_py()
-                except (
-                    pa.ArrowInvalid,
-                    pa.ArrowTypeError,
-                    OverflowError,
-                    TypeError,
-                    UnicodeEncodeError,
-                ):  # a lone surrogate: pyarrow.json fails
-                    continue
-                if isinstance(raw, (bool, dict, list)) != isinstance(arrow, (bool, dict, list)):
-                    continue
-                if jt == pa.float64() and isinstance(raw, str):
-                    continue  # pyarrow.json does not read a string as a number
-                if jt == pa.int64() and type(raw) is not int:
-                    continue
-                if pa.types.is_decimal(jt) and isinstance(raw, float):
-                    continue
-                raws.append(arrow)
-                exact_rules.append(bound(raw, t, prefix, upper))
-            got = _exact_and_vector(raws, t, prefix, upper, jt)
-            for raw, e, g in zip(raws, exact_rules, got, strict=True):
-                if g == "odd":
-                    continue
-                assert _same(g[0], e[0]) and g[1] == e[1], (t, prefix, upper, raw, e, g)
+                want = bound(raw, t, prefix, upper)
+                got = values[i].as_py()
+                got = (got, bool(exact[i]) if got is not None else None)
+                assert _same(got[0], want[0]) and got[1] == want[1], (t, prefix, upper, text)
+                compared += 1
+    assert compared > len(reads)  # not vacuous: most values read by the vector rules
 
 
 def test_writers_spellings_need_no_exact_rules(tmp_path, monkeypatch):
@@ -307,6 +303,32 @@ def test_a_bad_row_does_not_spoil_its_batch(tmp_path):
     assert rows["f17.parquet"]["x"]["min"] is None and rows["f17.parquet"]["row_count"] == 5
     assert rows["f250.parquet"]["x"]["min"] == 3 and rows["f250.parquet"]["x"]["min_exact"]
     assert all(r["x"]["min"] == 3 for k, r in rows.items() if k != "f17.parquet")
+
+
+def test_a_few_bad_rows_cost_a_few_rows(tmp_path, monkeypatch):
+    """Only the failing rows of a large batch go to the exact rules."""
+    from prunekit.sources import _delta_stats
+
+    exact = []
+    real = _delta_stats.file_cells
+    monkeypatch.setattr(_delta_stats, "file_cells", lambda *a: exact.append(a) or real(*a))
+    good = '{"numRecords": 5, "minValues": {"x": 3}}'
+    stats = [good] * 20000
+    for i in (3, 7001, 7002, 15000, 19999):
+        stats[i] = '{"numRecords": 5, "minValues": {"x": true}}'
+    rows = _stats_log_rows({"x": "long"}, None, stats, str(tmp_path))
+    assert len(exact) == 5 and sum(r["x"]["min"] is None for r in rows) == 5
+
+
+def test_decimals_far_beyond_their_precision_are_unknown(tmp_path):
+    """pyarrow.json wraps 17084.3 read into DECIMAL(38, 35) around to about 70.18: such a
+    bound must not be read (the exact rules: beyond DECIMAL(5, 2), unknown)."""
+    stats = [
+        '{"numRecords": 1, "minValues": {"d": 17084.3, "e": -17084.3}, '
+        '"maxValues": {"d": 99999999999999999999999999999999999999, "e": 1E+5}}'
+    ]
+    rows = _stats_log_rows({"d": "decimal(5,2)", "e": "decimal(38,35)"}, None, stats, str(tmp_path))
+    assert [rows[0][c][k] for c in "de" for k in ("min", "max")] == [None] * 4
 
 
 def test_timestamp_and_date_spellings(tmp_path):

@@ -1,17 +1,11 @@
 """The canonical statistics table of a Delta snapshot's live files, built column by column.
 
-Every file's JSON ``stats`` text is read in one ``pyarrow.json`` call, with a schema made from
-the table's schema (numbers as int64, float64 or a wide decimal; timestamps and dates as
-text); rows of a checkpoint with ``stats_parsed`` are read from it, typed, instead. Bounds then
-follow ``_delta_values`` (vector rules). What those do not cover goes, one file at a time, to
-``_delta_rules.file_cells``, the definition of every rule:
-
-- a text ``pyarrow.json`` reads otherwise than Python's ``json`` would (``NaN``, ``Infinity``
-  and their spellings, a byte order mark, line breaks inside, two objects on one line) or
-  cannot read (a bound of another JSON type, a key written twice, a number beyond int64):
-  found before the read, or by reading halves of a failing batch again until the failing
-  rows are found;
-- odd cells ``_delta_values`` leaves out: only those cells are replaced.
+Every file's JSON ``stats`` text is read at once (``_delta_json``); rows of a checkpoint
+with ``stats_parsed`` are read from it, typed, instead. Bounds then follow ``_delta_values``
+(vector rules). What those leave out goes, one file at a time, to
+``_delta_rules.file_cells``, the definition of every rule: whole files whose text
+``_delta_json`` could not or must not read, single odd cells of the others (only those
+cells are replaced).
 
 Partition columns are read once per distinct value text (``_delta_rules.partition_cell``), or
 from ``partitionValues_parsed`` where a checkpoint types them (never for a TIMESTAMP, whose
@@ -34,16 +28,13 @@ import json
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.json as pj
 
+from ._delta_json import guard_decimals, read_stats
 from ._delta_log import local_paths
 from ._delta_rules import FIELDS, Layout, file_cells, jsonable, partition_cell
 from ._delta_values import bounds, partition_bounds
 
 __all__ = ["table"]
-
-_SMALL = 8  # a failing batch this small is read by the exact rules, row by row
-_RETRIES = 256  # failing reads before every row left is read by the exact rules
 
 
 def table(root: str, live: pa.Table, lay: Layout) -> pa.Table:
@@ -63,7 +54,7 @@ def table(root: str, live: pa.Table, lay: Layout) -> pa.Table:
     texts = live.column("stats").combine_chunks()
     if typed.any():
         texts = pc.if_else(pa.array(typed), pa.scalar(None, pa.string()), texts)
-    parsed, failed = _read_json(texts, leaves)
+    parsed, doubles, failed = read_stats(texts, leaves)
     sources = [(parsed, ~typed)]
     if typed.any():
         sources.append((live.column("stats_parsed").combine_chunks(), typed))
@@ -75,12 +66,18 @@ def table(root: str, live: pa.Table, lay: Layout) -> pa.Table:
 
     columns = {}
     for name, t, keys in leaves:
-        lo = [bounds(_leaf(s, "minValues", keys), t, lay.prefix, False) for s, _ in sources]
-        hi = [bounds(_leaf(s, "maxValues", keys), t, lay.prefix, True) for s, _ in sources]
+        parts = []
+        for section, upper in (("minValues", False), ("maxValues", True)):
+            read = []
+            for k, (source, _) in enumerate(sources):
+                raw, unsafe = _leaf(source, section, keys), None
+                if k == 0 and pa.types.is_decimal(t):
+                    raw, unsafe = guard_decimals(raw, _leaf(doubles, section, keys), t)
+                values, exact, odd = bounds(raw, t, lay.prefix, upper)
+                read.append((values, exact, odd if unsafe is None else odd | unsafe))
+            parts += [_merge([r[i] for r in read], sources) for i in range(3)]
         nulls = [_count(_leaf(s, "nullCount", keys)) for s, _ in sources]
-        columns[name] = [
-            _merge([b[k] for b in side], sources) for side in (lo, hi) for k in range(3)
-        ] + [_merge(nulls, sources)]
+        columns[name] = parts + [_merge(nulls, sources)]
 
     # Files and cells the vector rules leave to the exact ones.
     odd = failed.copy()
@@ -158,136 +155,6 @@ def _patch(values, at: np.ndarray, new: list, t: pa.DataType) -> pa.Array:
     mask = np.zeros(len(values), bool)
     mask[at] = True
     return pc.if_else(pa.array(mask), spread, values)
-
-
-# ---- reading the JSON texts --------------------------------------------------------------
-def _json_type(t: pa.DataType) -> pa.DataType | None:
-    if pa.types.is_string(t) or pa.types.is_timestamp(t) or pa.types.is_date32(t):
-        return pa.string()  # read as text: the rules look at how the value is written
-    if pa.types.is_integer(t):
-        return pa.int64()
-    if pa.types.is_floating(t):
-        return pa.float64()
-    if pa.types.is_boolean(t):
-        return pa.bool_()
-    if pa.types.is_decimal(t):  # the column's integer digits and as many decimals as fit
-        return pa.decimal128(38, 38 - (t.precision - t.scale))
-    return None  # binary: no bounds
-
-
-class _Clash(Exception):
-    """Two leaves whose physical paths cannot share one JSON schema."""
-
-
-def _struct(paths: list[tuple[tuple, pa.DataType]]) -> pa.StructType:
-    tree: dict = {}
-    for keys, t in paths:
-        node = tree
-        for key in keys[:-1]:
-            node = node.setdefault(key, {})
-            if not isinstance(node, dict):
-                raise _Clash(key)
-        if node.get(keys[-1], t) != t:
-            raise _Clash(keys[-1])
-        node[keys[-1]] = t
-
-    def build(node):
-        return pa.struct([(k, build(v) if isinstance(v, dict) else v) for k, v in node.items()])
-
-    return build(tree)
-
-
-def _schema(leaves: list) -> pa.Schema:
-    fields = [("numRecords", pa.int64()), ("tightBounds", pa.bool_())]
-    bounded = [(keys, jt) for _, t, keys in leaves if (jt := _json_type(t)) is not None]
-    if bounded:
-        fields += [("minValues", _struct(bounded)), ("maxValues", _struct(bounded))]
-    if leaves:
-        fields.append(("nullCount", _struct([(keys, pa.int64()) for _, _, keys in leaves])))
-    return pa.schema(fields)
-
-
-def _odd_texts(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """(texts for the exact rules, texts with no JSON object). For the exact rules: texts
-    pyarrow.json reads and Python's json does not, or reads otherwise (``NaN``, ``Inf`` and
-    their spellings), and texts with a line break or another control character (a line of
-    its own could start with a bare value, which pyarrow.json must never be given first).
-    With no JSON object (no statistics, as Python's json reads them): null, blank, or not
-    starting with ``{`` (a bare value, a byte order mark)."""
-    n = len(texts)
-    offsets = np.frombuffer(texts.buffers()[1], np.int32)[texts.offset : texts.offset + n + 1]
-    data = texts.buffers()[2]
-    data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
-    pad = np.concatenate([data, np.zeros(3, np.uint8)])
-    odd = np.zeros(n, bool)
-    # One pass for the bytes that start something odd, then a look at what follows them.
-    at = np.flatnonzero((data < 14) | (data == ord("N")) | (data == ord("I")))
-    if len(at):
-        first, second, third = data[at], pad[at + 1], pad[at + 2]
-        nan = (first == ord("N")) & (second == ord("a")) & (third == ord("N"))
-        inf = (first == ord("I")) & (second == ord("n")) & (third == ord("f"))
-        bad = at[(first < 14) | nan | inf]
-        odd[np.searchsorted(offsets, bad, side="right") - 1] = True
-    start, length = offsets[:-1], np.diff(offsets)
-    blank = ~texts.is_valid().to_numpy(zero_copy_only=False) | (length == 0)
-    for r in np.flatnonzero(~blank & (pad[start] != ord("{"))):  # rare: look at the text
-        blank[r] = not texts[int(r)].as_py().lstrip(" \t\n\r").startswith("{")
-    return odd & ~blank, blank
-
-
-def _read_json(texts: pa.Array, leaves: list) -> tuple[pa.Table, np.ndarray]:
-    """(the texts read with the statistics schema, one row each; rows the exact rules read)."""
-    n = len(texts)
-    nothing = pa.table({"numRecords": pa.nulls(n, pa.int64())})
-    if n == 0:
-        return nothing, np.zeros(0, bool)
-    try:
-        schema = _schema(leaves)
-    except _Clash:
-        return nothing, np.ones(n, bool)  # malformed column mapping: every file the slow way
-    odd, blank = _odd_texts(texts)
-    lines = pc.binary_join_element_wise(pc.if_else(pa.array(odd | blank), "{}", texts), "", "\n")
-    offsets = np.frombuffer(lines.buffers()[1], np.int32)[lines.offset : lines.offset + n + 1]
-    data = lines.buffers()[2]
-    options = pj.ParseOptions(explicit_schema=schema, unexpected_field_behavior="ignore")
-    block = max(1 << 20, int(np.diff(offsets).max()) + 1)
-    failed = odd
-    pieces, stack, retries = [], [(0, n)], 0
-    while stack:
-        lo, hi = stack.pop()
-        if retries > _RETRIES:
-            failed[lo:hi] = True
-            continue
-        try:
-            text = data.slice(int(offsets[lo]), int(offsets[hi] - offsets[lo]))
-            part = pj.read_json(
-                pa.BufferReader(text),
-                parse_options=options,
-                read_options=pj.ReadOptions(block_size=block),
-            )
-            if part.num_rows == hi - lo:
-                pieces.append((lo, part))
-                continue
-        except pa.ArrowException:
-            pass
-        retries += 1
-        if hi - lo <= _SMALL:
-            failed[lo:hi] = True
-        else:
-            mid = (lo + hi) // 2
-            stack += [(mid, hi), (lo, mid)]
-    failed &= ~blank  # a failing batch's blank rows ("{}") did not fail
-    if not pieces:
-        return nothing, failed
-    pieces.sort(key=lambda p: p[0])
-    read = pa.concat_tables([p for _, p in pieces]).combine_chunks()
-    if read.num_rows != n:  # rows of failing batches: null here
-        index, at = np.full(n, -1, np.int64), 0
-        for lo, part in pieces:
-            index[lo : lo + part.num_rows] = np.arange(at, at + part.num_rows)
-            at += part.num_rows
-        read = read.take(pa.array(index, mask=index < 0))
-    return read, failed
 
 
 # ---- one source's columns ----------------------------------------------------------------

@@ -115,16 +115,26 @@ def _decimals(raw, t, upper, valid):
     ok = valid.copy()
     if digits + rs <= 38:  # else every value of ``wide`` is below 10**digits
         # What rounds (up for a maximum, down for a minimum) to 10**digits or beyond is out:
-        # above ``top`` for a maximum, at or below -10**digits (if ``wide`` holds it).
-        limit = decimal.Decimal(10) ** digits
-        nines = min(s, rs)  # the greatest value below 10**digits at the scale that matters
-        top = decimal.Decimal(("9" * digits or "0") + ("." + "9" * nines if nines else ""))
-        top = pa.scalar(top, pa.decimal128(38, rs))
-        inside = pc.less_equal(wide, top) if upper else pc.greater_equal(wide, pc.negate(top))
-        if digits + rs < 38:
-            big = pa.scalar(limit, pa.decimal128(38, rs))
+        # above the greatest value below 10**digits at the column's scale on the rounded
+        # side, at or beyond 10**digits on the other (the greatest below it at ``rs``).
+        # Compared as numbers, which also drops the 10**38 pyarrow.json may read into a
+        # DECIMAL(38, rs) (no value of that type).
+        def below_limit(scale):
+            return pa.scalar(
+                decimal.Decimal(("9" * digits or "0") + ("." + "9" * scale if scale else "")),
+                pa.decimal128(38, rs),
+            )
+
+        rounded_side, other_side = below_limit(min(s, rs)), below_limit(rs)
+        if upper:
             inside = pc.and_(
-                inside, pc.greater(wide, pc.negate(big)) if upper else pc.less(wide, big)
+                pc.less_equal(wide, rounded_side),
+                pc.greater_equal(wide, pc.negate(other_side)),
+            )
+        else:
+            inside = pc.and_(
+                pc.greater_equal(wide, pc.negate(rounded_side)),
+                pc.less_equal(wide, other_side),
             )
         ok &= pc.fill_null(inside, False).to_numpy(zero_copy_only=False)
         wide = pc.if_else(pa.array(ok), wide, pa.scalar(None, wide.type))

@@ -29,7 +29,9 @@ keeps every bound a true bound (docs/semantics.md §1):
   prefix of the true maximum.
 - Decimals are read from the JSON text exactly; a value with more digits than the scale is
   rounded outwards (inexact). Floats are read as the nearest value of the column's type
-  (writers print them to read back exactly). Binary columns have no bounds.
+  (writers print them to read back exactly); a text that reads as the double halfway between
+  two FLOAT values (Java prints some so) bounds with the outer one, inexact. Binary columns
+  have no bounds.
 - ``tightBounds: false`` or a deletion vector: bounds inexact (still bounds), null counts
   unknown. Columns absent from the statistics (``dataSkippingNumIndexedCols``) are unknown.
 - ``stats_parsed`` holds what the JSON text says, typed: a timestamp on a whole millisecond
