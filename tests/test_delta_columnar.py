@@ -282,9 +282,11 @@ def test_json_the_two_readers_read_differently(tmp_path):
         "   ",
         "",
         '{"numRecords": 10, "minValues": {"x": "1.5"}}',
+        '{"numRecords": 11, "maxValues": {"x": -NaN}}',
     ]
     rows = _stats_log_rows({"x": "double"}, None, stats, str(tmp_path))
-    assert [r["row_count"] for r in rows] == [1, None, None, None, 7, 8, 9, None, None, 10]
+    rows = sorted(rows, key=lambda r: int(os.path.basename(r["path"])[1:-8]))  # f<i>.parquet
+    assert [r["row_count"] for r in rows] == [1, None, None, None, 7, 8, 9, None, None, 10, None]
     assert math.isnan(rows[0]["x"]["max"])
     assert rows[5]["x"]["min"] == 1.5
     assert rows[6]["x"]["min"] == -math.inf
@@ -455,12 +457,15 @@ def test_a_checkpoint_without_json_stats_reads_stats_parsed(tmp_path):
         assert not row["ts"]["max_exact"] and row["p"]["min_exact"]
 
 
-def _typed_checkpoint(tmp_path, parsed_type, parsed, pv=None, pv_parsed=None, extra=None):
+def _typed_checkpoint(
+    tmp_path, parsed_type, parsed, pv=None, pv_parsed=None, extra=None, schema_extra=()
+):
     schema = {
         "type": "struct",
         "fields": [
             {"name": n, "type": k, "nullable": True, "metadata": {}}
             for n, k in [
+                *schema_extra,
                 ("x", "long"),
                 ("ts", "timestamp"),
                 ("ntz", "timestamp_ntz"),
@@ -481,7 +486,7 @@ def _typed_checkpoint(tmp_path, parsed_type, parsed, pv=None, pv_parsed=None, ex
     row = {
         "path": "a.parquet",
         "size": 1,
-        "partitionValues": list((pv or {}).items()),
+        "partitionValues": pv if isinstance(pv, list) else list((pv or {}).items()),
         "stats_parsed": parsed,
     }
     if pv_parsed is not None:
@@ -585,6 +590,49 @@ def test_typed_timestamps_by_unit_and_zone(tmp_path):
     assert not row["q"]["min_exact"]
 
 
+def test_typed_decimals_round_outwards(tmp_path):
+    t = pa.struct(
+        [
+            ("numRecords", pa.int64()),
+            ("minValues", pa.struct([("d", pa.decimal128(10, 4))])),
+            ("maxValues", pa.struct([("d", pa.decimal128(10, 4))])),
+        ]
+    )
+    row = _typed_checkpoint(
+        tmp_path,
+        t,
+        {
+            "numRecords": 2,
+            "minValues": {"d": decimal.Decimal("-1.2345")},
+            "maxValues": {"d": decimal.Decimal("999.9951")},
+        },
+        extra={},
+        schema_extra=[("d", "decimal(5,2)")],
+    )
+    assert (row["d"]["min"], row["d"]["min_exact"]) == (decimal.Decimal("-1.24"), False)
+    assert row["d"]["max"] is None  # rounds up to 1000.00: beyond DECIMAL(5, 2)
+
+
+def test_an_empty_partition_text_is_unknown_whatever_is_typed(tmp_path):
+    t = pa.struct([("numRecords", pa.int64())])
+    row = _typed_checkpoint(
+        tmp_path,
+        t,
+        {"numRecords": 2},
+        pv={"p": ""},
+        pv_parsed=(pa.struct([("p", pa.int32())]), {"p": 5}),
+    )
+    assert row["p"] == dict.fromkeys(["min", "max", "null_count", "min_exact", "max_exact"])
+
+
+def test_a_partition_value_written_twice_reads_as_its_last(tmp_path):
+    t = pa.struct([("numRecords", pa.int64())])
+    row = _typed_checkpoint(
+        tmp_path, t, {"numRecords": 2}, pv=[("p", "1"), ("q", None), ("p", "2")]
+    )
+    assert row["p"]["min"] == 2 and row["q"]["null_count"] == 2
+
+
 def test_deletion_vectors_never_prove_every_row(tmp_path):
     dv = {
         "storageType": "u",
@@ -653,3 +701,133 @@ def test_odd_checkpoint_columns_are_unknown(tmp_path):
     )
     row = _typed_checkpoint(tmp_path, t, {"numRecords": "3", "minValues": {"x": [1]}})
     assert row["row_count"] is None and row["x"]["min"] is None
+
+
+# ---- the log's actions ---------------------------------------------------------------------
+def _commits(root, commits, fields=(("x", "long"),)):
+    """Commits of actions (a str: a raw line) after a metaData action; the live files."""
+    schema = {"type": "struct", "fields": [{"name": n, "type": k} for n, k in fields]}
+    meta = {"metaData": {"schemaString": json.dumps(schema), "partitionColumns": []}}
+    os.makedirs(os.path.join(root, "_delta_log"), exist_ok=True)
+    for v, actions in enumerate(commits):
+        lines = ([json.dumps(meta)] if v == 0 else []) + [
+            a if isinstance(a, str) else json.dumps(a) for a in actions
+        ]
+        with open(os.path.join(root, "_delta_log", f"{v:020d}.json"), "w", newline="") as f:
+            f.write("\n".join(lines))
+    D._SNAPSHOTS.clear()
+    return D.snapshot(root)
+
+
+def _dv(cardinality, offset=1):
+    return {
+        "storageType": "u",
+        "pathOrInlineDv": "ab",
+        "offset": offset,
+        "sizeInBytes": 1,
+        "cardinality": cardinality,
+    }
+
+
+def test_removes_match_adds_url_decoded(tmp_path):
+    stats = json.dumps({"numRecords": 9})
+    snap = _commits(
+        str(tmp_path),
+        [
+            [
+                {"add": {"path": "a%20b.parquet", "stats": stats}},
+                {"add": {"path": "c d.parquet", "stats": stats}},
+                {"add": {"path": "e.parquet", "stats": stats}},
+            ],
+            [{"remove": {"path": "a b.parquet"}}, {"remove": {"path": "c%20d.parquet"}}],
+        ],
+    )
+    assert [os.path.basename(p) for p in snap.statistics.column("path").to_pylist()] == [
+        "e.parquet"
+    ]
+
+
+def test_files_of_one_path_keep_the_order_they_were_last_added_in(tmp_path):
+    """Two live entries of one path (different deletion vectors) come in the order their key
+    was last added, as the per-file reader's dict kept them."""
+    stats = json.dumps({"numRecords": 9})
+    snap = _commits(
+        str(tmp_path),
+        [
+            [
+                {"add": {"path": "p.parquet", "stats": stats, "deletionVector": _dv(1, 1)}},
+                {"add": {"path": "p.parquet", "stats": stats, "deletionVector": _dv(2, 2)}},
+            ],
+            [
+                {"remove": {"path": "p.parquet", "deletionVector": _dv(1, 1)}},
+                {"add": {"path": "p.parquet", "stats": stats, "deletionVector": _dv(3, 1)}},
+                {"add": {"path": "p.parquet", "stats": stats, "deletionVector": _dv(4, 2)}},
+            ],
+        ],
+    )
+    # key 2 was never removed (its add replaced in place), key 1 came back after it
+    assert snap.statistics.column("row_count").to_pylist() == [5, 6]
+
+
+def test_commit_lines_pyarrow_json_must_not_read(tmp_path):
+    """Indented lines, blank lines and CRLF endings read line by line; a bare null is an
+    error naming the commit, never given to pyarrow.json (it crashes on one)."""
+    stats = json.dumps({"numRecords": 9})
+    snap = _commits(
+        str(tmp_path / "a"),
+        [
+            [
+                "  " + json.dumps({"add": {"path": "a.parquet", "stats": stats}}) + "\r",
+                "",
+                json.dumps({"add": {"path": "b.parquet", "stats": stats}}) + "\r",
+            ]
+        ],
+    )
+    assert snap.statistics.column("row_count").to_pylist() == [9, 9]
+    with pytest.raises(pk.StatisticsError, match="1.json: line 1 is not a JSON object"):
+        _commits(str(tmp_path / "b"), [[], ["null"]])
+
+
+def test_typed_rows_are_never_read_by_the_exact_rules(tmp_path):
+    """A checkpoint's typed rows stay typed when the JSON texts around them mostly fail: a
+    naive (INT96) timestamp in a TIMESTAMP column is UTC, as the vector rules read it."""
+    log = tmp_path / "_delta_log"
+    log.mkdir()
+    schema = {"type": "struct", "fields": [{"name": "ts", "type": "timestamp"}]}
+    parsed = pa.struct(
+        [("numRecords", pa.int64()), ("minValues", pa.struct([("ts", pa.timestamp("us"))]))]
+    )
+    when = dt.datetime(2021, 1, 1, 0, 0, 0, 5000)
+    rows = []
+    for i in range(40):
+        typed = i % 4 == 0
+        rows.append(
+            {
+                "path": f"f{i:02d}.parquet",
+                "size": 1,
+                "partitionValues": [],
+                "stats": None if typed else '{"minValues": {"ts": 5}}',
+                "stats_parsed": {"numRecords": 1, "minValues": {"ts": when}} if typed else None,
+            }
+        )
+    add = pa.array(
+        rows + [None],
+        pa.struct(
+            [
+                ("path", pa.string()),
+                ("size", pa.int64()),
+                ("partitionValues", pa.map_(pa.string(), pa.string())),
+                ("stats", pa.string()),
+                ("stats_parsed", parsed),
+            ]
+        ),
+    )
+    md = pa.array(
+        [None] * 40 + [{"schemaString": json.dumps(schema), "partitionColumns": []}],
+        pa.struct([("schemaString", pa.string()), ("partitionColumns", pa.list_(pa.string()))]),
+    )
+    pq.write_table(pa.table({"add": add, "metaData": md}), log / f"{0:020d}.checkpoint.parquet")
+    D._SNAPSHOTS.clear()
+    got = pd.file_statistics(str(tmp_path)).column("ts").to_pylist()
+    assert [r["min"] for r in got[::4]] == [when.replace(tzinfo=UTC)] * 10
+    assert all(r["min"] is None for i, r in enumerate(got) if i % 4)
