@@ -831,3 +831,21 @@ def test_typed_rows_are_never_read_by_the_exact_rules(tmp_path):
     got = pd.file_statistics(str(tmp_path)).column("ts").to_pylist()
     assert [r["min"] for r in got[::4]] == [when.replace(tzinfo=UTC)] * 10
     assert all(r["min"] is None for i, r in enumerate(got) if i % 4)
+
+
+def test_a_checkpoint_naming_a_file_twice_keeps_its_last_add(tmp_path):
+    log = tmp_path / "_delta_log"
+    log.mkdir()
+    schema = {"type": "struct", "fields": [{"name": "x", "type": "long"}]}
+    add = pa.array(
+        [None] + [{"path": p, "size": s} for p, s in (("b", 1), ("a", 2), ("b", 3))],
+        pa.struct([("path", pa.string()), ("size", pa.int64())]),
+    )
+    md = pa.array(
+        [{"schemaString": json.dumps(schema), "partitionColumns": []}] + [None] * 3,
+        pa.struct([("schemaString", pa.string()), ("partitionColumns", pa.list_(pa.string()))]),
+    )
+    pq.write_table(pa.table({"add": add, "metaData": md}), log / f"{0:020d}.checkpoint.parquet")
+    D._SNAPSHOTS.clear()
+    got = pd.file_statistics(str(tmp_path)).select(["path", "size"]).to_pylist()
+    assert [(os.path.basename(r["path"]), r["size"]) for r in got] == [("a", 2), ("b", 3)]

@@ -212,13 +212,18 @@ def _checkpoint_actions(part: str, table: pa.Table, keys: list[str]) -> pa.Table
     if "add" not in table.column_names:
         return _actions({}, 0, keys)
     add = table.column("add").combine_chunks()
-    add = add.filter(add.is_valid())
+    # Rows of other actions stay (no copy of the texts): they are of no kind, never live.
+    is_add = add.is_valid().to_numpy(zero_copy_only=False)
     fields = {f.name: c for f, c in zip(add.type, add.flatten(), strict=True)}
     n = len(add)
     path = fields.get("path")
-    if path is None or path.null_count or not pa.types.is_string(path.type):
+    if (
+        path is None
+        or not pa.types.is_string(path.type)
+        or (is_add & ~path.is_valid().to_numpy(zero_copy_only=False)).any()
+    ):
         raise StatisticsError(f"{part}: an add action of the checkpoint has no path")
-    out = {"kind": pa.array(np.full(n, _ADD, np.int8)), "path": path}
+    out = {"kind": pa.array(np.where(is_add, _ADD, 0).astype(np.int8)), "path": path}
     size = fields.get("size")
     if size is not None and pa.types.is_integer(size.type):
         out["size"] = size.cast(pa.int64())
@@ -499,9 +504,23 @@ def _codes(column: pa.ChunkedArray) -> np.ndarray:
 
 def _live(actions: pa.Table) -> pa.Table:
     """Adds whose key's last action is an add, sorted by path then by when added."""
+    kind = actions.column("kind").to_numpy()  # 0: a checkpoint row of another action
     n = actions.num_rows
     path = actions.column("path").combine_chunks()
     encoded = pc.fill_null(pc.match_substring(path, "%"), False)
+    plain = not pc.any(encoded).as_py() and all(
+        actions.column(c).null_count == n
+        for c in ("dv_storageType", "dv_pathOrInlineDv", "dv_offset")
+    )
+    if plain and not (kind == _REMOVE).any():
+        # Adds only (a checkpoint): sorted by path, live unless a path comes twice.
+        order = pc.sort_indices(path).to_numpy()
+        order = order[kind[order] == _ADD]
+        ordered = path.take(pa.array(order))
+        m = len(order)
+        if m < 2 or not pc.any(pc.equal(ordered.slice(1), ordered.slice(0, m - 1))).as_py():
+            out = actions.take(pa.array(order))
+            return out.drop_columns(["kind", "dv_storageType", "dv_pathOrInlineDv", "dv_offset"])
     if pc.any(encoded).as_py():  # a path is matched URL-decoded
         decoded = [unquote(p) for p in path.filter(encoded).to_pylist()]
         path = pc.replace_with_mask(path, encoded, pa.array(decoded, pa.string()))
@@ -515,7 +534,7 @@ def _live(actions: pa.Table) -> pa.Table:
     k = key[order]
     first = np.r_[True, k[1:] != k[:-1]] if n else np.zeros(0, bool)
     last = np.r_[k[1:] != k[:-1], True] if n else np.zeros(0, bool)
-    kind = actions.column("kind").to_numpy()[order]
+    kind = kind[order]
     start = np.maximum.accumulate(np.where(first, seq, 0))  # where each key's run starts
     removed = np.maximum.accumulate(np.where(kind == _REMOVE, seq, -1))
     # A key's place among equal paths: its first add after its last remove (Python's dict
