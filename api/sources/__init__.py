@@ -3,7 +3,10 @@
 
 - ``parquet``: row groups of Parquet files, from their footers (decoded in ``_thrift_footer``,
   ``_footer_schema``, ``_footer_values`` and ``_footer_table``), and ``bloom`` filters;
-- ``delta``: files of a Delta Lake table, from its log;
+- ``delta``: files of a Delta Lake table, from its log, replayed columnar (``_delta_log``,
+  ``_delta_commits``, ``_delta_actions``), statistics read together (``_delta_json``,
+  ``_delta_values``, ``_delta_stats``) and, for what those leave out, one file at a time
+  (``_delta_rules``);
 - ``iceberg``: files of an Iceberg table, from its manifests (read with pyiceberg), bounds
   decoded in ``_iceberg_values``, delete files matched in ``_iceberg_deletes``, manifests
   skipped by their partition summaries in ``_iceberg_manifests``.
