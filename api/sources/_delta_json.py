@@ -95,8 +95,12 @@ def _odd_texts(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
     pad = np.concatenate([data, np.zeros(3, np.uint8)])
     odd = np.zeros(n, bool)
-    # One pass for the bytes that start something odd, then a look at what follows them.
-    at = np.flatnonzero((data < 14) | (data == ord("N")) | (data == ord("I")))
+    # The bytes that start something odd (in place: fresh temporaries of every byte cost
+    # more than the comparisons), then a look at what follows them.
+    hit = data < 14
+    hit |= data == ord("N")
+    hit |= data == ord("I")
+    at = np.flatnonzero(hit)
     if len(at):
         first, second, third = data[at], pad[at + 1], pad[at + 2]
         nan = (first == ord("N")) & (second == ord("a")) & (third == ord("N"))
