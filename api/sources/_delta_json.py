@@ -93,23 +93,28 @@ def _odd_texts(texts: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     offsets = np.frombuffer(texts.buffers()[1], np.int32)[texts.offset : texts.offset + n + 1]
     data = texts.buffers()[2]
     data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
-    pad = np.concatenate([data, np.zeros(3, np.uint8)])
     odd = np.zeros(n, bool)
+
+    def byte(at):  # 0 past the end (no copy of the bytes padded)
+        if not len(data):
+            return np.zeros(len(at), np.uint8)
+        return np.where(at < len(data), data[np.minimum(at, len(data) - 1)], 0)
+
     # The bytes that start something odd (in place: fresh temporaries of every byte cost
     # more than the comparisons), then a look at what follows them.
-    hit = data < 14
-    hit |= data == ord("N")
-    hit |= data == ord("I")
+    hit, other = data < 14, np.empty(len(data), bool)
+    for letter in (ord("N"), ord("I")):
+        np.logical_or(hit, np.equal(data, letter, out=other), out=hit)
     at = np.flatnonzero(hit)
     if len(at):
-        first, second, third = data[at], pad[at + 1], pad[at + 2]
+        first, second, third = data[at], byte(at + 1), byte(at + 2)
         nan = (first == ord("N")) & (second == ord("a")) & (third == ord("N"))
         inf = (first == ord("I")) & (second == ord("n")) & (third == ord("f"))
         bad = at[(first < 14) | nan | inf]
         odd[np.searchsorted(offsets, bad, side="right") - 1] = True
     start, length = offsets[:-1], np.diff(offsets)
     blank = ~texts.is_valid().to_numpy(zero_copy_only=False) | (length == 0)
-    for r in np.flatnonzero(~blank & (pad[start] != ord("{"))):  # rare: look at the text
+    for r in np.flatnonzero(~blank & (byte(start) != ord("{"))):  # rare: look at the text
         blank[r] = not texts[int(r)].as_py().lstrip(" \t\n\r").startswith("{")
     return odd & ~blank, blank
 
