@@ -5,10 +5,11 @@ into one Arrow table. Neither opens a data file.
 
 The table is only a log (``generate``): ten JSON commits of ``add`` actions with statistics
 (BIGINT, DOUBLE, STRING and TIMESTAMP columns, a string partition column), then a checkpoint
-written by delta-rs, so both sides read the checkpoint as a table at that version does. It is
+written by delta-rs, so both sides read the checkpoint as a table at that version does; the
+``*_commits`` timings read the version before it, replayed from nine JSON commits. It is
 cached under ``PRUNEKIT_BENCH_DIR`` (else ``<tmp>/prunekit-bench-<uid>``), keyed by the
-generator's source. ``python -m benchmarks.bench_delta [files]`` measures by hand: interleaved
-calls in one process, medians.
+generator's source. ``python -m benchmarks.bench_delta [files] [rounds]`` measures by hand:
+interleaved calls in one process, medians, min and max.
 """
 
 from __future__ import annotations
@@ -79,17 +80,17 @@ def table_path(files: int) -> str:
     return root
 
 
-def prunekit_statistics(root: str):
+def prunekit_statistics(root: str, version: int | None = None):
     from prunekit.sources import delta
 
     delta._SNAPSHOTS.clear()  # measure the log replay, not the snapshot a process keeps
-    return delta.file_statistics(root)
+    return delta.file_statistics(root, version)
 
 
-def delta_rs_add_actions(root: str):
+def delta_rs_add_actions(root: str, version: int | None = None):
     from deltalake import DeltaTable
 
-    return DeltaTable(root).get_add_actions(flatten=True)
+    return DeltaTable(root, version=version).get_add_actions(flatten=True)
 
 
 class FileStatistics:
@@ -106,24 +107,36 @@ class FileStatistics:
     def time_delta_rs(self, files):
         delta_rs_add_actions(self.root)
 
+    def time_prunekit_commits(self, files):
+        prunekit_statistics(self.root, COMMITS - 2)
+
+    def time_delta_rs_commits(self, files):
+        delta_rs_add_actions(self.root, COMMITS - 2)
+
 
 def measure(files: int = 10_000, rounds: int = 5) -> None:
-    """Interleaved calls in one process; medians and spreads (min to max) in seconds."""
+    """Interleaved calls in one process (after one untimed call each: imports); medians and
+    spreads (min to max) in seconds, from the checkpoint and from the JSON commits."""
     root = table_path(files)
-    calls = {"prunekit": lambda: prunekit_statistics(root),
-             "delta-rs get_add_actions": lambda: delta_rs_add_actions(root)}
-    runs = {name: [] for name in calls}
-    for _ in range(rounds):
-        for name, call in calls.items():
-            start = time.perf_counter()
+    for version, label in ((None, "checkpoint"), (COMMITS - 2, "JSON commits")):
+        calls = {"prunekit": lambda v=version: prunekit_statistics(root, v),
+                 "delta-rs get_add_actions": lambda v=version: delta_rs_add_actions(root, v)}
+        for call in calls.values():
             call()
-            runs[name].append(time.perf_counter() - start)
-    base = statistics.median(runs["delta-rs get_add_actions"])
-    for name, times in runs.items():
-        m = statistics.median(times)
-        print(f"{files:,} files, {name:26s} median {m:7.3f} s  (min {min(times):.3f}, "
-              f"max {max(times):.3f})  this / delta-rs = {m / base:.2f}")
+        runs = {name: [] for name in calls}
+        for _ in range(rounds):
+            for name, call in calls.items():
+                start = time.perf_counter()
+                call()
+                runs[name].append(time.perf_counter() - start)
+        base = statistics.median(runs["delta-rs get_add_actions"])
+        for name, times in runs.items():
+            m = statistics.median(times)
+            print(f"{files:,} files, {label:12s} {name:26s} median {m:7.3f} s  (min "
+                  f"{min(times):.3f}, max {max(times):.3f}, {rounds} rounds)  this / "
+                  f"delta-rs = {m / base:.2f}")
 
 
 if __name__ == "__main__":
-    measure(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000)
+    measure(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000,
+            int(sys.argv[2]) if len(sys.argv) > 2 else 5)

@@ -3,7 +3,10 @@
 
 - ``parquet``: row groups of Parquet files, from their footers (decoded in ``_thrift_footer``,
   ``_footer_schema``, ``_footer_values`` and ``_footer_table``), and ``bloom`` filters;
-- ``delta``: files of a Delta Lake table, from its log;
+- ``delta``: files of a Delta Lake table, from its log, replayed columnar (``_delta_log``,
+  ``_delta_commits``, ``_delta_actions``), statistics read together (``_delta_json``,
+  ``_delta_values``, ``_delta_stats``) and, for what those leave out, one file at a time
+  (``_delta_rules``);
 - ``iceberg``: files of an Iceberg table, from its manifests (Avro read by ``_avro_file`` and
   ``_avro_decode`` into ``_iceberg_entries``, statistics built in ``_iceberg_columns``;
   pyiceberg for the metadata and the manifest list, and as the fallback reader), bounds decoded in
