@@ -82,7 +82,7 @@ def table(results: dict) -> str:
             f"{'pyarrow x':>9} {'numpy x':>8} | {'interleaved: floor x':>20} "
             f"{'pyarrow x':>9} | {'floor 2T x':>10} {'cached ms':>9}")
     lines = [head, "-" * len(head)]
-    for key in sorted(classify, key=lambda k: (int(k[0]), k[1])):
+    for key in sorted(set(classify) | set(r_floor), key=lambda k: (int(k[0]), k[1])):
         c = classify.get(key)
         lines.append(
             f"{int(key[0]):>10,} {key[1]:5} {_ms(c):>11} {_ms(floor.get(key)):>9} "
@@ -103,12 +103,12 @@ def table(results: dict) -> str:
     r_prune = get("bench_classify.Ratios.track_prune_over_floor")
     keeps = [(peer, get(f"bench_classify.Ratios.track_{peer}_keep_over_prune"))
              for peer in ("pyarrow", "polars", "duckdb")]
-    if prune:
+    if prune or r_prune:
         lines.append("")
         head = (f"{'N':>10} {'query':5} {'prune ms':>9} {'floor x':>8} | interleaved: "
                 + " ".join(f"{peer + ' keep x':>14}" for peer, _ in keeps))
         lines += [head, "-" * len(head)]
-        for key in sorted(prune, key=lambda k: (int(k[0]), k[1])):
+        for key in sorted(set(prune) | set(r_prune), key=lambda k: (int(k[0]), k[1])):
             lines.append(f"{int(key[0]):>10,} {key[1]:5} {_ms(prune.get(key)):>9} "
                          f"{_r(r_prune.get(key)):>8} |              "
                          + " ".join(f"{_r(values.get(key)):>14}" for _, values in keeps))
@@ -138,13 +138,14 @@ def table(results: dict) -> str:
          get("bench_latency.FreshProcess.track_fresh_process_cold_cache_wall_s"), 1, "s", None),
     ]
     lines.append("")
-    lines.append("latency (fresh processes at 1M containers):")
+    lines.append("latency (a new shape in a warm process; a fresh process at 1M containers):")
     for label, values, scale, unit, target in latency:
         for key, v in sorted(values.items()):
             goal_value = target
-            if target is True:  # a new shape: (containers, kind), 100 ms at 1M, 300 at 10M
+            if len(key) == 2:  # a new shape: (containers, kind), 100 ms at 1M, 300 at 10M
                 what = f"{label} {int(key[0]):,} {key[1]}"
-                goal_value = 100 if int(key[0]) <= 1_000_000 else 300
+                if target is True:
+                    goal_value = 100 if int(key[0]) <= 1_000_000 else 300
             else:
                 what = f"{label}{' ' + key[0] if key else ''}"
             shown = "-" if v is None else f"{v * scale:.2f} {unit}"
