@@ -81,9 +81,10 @@ BLOCK = 256
 # Counts are read only where the bounds leave a container in: each chunk is first evaluated
 # with these statistics unknown, and again with them only if that leaves some container in (a
 # selective predicate on clustered bounds rules out most chunks by their bounds alone, and
-# reads half the bytes). After a chunk that needed both passes, the next ones take the full
-# pass directly, trying the bounds first again every RETRY chunks: an unselective predicate
-# pays a bounds-only pass on one chunk in RETRY.
+# reads half the bytes). After a chunk that needed both passes, the next one takes the full
+# pass directly, and each further miss doubles that wait up to RETRY chunks (a hit resets it):
+# a few values spread over many chunks (Q6 at 1M) miss a chunk here and there, an
+# unselective predicate pays a bounds-only pass on about one chunk in RETRY.
 _COUNTS = ("row_count", "null_count")
 RETRY = 32
 # The two passes are two copies of the loop, and LLVM's time grows faster than a loop's
@@ -265,7 +266,7 @@ def emit(program: Program, layout: tuple, cache: bool = True,
     lines += [f"    {b} = np.empty(CHUNK + 8, np.uint8)" for b in buffers]
     lines += [f"    {b} = np.empty(CHUNK, np.int64)" for b in keyed]
     if counts:
-        lines.append(f"    cheap, since, RETRY = True, 0, {RETRY}")
+        lines.append(f"    cheap, since, wait, RETRY = True, 0, 1, {RETRY}")
     lines.append("    for base in range(start, stop, CHUNK):")
     lines.append("        m = min(CHUNK, stop - base)")
     lines += unpacks + views
@@ -290,11 +291,13 @@ def emit(program: Program, layout: tuple, cache: bool = True,
         lines += [f"                dst[j] = {last}",
                   f"                some |= {last}",
                   "            if some == 0:",
+                  "                wait = 1",
                   "                continue",
                   "            cheap, since = False, 0",
                   "        else:",
                   "            since += 1",
-                  "            cheap = since == RETRY"]
+                  "            if since >= wait:",
+                  "                cheap, wait = True, min(2 * wait, RETRY)"]
         lines += deferred
     lines.append("        for j in range(m):")
     lines += ["            " + line for i in range(len(program.steps)) for line in main.get(i, ())]

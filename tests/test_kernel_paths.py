@@ -326,8 +326,8 @@ def test_counts_are_read_only_where_the_bounds_leave_a_container_in(sql):
     """Each chunk is evaluated with row_count and null_count unknown first, and in full only if
     that leaves a container in. Chunks ruled out by bounds, chunks kept by bounds but ruled out
     by their counts (bounds present with every row NULL, or no rows), chunks that need the
-    counts for IS NULL, and the switch back to the bounds-only pass after 32 chunks that needed
-    both: the answers are the interpreters', for prune and classify."""
+    counts for IS NULL, and the waits before the bounds-only pass is tried again after chunks
+    that needed both: the answers are the interpreters', for prune and classify."""
     rng = np.random.default_rng(5)
     chunk, n = codegen.CHUNK, codegen.CHUNK * 80
     lo = np.arange(n, dtype=np.int64) * 10 + rng.integers(0, 5, n)
