@@ -171,8 +171,7 @@ class Ratios(_Base):
     def setup(self, n, query):
         super().setup(n, query)
         compile_for(self.pred, self.stats)
-        self.buffers = baselines.floor_buffers(self.stats, self.pred.program)
-        baselines.floor(self.buffers)
+        self.pred.prune(sample(self.stats), backend="numba")  # prune's own kernel
 
     def _ratio(self, numerator, denominator):
         best_num, best_den = _best(numerator, 1), _best(denominator, 1)
@@ -203,7 +202,6 @@ class Ratios(_Base):
     def track_prune_over_floor(self, n, query):
         """Against the floor over the buffers the prune program reads (target <= 1.2 at 10M,
         1.5 at 1M)."""
-        self.pred.prune(sample(self.stats), backend="numba")
         return self._over_floor(lambda: self.pred.prune(fresh(self.stats)),
                                 self.pred.prune_program)
 
@@ -215,7 +213,6 @@ class Ratios(_Base):
     def track_pyarrow_keep_over_prune(self, n, query):
         """The hand-written pyarrow.compute keep mask against ``prune`` (above 1: prune
         is faster)."""
-        self.pred.prune(sample(self.stats), backend="numba")
         return self._ratio(lambda: keep.pyarrow_keep(query, self.stats.table), self._prune)
 
     track_pyarrow_keep_over_prune.unit = "x prune"
@@ -223,7 +220,6 @@ class Ratios(_Base):
     def track_polars_keep_over_prune(self, n, query):
         """The hand-written Polars keep expression (its own threads) against ``prune``."""
         frame, expression = keep.frame(self.stats.table), keep.polars_expression(query)
-        self.pred.prune(sample(self.stats), backend="numba")
         return self._ratio(lambda: keep.polars_keep(query, frame, expression), self._prune)
 
     track_polars_keep_over_prune.unit = "x prune"
@@ -234,7 +230,6 @@ class Ratios(_Base):
 
         con = duckdb.connect()
         con.register("stats", self.stats.table)
-        self.pred.prune(sample(self.stats), backend="numba")
         return self._ratio(lambda: keep.duckdb_keep(query, self.stats.table, con), self._prune)
 
     track_duckdb_keep_over_prune.unit = "x prune"

@@ -20,7 +20,6 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 
 COMMITS = 10
@@ -67,8 +66,9 @@ _VERSION = hashlib.sha256(inspect.getsource(generate).encode()).hexdigest()[:12]
 
 def table_path(files: int) -> str:
     """The benchmark table's directory, generated on first use."""
-    base = os.environ.get("PRUNEKIT_BENCH_DIR") or os.path.join(
-        tempfile.gettempdir(), f"prunekit-bench-{os.getuid()}")
+    from .workload import data_dir
+
+    base = data_dir()
     root = os.path.join(base, f"delta-log-{files}-{_VERSION}")
     done = os.path.join(root, "generated")
     if not os.path.exists(done):

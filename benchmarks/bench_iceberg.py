@@ -20,7 +20,6 @@ import inspect
 import os
 import statistics
 import sys
-import tempfile
 import time
 
 FILES = 10_000
@@ -77,8 +76,9 @@ _VERSION = hashlib.sha256(inspect.getsource(generate).encode()).hexdigest()[:12]
 
 def table_location(files: int = FILES) -> str:
     """The benchmark table's metadata file, generated on first use."""
-    base = os.environ.get("PRUNEKIT_BENCH_DIR") or os.path.join(
-        tempfile.gettempdir(), f"prunekit-bench-{os.getuid()}")
+    from .workload import data_dir
+
+    base = data_dir()
     root = os.path.join(base, f"iceberg-{files}-{_VERSION}")
     done = os.path.join(root, "metadata-location")
     if not os.path.exists(done):

@@ -92,7 +92,8 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
     fields = {name: _struct_fields(batch, name, t, plan.wanted[name]) for name, t in types.items()}
     codes = _rank_codes(plan, fields, cache, keys_in_kernel) if plan.code_groups else {}
     slots = []
-    for how, column, stat in plan.slots:
+    for how, slot in plan.slots:
+        column, stat = slot.column, slot.stat
         if how == "bound":
             slots.append(slot_data(fields[column].get(stat)))
         elif how == "count":
@@ -108,12 +109,11 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
         elif how == "members":
             from .valuesets import value_set_slot  # membership, computed before the kernel
 
-            slots.append(value_set_slot(program.slots[len(slots)], fields[column],
-                                        types[column]))
+            slots.append(value_set_slot(slot, fields[column], types[column]))
         else:  # "like"
             from .patterns import like_slot  # a whole LIKE pattern, tested before the kernel
 
-            slots.append(like_slot(program.slots[len(slots)].literals[0], fields[column]))
+            slots.append(like_slot(slot.literals[0], fields[column]))
     params = [p if p is not None else _code_param(i, program.params[i], codes)
               for i, p in enumerate(plan.params)]
     flags = [(col in no_nan) if name == "no_nan" else nan_in_bounds.get(col, False)
@@ -137,7 +137,7 @@ class _Plan:
         self.code_groups = {key: (names, _group_literals(program, names, self.types))
                             for key, names in groups.items()}
         self.short_keys: dict[str, np.ndarray] = {}  # the literals' keys, once needed
-        self.slots = tuple((_how(s, self.types), s.column, s.stat) for s in program.slots)
+        self.slots = tuple((_how(s, self.types), s) for s in program.slots)
         self.params = tuple(_param_value(p, self.types) for p in program.params)
         # per column, the statistics its slots (and their readers) look at
         self.wanted = {name: tuple(dict.fromkeys(
@@ -145,8 +145,8 @@ class _Plan:
             for name in self.types}
 
 
-# Read whatever the slots: bounds (membership and LIKE slots read them too) and the flags a
-# conversion of bounds may narrow.
+# Looked up whatever a column's slots are: the bounds (membership and LIKE slots read them too)
+# and the exactness flags a conversion of bounds may narrow.
 _ALWAYS_READ = ("min", "max", "min_exact", "max_exact")
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from ._avro_file import Unsupported
-from ._thrift_compact import varint
+from ._thrift_compact import zigzag as _long  # Avro longs are zigzag varints too
 
 __all__ = ["Program", "compile_schema", "decode"]
 
@@ -204,12 +204,6 @@ def _pairs(p: Program, items, want, named: dict, depth: int) -> None:
         raise Unsupported("a map entry's value type")
     p.emit(ARRAY_END)
     p.code[start] = (ARRAY, len(p.code), 0)
-
-
-@njit(cache=True)
-def _long(buf, pos, end):  # pragma: no cover - compiled
-    u, pos = varint(buf, pos, end)
-    return np.int64(u >> np.uint64(1)) ^ -np.int64(u & np.uint64(1)), pos
 
 
 @njit(cache=True, nogil=True)

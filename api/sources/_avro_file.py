@@ -16,7 +16,7 @@ import zlib
 import numpy as np
 from numba import njit
 
-from ._thrift_compact import varint
+from ._thrift_compact import zigzag as _long  # Avro longs are zigzag varints too
 
 __all__ = ["Malformed", "Unsupported", "read_container"]
 
@@ -30,13 +30,6 @@ class Unsupported(Exception):
 
 class Malformed(Exception):
     """Bytes that are not a well-formed Avro container file."""
-
-
-@njit(cache=True)
-def _long(buf, pos, end):  # pragma: no cover - compiled
-    """Avro's zigzag long: (value, new pos); pos -1 past ``end``."""
-    u, pos = varint(buf, pos, end)
-    return np.int64(u >> np.uint64(1)) ^ -np.int64(u & np.uint64(1)), pos
 
 
 @njit(cache=True, nogil=True)

@@ -26,6 +26,8 @@ import pyarrow as pa
 from prunekit.errors import StatisticsError
 from prunekit.expr.paths import leaf_key
 
+from ._iceberg_values import successor
+
 RESERVED = ("path", "size", "row_count")
 FIELDS = ["min", "max", "null_count", "min_exact", "max_exact"]
 DAY_SLACK = 14 * 3600 * 10**6  # the widest zone offset, in µs
@@ -373,13 +375,8 @@ def string(s: str, prefix: int, upper: bool) -> tuple:
         size += n
     if not upper:  # a prefix of a string sorts before it: the cut minimum is a lower bound
         return re.split("[\ud800-\udfff]", s)[0], False
-    while keep:  # successor in code point (= UTF-8 byte) order
-        c = ord(keep.pop()) + 1
-        if c == 0xD800:
-            c = 0xE000
-        if c <= 0x10FFFF:
-            return "".join(keep) + chr(c), False
-    return None, None
+    above = successor("".join(keep))  # in code point (= UTF-8 byte) order
+    return (above, False) if above is not None else (None, None)
 
 
 def jsonable(v):

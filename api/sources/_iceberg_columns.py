@@ -18,7 +18,7 @@ from ._iceberg_entries import LOWER, NANS, NULLS, UPPER, gather
 
 __all__ = ["bounds_of", "manifest_table"]
 
-FIELDS = ["min", "max", "null_count", "nan_count", "min_exact", "max_exact"]
+FIELDS = values.FIELDS
 # Kinds whose raw form is an integer: bounds are fixed-width little-endian integers.
 _INTS = {"int": 4, "date": 4, "long": 8, "time": 8, "timestamp": 8, "timestamptz": 8,
          "timestamp_ns": 8, "timestamptz_ns": 8}
@@ -204,18 +204,13 @@ def _bounds(e, table, leaf, n, upper):
         got = raw if size is None else pc.if_else(pa.array(length == size), raw,
                                                   pa.nulls(len(raw), pa.binary()))
     else:  # decimals: per value (exact precision checks in Python's decimal)
-        got = pa.array([_decimal(values.decode_bound(kind, b, upper), leaf.arrow)
+        got = pa.array([values.fit_decimal(values.decode_bound(kind, b, upper), leaf.arrow)
                         for b in raw.to_pylist()], leaf.arrow)
     full = np.full(n, -1, np.int64)
     full[entry] = np.arange(len(entry))
     return got.take(pa.array(full, mask=full < 0)), has
 
 
-def _decimal(v, t):
-    if v is None:
-        return None
-    q = v.quantize(type(v)(1).scaleb(-t.scale))
-    return q if q == v else None
 
 
 def _fixed(payload, entry, start, length, kind, n, upper):
@@ -364,6 +359,4 @@ def _arrow(a, t: pa.DataType) -> pa.Array:
     if pa.types.is_temporal(t):
         width = pa.int32() if t == pa.date32() else pa.int64()
         return pa.array(v, mask=~ok).cast(width).view(t)
-    if pa.types.is_integer(t):
-        return pa.array(v, mask=~ok).cast(t)  # int bounds: 4 bytes, in range
     return pa.array(v, mask=~ok).cast(t)

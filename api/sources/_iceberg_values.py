@@ -18,6 +18,9 @@ import struct
 
 import pyarrow as pa
 
+# The statistics fields of an Iceberg leaf, in the canonical order.
+FIELDS = ["min", "max", "null_count", "nan_count", "min_exact", "max_exact"]
+
 __all__ = ["arrow_type", "decode_bound", "intersect", "partition_range", "raw_value",
            "successor"]
 
@@ -291,3 +294,16 @@ def _above(a, b) -> bool:
         return a > b
     except TypeError:
         return False
+
+
+def fit_decimal(v: decimal.Decimal | None, t: pa.Decimal128Type) -> decimal.Decimal | None:
+    """``v`` as a value of DECIMAL type ``t``, or None if it has more fractional digits.
+
+    >>> fit_decimal(decimal.Decimal("1.50"), pa.decimal128(5, 1)), fit_decimal(
+    ...     decimal.Decimal("1.25"), pa.decimal128(5, 1))
+    (Decimal('1.5'), None)
+    """
+    if v is None:
+        return None
+    q = v.quantize(decimal.Decimal(1).scaleb(-t.scale))
+    return q if q == v else None

@@ -45,7 +45,6 @@ does not handle (and for a manifest mixing data and delete files); the bounds ar
 
 from __future__ import annotations
 
-import decimal
 import functools
 import os
 import sys
@@ -65,7 +64,7 @@ from .parquet import data_schema as _leaf_schema
 __all__ = ["data_schema", "file_statistics", "load_table", "statistics"]
 
 RESERVED = ("path", "size", "partition", "delete_files", "row_count")
-_FIELDS = ["min", "max", "null_count", "nan_count", "min_exact", "max_exact"]
+_FIELDS = values.FIELDS
 _NAME_MAPPING = "schema.name-mapping.default"
 _DATA = 0  # a manifest entry's content: 1 and 2 are position and equality delete files
 
@@ -647,11 +646,8 @@ def _bounds(items: list, t: pa.DataType) -> pa.Array:
         width = pa.int32() if t == pa.date32() else pa.int64()
         return pa.array(items, width).view(t)
     if pa.types.is_decimal(t):
-        items = [None if v is None else _fit_decimal(v, t) for v in items]
+        items = [None if v is None else values.fit_decimal(v, t) for v in items]
     return pa.array(items, t)
 
 
-def _fit_decimal(v: decimal.Decimal, t: pa.Decimal128Type):
-    q = v.quantize(decimal.Decimal(1).scaleb(-t.scale))
-    return q if q == v else None
 
