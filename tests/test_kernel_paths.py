@@ -14,9 +14,11 @@ from prunekit.kernels.codegen import emit
 
 def test_unpack_bits_matches_numpy():
     rng = np.random.default_rng(0)
-    for _ in range(2000):
-        bits = rng.integers(0, 256, int(rng.integers(1, 40))).astype(np.uint8)
+    for _ in range(3000):
+        bits = rng.integers(0, 256, int(rng.integers(1, 200))).astype(np.uint8)
         start = int(rng.integers(0, 8 * len(bits)))
+        if rng.random() < 0.5:  # on a byte: whole words, then single bytes
+            start -= start % 8
         m = int(rng.integers(0, 8 * len(bits) - start + 1))
         dst = np.full(((m + 7) // 8 + 1) * 8, 7, np.uint8)
         compiled.unpack_bits(bits, start, m, dst)
