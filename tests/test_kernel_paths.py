@@ -257,6 +257,7 @@ def test_long_string_in_a_keyed_batch_ranks_instead(monkeypatch, n, long_at, par
     table = _table(lo, hi, pa.string(), rng, nulls=0)
     if parallel:
         monkeypatch.setattr(run, "PARALLEL_MIN", 1)
+        monkeypatch.setattr(run, "MIN_PIECE", 1)
     pred = pk.PruningPredicate("x = 'kaa' OR x > 'y'", {"x": pa.string()})
     attempts, ranked = [], []
     real_slot, real_rank = inputs._string_slot, inputs._code_bounds

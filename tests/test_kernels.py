@@ -277,6 +277,7 @@ def test_threads_share_pieces_of_whole_chunks(monkeypatch, fail_at):
     """Every container is filled by exactly one piece of whole chunks, pieces are taken by
     more than one thread, and a piece that stops early (a long string) makes the call False."""
     monkeypatch.setattr(run, "_workers", lambda: 2)
+    monkeypatch.setattr(run, "MIN_PIECE", 1)
     n = 23 * codegen.CHUNK + 100
     taken, holder, lock = [], [], threading.Lock()
     other_worked = threading.Event()
@@ -322,3 +323,22 @@ def test_import_and_first_answer_do_not_load_numba(tmp_path):
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[-1] == "False", out.stdout  # the answer came without Numba
+
+
+def test_pieces_are_never_smaller_than_min_piece(monkeypatch):
+    monkeypatch.setattr(run, "_workers", lambda: 2)
+    monkeypatch.setattr(run, "MIN_PIECE", 4 * codegen.CHUNK)
+    n = 23 * codegen.CHUNK + 100  # 16 pieces per call would be 1.5 chunks each
+    taken, lock = [], threading.Lock()
+
+    def kernel(lo, hi, out, *args):
+        with lock:
+            taken.append((lo, hi))
+        out[lo:hi] += 1
+        return 0
+
+    out = np.zeros(n, np.int8)
+    assert run.run_kernel(kernel, n, out, [], parallel=True)
+    np.testing.assert_array_equal(out, 1)
+    sizes = sorted(hi - lo for lo, hi in taken)
+    assert len(sizes) == 6 and sizes[1] == 4 * codegen.CHUNK  # the last piece holds the rest
