@@ -153,7 +153,8 @@ def emit(program: Program, layout: tuple, cache: bool = True,
     views: list[str] = []
     deferred: list[str] = []  # unpacks only the full pass needs (counts' bitmaps)
     counts = set()  # slots the bounds-only pass reads as unknown (``_COUNTS``)
-    for k, (slot, (kind, bits)) in enumerate(zip(program.slots, layout, strict=True)):
+    for k, (slot, entry) in enumerate(zip(program.slots, layout, strict=True)):
+        kind, bits = entry[:2]
         default = DEFAULTS.get(slot.stat)
         if kind == "absent":
             load[k] = "True" if default else "0"
@@ -162,9 +163,12 @@ def emit(program: Program, layout: tuple, cache: bool = True,
         args.append(f"v{k}")
         if slot.stat in _COUNTS and not bits and len(program.steps) <= TWO_PASS_STEPS:
             counts.add(k)
-        if kind == "masked" or bits:
+        shared = len(entry) > 2  # its validity is slot entry[2]'s (a bound's, never deferred)
+        if (kind == "masked" and not shared) or bits:
             args.append(f"o{k}")
-        if kind == "masked":
+        if shared:
+            valid[k] = valid[entry[2]]
+        elif kind == "masked":
             args.append(f"m{k}")
             buffers.append(f"b{k}")
             (deferred if k in counts else unpacks).append(
@@ -372,13 +376,14 @@ def kernel_args(program: Program, prepared) -> list:
     """The arguments after ``(n, out)``, in the order ``emit`` declares them."""
     out: list = []
     for s in prepared.slots:
-        kind, bits = s.layout
+        kind, bits = s.layout[:2]
         if kind == "absent":
             continue
         out.append(s.values)
-        if kind == "masked" or bits:
+        own = kind == "masked" and s.validity_of < 0
+        if own or bits:
             out.append(s.bit_offset)
-        if kind == "masked":
+        if own:
             out.append(s.bitmap)
         if bits == "keys":
             out.append(s.keys_of)

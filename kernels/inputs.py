@@ -114,6 +114,10 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
             from .patterns import like_slot  # a whole LIKE pattern, tested before the kernel
 
             slots.append(like_slot(slot.literals[0], fields[column]))
+    for first, second in plan.bound_pairs:
+        if same_validity(slots[first], slots[second], n):
+            s = slots[second]
+            slots[second] = SlotData(s.values, s.bitmap, s.bit_offset, s.bits, s.keys_of, first)
     params = [p if p is not None else _code_param(i, program.params[i], codes)
               for i, p in enumerate(plan.params)]
     flags = [(col in no_nan) if name == "no_nan" else nan_in_bounds.get(col, False)
@@ -139,6 +143,12 @@ class _Plan:
         self.short_keys: dict[str, np.ndarray] = {}  # the literals' keys, once needed
         self.slots = tuple((_how(s, self.types), s) for s in program.slots)
         self.params = tuple(_param_value(p, self.types) for p in program.params)
+        # per column with both bounds read, their slots' indices (in slot order)
+        bounds: dict[str, list[int]] = {}
+        for k, (how, slot) in enumerate(self.slots):
+            if how in ("bound", "coded") and slot.stat in ("min", "max"):
+                bounds.setdefault(slot.column, []).append(k)
+        self.bound_pairs = tuple(tuple(ks) for ks in bounds.values() if len(ks) == 2)
         # per column, the statistics its slots (and their readers) look at
         self.wanted = {name: tuple(dict.fromkeys(
             [s.stat for s in program.slots if s.column == name] + list(_ALWAYS_READ)))
@@ -151,6 +161,30 @@ _ALWAYS_READ = ("min", "max", "min_exact", "max_exact")
 
 
 _plans = PerObject()
+
+
+def same_validity(a: SlotData, b: SlotData, n: int) -> bool:
+    """Whether two masked slots of ``n`` entries have the same validity bits. A column's min
+    and max are NULL together wherever a writer had no statistics, so the kernel unpacks and
+    tests one bitmap for both (Q3 and Q5 of the benchmarks: about a tenth of their time at
+    10M containers); the check is a memcmp of n / 8 bytes. Whole bytes are compared, so bits
+    outside the entries that differ only make the answer False.
+
+    >>> x = slot_data(pa.array([1, None, 3]))
+    >>> same_validity(x, slot_data(pa.array([4, None, 6])), 3)
+    True
+    >>> same_validity(x, slot_data(pa.array([None, 5, 6])), 3)
+    False
+    """
+    if a.bitmap is None or b.bitmap is None or a.values is None or b.values is None or \
+            a.bit_offset != b.bit_offset:
+        return False
+    first, end = a.bit_offset >> 3, (a.bit_offset + n + 7) >> 3
+    if a.bitmap is b.bitmap:
+        return True
+    if len(a.bitmap) < end or len(b.bitmap) < end:
+        return False
+    return pa.py_buffer(a.bitmap[first:end]).equals(pa.py_buffer(b.bitmap[first:end]))
 
 
 def _how(slot, types: dict) -> str:

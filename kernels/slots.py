@@ -34,15 +34,22 @@ class SlotData:
     # values are the Arrow offsets of strings of at most 7 bytes (entry i spans
     # data[values[i]:values[i + 1]]), keyed by ``compiled.short_string_keys`` where read
     keys_of: np.ndarray | None = None  # the strings' bytes
+    # an earlier slot whose validity bits are these (``inputs.share_validity``), else -1: the
+    # kernel unpacks and tests them once (only the kernel reads this; others use ``bitmap``)
+    validity_of: int = -1
 
     @property
     def layout(self) -> tuple:
-        """(absent | dense | masked, encoding): encoding False (plain values), True (bits) or
-        "keys" (string offsets)."""
+        """(absent | dense | masked, encoding), and for a masked slot whose validity is an
+        earlier slot's, that slot's index third: encoding False (plain values), True (bits)
+        or "keys" (string offsets)."""
         if self.values is None:
             return ("absent", False)
         encoding = "keys" if self.keys_of is not None else self.bits
-        return ("masked" if self.bitmap is not None else "dense", encoding)
+        if self.bitmap is None:
+            return ("dense", encoding)
+        return ("masked", encoding) if self.validity_of < 0 else \
+            ("masked", encoding, self.validity_of)
 
     def valid_mask(self, n: int) -> np.ndarray:
         """Validity as a bool array (for the NumPy interpreter)."""
