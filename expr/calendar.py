@@ -17,16 +17,20 @@ from fractions import Fraction
 import pyarrow as pa
 
 
-def days_from_civil(y: int, m: int, d: int) -> int:
-    """Days since 1970-01-01 of a date, for any year (H. Hinnant's algorithm).
+def days_from_civil(y, m, d):
+    """Days since 1970-01-01 of a date, for any year (H. Hinnant's algorithm); of integers,
+    or elementwise of NumPy integer arrays.
 
     >>> days_from_civil(1970, 1, 1), days_from_civil(2000, 3, 1), days_from_civil(-1, 12, 31)
     (0, 11017, -719529)
+    >>> import numpy as np
+    >>> days_from_civil(np.array([2000, 1]), np.array([3, 1]), np.array([1, 1])).tolist()
+    [11017, -719162]
     """
-    y -= m <= 2
+    y = y - (m <= 2)
     era = y // 400
     yoe = y - era * 400
-    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doy = (153 * ((m + 9) % 12) + 2) // 5 + d - 1
     doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
     return era * 146097 + doe - 719468
 

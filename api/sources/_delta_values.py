@@ -24,9 +24,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from prunekit.expr.calendar import days_from_civil
+
 from ._delta_rules import DAY_SLACK, float32_bounds
 
-__all__ = ["bounds", "days_from_civil", "partition_bounds"]
+__all__ = ["bounds", "partition_bounds"]
 
 # Python's datetime range (what the exact rules can hold), in µs since the epoch.
 _MIN_US = -62135596800 * 10**6
@@ -248,21 +250,6 @@ def successors(raw: pa.Array, limit: int) -> tuple[pa.Array, np.ndarray]:
 
 
 # ---- dates and timestamps ----------------------------------------------------------------
-def days_from_civil(y, m, d):
-    """Days since 1970-01-01 of proleptic Gregorian dates (NumPy arrays).
-
-    >>> int(days_from_civil(np.array([2000]), np.array([3]), np.array([1]))[0])
-    11017
-    """
-    y = y - (m <= 2)
-    era = np.floor_divide(y, 400)
-    yoe = y - era * 400
-    mp = (m + 9) % 12
-    doy = (153 * mp + 2) // 5 + d - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
-
-
 _DAY_MIN = int(days_from_civil(np.array([1]), np.array([1]), np.array([1]))[0])
 _DAY_MAX = int(days_from_civil(np.array([9999]), np.array([12]), np.array([31]))[0])
 
