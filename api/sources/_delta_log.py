@@ -238,13 +238,4 @@ def _checkpoint_actions(part: str, table: pa.Table, keys: list[str]) -> pa.Table
 
 def _map_value(m: pa.MapArray, key: str) -> pa.Array:
     """Each row's value for ``key`` (the last one if written twice); null where absent."""
-    offsets = m.offsets.to_numpy()
-    lo, hi = offsets[0], offsets[-1]
-    keys = m.keys.slice(lo, hi - lo)
-    hit = np.flatnonzero(pc.fill_null(pc.equal(keys, key), False).to_numpy(zero_copy_only=False))
-    parent = np.searchsorted(offsets, hit + lo, side="right") - 1
-    last = np.r_[parent[1:] != parent[:-1], True] if len(parent) else parent.astype(bool)
-    at = np.full(len(m), -1, np.int64)
-    at[parent[last]] = hit[last]
-    index = pa.array(at, mask=at < 0)
-    return m.items.slice(lo, hi - lo).take(index).cast(pa.string())
+    return pc.map_lookup(m, pa.scalar(key, m.type.key_type), "last").cast(pa.string())
