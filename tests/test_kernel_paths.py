@@ -353,21 +353,25 @@ def test_counts_are_read_only_where_the_bounds_leave_a_container_in(sql):
 
 @pytest.mark.parametrize("offset", [0, 3, 8])
 @pytest.mark.parametrize("same", [True, False])
-def test_bounds_null_together_share_one_validity(same, offset):
+@pytest.mark.parametrize("strings", [False, True])
+def test_bounds_null_together_share_one_validity(same, offset, strings):
     """Where a column's min and max are NULL in the same containers (as writers leave them),
     the kernel unpacks and tests one bitmap for both; where they differ, each its own. The
-    answers are the interpreters' either way, on sliced batches too."""
+    answers are the interpreters' either way, on sliced batches and keyed strings too."""
     rng = np.random.default_rng(11)
     n = 3 * codegen.CHUNK + 77
     lo = rng.integers(0, 100, n)
     hi = lo + rng.integers(0, 20, n)
+    if strings:  # zero-padded, so that they order as the numbers do (keyed: at most 7 bytes)
+        lo, hi = np.char.zfill(lo.astype(str), 3), np.char.zfill(hi.astype(str), 3)
     lo_null = rng.random(n) < 0.2
     hi_null = lo_null if same else rng.random(n) < 0.2
     x = pa.StructArray.from_arrays(
         [pa.array(lo, mask=lo_null), pa.array(hi, mask=hi_null),
          pa.array(rng.integers(0, 3, n))], ["min", "max", "null_count"])
     table = pa.table({"row_count": pa.array(np.full(n, 5)), "x": x}).slice(offset)
-    pred = pk.PruningPredicate("x > 40 AND x < 70", {"x": pa.int64()})
+    pred = (pk.PruningPredicate("x > '040' AND x < '070'", {"x": pa.string()}) if strings else
+            pk.PruningPredicate("x > 40 AND x < 70", {"x": pa.int64()}))
     stats = pk.Statistics.from_arrow(table)
     prepared = run.prepare(pred.program, stats.table.to_batches()[0], {}, frozenset())
     bounds = [k for k, s in enumerate(pred.program.slots) if s.stat in ("min", "max")]
