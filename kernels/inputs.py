@@ -107,9 +107,12 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
         elif how == "flag":
             slots.append(_flag_data(fields[column].get(stat), n))
         elif how == "members":
-            from .valuesets import value_set_slot  # membership, computed before the kernel
+            if fields[column].get(stat) is None:  # no value sets or filters (the usual case)
+                slots.append(ABSENT)
+            else:
+                from .valuesets import value_set_slot  # membership, computed before the kernel
 
-            slots.append(value_set_slot(slot, fields[column], types[column]))
+                slots.append(value_set_slot(slot, fields[column], types[column]))
         else:  # "like"
             from .patterns import like_slot  # a whole LIKE pattern, tested before the kernel
 
