@@ -157,7 +157,7 @@ def unpack_bits(bits, start, m, dst):  # pragma: no cover - compiled
     bit to the top of its byte (no carry: a byte holds at most 0x80). A loop over the bits
     took about 12 instructions per container and bitmap, more than the rest of Q3's kernel;
     a table lookup per byte cost Q5 of the benchmarks (four bitmaps, 10M containers, one
-    thread) a sixth of its time, and 64 bits at a time a quarter of that."""
+    thread) a sixth of its time, and 64 bits at a time about a third of that."""
     shift = np.uint64(start & 7)
     first = start >> 3
     last = bits.shape[0] - 1
@@ -275,8 +275,6 @@ def short_string_keys_vector(offsets, data, first, n, out):  # pragma: no cover 
         lengths |= _keys4(offsets, data, first + i, last, out, i)
         i += 4
     return _short_rest(offsets, data, first, n, out, i, stop, lengths)
-
-
 
 
 def _splat(value: int) -> ir.Constant:
