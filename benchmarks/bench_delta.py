@@ -20,7 +20,6 @@ import json
 import os
 import statistics
 import sys
-import time
 
 COMMITS = 10
 
@@ -117,18 +116,15 @@ class FileStatistics:
 def measure(files: int = 10_000, rounds: int = 5) -> None:
     """Interleaved calls in one process (after one untimed call each: imports); medians and
     spreads (min to max) in seconds, from the checkpoint and from the JSON commits."""
+    from .workload import interleaved
+
     root = table_path(files)
     for version, label in ((None, "checkpoint"), (COMMITS - 2, "JSON commits")):
         calls = {"prunekit": lambda v=version: prunekit_statistics(root, v),
                  "delta-rs get_add_actions": lambda v=version: delta_rs_add_actions(root, v)}
         for call in calls.values():
             call()
-        runs = {name: [] for name in calls}
-        for _ in range(rounds):
-            for name, call in calls.items():
-                start = time.perf_counter()
-                call()
-                runs[name].append(time.perf_counter() - start)
+        runs = interleaved(calls, rounds)
         base = statistics.median(runs["delta-rs get_add_actions"])
         for name, times in runs.items():
             m = statistics.median(times)

@@ -171,6 +171,8 @@ def measure(files: int = FILES, rounds: int = 7) -> None:
     import prunekit as pk
     import prunekit.iceberg as pi
 
+    from .workload import interleaved
+
     started = time.perf_counter()
     location = table_location(files)
     print(f"{files:,} files: table ready in {time.perf_counter() - started:.1f} s")
@@ -190,12 +192,7 @@ def measure(files: int = FILES, rounds: int = 7) -> None:
              "pyiceberg plan_files": lambda: pyiceberg_plan(table, bounds),
              "prunekit, id and s only": lambda: prunekit_plan(table, every),
              "pyiceberg, id and s only": lambda: pyiceberg_plan(table, bounds[:3])}
-    runs = {name: [] for name in calls}
-    for _ in range(rounds):
-        for name, call in calls.items():
-            t = time.perf_counter()
-            call()
-            runs[name].append(time.perf_counter() - t)
+    runs = interleaved(calls, rounds)
     for name, times in runs.items():
         base = statistics.median(runs["pyiceberg, id and s only" if "only" in name else
                                       "pyiceberg plan_files"])

@@ -18,6 +18,7 @@ import hashlib
 import inspect
 import os
 import tempfile
+import time
 
 import numpy as np
 import pyarrow as pa
@@ -107,6 +108,22 @@ def data_dir() -> str:
         tempfile.gettempdir(), f"prunekit-bench-{os.getuid()}")
     os.makedirs(path, exist_ok=True)
     return path
+
+
+def interleaved(calls: dict, rounds: int) -> dict[str, list[float]]:
+    """Seconds per call of each of ``calls`` (name -> function of no arguments), ``rounds``
+    rounds of one call each in turn: the machine's drift hits every side alike.
+
+    >>> sorted(interleaved({"a": lambda: None, "b": lambda: None}, 2).items())[0][0]
+    'a'
+    """
+    runs: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(rounds):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            call()
+            runs[name].append(time.perf_counter() - start)
+    return runs
 
 
 _VERSION = hashlib.sha256(inspect.getsource(generate).encode()).hexdigest()[:12]

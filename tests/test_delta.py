@@ -412,8 +412,8 @@ def test_a_snapshot_is_replayed_once_per_version(tmp_path, monkeypatch):
     path = str(tmp_path / "t")
     write_deltalake(path, _rows(10, 1))
     replays = []
-    real = D._snapshot
-    monkeypatch.setattr(D, "_snapshot", lambda *a: (replays.append(a), real(*a))[1])
+    real = D.replay
+    monkeypatch.setattr(D, "replay", lambda *a: (replays.append(a), real(*a))[1])
     first = D.snapshot(path)
     assert D.snapshot(path) is first and len(replays) == 1
     write_deltalake(path, _rows(10, 2), mode="append")  # a new version: replayed

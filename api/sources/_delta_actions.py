@@ -41,12 +41,7 @@ def dv_columns(dv) -> dict:
     """The deletion vector struct as ``dv`` and ``dv_*`` columns (a field of another type:
     null)."""
     out = {"dv": dv.is_valid()}
-    for name, t in (
-        ("storageType", pa.string()),
-        ("pathOrInlineDv", pa.string()),
-        ("offset", pa.int64()),
-        ("cardinality", pa.int64()),
-    ):
+    for name, t in ((f.name, f.type) for f in DV):
         column = pc.struct_field(dv, name) if dv.type.get_field_index(name) >= 0 else None
         fits = column is not None and (
             pa.types.is_string(column.type)
@@ -98,6 +93,11 @@ def concat(tables: list[pa.Table], keys: list[str]) -> pa.Table:
         return pa.concat_tables([t.select(base) for t in tables])
 
 
+# Besides the path, what names a file's version (a deletion vector's storage, path or inline
+# data, and offset): columns only ``live`` reads.
+_KEY_PARTS = ("dv_storageType", "dv_pathOrInlineDv", "dv_offset")
+
+
 def _codes(column: pa.ChunkedArray) -> np.ndarray:
     """Small integers naming the distinct values of ``column`` (null its own value)."""
     encoded = pc.dictionary_encode(column.combine_chunks())
@@ -110,9 +110,8 @@ def live(rows: pa.Table) -> pa.Table:
     n = rows.num_rows
     path = rows.column("path").combine_chunks()
     encoded = pc.fill_null(pc.match_substring(path, "%"), False)
-    plain = not pc.any(encoded).as_py() and all(
-        rows.column(c).null_count == n for c in ("dv_storageType", "dv_pathOrInlineDv", "dv_offset")
-    )
+    any_encoded = pc.any(encoded).as_py()
+    plain = not any_encoded and all(rows.column(c).null_count == n for c in _KEY_PARTS)
     if plain and not (kind == REMOVE).any():
         # Adds only (a checkpoint): sorted by path, live unless a path comes twice.
         order = pc.sort_indices(path).to_numpy()
@@ -120,13 +119,12 @@ def live(rows: pa.Table) -> pa.Table:
         ordered = path.take(pa.array(order))
         m = len(order)
         if m < 2 or not pc.any(pc.equal(ordered.slice(1), ordered.slice(0, m - 1))).as_py():
-            out = rows.take(pa.array(order))
-            return out.drop_columns(["kind", "dv_storageType", "dv_pathOrInlineDv", "dv_offset"])
-    if pc.any(encoded).as_py():  # a path is matched URL-decoded
+            return rows.take(pa.array(order)).drop_columns(["kind", *_KEY_PARTS])
+    if any_encoded:  # a path is matched URL-decoded
         decoded = [unquote(p) for p in path.filter(encoded).to_pylist()]
         path = pc.replace_with_mask(path, encoded, pa.array(decoded, pa.string()))
     key = _codes(pa.chunked_array([path]))
-    for c in ("dv_storageType", "dv_pathOrInlineDv", "dv_offset"):
+    for c in _KEY_PARTS:
         if rows.column(c).null_count < n:  # most logs have no deletion vectors
             part = _codes(rows.column(c))
             key = np.unique(key * (n + 2) + part + 1, return_inverse=True)[1].reshape(-1)
@@ -146,5 +144,5 @@ def live(rows: pa.Table) -> pa.Table:
     added = order[since[live]]
     by = pa.table({"path": rows.column("path").take(winners), "added": added})
     final = winners[pc.sort_indices(by, [("path", "ascending"), ("added", "ascending")])]
-    out = rows.take(final)  # one copy of the texts, in their final order
-    return out.drop_columns(["kind", "dv_storageType", "dv_pathOrInlineDv", "dv_offset"])
+    # one copy of the texts, in their final order
+    return rows.take(final).drop_columns(["kind", *_KEY_PARTS])

@@ -179,10 +179,9 @@ def _by_line(name: str, lines: list[bytes], keys: list[str]) -> pa.Table:
                 f"Unicode text (a lone surrogate)"
             )
         rows.append(row)
-    columns = {c: [r.get(c) for r in rows] for c in base_types(keys)}
-    return actions(
-        {c: pa.array(v, base_types(keys)[c]) for c, v in columns.items()}, len(rows), keys
-    )
+    types = base_types(keys)
+    return actions({c: pa.array([r.get(c) for r in rows], t) for c, t in types.items()},
+                   len(rows), keys)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

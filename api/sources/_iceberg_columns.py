@@ -18,7 +18,6 @@ from ._iceberg_entries import LOWER, NANS, NULLS, UPPER, gather
 
 __all__ = ["bounds_of", "manifest_table"]
 
-FIELDS = values.FIELDS
 # Kinds whose raw form is an integer: bounds are fixed-width little-endian integers.
 _INTS = {"int": 4, "date": 4, "long": 8, "time": 8, "timestamp": 8, "timestamptz": 8,
          "timestamp_ns": 8, "timestamptz_ns": 8}
@@ -211,8 +210,6 @@ def _bounds(e, table, leaf, n, upper):
     return got.take(pa.array(full, mask=full < 0)), has
 
 
-
-
 def _fixed(payload, entry, start, length, kind, n, upper):
     """Little-endian fixed-width bounds by NumPy views: (values, validity) per file."""
     if kind in ("float", "double"):
@@ -349,7 +346,7 @@ def _struct(col, lo, hi, leaf) -> pa.StructArray:
     return pa.StructArray.from_arrays(
         [lo_a, hi_a, pa.array(col.nulls, pa.int64(), mask=~col.nulls_ok), nans,
          pa.array(col.lo_ex, pa.bool_(), mask=~col.ex_ok),
-         pa.array(col.hi_ex, pa.bool_(), mask=~col.ex_ok)], FIELDS)
+         pa.array(col.hi_ex, pa.bool_(), mask=~col.ex_ok)], values.FIELDS)
 
 
 def _arrow(a, t: pa.DataType) -> pa.Array:

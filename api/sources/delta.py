@@ -146,7 +146,7 @@ def snapshot(table_path: str | os.PathLike, version: int | None = None) -> Snaps
     found = None if key is None else _SNAPSHOTS.get(key)
     if found is not None:
         return found
-    meta, live = _snapshot(root, version)
+    meta, live = replay(root, version)
     with_dv = live.filter(live.column("dv")).column("path").combine_chunks()
     snap = Snapshot(
         root=root,
@@ -200,8 +200,3 @@ def statistics(
     return Statistics.from_arrow(
         file_statistics(table_path, version, columns=columns), nan_bounds=nan_bounds
     )
-
-
-def _snapshot(root: str, version: int | None) -> tuple[dict, pa.Table]:
-    """(the ``metaData`` action, the live files): ``_delta_log.replay``."""
-    return replay(root, version)

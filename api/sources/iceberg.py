@@ -64,7 +64,6 @@ from .parquet import data_schema as _leaf_schema
 __all__ = ["data_schema", "file_statistics", "load_table", "statistics"]
 
 RESERVED = ("path", "size", "partition", "delete_files", "row_count")
-_FIELDS = values.FIELDS
 _NAME_MAPPING = "schema.name-mapping.default"
 _DATA = 0  # a manifest entry's content: 1 and 2 are position and equality delete files
 
@@ -637,7 +636,7 @@ def _table(rows: list[tuple], leaves: list[_Leaf]) -> pa.Table:
                   pa.array([c[3] for c in cells], pa.int64()),
                   pa.array([c[4] for c in cells], pa.bool_()),
                   pa.array([c[5] for c in cells], pa.bool_())]
-        out[leaf.key] = pa.StructArray.from_arrays(arrays, _FIELDS)
+        out[leaf.key] = pa.StructArray.from_arrays(arrays, values.FIELDS)
     return pa.table(out)
 
 
@@ -648,6 +647,3 @@ def _bounds(items: list, t: pa.DataType) -> pa.Array:
     if pa.types.is_decimal(t):
         items = [None if v is None else values.fit_decimal(v, t) for v in items]
     return pa.array(items, t)
-
-
-
