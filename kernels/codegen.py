@@ -85,6 +85,10 @@ BLOCK = 256
 # pass directly, and each further miss doubles that wait up to RETRY chunks (a hit resets it):
 # a few values spread over many chunks (Q6 at 1M) miss a chunk here and there, an
 # unselective predicate pays a bounds-only pass on about one chunk in RETRY.
+# A program with string bounds keyed in the kernel has one more pass before that, with the
+# strings unknown as well: a time range on clustered timestamps beside a string predicate
+# rules out most chunks without keying a string (Q4 of the benchmarks at 1M containers, where
+# keying was a third of the kernel's time).
 _COUNTS = ("row_count", "null_count")
 RETRY = 32
 # The two passes are two copies of the loop, and LLVM's time grows faster than a loop's
@@ -153,6 +157,8 @@ def emit(program: Program, layout: tuple, cache: bool = True,
     views: list[str] = []
     deferred: list[str] = []  # unpacks only the full pass needs (counts' bitmaps)
     counts = set()  # slots the bounds-only pass reads as unknown (``_COUNTS``)
+    keyed_slots = set()  # string bounds keyed per chunk (``keying``)
+    keying: list[str] = []
     for k, (slot, entry) in enumerate(zip(program.slots, layout, strict=True)):
         kind, bits = entry[:2]
         default = DEFAULTS.get(slot.stat)
@@ -181,8 +187,9 @@ def emit(program: Program, layout: tuple, cache: bool = True,
             # buffer; a longer string ends the call with 1 (the caller ranks them instead).
             args.append(f"d{k}")
             keyed.append(f"x{k}")
-            unpacks.append(f"        if not short_string_keys(v{k}, d{k}, base, m, x{k}):")
-            unpacks.append("            return 1")
+            keyed_slots.add(k)
+            keying.append(f"        if not short_string_keys(v{k}, d{k}, base, m, x{k}):")
+            keying.append("            return 1")
             load[k] = f"x{k}[j]"
         elif bits:
             # Boolean statistics are bit-packed: exactness flags read as bools, BOOLEAN
@@ -269,45 +276,75 @@ def emit(program: Program, layout: tuple, cache: bool = True,
     # +8: unpack_bits writes whole bytes
     lines += [f"    {b} = np.empty(CHUNK + 8, np.uint8)" for b in buffers]
     lines += [f"    {b} = np.empty(CHUNK, np.int64)" for b in keyed]
-    if counts:
-        lines.append(f"    cheap, since, wait, RETRY = True, 0, 1, {RETRY}")
+    # Bounds-only passes before the full one: the first reads keyed strings as unknown, so a
+    # chunk it rules out is never keyed (unless a list search needs the keys first).
+    tiers = _tiers(counts, keyed_slots if not searched else set())
+    keyed_at = next((t for t, unknown in enumerate(tiers) if not keyed_slots & unknown),
+                    len(tiers))
+    lines += [f"    cheap{t}, since{t}, wait{t} = True, 0, 1" for t in range(len(tiers))]
     lines.append("    for base in range(start, stop, CHUNK):")
     lines.append("        m = min(CHUNK, stop - base)")
     lines += unpacks + views
+    if keyed_at == 0:
+        lines += keying
     if searched:
         lines.append("        for b0 in range(0, m, BLOCK):")
         lines.append("            b1 = min(m, b0 + BLOCK)")
         lines += ["            " + line for block in pre for line in block]
     lines.append("        dst = out[base:base + m]")
     last = f"s{len(program.steps) - 1}"
+    for t, unknown in enumerate(tiers):
+        if t == keyed_at > 0:
+            lines += keying
+        lines += _bounds_pass(program, main, unknown, t, last)
+    if keyed_at == len(tiers) > 0:
+        lines += keying
     if counts:
-        # The bounds-only pass: counts read as unknown. An unknown statistic moves an outcome
-        # towards MAYBE_MATCH, never away (docs/semantics.md §1), so where it rules out every
-        # container of the chunk, so would the full pass, and the counts are never read.
-        cheap = {i: [f"s{i} = {'0' if step.op == 'load' else '-np.int64(False)'}"]
-                 if step.op in ("load", "valid") and step.args[0] in counts else main[i]
-                 for i, step in enumerate(program.steps) if i in main}
-        lines += ["        if cheap:",
-                  "            some = np.int8(0)",
-                  "            for j in range(m):"]
-        lines += ["                " + line for i in range(len(program.steps))
-                  for line in cheap.get(i, ())]
-        lines += [f"                dst[j] = {last}",
-                  f"                some |= {last}",
-                  "            if some == 0:",
-                  "                wait = 1",
-                  "                continue",
-                  "            cheap, since = False, 0",
-                  "        else:",
-                  "            since += 1",
-                  "            if since >= wait:",
-                  "                cheap, wait = True, min(2 * wait, RETRY)"]
         lines += deferred
     lines.append("        for j in range(m):")
     lines += ["            " + line for i in range(len(program.steps)) for line in main.get(i, ())]
     lines.append(f"            dst[j] = {last}")
     lines.append("    return 0\n")
     return "\n".join(lines)
+
+
+def _tiers(counts: set[int], keyed: set[int]) -> list[set[int]]:
+    """The slots each bounds-only pass reads as unknown, first pass first: the counts and the
+    keyed strings, then the counts alone (none without counts: the program is too long for
+    more than one pass)."""
+    if not counts:
+        return []
+    return [counts | keyed, counts] if keyed else [counts]
+
+
+def _bounds_pass(program: Program, main: dict, unknown: set[int], t: int,
+                 last: str) -> list[str]:
+    """Lines of bounds-only pass ``t`` over a chunk, with slots ``unknown`` read as unknown.
+
+    An unknown statistic moves an outcome towards MAYBE_MATCH, never away (docs/semantics.md
+    §1), so where the pass rules out every container of the chunk, so would the full pass,
+    and the chunk is done without reading those slots. A pass that leaves a container in is
+    skipped on the next chunk, and each further miss doubles that wait up to RETRY chunks (a
+    hit resets it)."""
+    cheap = {i: [f"s{i} = {'0' if step.op == 'load' else '-np.int64(False)'}"]
+             if step.op in ("load", "valid") and step.args[0] in unknown else main[i]
+             for i, step in enumerate(program.steps) if i in main}
+    lines = [f"        if cheap{t}:",
+             "            some = np.int8(0)",
+             "            for j in range(m):"]
+    lines += ["                " + line for i in range(len(program.steps))
+              for line in cheap.get(i, ())]
+    lines += [f"                dst[j] = {last}",
+              f"                some |= {last}",
+              "            if some == 0:",
+              f"                wait{t} = 1",
+              "                continue",
+              f"            cheap{t}, since{t} = False, 0",
+              "        else:",
+              f"            since{t} += 1",
+              f"            if since{t} >= wait{t}:",
+              f"                cheap{t}, wait{t} = True, min(2 * wait{t}, {RETRY})"]
+    return lines
 
 
 # A block's containers are counted unsigned: Numba wraps a negative signed index around, and

@@ -343,12 +343,53 @@ def test_counts_are_read_only_where_the_bounds_leave_a_container_in(sql):
     stats = pk.Statistics.from_numpy(row_count=rows, columns={"x": {
         "min": lo, "max": hi, "null_count": nulls}})
     pred = pk.PruningPredicate(sql, {"x": pa.int64()})
-    assert "if cheap:" in _source(pred, stats)
+    assert "if cheap0:" in _source(pred, stats)
     got = _agree(pred, stats)
     assert (got == 0).any()
     kept = pred.prune(stats, backend="numba")
     np.testing.assert_array_equal(kept.view(np.int8), (got != 0).view(np.int8))
     np.testing.assert_array_equal(kept, pred.prune(stats, backend="numpy"))
+
+
+@pytest.mark.parametrize("sql", ["t > 400000 AND s = 'kal'", "t > 400000 AND s < 'c'",
+                                 "t > 400000 AND (s IS NULL OR s >= 'tom')",
+                                 "t < 100000 OR s = 'kal'"])
+@pytest.mark.parametrize("long_in", ["none", "ruled out", "kept"])
+def test_strings_are_keyed_only_where_other_bounds_leave_a_container_in(sql, long_in):
+    """A program with string bounds keyed in the kernel first evaluates each chunk with the
+    strings (and counts) unknown: chunks ruled out by a clustered column are never keyed, so a
+    string too long to key there does not stop the kernel, and one in a kept chunk does (the
+    caller then ranks the strings). The answers are the interpreters' either way."""
+    rng = np.random.default_rng(8)
+    chunk, n = codegen.CHUNK, codegen.CHUNK * 40
+    t = np.arange(n, dtype=np.int64) * 5 + rng.integers(0, 3, n)  # t > 400000 from chunk 19
+    # chunks alternate between words of a and b and words of k, s and t, so that a pass
+    # reading one chunk's keys for the next would answer wrongly
+    pools = [np.array(sorted(f"{a}{b}l" for a in first for b in "aeiou")) for first in
+             ("ab", "kst")]
+    w = np.sort(rng.integers(0, 10, (n, 2)), axis=1)
+    pool = (np.arange(n) // chunk) % 2
+    lo = np.where(pool == 0, pools[0][w[:, 0]], pools[1][w[:, 0]]).astype(object)
+    hi = np.where(pool == 0, pools[0][w[:, 1]], pools[1][w[:, 1]]).astype(object)
+    if long_in != "none":  # a bound of 9 bytes, in a chunk the range on t rules out or not
+        at = 3 * chunk + 5 if long_in == "ruled out" else 30 * chunk + 5
+        lo[at], hi[at] = "aaaaaaaaa", "zzzzzzzzz"
+    stats = pk.Statistics.from_numpy(row_count=np.full(n, 20), columns={
+        "t": {"min": t, "max": t + 4, "null_count": np.zeros(n, np.int64)},
+        "s": {"min": lo, "max": hi, "null_count": rng.integers(0, 2, n)}})
+    pred = pk.PruningPredicate(sql, {"t": pa.int64(), "s": pa.string()})
+    batch = stats.table.to_batches()[0]
+    prepared = run.prepare(pred.program, batch, stats.nan_in_bounds, stats.no_nan)
+    args = run.kernel_args(pred.program, prepared)
+    kernel = run.ready_kernel(pred.program, prepared, args, wait=True)
+    assert "if cheap1:" in _source(pred, stats)  # the pass without strings, then with them
+    stopped = kernel(0, n, np.empty(n, np.int8), *args) != 0
+    keyed_everywhere = sql.startswith("t < 100000")  # no chunk is ruled out without strings
+    assert stopped == (long_in == "kept" or (long_in != "none" and keyed_everywhere))
+    got = _agree(pred, stats)
+    assert (got == 0).any() and (got != 0).any()
+    np.testing.assert_array_equal(pred.prune(stats, backend="numba"),
+                                  pred.prune(stats, backend="numpy"))
 
 
 @pytest.mark.parametrize("offset", [0, 3, 8])
