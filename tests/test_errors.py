@@ -169,6 +169,24 @@ def test_min_and_max_of_different_types():
         pk.Statistics.from_arrow(table)
 
 
+def test_a_schema_checked_once_is_not_trusted_for_another():
+    """Schemas that passed the layout check are remembered; one that differs only in a
+    statistic's type (or in its columns) is checked again, however many came between."""
+    good = pa.table({"row_count": [10], "x": _struct(min=pa.array([1]), max=pa.array([2]),
+                                                     null_count=pa.array([0]))})
+    for _ in range(2):
+        stats = pk.Statistics.from_arrow(good)
+        assert stats.columns == ["x"]
+        stats.columns.append("y")  # a caller's list, not the remembered one
+    for k in range(12):  # more schemas than are remembered
+        pk.Statistics.from_arrow(pa.table({"row_count": [1], f"c{k}": good.column("x")}))
+    assert pk.Statistics.from_arrow(good).columns == ["x"]
+    bad = pa.table({"row_count": [10], "x": _struct(min=pa.array([1]), max=pa.array([2]),
+                                                    null_count=pa.array([0.5]))})
+    with pytest.raises(pk.StatisticsError, match="x.null_count must be an integer"):
+        pk.Statistics.from_arrow(bad)
+
+
 # ---- never a raw Numba / LLVM / Arrow error ---------------------------------------------------
 def _raw(e: BaseException) -> bool:
     module = type(e).__module__ or ""
