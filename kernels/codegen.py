@@ -86,9 +86,9 @@ BLOCK = 256
 # a few values spread over many chunks (Q6 at 1M) miss a chunk here and there, an
 # unselective predicate pays a bounds-only pass on about one chunk in RETRY.
 # A program with string bounds keyed in the kernel has one more pass before that, with the
-# strings unknown as well: a time range on clustered timestamps beside a string predicate
-# rules out most chunks without keying a string (Q4 of the benchmarks at 1M containers, where
-# keying was a third of the kernel's time).
+# strings unknown as well: keying is about a third of a string predicate's kernel (Q4 of the
+# benchmarks), and a time range on clustered timestamps beside a string equality rules out
+# most chunks without keying a string.
 _COUNTS = ("row_count", "null_count")
 RETRY = 32
 # The two passes are two copies of the loop, and LLVM's time grows faster than a loop's
