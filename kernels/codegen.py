@@ -424,17 +424,16 @@ def _closure(program: Program, roots: list[int]) -> list[int]:
 def kernel_args(program: Program, prepared) -> list:
     """The arguments after ``(n, out)``, in the order ``emit`` declares them."""
     out: list = []
-    for s in prepared.slots:
-        kind, bits = s.layout[:2]
-        if kind == "absent":
-            continue
+    for s in prepared.slots:  # as ``SlotData.layout`` tells them apart, without the tuple
+        if s.values is None:
+            continue  # absent
         out.append(s.values)
-        own = kind == "masked" and s.validity_of < 0
-        if own or bits:
+        own = s.bitmap is not None and s.validity_of < 0  # masked, with its own validity
+        if own or s.bits or s.keys_of is not None:
             out.append(s.bit_offset)
         if own:
             out.append(s.bitmap)
-        if bits == "keys":
+        if s.keys_of is not None:
             out.append(s.keys_of)
     out += prepared.params
     return out  # flags are constants of the kernel (``emit``)

@@ -89,7 +89,9 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
     plan = _plans.get(program, _Plan)
     n = batch.num_rows
     types = plan.types
-    fields = {name: _struct_fields(batch, name, t, plan.wanted[name]) for name, t in types.items()}
+    schema = batch.schema
+    fields = {name: _struct_fields(batch, schema, name, t, plan.wanted[name], plan.children)
+              for name, t in types.items()}
     codes = _rank_codes(plan, fields, cache, keys_in_kernel) if plan.code_groups else {}
     slots = []
     for how, slot in plan.slots:
@@ -156,6 +158,8 @@ class _Plan:
         self.wanted = {name: tuple(dict.fromkeys(
             [s.stat for s in program.slots if s.column == name] + list(_ALWAYS_READ)))
             for name in self.types}
+        # per column, the struct type last read and the wanted statistics' child indices in it
+        self.children: dict[str, tuple[pa.DataType, tuple[tuple[str, int], ...]]] = {}
 
 
 # Looked up whatever a column's slots are: the bounds (membership and LIKE slots read them too)
@@ -206,23 +210,28 @@ def _how(slot, types: dict) -> str:
     return "bound"
 
 
-def _struct_fields(batch: pa.RecordBatch, name: str, expected: pa.DataType,
-                   wanted: tuple[str, ...]) -> dict:
+def _struct_fields(batch: pa.RecordBatch, schema: pa.Schema, name: str, expected: pa.DataType,
+                   wanted: tuple[str, ...], children: dict) -> dict:
     """The ``wanted`` statistics of column ``name`` (struct nulls folded in), bounds read as
-    values of the column's type ``expected``."""
-    idx = batch.schema.get_field_index(name)
+    values of the column's type ``expected``. ``children`` remembers, per column, the child
+    indices of the wanted statistics in the struct type last seen: batches of one pipeline
+    share a schema, and looking fields up by name cost more than reading them."""
+    idx = schema.get_field_index(name)
     if idx < 0:
         return {}  # no statistics for this column: every one unknown
     column = batch.column(idx)
     struct = column.type
     if not pa.types.is_struct(struct):
         raise StatisticsError(f"statistics column {name!r} must be a struct, got {column.type}")
-    children = column.flatten()  # children with the struct's own nulls folded in
-    out = {}
-    for stat in wanted:  # by index: a struct type's names cost more than the whole lookup
-        i = struct.get_field_index(stat)
-        if i >= 0:
-            out[stat] = children[i]
+    known = children.get(name)
+    if known is None or not known[0].equals(struct):
+        known = children[name] = (struct, tuple(
+            (stat, i) for stat in wanted if (i := struct.get_field_index(stat)) >= 0))
+    if column.null_count:  # children with the struct's own nulls folded in
+        flat = column.flatten()
+        out = {stat: flat[i] for stat, i in known[1]}
+    else:  # no struct nulls: the children as they are, only those wanted
+        out = {stat: column.field(i) for stat, i in known[1]}
     lo, hi = out.get("min"), out.get("max")
     if ((lo is None or lo.type == expected) and (hi is None or hi.type == expected)
             and not (pa.types.is_decimal(expected) and expected.bit_width < 128)):

@@ -392,6 +392,25 @@ def test_strings_are_keyed_only_where_other_bounds_leave_a_container_in(sql, lon
                                   pred.prune(stats, backend="numpy"))
 
 
+def test_statistics_fields_in_another_order_are_found_again():
+    """A predicate remembers where each statistic sits in the struct type it read last; a
+    batch whose structs order their fields otherwise (or hold more) is looked up afresh."""
+    lo = np.array([0, 10, 20])
+    hi = lo + 5
+    pred = pk.PruningPredicate("x > 12", {"x": pa.int64()})
+
+    def stats(order):
+        arrays = {"min": pa.array(lo), "max": pa.array(hi), "null_count": pa.array([0, 0, 0]),
+                  "max_exact": pa.array([True] * 3)}
+        x = pa.StructArray.from_arrays([arrays[f] for f in order], list(order))
+        return pk.Statistics.from_arrow(pa.table({"row_count": [5, 5, 5], "x": x}))
+    for order in [("min", "max", "null_count"), ("max", "null_count", "min"),
+                  ("null_count", "min", "max"), ("max_exact", "max", "null_count", "min"),
+                  ("min", "max", "null_count")]:
+        for backend in ("numba", "numpy"):
+            assert pred.prune(stats(order), backend=backend).tolist() == [False, True, True]
+
+
 @pytest.mark.parametrize("offset", [0, 3, 8])
 @pytest.mark.parametrize("same", [True, False])
 @pytest.mark.parametrize("strings", [False, True])
