@@ -88,9 +88,12 @@ BLOCK = 256
 # A program with string bounds keyed in the kernel has one more pass before that, with the
 # strings unknown as well: keying is about a third of a string predicate's kernel (Q4 of the
 # benchmarks), and a time range on clustered timestamps beside a string equality rules out
-# most chunks without keying a string.
+# most chunks without keying a string. Its wait grows to RETRY_UNKEYED chunks: where strings
+# decide, the pass misses every chunk, and one chunk in RETRY cost Q4 2% at 10M containers;
+# the price is up to that many chunks keyed in vain after a time range's last one.
 _COUNTS = ("row_count", "null_count")
 RETRY = 32
+RETRY_UNKEYED = 256
 # The two passes are two copies of the loop, and LLVM's time grows faster than a loop's
 # length: Q2 of the benchmarks (111 steps) compiled in 1.3 s with one pass and 1.9 s with two,
 # Q7 (498) in 3 s and 7 s. Larger programs read their counts in one pass.
@@ -308,7 +311,7 @@ def emit(program: Program, layout: tuple, cache: bool = True,
     for t, unknown in enumerate(tiers):
         if t == keyed_at > 0:
             lines += keying
-        lines += _bounds_pass(program, main, unknown, t, last)
+        lines += _bounds_pass(program, main, unknown, t, last, _retry(unknown, keyed_slots))
     if keyed_at == len(tiers) > 0:
         lines += keying
     if counts:
@@ -329,15 +332,21 @@ def _tiers(counts: set[int], keyed: set[int]) -> list[set[int]]:
     return [counts | keyed, counts] if keyed else [counts]
 
 
-def _bounds_pass(program: Program, main: dict, unknown: set[int], t: int,
-                 last: str) -> list[str]:
+def _retry(unknown: set[int], keyed: set[int]) -> int:
+    """The longest wait, in chunks, before a bounds-only pass reading ``unknown`` as unknown
+    is tried again after misses."""
+    return RETRY_UNKEYED if unknown & keyed else RETRY
+
+
+def _bounds_pass(program: Program, main: dict, unknown: set[int], t: int, last: str,
+                 retry: int) -> list[str]:
     """Lines of bounds-only pass ``t`` over a chunk, with slots ``unknown`` read as unknown.
 
     An unknown statistic moves an outcome towards MAYBE_MATCH, never away (docs/semantics.md
     §1), so where the pass rules out every container of the chunk, so would the full pass,
     and the chunk is done without reading those slots. A pass that leaves a container in is
-    skipped on the next chunk, and each further miss doubles that wait up to RETRY chunks (a
-    hit resets it)."""
+    skipped on the next chunk, and each further miss doubles that wait up to ``retry`` chunks
+    (a hit resets it)."""
     cheap = {i: [f"s{i} = {'0' if step.op == 'load' else '-np.int64(False)'}"]
              if step.op in ("load", "valid") and step.args[0] in unknown else main[i]
              for i, step in enumerate(program.steps) if i in main}
@@ -355,7 +364,7 @@ def _bounds_pass(program: Program, main: dict, unknown: set[int], t: int,
               "        else:",
               f"            since{t} += 1",
               f"            if since{t} >= wait{t}:",
-              f"                cheap{t}, wait{t} = True, min(2 * wait{t}, {RETRY})"]
+              f"                cheap{t}, wait{t} = True, min(2 * wait{t}, {retry})"]
     return lines
 
 
