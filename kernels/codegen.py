@@ -94,9 +94,10 @@ BLOCK = 256
 _COUNTS = ("row_count", "null_count")
 RETRY = 32
 RETRY_UNKEYED = 256
-# The two passes are two copies of the loop, and LLVM's time grows faster than a loop's
-# length: Q2 of the benchmarks (111 steps) compiled in 1.3 s with one pass and 1.9 s with two,
-# Q7 (498) in 3 s and 7 s. Larger programs read their counts in one pass.
+# Each bounds-only pass is one more copy of the loop (two with keyed strings), and LLVM's time
+# grows faster than a loop's length: Q2 of the benchmarks (111 steps) compiled in 1.3 s with
+# one pass and 1.9 s with two, Q7 (498) in 3 s and 7 s. Larger programs have no bounds-only
+# pass: they read counts and key strings for every chunk.
 TWO_PASS_STEPS = 200
 
 # IN lists up to this long are unrolled into the loop (their length becomes part of the

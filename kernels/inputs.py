@@ -122,7 +122,8 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
     for first, second in plan.bound_pairs:
         if same_validity(slots[first], slots[second], n):
             s = slots[second]
-            slots[second] = SlotData(s.values, s.bitmap, s.bit_offset, s.bits, s.keys_of, first)
+            slots[second] = SlotData(s.values, s.bitmap, s.bit_offset, s.bits, s.keys_of,
+                                     validity_of=first)
     params = [p if p is not None else _code_param(i, program.params[i], codes)
               for i, p in enumerate(plan.params)]
     flags = [(col in no_nan) if name == "no_nan" else nan_in_bounds.get(col, False)
