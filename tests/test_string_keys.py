@@ -1,5 +1,6 @@
-"""Short-string keys, both ways the kernels compute them (``compiled.short_string_keys_scalar``
-and, on CPUs with AVX2, ``short_string_keys_vector``): equal to the NumPy oracle
+"""Short-string keys, every way the kernels compute them (``compiled.short_string_keys_scalar``,
+on CPUs with AVX2 ``short_string_keys_vector``, with AVX-512 VBMI ``short_string_keys_permute``):
+equal to the NumPy oracle
 (``slots.short_keys``) on valid offsets, "not short" on malformed ones, and never a read outside
 the data buffer, which sits against pages that fault on any access."""
 
@@ -19,11 +20,15 @@ KEYERS = [
     pytest.param(compiled.short_string_keys_scalar, id="scalar"),
     pytest.param(compiled.short_string_keys_vector, id="vector", marks=pytest.mark.skipif(
         not compiled.VECTOR, reason="this CPU has no AVX2: the vector keys are not used here")),
+    pytest.param(compiled.short_string_keys_permute, id="permute", marks=pytest.mark.skipif(
+        not compiled.PERMUTE,
+        reason="this CPU has no AVX-512 VBMI: the permuted keys are not used here")),
 ]
 
 
-def test_kernels_use_the_vector_keys_where_the_cpu_has_avx2():
-    expected = compiled.short_string_keys_vector if compiled.VECTOR else \
+def test_kernels_use_the_fastest_keys_the_cpu_has():
+    expected = compiled.short_string_keys_permute if compiled.PERMUTE else \
+        compiled.short_string_keys_vector if compiled.VECTOR else \
         compiled.short_string_keys_scalar
     assert compiled.short_string_keys is expected
 
