@@ -392,6 +392,78 @@ def test_strings_are_keyed_only_where_other_bounds_leave_a_container_in(sql, lon
                                   pred.prune(stats, backend="numpy"))
 
 
+def _clustered_words(n: int, long_at: int | None = None, seed: int = 21) -> pk.Statistics:
+    """``t`` clustered (t = container index) and string bounds ``s`` whose words change pool
+    every chunk (keys read from the wrong place answer wrongly), one too long at ``long_at``."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(n, dtype=np.int64)
+    pools = [np.array(sorted(f"{a}{b}l" for a in first for b in "aeiou")) for first in
+             ("ab", "kst")]
+    w = np.sort(rng.integers(0, 10, (n, 2)), axis=1)
+    pool = (t // codegen.CHUNK) % 2
+    lo = np.where(pool == 0, pools[0][w[:, 0]], pools[1][w[:, 0]]).astype(object)
+    hi = np.where(pool == 0, pools[0][w[:, 1]], pools[1][w[:, 1]]).astype(object)
+    if long_at is not None:
+        lo[long_at] = "aaaaaaaaaa"
+    return pk.Statistics.from_numpy(row_count=np.full(n, 9), columns={
+        "s": {"min": lo, "max": hi, "null_count": rng.integers(0, 2, n)},
+        "t": {"min": t, "max": t + 3, "null_count": np.zeros(n, np.int64)}})
+
+
+_WORDS = {"s": pa.string(), "t": pa.int64()}
+_AHEAD_SQL = [f"t <= {codegen.KEY_AHEAD * 3 // 2} AND s = 'kal'",  # a string-free pass first
+              "s >= 'k' AND s < 'm' OR t = 77"]  # strings decide every chunk: keyed ahead
+
+
+def _kernel_stops(pred: pk.PruningPredicate, stats: pk.Statistics) -> bool:
+    prepared = run.prepare(pred.program, stats.table.to_batches()[0], {}, frozenset())
+    args = run.kernel_args(pred.program, prepared)
+    kernel = run.ready_kernel(pred.program, prepared, args, wait=True)
+    return kernel(0, prepared.n, np.empty(prepared.n, np.int8), *args) != 0
+
+
+@pytest.mark.parametrize("sql", _AHEAD_SQL)
+@pytest.mark.parametrize("long_at", [None, 5, codegen.KEY_AHEAD + codegen.CHUNK + 5])
+def test_strings_keyed_ahead_answer_as_the_interpreters(sql, long_at, monkeypatch):
+    """Where the string-free pass waits after misses (or there is none), the strings of the
+    chunks it will skip are keyed in one stretch of up to ``KEY_AHEAD`` containers, and each
+    chunk reads its keys from there: the answers are the interpreters', also in pieces that
+    end inside a stretch; a string too long to key, in the first stretch or a later one,
+    stops the kernel."""
+    n = 2 * codegen.KEY_AHEAD + codegen.KEY_AHEAD // 2 + 3
+    stats = _clustered_words(n, long_at)
+    pred = pk.PruningPredicate(sql, _WORDS)
+    assert _kernel_stops(pred, stats) == (long_at is not None)
+    got = _agree(pred, stats)
+    assert (got == 0).any() and (got != 0).any()
+    monkeypatch.setattr(run, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(run, "MIN_PIECE", codegen.KEY_AHEAD // 2 + codegen.CHUNK)
+    np.testing.assert_array_equal(pred.classify(stats, backend="numba"), got)
+    np.testing.assert_array_equal(pred.prune(stats, backend="numba"),
+                                  pred.prune(stats, backend="numpy"))
+
+
+@pytest.mark.parametrize("kept", [8, 24])
+def test_strings_are_keyed_ahead_only_where_the_string_free_pass_would_skip(kept, monkeypatch):
+    """Keying ahead keys no chunk that chunk-by-chunk keying would not: a string too long to
+    key stops the kernel at the same places either way, around the end of the ``kept``
+    chunks (where the string-free pass waits 4 or 16 chunks, then tries again and rules
+    chunks out)."""
+    chunk, n = codegen.CHUNK, 3 * codegen.KEY_AHEAD + 3
+    sql = f"t < {kept * chunk} AND s = 'kal'"
+    places = [c * chunk + 5 for c in range(kept - 4, kept + 24)]
+    ahead = pk.PruningPredicate(sql, _WORDS)
+    stops_ahead = [_kernel_stops(ahead, _clustered_words(n, p)) for p in places]
+    monkeypatch.setattr(codegen, "KEY_AHEAD", chunk)  # each chunk keyed alone
+    monkeypatch.setattr(run, "_sources", {})
+    monkeypatch.setattr(run, "_ready", {})
+    alone = pk.PruningPredicate(sql, _WORDS)
+    assert _kernel_stops(alone, _clustered_words(n, places[0]))  # the kept stretch: keyed
+    stops_alone = [_kernel_stops(alone, _clustered_words(n, p)) for p in places]
+    assert stops_ahead == stops_alone
+    assert any(stops_alone) and not all(stops_alone)
+
+
 def test_statistics_fields_in_another_order_are_found_again():
     """A predicate remembers where each statistic sits in the struct type it read last; a
     batch whose structs order their fields otherwise (or hold more) is looked up afresh."""
