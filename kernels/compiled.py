@@ -281,67 +281,104 @@ def _splat(value: int, vector: ir.VectorType = _V4) -> ir.Constant:
     return ir.Constant(vector, [value] * vector.count)
 
 
-@intrinsic
-def _keys4(typingctx, offsets, data, i, last, out, j):
-    """Keys of strings ``i .. i + 3`` (offsets ``i .. i + 4``) into ``out[j .. j + 3]``, as
-    ``_short_rest``'s first loop computes them (loads clamped into ``[0, last]``); returns 0 if
-    all four are short, else a value with bits above the low three. C-contiguous arrays only;
-    the caller checks the indices."""
-    if not all(isinstance(a, types.Array) and a.layout == "C" and a.ndim == 1
-               for a in (offsets, data, out)):
-        return None
-    if offsets.dtype not in (types.int32, types.int64) or data.dtype != types.uint8 or \
-            out.dtype != types.int64:
-        return None
+def _keyable(offsets, data, out) -> bool:
+    """Whether a key intrinsic takes these argument types: C-contiguous 1-d arrays of int32 or
+    int64 offsets, uint8 bytes and int64 keys."""
+    return (all(isinstance(a, types.Array) and a.layout == "C" and a.ndim == 1
+                for a in (offsets, data, out))
+            and offsets.dtype in (types.int32, types.int64) and data.dtype == types.uint8
+            and out.dtype == types.int64)
 
-    def codegen(context, builder, signature, args):
-        def array(k):
-            return context.make_array(signature.args[k])(context, builder, args[k])
 
-        offs, dat, dst = array(0), array(1), array(4)
-        width = ir.IntType(signature.args[0].dtype.bitwidth)
+def _lengths(builder, offsets, width: ir.IntType, index, vector: ir.VectorType) -> tuple:
+    """The first offsets (as int64) and the lengths of ``vector.count`` strings from
+    ``index``: two unaligned vector loads of an Arrow offsets array of ``width`` (int32
+    widened)."""
 
-        def four_offsets(index):
-            pointer = builder.bitcast(builder.gep(offs.data, [index]),
-                                      ir.VectorType(width, 4).as_pointer())
-            return builder.sext(builder.load(pointer, align=1), _V4) if width.width == 32 \
-                else builder.load(pointer, align=1)
+    def load(at):
+        pointer = builder.bitcast(builder.gep(offsets.data, [at]),
+                                  ir.VectorType(width, vector.count).as_pointer())
+        loaded = builder.load(pointer, align=1)
+        return builder.sext(loaded, vector) if width.width == 32 else loaded
 
-        prev = four_offsets(args[2])
-        nxt = four_offsets(builder.add(args[2], ir.Constant(_I64, 1)))
-        length = builder.sub(nxt, prev)
-        last = builder.insert_element(ir.Constant(_V4, ir.Undefined), args[3],
-                                      ir.Constant(_I32, 0))
-        last = builder.shuffle_vector(last, ir.Constant(_V4, ir.Undefined),
-                                      ir.Constant(ir.VectorType(_I32, 4), [0] * 4))
-        start = builder.select(builder.icmp_signed("<", prev, _splat(0)), _splat(0), prev)
-        start = builder.select(builder.icmp_signed(">", start, last), last, start)
+    prev = load(index)
+    return prev, builder.sub(load(builder.add(index, ir.Constant(_I64, 1))), prev)
 
-        def declare(name, arguments, result=_V4):
-            return cgutils.get_or_insert_function(builder.module,
-                                                  ir.FunctionType(result, arguments), name)
 
-        # Four 8-byte loads put together, not one AVX2 gather: 0.72 against 1.0 ns a string
-        # (a gather of four is slower on Zen 3 than the loads and inserts it stands for).
-        base, word = builder.bitcast(dat.data, _I8.as_pointer()), ir.Constant(_V4, ir.Undefined)
-        for k in range(4):
-            at = builder.gep(base, [builder.extract_element(start, ir.Constant(_I32, k))])
-            loaded = builder.load(builder.bitcast(at, _I64.as_pointer()), align=1)
-            word = builder.insert_element(word, loaded, ir.Constant(_I32, k))
-        word = builder.call(declare("llvm.bswap.v4i64", [_V4]), [word])
-        short = builder.and_(length, _splat(7))
-        # the first `short` bytes: ~(~0 >> 8 * short), every shift below 64
-        keep = builder.xor(builder.lshr(_splat(-1), builder.shl(short, _splat(3))), _splat(-1))
-        key = builder.xor(builder.or_(builder.and_(word, keep), short), _splat(-(2**63)))
-        target = builder.bitcast(builder.gep(dst.data, [args[5]]), _V4.as_pointer())
-        builder.store(key, target, align=8)
-        # "Not short" as one bit per string, shifted above the low three bits the caller's
-        # accumulator allows (a movemask, cheaper than OR-reducing the lengths: 0.80 -> 0.72 ns)
-        bad = builder.icmp_unsigned("!=", builder.and_(length, _splat(~7)), _splat(0))
-        bits = builder.zext(builder.bitcast(bad, ir.IntType(4)), _I64)
-        return builder.shl(bits, ir.Constant(_I64, 3))
+def _store_keys(builder, word, length, out, j) -> ir.Value:
+    """Stores the keys of strings whose first 8 bytes (big-endian) are ``word`` into
+    ``out[j ..]``: the first ``length & 7`` bytes, that length in the low byte, the top bit
+    flipped. Returns 0 if all are short, else a value with bits above the low three."""
+    vector = word.type
+    short = builder.and_(length, _splat(7, vector))
+    # the first `short` bytes: ~(~0 >> 8 * short), every shift below 64
+    keep = builder.xor(builder.lshr(_splat(-1, vector), builder.shl(short, _splat(3, vector))),
+                       _splat(-1, vector))
+    key = builder.xor(builder.or_(builder.and_(word, keep), short), _splat(-(2**63), vector))
+    builder.store(key, builder.bitcast(builder.gep(out.data, [j]), vector.as_pointer()),
+                  align=8)
+    # "Not short" as one bit per string, shifted above the low three bits the caller's
+    # accumulator allows (a movemask, cheaper than OR-reducing the lengths: 0.80 -> 0.72 ns
+    # a string with four)
+    bad = builder.icmp_unsigned("!=", builder.and_(length, _splat(~7, vector)),
+                                _splat(0, vector))
+    bits = builder.zext(builder.bitcast(bad, ir.IntType(vector.count)), _I64)
+    return builder.shl(bits, ir.Constant(_I64, 3))
 
-    return types.int64(offsets, data, types.int64, types.int64, out, types.int64), codegen
+
+def _key_intrinsic(vector: ir.VectorType, first_words):
+    """An intrinsic ``(offsets, data, i, x, out, j)`` that keys strings ``i .. i + lanes - 1``
+    (offsets ``i .. i + lanes``) into ``out[j ..]``, as ``_short_rest``'s first loop computes
+    them, and returns 0 if all are short, else a value with bits above the low three.
+    ``first_words(builder, data, starts, x)`` gives their first 8 bytes, big-endian, from
+    their start offsets and the scalar ``x``. C-contiguous arrays only; the caller checks the
+    indices."""
+    def typer(typingctx, offsets, data, i, x, out, j):
+        if not _keyable(offsets, data, out):
+            return None
+
+        def codegen(context, builder, signature, args):
+            def array(k):
+                return context.make_array(signature.args[k])(context, builder, args[k])
+
+            width = ir.IntType(signature.args[0].dtype.bitwidth)
+            starts, length = _lengths(builder, array(0), width, args[2], vector)
+            word = first_words(builder, array(1), starts, args[3])
+            return _store_keys(builder, word, length, array(4), args[5])
+
+        return types.int64(offsets, data, types.int64, types.int64, out, types.int64), codegen
+
+    return intrinsic(typer)
+
+
+def _splat_of(builder, value, vector: ir.VectorType) -> ir.Value:
+    """A scalar in every lane."""
+    one = builder.insert_element(ir.Constant(vector, ir.Undefined), value, ir.Constant(_I32, 0))
+    return builder.shuffle_vector(one, ir.Constant(vector, ir.Undefined),
+                                  ir.Constant(ir.VectorType(_I32, vector.count),
+                                              [0] * vector.count))
+
+
+def _four_loads(builder, data, starts, last) -> ir.Value:
+    """Four strings' first 8 bytes: four loads from their starts clamped into ``[0, last]``.
+    Four 8-byte loads put together, not one AVX2 gather: 0.72 against 1.0 ns a string (a
+    gather of four is slower on Zen 3 than the loads and inserts it stands for)."""
+    start = builder.select(builder.icmp_signed("<", starts, _splat(0)), _splat(0), starts)
+    last = _splat_of(builder, last, _V4)
+    start = builder.select(builder.icmp_signed(">", start, last), last, start)
+    base, word = builder.bitcast(data.data, _I8.as_pointer()), ir.Constant(_V4, ir.Undefined)
+    for k in range(4):
+        at = builder.gep(base, [builder.extract_element(start, ir.Constant(_I32, k))])
+        loaded = builder.load(builder.bitcast(at, _I64.as_pointer()), align=1)
+        word = builder.insert_element(word, loaded, ir.Constant(_I32, k))
+    swap = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_V4, [_V4]),
+                                          "llvm.bswap.v4i64")
+    return builder.call(swap, [word])
+
+
+# Keys of four strings (``short_string_keys_vector``; the scalar is ``last``, the last start
+# an 8-byte load may read from).
+_keys4 = _key_intrinsic(_V4, _four_loads)
 
 
 @njit(cache=True, nogil=True)
@@ -365,61 +402,27 @@ def short_string_keys_permute(offsets, data, first, n, out):  # pragma: no cover
     return _short_rest(offsets, data, first, n, out, i, stop, lengths)
 
 
-@intrinsic
-def _keys8(typingctx, offsets, data, i, at, out, j):
-    """Keys of strings ``i .. i + 7`` into ``out[j .. j + 7]``, as ``_short_rest``'s first loop
-    computes them, from the 64 bytes of ``data`` at ``at``: key byte ``7 - b`` of a string is
-    its byte ``b`` where ``b`` is below its length, a byte index into that window picked by
-    one permute. Returns 0 if all eight are short, else a value with bits above the low three.
-    The caller keeps ``at .. at + 63`` inside ``data``; C-contiguous arrays only."""
-    if not all(isinstance(a, types.Array) and a.layout == "C" and a.ndim == 1
-               for a in (offsets, data, out)):
-        return None
-    if offsets.dtype not in (types.int32, types.int64) or data.dtype != types.uint8 or \
-            out.dtype != types.int64:
-        return None
+def _window_permute(builder, data, starts, at) -> ir.Value:
+    """Eight strings' first 8 bytes from the 64 bytes of ``data`` at ``at`` (the caller keeps
+    them inside ``data``): key byte ``7 - b`` of a string is its byte ``b``, a byte index into
+    that window picked by one permute (bytes past a string's length are masked later)."""
+    # each string's start in the window, its low byte copied to the key's eight bytes, plus
+    # 7 - (byte's place in the key): the window byte each key byte comes from
+    spread = ir.Constant(ir.VectorType(_I32, 64), [p // 8 * 8 for p in range(64)])
+    start = builder.shuffle_vector(
+        builder.bitcast(builder.sub(starts, _splat_of(builder, at, _V8)), _V64),
+        ir.Constant(_V64, ir.Undefined), spread)
+    index = builder.add(start, ir.Constant(_V64, [7 - p % 8 for p in range(64)]))
+    base = builder.gep(builder.bitcast(data.data, _I8.as_pointer()), [at])
+    window = builder.load(builder.bitcast(base, _V64.as_pointer()), align=1)
+    permute = cgutils.get_or_insert_function(
+        builder.module, ir.FunctionType(_V64, [_V64, _V64]), "llvm.x86.avx512.permvar.qi.512")
+    return builder.bitcast(builder.call(permute, [window, index]), _V8)
 
-    def codegen(context, builder, signature, args):
-        def array(k):
-            return context.make_array(signature.args[k])(context, builder, args[k])
 
-        offs, dat, dst = array(0), array(1), array(4)
-        width = ir.IntType(signature.args[0].dtype.bitwidth)
-
-        def eight_offsets(index):
-            pointer = builder.bitcast(builder.gep(offs.data, [index]),
-                                      ir.VectorType(width, 8).as_pointer())
-            return builder.sext(builder.load(pointer, align=1), _V8) if width.width == 32 \
-                else builder.load(pointer, align=1)
-
-        prev = eight_offsets(args[2])
-        length = builder.sub(eight_offsets(builder.add(args[2], ir.Constant(_I64, 1))), prev)
-        at = builder.insert_element(ir.Constant(_V8, ir.Undefined), args[3], ir.Constant(_I32, 0))
-        at = builder.shuffle_vector(at, ir.Constant(_V8, ir.Undefined),
-                                    ir.Constant(ir.VectorType(_I32, 8), [0] * 8))
-        # each string's start in the window, its low byte copied to the key's eight bytes,
-        # plus 7 - (byte's place in the key): the window byte each key byte comes from
-        spread = ir.Constant(ir.VectorType(_I32, 64), [p // 8 * 8 for p in range(64)])
-        start = builder.shuffle_vector(builder.bitcast(builder.sub(prev, at), _V64),
-                                       ir.Constant(_V64, ir.Undefined), spread)
-        index = builder.add(start, ir.Constant(_V64, [7 - p % 8 for p in range(64)]))
-        base = builder.gep(builder.bitcast(dat.data, _I8.as_pointer()), [args[3]])
-        window = builder.load(builder.bitcast(base, _V64.as_pointer()), align=1)
-        permute = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(_V64, [_V64, _V64]), "llvm.x86.avx512.permvar.qi.512")
-        word = builder.bitcast(builder.call(permute, [window, index]), _V8)
-        short = builder.and_(length, _splat(7, _V8))
-        # the first `short` bytes: ~(~0 >> 8 * short), every shift below 64
-        keep = builder.xor(builder.lshr(_splat(-1, _V8), builder.shl(short, _splat(3, _V8))),
-                           _splat(-1, _V8))
-        key = builder.xor(builder.or_(builder.and_(word, keep), short), _splat(-(2**63), _V8))
-        target = builder.bitcast(builder.gep(dst.data, [args[5]]), _V8.as_pointer())
-        builder.store(key, target, align=8)
-        bad = builder.icmp_unsigned("!=", builder.and_(length, _splat(~7, _V8)), _splat(0, _V8))
-        bits = builder.zext(builder.bitcast(bad, ir.IntType(8)), _I64)
-        return builder.shl(bits, ir.Constant(_I64, 3))
-
-    return types.int64(offsets, data, types.int64, types.int64, out, types.int64), codegen
+# Keys of eight strings (``short_string_keys_permute``; the scalar is ``at``, the window's
+# start).
+_keys8 = _key_intrinsic(_V8, _window_permute)
 
 
 def _has(feature: str) -> bool:
