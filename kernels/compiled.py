@@ -348,6 +348,7 @@ def _key_intrinsic(vector: ir.VectorType, first_words):
 
         return types.int64(offsets, data, types.int64, types.int64, out, types.int64), codegen
 
+    typer.__name__ = typer.__qualname__ = f"_keys{vector.count}"  # each its own name in Numba
     return intrinsic(typer)
 
 
