@@ -95,9 +95,9 @@ BLOCK = 256
 # a few values spread over many chunks (Q6 at 1M) miss a chunk here and there, an
 # unselective predicate pays a bounds-only pass on about one chunk in RETRY.
 # A program with string bounds keyed in the kernel has one more pass before that, with the
-# strings unknown as well: keying is about a third of a string predicate's kernel (Q4 of the
-# benchmarks), and a time range on clustered timestamps beside a string equality rules out
-# most chunks without keying a string. Its wait grows to RETRY_UNKEYED chunks: where strings
+# strings unknown as well: keying is a large part of a string predicate's kernel, and a time
+# range on clustered timestamps beside a string equality rules out most chunks without keying
+# a string. Its wait grows to RETRY_UNKEYED chunks: where strings
 # decide, the pass misses every chunk, and one chunk in RETRY cost Q4 2% at 10M containers;
 # the price is up to that many chunks keyed in vain after a time range's last one.
 _COUNTS = ("row_count", "null_count")
@@ -173,12 +173,11 @@ def emit(program: Program, layout: tuple, cache: bool = True,
     args: list[str] = []
     load, valid = {}, {}
     buffers: list[str] = []  # per-chunk byte buffers unpacked from bitmaps
-    keyed: list[str] = []  # int64 buffers of string keys (``_key_ahead``)
     unpacks: list[str] = []
     views: list[str] = []
     deferred: list[str] = []  # unpacks only the full pass needs (counts' bitmaps)
     counts = set()  # slots the bounds-only pass reads as unknown (``_COUNTS``)
-    keyed_slots = set()  # string bounds keyed per chunk (``keying``)
+    keyed_slots = set()  # string bounds keyed in the kernel (``keying``, ``_key_ahead``)
     keying: list[str] = []
     key_views: list[str] = []
     for k, (slot, entry) in enumerate(zip(program.slots, layout, strict=True)):
@@ -205,10 +204,9 @@ def emit(program: Program, layout: tuple, cache: bool = True,
         else:
             valid[k] = "True"
         if bits == "keys":
-            # String bounds of at most 7 bytes: offsets and bytes, keyed per chunk into a
-            # buffer; a longer string ends the call with 1 (the caller ranks them instead).
+            # String bounds of at most 7 bytes: offsets and bytes, keyed into a buffer
+            # (``_key_ahead``); a longer string ends the call with 1 (the caller ranks them).
             args.append(f"d{k}")
-            keyed.append(f"k{k}")
             keyed_slots.add(k)
             keying.append(f"            if not short_string_keys(v{k}, d{k}, base, ahead, k{k}):")
             keying.append("                return 1")
@@ -302,10 +300,10 @@ def emit(program: Program, layout: tuple, cache: bool = True,
     lines += before
     # +8: unpack_bits writes whole bytes
     lines += [f"    {b} = np.empty(CHUNK + 8, np.uint8)" for b in buffers]
-    if keyed:  # keys of containers keyed_from .. keyed_to (a batch's worth at most)
+    if keyed_slots:  # keys of containers keyed_from .. keyed_to (a batch's worth at most)
         lines.append("    keyed_from, keyed_to = start, start")
-        lines += [f"    {b} = np.empty(min({KEY_AHEAD}, max(stop - start, 0)), np.int64)"
-                  for b in keyed]
+        lines += [f"    k{k} = np.empty(min({KEY_AHEAD}, max(stop - start, 0)), np.int64)"
+                  for k in sorted(keyed_slots)]
     # Bounds-only passes before the full one: the first reads keyed strings as unknown, so a
     # chunk it rules out is never keyed (unless a list search needs the keys first).
     tiers = _tiers(counts, keyed_slots if not searched else set())
