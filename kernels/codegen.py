@@ -34,6 +34,8 @@ import threading
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
+
 from prunekit.expr.program import Program
 
 from . import ops
@@ -67,6 +69,13 @@ CHUNK = 4096
 # a chunk taking two passes reads its numbers again from L3, not L2: the main loop keeps
 # chunks of CHUNK. A multiple of CHUNK.
 KEY_AHEAD = 65536
+# The key buffers come from the caller (``keys``, the first argument after ``out`` of a kernel
+# that keys strings; ``run.run_kernel`` keeps one per thread), so a call allocates none: a
+# buffer of KEY_AHEAD keys is 512 KiB, above glibc's mmap threshold, and allocating it per
+# call had malloc hand memory back and forth with the kernel (Q4 of the benchmarks at 1M
+# containers: 468 page faults a call). A buffer too short, or empty, makes the kernel
+# allocate its own.
+NO_KEYS = np.empty(0, np.int64)
 
 @functools.lru_cache(maxsize=1)
 def stamp() -> str:
@@ -222,6 +231,8 @@ def emit(program: Program, layout: tuple, cache: bool = True,
             views.append(f"        x{k} = v{k}[base:base + m]")
             load[k] = f"x{k}[j]"
     args += [f"p{j}" for j in range(len(program.params))]
+    if keyed_slots:
+        args.insert(0, "keys")
 
     before: list[str] = []
     lines_of: dict[int, list[str]] = {}  # per-container lines of each step
@@ -300,10 +311,14 @@ def emit(program: Program, layout: tuple, cache: bool = True,
     lines += before
     # +8: unpack_bits writes whole bytes
     lines += [f"    {b} = np.empty(CHUNK + 8, np.uint8)" for b in buffers]
-    if keyed_slots:  # keys of containers keyed_from .. keyed_to (a batch's worth at most)
-        lines.append("    keyed_from, keyed_to = start, start")
-        lines += [f"    k{k} = np.empty(min({KEY_AHEAD}, max(stop - start, 0)), np.int64)"
-                  for k in sorted(keyed_slots)]
+    if keyed_slots:  # keys of containers keyed_from .. keyed_to, in the caller's ``keys``
+        width = len(keyed_slots)
+        lines += ["    keyed_from, keyed_to = start, start",
+                  f"    span = min({KEY_AHEAD}, max(stop - start, 0))",
+                  f"    if keys.shape[0] < {width} * span:",
+                  f"        keys = np.empty({width} * span, np.int64)"]
+        lines += [f"    k{k} = keys[{i} * span:{i + 1} * span]"
+                  for i, k in enumerate(sorted(keyed_slots))]
     # Bounds-only passes before the full one: the first reads keyed strings as unknown, so a
     # chunk it rules out is never keyed (unless a list search needs the keys first).
     tiers = _tiers(counts, keyed_slots if not searched else set())
@@ -459,9 +474,17 @@ def _closure(program: Program, roots: list[int]) -> list[int]:
     return sorted(needed)
 
 
+def keyed_bounds(prepared) -> int:
+    """How many string bounds a kernel over ``prepared`` keys: it takes a buffer of that many
+    times ``min(KEY_AHEAD, stop - start)`` keys first (``NO_KEYS`` in ``kernel_args``)."""
+    return sum(s.keys_of is not None for s in prepared.slots)
+
+
 def kernel_args(program: Program, prepared) -> list:
-    """The arguments after ``(n, out)``, in the order ``emit`` declares them."""
-    out: list = []
+    """The arguments after ``(n, out)``, in the order ``emit`` declares them: a kernel that
+    keys strings first takes ``NO_KEYS``, which makes it allocate its key buffers (callers
+    that run it often pass their own, ``run.run_kernel``)."""
+    out: list = [NO_KEYS] if keyed_bounds(prepared) else []
     for s in prepared.slots:  # as ``SlotData.layout`` tells them apart, without the tuple
         if s.values is None:
             continue  # absent

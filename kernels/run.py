@@ -25,7 +25,7 @@ from prunekit.errors import UnsupportedError
 from prunekit.expr.program import Program
 
 from . import machine
-from .codegen import CHUNK, UNROLL, emit, kernel_args, load_kernel, on_disk
+from .codegen import CHUNK, KEY_AHEAD, UNROLL, emit, kernel_args, keyed_bounds, load_kernel, on_disk
 from .identity import PerObject
 from .inputs import prepare
 from .interpret import interpret
@@ -242,15 +242,36 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pool_after_fork)
 
 
-def run_kernel(kernel, n: int, out: np.ndarray, args: list, parallel: bool | None = None) -> bool:
+_thread = threading.local()  # per thread: the buffer its kernel calls key strings into
+
+
+def _key_buffer(words: int) -> np.ndarray:
+    """This thread's buffer of at least ``words`` keys: kept between calls (at most
+    KEY_AHEAD keys per keyed bound, 512 KiB each), so that no call allocates one."""
+    buffer = getattr(_thread, "keys", None)
+    if buffer is None or len(buffer) < words:
+        buffer = _thread.keys = np.empty(words, np.int64)
+    return buffer
+
+
+def run_kernel(kernel, n: int, out: np.ndarray, args: list, parallel: bool | None = None,
+               keyed: int = 0) -> bool:
     """Fill ``out[:n]``: in pieces shared by the thread pool and the calling thread for large
     batches, else inline. False when a kernel stopped early: a string keyed in the kernel is
-    longer than 7 bytes (then the other pieces are left undone: the caller starts again)."""
+    longer than 7 bytes (then the other pieces are left undone: the caller starts again).
+    ``keyed``: how many string bounds a generated kernel keys (``codegen.keyed_bounds``);
+    each call then gets its thread's key buffer in place of ``args[0]``."""
+    if keyed:
+        rest = args[1:]
+        call = lambda lo, hi: kernel(  # noqa: E731
+            lo, hi, out, _key_buffer(keyed * min(KEY_AHEAD, hi - lo)), *rest)
+    else:
+        call = lambda lo, hi: kernel(lo, hi, out, *args)  # noqa: E731
     # A small batch runs inline without asking how many cores there are (a system call).
     small = parallel is False or (parallel is None and n < PARALLEL_MIN)
     parts = 1 if small else _workers()
     if parts <= 1:
-        return kernel(0, n, out, *args) == 0
+        return call(0, n) == 0
     step = max(-(-n // (parts * PIECES_PER_WORKER)), MIN_PIECE)
     step += (-step) % CHUNK  # whole chunks per piece
     starts = iter(range(0, n, step))
@@ -262,7 +283,7 @@ def run_kernel(kernel, n: int, out: np.ndarray, args: list, parallel: bool | Non
                 lo = next(starts, None)
             if lo is None:
                 return
-            if kernel(lo, min(n, lo + step), out, *args) != 0:
+            if call(lo, min(n, lo + step)) != 0:
                 failed.append(lo)
 
     futures = [_get_pool().submit(work) for _ in range(parts - 1)]
@@ -323,7 +344,8 @@ def _run_batch(program: Program, prepared, backend: str, total: int, decided: di
             if kernel is None and backend == "auto":
                 built = (prepared, args)
     if kernel is not None:
-        return built if run_kernel(kernel, prepared.n, out, args) else None
+        ran = run_kernel(kernel, prepared.n, out, args, keyed=keyed_bounds(prepared))
+        return built if ran else None
     vm = machine.wait() if backend == "vm" else machine.ready() if backend == "auto" else None
     if vm is not None:
         try:

@@ -464,6 +464,35 @@ def test_strings_are_keyed_ahead_only_where_the_string_free_pass_would_skip(kept
     assert any(stops_alone) and not all(stops_alone)
 
 
+def test_key_buffers_come_from_each_thread_and_are_never_written_past(monkeypatch):
+    """A kernel that keys strings keys them into its caller's buffer: each call through
+    ``run_kernel`` gets its thread's, kept between calls, of ``KEY_AHEAD`` keys per keyed
+    bound (fewer for a shorter range); one left over from other strings answers as a fresh
+    one; a buffer too short is not written past (the kernel allocates its own)."""
+    n = 2 * codegen.KEY_AHEAD + 3
+    pred = pk.PruningPredicate("s >= 'k' AND s < 'm' OR t = 77", _WORDS)
+    asked: list[int] = []
+    key_buffer = run._key_buffer
+    monkeypatch.setattr(run, "_key_buffer", lambda words: asked.append(words) or
+                        key_buffer(words))
+    monkeypatch.setattr(run, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(run, "MIN_PIECE", codegen.KEY_AHEAD + codegen.CHUNK)
+    for seed in (1, 2):  # the second call reads a buffer holding the first one's keys
+        stats = _clustered_words(n, seed=seed)
+        np.testing.assert_array_equal(pred.classify(stats, backend="numba"),
+                                      pred.classify(stats, backend="numpy"))
+    piece = codegen.KEY_AHEAD + codegen.CHUNK  # two pieces a call, two keyed bounds each
+    assert sorted(asked) == sorted(2 * [2 * codegen.KEY_AHEAD, 2 * (n - piece)])
+    prepared = run.prepare(pred.program, stats.table.to_batches()[0], {}, frozenset())
+    args = run.kernel_args(pred.program, prepared)
+    kernel = run.ready_kernel(pred.program, prepared, args, wait=True)
+    fenced = np.full(2 * codegen.KEY_AHEAD + 64, 7, np.int64)
+    out = np.empty(n, np.int8)
+    assert kernel(0, n, out, fenced[:64], *args[1:]) == 0
+    assert (fenced == 7).all()
+    np.testing.assert_array_equal(out, pred.classify(stats, backend="numpy"))
+
+
 def test_statistics_fields_in_another_order_are_found_again():
     """A predicate remembers where each statistic sits in the struct type it read last; a
     batch whose structs order their fields otherwise (or hold more) is looked up afresh."""
