@@ -484,7 +484,8 @@ def kernel_args(program: Program, prepared) -> list:
     """The arguments after ``(n, out)``, in the order ``emit`` declares them: a kernel that
     keys strings first takes ``NO_KEYS``, which makes it allocate its key buffers (callers
     that run it often pass their own, ``run.run_kernel``)."""
-    out: list = [NO_KEYS] if keyed_bounds(prepared) else []
+    out: list = []
+    keyed = False
     for s in prepared.slots:  # as ``SlotData.layout`` tells them apart, without the tuple
         if s.values is None:
             continue  # absent
@@ -496,8 +497,9 @@ def kernel_args(program: Program, prepared) -> list:
             out.append(s.bitmap)
         if s.keys_of is not None:
             out.append(s.keys_of)
+            keyed = True
     out += prepared.params
-    return out  # flags are constants of the kernel (``emit``)
+    return [NO_KEYS, *out] if keyed else out  # flags are constants of the kernel (``emit``)
 
 
 # ---- loading and caching -----------------------------------------------------------------

@@ -24,8 +24,8 @@ import pyarrow as pa
 from prunekit.errors import UnsupportedError
 from prunekit.expr.program import Program
 
-from . import machine
-from .codegen import CHUNK, KEY_AHEAD, UNROLL, emit, kernel_args, keyed_bounds, load_kernel, on_disk
+from . import codegen, machine
+from .codegen import CHUNK, UNROLL, emit, kernel_args, load_kernel, on_disk
 from .identity import PerObject
 from .inputs import prepare
 from .interpret import interpret
@@ -264,7 +264,7 @@ def run_kernel(kernel, n: int, out: np.ndarray, args: list, parallel: bool | Non
     if keyed:
         rest = args[1:]
         call = lambda lo, hi: kernel(  # noqa: E731
-            lo, hi, out, _key_buffer(keyed * min(KEY_AHEAD, hi - lo)), *rest)
+            lo, hi, out, _key_buffer(keyed * min(codegen.KEY_AHEAD, hi - lo)), *rest)
     else:
         call = lambda lo, hi: kernel(lo, hi, out, *args)  # noqa: E731
     # A small batch runs inline without asking how many cores there are (a system call).
@@ -344,7 +344,8 @@ def _run_batch(program: Program, prepared, backend: str, total: int, decided: di
             if kernel is None and backend == "auto":
                 built = (prepared, args)
     if kernel is not None:
-        ran = run_kernel(kernel, prepared.n, out, args, keyed=keyed_bounds(prepared))
+        keyed = codegen.keyed_bounds(prepared) if args and args[0] is codegen.NO_KEYS else 0
+        ran = run_kernel(kernel, prepared.n, out, args, keyed=keyed)
         return built if ran else None
     vm = machine.wait() if backend == "vm" else machine.ready() if backend == "auto" else None
     if vm is not None:
