@@ -74,8 +74,10 @@ KEY_AHEAD = 65536
 # buffer of KEY_AHEAD keys is 512 KiB, above glibc's mmap threshold, and allocating it per
 # call had malloc hand memory back and forth with the kernel (Q4 of the benchmarks at 1M
 # containers: 468 page faults a call). A buffer too short, or empty, makes the kernel
-# allocate its own.
+# allocate its own. Writable, as the callers' buffers are: Numba types a read-only array
+# apart, and would compile the kernel a second time for it.
 NO_KEYS = np.empty(0, np.int64)
+
 
 @functools.lru_cache(maxsize=1)
 def stamp() -> str:
