@@ -72,10 +72,9 @@ KEY_AHEAD = 65536
 # The key buffers come from the caller (``keys``, the first argument after ``out`` of a kernel
 # that keys strings; ``run.run_kernel`` keeps one per thread), so a call allocates none: a
 # buffer of KEY_AHEAD keys is 512 KiB, above glibc's mmap threshold, and allocating it per
-# call had malloc hand memory back and forth with the kernel (Q4 of the benchmarks at 1M
-# containers: 468 page faults a call). A buffer too short, or empty, makes the kernel
-# allocate its own. Writable, as the callers' buffers are: Numba types a read-only array
-# apart, and would compile the kernel a second time for it.
+# call had malloc hand the pages back to the system and fault them in again on every call.
+# A buffer too short, or empty, makes the kernel allocate its own. Writable, as the callers'
+# buffers are: Numba types a read-only array apart, and would compile the kernel again for it.
 NO_KEYS = np.empty(0, np.int64)
 
 
@@ -213,8 +212,7 @@ def emit(program: Program, layout: tuple, cache: bool = True,
                 f"        unpack_bits(m{k}, o{k} + base, m, b{k})")
             # unpack_bits writes bytes 0 or 1, read as a number: ``-np.int64(b[j])`` is the
             # mask. Compared with 0 instead, the byte became a narrow boolean that LLVM packed
-            # and widened around every 64-bit and/or (Q7's prune loop: 313 instructions per
-            # four containers, 48 of them such conversions; 253 and 7 read as a number).
+            # and widened around every 64-bit and/or, about a sixth of a long program's loop.
             valid[k] = f"b{k}[j]"
         else:
             valid[k] = "True"
