@@ -505,13 +505,18 @@ def _param_value(p, types: dict):
     t = types.get(p.column)
     if t is not None and domain_of(t) == "code":
         return None
-    values = np.asarray(p.value if p.is_list else [p.value])
-    if values.dtype.kind == "f":
-        values = values.astype(np.float64)
+    raw = p.value if p.is_list else (p.value,)
+    # The dtype comes from the literals' domain, never from NumPy's inference: NumPy makes a
+    # list of integers that do not all fit one integer type (2**53 + 1 and 2**64 - 1, both
+    # uint64) a float64 array, where 2**53 + 1 is 2**53, so IN would find a value that is not
+    # listed (docs/semantics.md §2: literals compare exactly).
+    if any(isinstance(v, float) for v in raw):
+        dtype = np.float64
     elif t is not None and domain_of(t) == "uint":
-        values = values.astype(np.uint64)
+        dtype = np.uint64
     else:
-        values = values.astype(np.int64)
+        dtype = np.int64
+    values = np.array(raw, dtype)
     return values if p.is_list else values[0]
 
 

@@ -604,6 +604,20 @@ COERCION = [
     row(None, None, 0, 10, "x > 9.3e18", NONE, "no int64 exceeds 9.3e18"),
     row(5, 5, 0, 10, "x IN (5.5, 6.5)", NONE, "no integer equals 5.5 or 6.5"),
     row(5, 5, 0, 10, "x IN (4.5, 5.0)", ALL, "5.0 equals 5"),
+    # A list of uint64 values, some beyond BIGINT, compares exactly too (not as doubles, where
+    # 2**53 + 1 is 2**53 and 2**64 - 2 is 2**64 - 1).
+    row(2**53, 2**53, 0, 10, "u64 IN (9007199254740993, 18446744073709551615)", NONE,
+        "exact: 2**53 is neither value", col="u64"),
+    row(2**53, 2**53, 0, 10, "u64 NOT IN (9007199254740993, 18446744073709551615)", ALL,
+        "exact: 2**53 is neither value, no NULL", col="u64"),
+    row(2**53 + 1, 2**53 + 1, 0, 10, "u64 IN (9007199254740993, 18446744073709551615)", ALL,
+        "2**53 + 1 is listed", col="u64"),
+    row(2**64 - 1, 2**64 - 1, 0, 10, "u64 IN (3, 18446744073709551614)", NONE,
+        "exact: 2**64 - 1 is neither value", col="u64"),
+    row(2**64 - 1, 2**64 - 1, 0, 10, "u64 NOT IN (3, 18446744073709551614)", ALL,
+        "exact: 2**64 - 1 is neither value, no NULL", col="u64"),
+    row(2**64 - 2, 2**64 - 1, 0, 10, "u64 IN (3, 18446744073709551614)", MAYBE,
+        "2**64 - 2 within [min, max]", col="u64"),
 ]
 
 
