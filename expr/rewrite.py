@@ -434,6 +434,65 @@ class Rewriter:
             return Bits(p.or_(k.true, g), p.or_(k.false, g), p.or_(k.null, g))
         raise TypeError(type(x).__name__)
 
+    def decisive(self, node: object) -> tuple[int, int]:
+        """Steps of "may be TRUE" and "may be other than TRUE" (FALSE or NULL) of ``node``: all
+        an outcome asks (docs/semantics.md, the lattice). AND and OR combine these pairs with
+        one and/or per child, where their NULL bit took one per child and two more (``bits``);
+        below a NOT the dual pair, "may be FALSE" and "may be other than FALSE", is combined.
+
+        "May be TRUE" is ``bits(node).true``. The other bit is never below ``bits``' FALSE or
+        NULL, so an outcome from the pair is as sound; it is higher only where some child is
+        impossible in every way at once, and the property tests find the outcomes equal.
+
+        >>> import pyarrow as pa
+        >>> from .bind import bind
+        >>> from .sql import parse
+        >>> import prunekit.expr.leaves  # the rule of each leaf kind registers itself
+        >>> r = Rewriter()
+        >>> bound = bind(parse("NOT (x > 5 OR x < 0)"), pa.schema([("x", pa.int64())]))
+        >>> may, other = r.decisive(bound)
+        >>> r.p.steps[may].op, r.p.steps[other].op  # NOT (a OR b): FALSE of both, other of one
+        ('and', 'or')
+        """
+        done: dict[tuple[int, bool], tuple[int, int]] = {}
+        stack: list[tuple[object, bool, bool]] = [(node, True, False)]
+        while stack:
+            x, positive, expanded = stack.pop()
+            if (id(x), positive) in done:
+                continue
+            needs = _pair_needs(x, positive)
+            if needs and not expanded:
+                stack.append((x, positive, True))
+                stack.extend((k, sign, False) for k, sign in needs)
+                continue
+            kids = [done[(id(k), sign)] for k, sign in needs]
+            done[(id(x), positive)] = self._pair(x, positive, kids)
+        return done[(id(node), True)]
+
+    def _pair(self, x: object, positive: bool, kids: list[tuple[int, int]]) -> tuple[int, int]:
+        p = self.p
+        if not kids:  # a leaf
+            bits = self.leaf_bits.get(id(x))
+            if bits is None:
+                bits = self.leaf_bits[id(x)] = LEAF_RULES[type(x)](self, x)
+            return ((bits.true, p.or_(bits.false, bits.null)) if positive
+                    else (bits.false, p.or_(bits.true, bits.null)))
+        if isinstance(x, (b.BNot, b.Rewritten)):
+            return kids[0]
+        if isinstance(x, (b.BAnd, b.BOr)):
+            every = isinstance(x, b.BAnd) == positive  # TRUE of AND, FALSE of OR: every child
+            mays, others = [k[0] for k in kids], [k[1] for k in kids]
+            return ((p.and_(*mays), p.or_(*others)) if every
+                    else (p.or_(*mays), p.and_(*others)))
+        if isinstance(x, b.BIsBool):  # never NULL: FALSE where the argument may be other
+            return kids[0] if positive else kids[0][::-1]
+        if isinstance(x, b.Either):
+            return p.or_(*(k[0] for k in kids)), p.or_(*(k[1] for k in kids))
+        if isinstance(x, b.Widen):
+            (may, other), (guard, _) = kids
+            return p.or_(may, guard), p.or_(other, guard)
+        raise TypeError(type(x).__name__)
+
     def _on_values(self, f: Facts, true: int, false: int, nulls: int | None = None) -> Bits:
         """Bits of a comparison-like leaf: TRUE/FALSE need a non-NULL row, NULL rows give NULL."""
         p = self.p
@@ -446,13 +505,24 @@ class Rewriter:
         needed (``x = 5`` reads no exactness flags). Bounds stay checked against each other
         (``min > max`` is malformed, unknown), so ``prune`` agrees with ``classify``."""
         self.root = root
-        bits = self.bits(root)
         if prune_only:
             anything = self.p.const(True)
-            outcome = self.p.op("outcome", bits.true, anything, anything, self.empty)
+            outcome = self.p.op("outcome", self.bits(root).true, anything, anything, self.empty)
         else:
-            outcome = self.p.op("outcome", bits.true, bits.false, bits.null, self.empty)
+            may, other = self.decisive(root)
+            outcome = self.p.op("outcome", may, other, self.p.const(False), self.empty)
         return self.p.build(outcome)
+
+
+def _pair_needs(x: object, positive: bool) -> list[tuple[object, bool]]:
+    """The children whose pairs ``Rewriter._pair`` combines for ``x``, each with its sign."""
+    if isinstance(x, b.BNot):
+        return [(x.arg, not positive)]
+    if isinstance(x, b.BIsBool):
+        return [(x.arg, x.value)]
+    if isinstance(x, b.Widen):
+        return [(x.arg, positive), (x.guard, True)]
+    return [(k, positive) for k in b.children(x)]
 
 
 def rewrite(bound: object, prune_only: bool = False) -> Program:
@@ -465,7 +535,7 @@ def rewrite(bound: object, prune_only: bool = False) -> Program:
     >>> bound = bind(parse("x = 5"), pa.schema([("x", pa.int64())]))
     >>> full, prune = rewrite(bound), rewrite(bound, prune_only=True)
     >>> len(full.steps), len(prune.steps)
-    (68, 49)
+    (69, 49)
     >>> sorted({s.stat for s in full.slots} - {s.stat for s in prune.slots})  # ALL_MATCH's
     ['max_exact', 'min_exact']
     """

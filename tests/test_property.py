@@ -124,6 +124,32 @@ def test_compiled_interpreter_matches_numpy(example):
         run != pk.NONE_MATCH).view(np.int8).tolist()
 
 
+# ---- (b'') classify's pairs: the same outcomes as the lattice's three bits ----------------------
+def _three_bit_program(pred: pk.PruningPredicate):
+    """The classify program as the lattice spells it: three bits at every node."""
+    from prunekit.expr.rewrite import Rewriter
+
+    r = Rewriter()
+    bits = r.bits(pred._bound)
+    return r.p.build(r.p.op("outcome", bits.true, bits.false, bits.null, r.empty))
+
+
+@pytest.mark.slow
+@settings(max_examples=600)
+@given(strat.examples())
+def test_decisive_pairs_answer_as_three_bits(example):
+    """Classify's program combines two bits per node (``Rewriter.decisive``): its outcomes
+    are those of the lattice's three bits (docs/semantics.md)."""
+    from prunekit.evaluation import outcomes
+
+    pred = pk.PruningPredicate(example.predicate, example.schema)
+    stats = example.statistics()
+    paired = pred.classify(stats, backend="numpy")
+    three = outcomes(_three_bit_program(pred), stats, pred._leaf_keys, "numpy")
+    assert paired.tolist() == three.tolist(), (
+        f"pairs {paired.tolist()} != three bits {three.tolist()}\n" + example.describe())
+
+
 # ---- (c) SQL round trip: the tree and its rendering give the same outcomes ---------------------
 @pytest.mark.slow
 @settings(max_examples=1000)
