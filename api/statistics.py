@@ -232,8 +232,39 @@ def _infer_type(*candidates) -> pa.DataType | None:
     for values in candidates:
         if values is not None:
             data = values.data if isinstance(values, np.ma.MaskedArray) else values
-            return pa.array(np.asarray(data)).type if len(data) else pa.int64()
+            if not len(data):
+                return pa.int64()
+            if _python_ints(data):
+                return _int_type(data)
+            return pa.array(np.asarray(data)).type
     return None
+
+
+def _python_ints(values) -> bool:
+    """A Python list or tuple of ints (and Nones). NumPy would make one that mixes values of
+    2**63 and above with others a float64 array, where 2**53 + 1 is 2**53: bounds rounded
+    past the values they bound. They go to pyarrow as they are.
+
+    >>> _python_ints([1, None, 2**64 - 1]), _python_ints([1.5]), _python_ints(np.array([1]))
+    (True, False, False)
+    """
+    return isinstance(values, (list, tuple)) and any(v is not None for v in values) and all(
+        v is None or type(v) is int for v in values)
+
+
+def _int_type(values) -> pa.DataType:
+    """BIGINT when every value fits it, else uint64 when every one fits that.
+
+    >>> _int_type([-1, 5]), _int_type([5, 2**63])
+    (DataType(int64), DataType(uint64))
+    """
+    known = [v for v in values if v is not None]
+    if all(-(2**63) <= v < 2**63 for v in known):
+        return pa.int64()
+    if all(0 <= v < 2**64 for v in known):
+        return pa.uint64()
+    raise StatisticsError(f"statistics values {min(known)} .. {max(known)} fit no integer type; "
+                          "give types={...}")
 
 
 def _to_arrow(values, n: int, t: pa.DataType) -> pa.Array:
@@ -249,8 +280,10 @@ def _to_arrow(values, n: int, t: pa.DataType) -> pa.Array:
         if pa.types.is_list(t) or pa.types.is_binary(t):  # lists and bytes: one per container
             return pa.array([None if v is None else
                              (v if isinstance(v, bytes) else list(v)) for v in values], type=t)
+        if _python_ints(values):  # pyarrow converts them exactly, or says which does not fit
+            return pa.array(list(values), type=t)
         return pa.array(np.asarray(values), type=t)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as e:
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError) as e:
         raise StatisticsError(f"statistics values do not fit type {t}: {e}") from None
 
 

@@ -359,6 +359,31 @@ def test_from_numpy_matches_arrow(backend):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("types", [None, {"a": pa.uint64()}])
+def test_from_numpy_python_ints_stay_exact(types, backend):
+    # Python ints mixing 2**63 and above with smaller ones: NumPy alone would round them through
+    # float64 (2**53 + 1 to 2**53), and the first container would be pruned though it matches.
+    stats = pk.Statistics.from_numpy(row_count=[10, 10], columns={"a": {
+        "min": [2**53 + 1, 2**63 + 1], "max": [2**53 + 1, 2**64 - 1], "null_count": [0, 0]}},
+        types=types)
+    assert stats.table.column("a").type.field("min").type == pa.uint64()
+    assert stats.table.column("a").combine_chunks().field("min").to_pylist() == [
+        2**53 + 1, 2**63 + 1]
+    pred = pk.PruningPredicate("a = 9007199254740993", {"a": pa.uint64()})
+    assert pred.classify(stats, backend=backend).tolist() == [ALL, NONE]
+
+
+def test_from_numpy_python_ints_that_fit_no_integer_type():
+    with pytest.raises(pk.StatisticsError, match=r"-1 \.\. 9223372036854775808 fit no integer"):
+        pk.Statistics.from_numpy(row_count=[1, 1], columns={"a": {
+            "min": [-1, 2**63], "max": [0, 2**63], "null_count": [0, 0]}})
+    with pytest.raises(pk.StatisticsError, match="do not fit type int64"):
+        pk.Statistics.from_numpy(row_count=[1, 1], columns={"a": {
+            "min": [-1, 2**63], "max": [0, 2**63], "null_count": [0, 0]}},
+            types={"a": pa.int64()})
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_dense_and_masked_layouts_agree(backend):
     # The same container alone (no Arrow nulls anywhere) and next to one with unknowns.
     dense = [CONTAINERS[1].stats]
