@@ -288,7 +288,10 @@ def _to_arrow(values, n: int, t: pa.DataType) -> pa.Array:
 
 
 def _integers(values) -> bool:
-    """NumPy integers, or Python ints in an object array (bools are not integers here)."""
+    """NumPy integers, or Python ints in a list or an object array (bools are not integers
+    here)."""
+    if _python_ints(values):
+        return True
     data = np.asarray(values.data if isinstance(values, np.ma.MaskedArray) else values)
     if data.dtype.kind in "iu":
         return True
@@ -300,7 +303,8 @@ def _unscaled(values, t: pa.DataType) -> pa.Array:
     """DECIMAL bounds from their unscaled integers, as Parquet stores them: 1234 is 12.34 in
     DECIMAL(p, 2). A value with more than p digits is an error naming it."""
     masked = isinstance(values, np.ma.MaskedArray)
-    data = np.asarray(values.data if masked else values)
+    data = np.array(values, object) if _python_ints(values) else np.asarray(
+        values.data if masked else values)
     mask = np.ma.getmaskarray(values) if masked else np.array(
         [v is None for v in data], bool) if data.dtype == object else np.zeros(len(data), bool)
     limit = 10**t.precision

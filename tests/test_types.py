@@ -373,6 +373,20 @@ def test_from_numpy_python_ints_stay_exact(types, backend):
     assert pred.classify(stats, backend=backend).tolist() == [ALL, NONE]
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_from_numpy_python_ints_are_unscaled_decimals(backend):
+    # Unscaled, as Parquet stores DECIMAL bounds, also when some do not fit BIGINT: 1234 is
+    # 12.34, and 2**63 + 1 stays exact.
+    t = pa.decimal128(38, 2)
+    stats = pk.Statistics.from_numpy(row_count=[10, 10], columns={"d": {
+        "min": [1234, 2**63 + 1], "max": [1234, 2**63 + 1], "null_count": [0, 0]}},
+        types={"d": t})
+    assert stats.table.column("d").combine_chunks().field("min").to_pylist() == [
+        Decimal("12.34"), Decimal(2**63 + 1).scaleb(-2)]
+    pred = pk.PruningPredicate("d = 12.34", {"d": t})
+    assert pred.classify(stats, backend=backend).tolist() == [ALL, NONE]
+
+
 def test_from_numpy_python_ints_that_fit_no_integer_type():
     with pytest.raises(pk.StatisticsError, match=r"-1 \.\. 9223372036854775808 fit no integer"):
         pk.Statistics.from_numpy(row_count=[1, 1], columns={"a": {
