@@ -280,8 +280,8 @@ def _to_arrow(values, n: int, t: pa.DataType) -> pa.Array:
         if pa.types.is_list(t) or pa.types.is_binary(t):  # lists and bytes: one per container
             return pa.array([None if v is None else
                              (v if isinstance(v, bytes) else list(v)) for v in values], type=t)
-        if _python_ints(values):  # pyarrow converts them exactly, or says which does not fit
-            return pa.array(list(values), type=t)
+        if pa.types.is_integer(t) and _python_ints(values):
+            return pa.array(list(values), type=t)  # exactly, or an error naming the value
         return pa.array(np.asarray(values), type=t)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError) as e:
         raise StatisticsError(f"statistics values do not fit type {t}: {e}") from None

@@ -387,6 +387,14 @@ def test_from_numpy_python_ints_are_unscaled_decimals(backend):
     assert pred.classify(stats, backend=backend).tolist() == [ALL, NONE]
 
 
+def test_from_numpy_python_ints_for_booleans():
+    # 0 and 1 still read as FALSE and TRUE for a BOOLEAN column and for exactness flags.
+    stats = pk.Statistics.from_numpy(row_count=[10], columns={"b": {
+        "min": [0], "max": [1], "null_count": [0], "min_exact": [1]}}, types={"b": pa.bool_()})
+    got = stats.table.column("b").combine_chunks()
+    assert (got.field("min").to_pylist(), got.field("min_exact").to_pylist()) == ([False], [True])
+
+
 def test_from_numpy_python_ints_that_fit_no_integer_type():
     with pytest.raises(pk.StatisticsError, match=r"-1 \.\. 9223372036854775808 fit no integer"):
         pk.Statistics.from_numpy(row_count=[1, 1], columns={"a": {
