@@ -30,7 +30,7 @@ from prunekit.expr.domains import domain_of, is_stringlike, unscaled_to_decimal
 from prunekit.expr.program import Program
 
 from .identity import PerObject
-from .slots import ABSENT, SlotData, compatible, short_key, slot_data, validity
+from .slots import ABSENT, SlotData, compatible, read_kind, short_key, slot_data, validity
 
 # A statistic that is not there at all reads as unknown, except exactness flags, which default
 # to exact (docs/semantics.md §1: "default: exact").
@@ -88,8 +88,28 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
     caller prepares again without."""
     plan = _plans.get(program, _Plan)
     n = batch.num_rows
-    types = plan.types
     schema = batch.schema
+    recipe = plan.recipe(schema)
+    read = recipe.read(plan, batch, n, cache, keys_in_kernel) if recipe is not None else None
+    slots, codes = read or _read_slots(plan, batch, schema, n, cache, keys_in_kernel)
+    for first, second in plan.bound_pairs:
+        if same_validity(slots[first], slots[second], n):
+            s = slots[second]
+            slots[second] = SlotData(s.values, s.bitmap, s.bit_offset, s.bits, s.keys_of,
+                                     validity_of=first)
+    params = [p if p is not None else _code_param(i, program.params[i], codes)
+              for i, p in enumerate(plan.params)]
+    flags = [(col in no_nan) if name == "no_nan" else nan_in_bounds.get(col, False)
+             for col, name in program.flags]
+    return Prepared(n, slots, params, flags)
+
+
+def _read_slots(plan: _Plan, batch: pa.RecordBatch, schema: pa.Schema, n: int,
+                cache: dict | None, keys_in_kernel: bool) -> tuple[list[SlotData], dict]:
+    """Every slot of ``plan`` read from ``batch``, and the codes of string literals, whatever
+    the statistics look like: struct nulls folded in, bounds of another type conformed,
+    uint64 counts checked, value sets and LIKE patterns tested."""
+    types = plan.types
     fields = {name: _struct_fields(batch, schema, name, t, plan.wanted[name], plan.children)
               for name, t in types.items()}
     codes = _rank_codes(plan, fields, cache, keys_in_kernel) if plan.code_groups else {}
@@ -119,16 +139,7 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
             from .patterns import like_slot  # a whole LIKE pattern, tested before the kernel
 
             slots.append(like_slot(slot.literals[0], fields[column]))
-    for first, second in plan.bound_pairs:
-        if same_validity(slots[first], slots[second], n):
-            s = slots[second]
-            slots[second] = SlotData(s.values, s.bitmap, s.bit_offset, s.bits, s.keys_of,
-                                     validity_of=first)
-    params = [p if p is not None else _code_param(i, program.params[i], codes)
-              for i, p in enumerate(plan.params)]
-    flags = [(col in no_nan) if name == "no_nan" else nan_in_bounds.get(col, False)
-             for col, name in program.flags]
-    return Prepared(n, slots, params, flags)
+    return slots, codes
 
 
 class _Plan:
@@ -161,6 +172,160 @@ class _Plan:
             for name in self.types}
         # per column, the struct type last read and the wanted statistics' child indices in it
         self.children: dict[str, tuple[pa.DataType, tuple[tuple[str, int], ...]]] = {}
+        self._last: tuple | None = None  # (the schema last read, its recipe)
+
+    def recipe(self, schema: pa.Schema) -> _Recipe | None:
+        """How batches of ``schema`` are read, worked out once for a run of batches of one
+        schema (a pipeline's): None when they need the general path, ``_read_slots``."""
+        last = self._last
+        if last is not None and (last[0] is schema or last[0].equals(schema)):
+            return last[1]
+        recipe = _Recipe.of(self, schema)
+        self._last = (schema, recipe)
+        return recipe
+
+
+class _Recipe:
+    """The common case worked out per schema: every statistic a slot reads is a plain array of
+    the type the kernel reads (bounds of the column's own type, not a decimal; counts not
+    uint64), or absent from the schema, or short strings; no value sets or LIKE patterns.
+    Then a call only fetches the children it needs and wraps their buffers, in the order the
+    slots read them, and a batch with struct nulls still goes the general way. Whether a
+    statistic is absent is known from the schema alone, so absent ones cost nothing per call
+    (``_read_slots`` works all of this out again on every call, for every batch).
+    """
+
+    def __init__(self, columns: tuple, slots: tuple, coded: tuple):
+        self.columns = columns  # per column read: (field index, child indices or None)
+        self.slots = slots  # per slot: (kind, position among the fetched arrays, dtype)
+        self.coded = coded  # per code-domain column: (name, ((stat, position), ...))
+
+    @classmethod
+    def of(cls, plan: _Plan, schema: pa.Schema) -> _Recipe | None:
+        """The recipe for ``schema``'s batches, or None if they need the general path."""
+        columns, where, stat_types = [], {}, {}
+        fetched = 0
+
+        def fetch(index: int, kids: tuple | None) -> None:
+            nonlocal fetched
+            columns.append((index, kids))
+            fetched += 1 if kids is None else len(kids)
+
+        needed: dict[str, list[str]] = {}
+        for _, slot in plan.slots:
+            if slot.column is not None:
+                needed.setdefault(slot.column, []).append(slot.stat)
+        for name, _ in plan.code_groups.values():
+            for column in name:
+                needed.setdefault(column, []).extend(("min", "max"))
+        for name, stats in needed.items():
+            index = schema.get_field_index(name)
+            if index < 0:
+                continue  # no statistics for this column: every one absent
+            struct = schema.field(index).type
+            if not pa.types.is_struct(struct) or not _plain_bounds(struct, plan.types[name]):
+                return None  # an error, or bounds to conform: the general path
+            kids = []
+            for stat in dict.fromkeys(stats):
+                i = struct.get_field_index(stat)
+                if i >= 0:
+                    where[(name, stat)] = fetched + len(kids)
+                    stat_types[(name, stat)] = struct.field(i).type
+                    kids.append(i)
+            fetch(index, tuple(kids))
+        slots = []
+        for how, slot in plan.slots:
+            key = (slot.column, slot.stat)
+            if how == "like":
+                return None  # a pattern tested against the bounds before the kernel
+            if how == "rows":
+                index = schema.get_field_index("row_count")
+                if index < 0:
+                    slots.append((_ABSENT, 0, None))
+                    continue
+                where[key], stat_types[key] = fetched, schema.field(index).type
+                fetch(index, None)
+            if key not in where:
+                slots.append((_ABSENT, 0, None))  # a flag absent is exact: ABSENT too
+                continue
+            t = stat_types[key]
+            tag, dtype = read_kind(t)
+            if how == "flag":
+                slots.append((_FLAG, where[key], None))
+            elif how == "coded":  # the bounds are plain strings (``_plain_bounds``)
+                slots.append((_CODED, 0, key))
+            elif how in ("bound", "count", "rows") and tag in ("plain", "bits") and (
+                    how != "bound" or t == plan.types[slot.column]) and (
+                    how == "bound" or pa.types.is_integer(t) and not pa.types.is_uint64(t)):
+                slots.append((_BITS if tag == "bits" else _PLAIN, where[key], dtype))
+            else:  # conformed bounds, uint64 counts, value sets, LIKE patterns
+                return None
+        coded = tuple((column, tuple((stat, where[(column, stat)]) for stat in ("min", "max")
+                                     if (column, stat) in where))
+                      for names, _ in plan.code_groups.values() for column in names)
+        return cls(tuple(columns), tuple(slots), coded)
+
+    def read(self, plan: _Plan, batch: pa.RecordBatch, n: int, cache: dict | None,
+             keys_in_kernel: bool) -> tuple[list[SlotData], dict] | None:
+        """The slots and literal codes of one batch, or None if it has struct nulls."""
+        arrays = []
+        for index, kids in self.columns:
+            column = batch.column(index)
+            if kids is None:
+                arrays.append(column)
+                continue
+            if column.null_count:
+                return None  # struct nulls: folded into the children the general way
+            arrays.extend([column.field(i) for i in kids])
+        codes = {}
+        if self.coded:
+            fields = {name: {stat: arrays[at] for stat, at in stats}
+                      for name, stats in self.coded}
+            codes = _rank_codes(plan, fields, cache, keys_in_kernel)
+        slots = []
+        for kind, at, dtype in self.slots:
+            if kind == _ABSENT:
+                slots.append(ABSENT)
+            elif kind == _CODED:
+                slots.append(codes.get(dtype, ABSENT))  # dtype holds the (column, stat) key
+            elif kind == _FLAG:
+                slots.append(_flag_data(arrays[at], n))
+            else:
+                arr = arrays[at]
+                nulls = arr.null_count
+                if nulls == n:
+                    slots.append(ABSENT)
+                    continue
+                bufs = arr.buffers()
+                bitmap = np.frombuffer(bufs[0], np.uint8) if nulls and bufs[0] is not None \
+                    else None
+                offset = arr.offset
+                if kind == _BITS:
+                    slots.append(SlotData(np.frombuffer(bufs[1], np.uint8), bitmap, offset,
+                                          bits=True))
+                else:  # positional arguments: NumPy parses keywords slowly
+                    values = np.frombuffer(bufs[1], dtype, n, offset * dtype.itemsize)
+                    slots.append(SlotData(values, bitmap, offset))
+        return slots, codes
+
+
+_ABSENT, _PLAIN, _BITS, _FLAG, _CODED = range(5)
+
+
+def _plain_bounds(struct: pa.StructType, expected: pa.DataType) -> bool:
+    """Whether the bounds in ``struct`` (those present) are read as they are: of the column's
+    own type and no decimal, or, for a string or binary column, strings with plain offsets."""
+    for bound in ("min", "max"):
+        i = struct.get_field_index(bound)
+        if i < 0:
+            continue
+        t = struct.field(i).type
+        if domain_of(expected) == "code":
+            if not (is_stringlike(expected) and t in _OFFSETS):
+                return False
+        elif t != expected or pa.types.is_decimal(t):
+            return False
+    return True
 
 
 # Looked up whatever a column's slots are: the bounds (membership and LIKE slots read them too)

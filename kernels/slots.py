@@ -108,7 +108,7 @@ def slot_data(arr: pa.Array | None) -> SlotData:
     n, nulls = len(arr), arr.null_count
     if n == nulls:
         return ABSENT
-    tag, dtype = _KINDS.get(arr.type) or _learn_kind(arr.type)
+    tag, dtype = read_kind(arr.type)
     if tag == "null":
         return ABSENT
     if tag == "float16":
@@ -139,6 +139,16 @@ def slot_data(arr: pa.Array | None) -> SlotData:
 # once per type. Tags are plain strings, never compared with a dtype (``dtype == "null"``
 # parses the string as a dtype name: a microsecond per comparison, per slot, per call).
 _KINDS: dict = {}
+
+
+def read_kind(t: pa.DataType) -> tuple[str, np.dtype | None]:
+    """How an array of type ``t`` is read: a tag (``plain``, ``bits``, ``decimal``,
+    ``float16``, ``null``) and the NumPy dtype of its values buffer.
+
+    >>> read_kind(pa.date32()), read_kind(pa.bool_())
+    (('plain', dtype('int32')), ('bits', None))
+    """
+    return _KINDS.get(t) or _learn_kind(t)
 
 
 def _learn_kind(t: pa.DataType) -> tuple[str, np.dtype | None]:

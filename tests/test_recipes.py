@@ -1,0 +1,167 @@
+"""Batches read through a schema's recipe (``inputs._Recipe``) give the slots and parameters
+the general path (``inputs._read_slots``) gives, and every batch the recipe does not cover
+goes the general way: struct nulls, bounds to conform, uint64 counts, value sets, malformed
+statistics (whose errors stay the general path's)."""
+
+import datetime as dt
+from decimal import Decimal
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import prunekit as pk
+from prunekit.errors import StatisticsError
+from prunekit.kernels import inputs
+
+N = 23
+
+
+def _column(lo, hi, t, *, nulls=None, mask=None, extra=None, struct_mask=None):
+    arrays = {"min": pa.array(lo, t, mask=mask), "max": pa.array(hi, t, mask=mask),
+              "null_count": nulls if nulls is not None else pa.array(np.arange(N) % 3)}
+    arrays.update(extra or {})
+    return pa.StructArray.from_arrays(list(arrays.values()), list(arrays),
+                                      mask=struct_mask)
+
+
+def _ints(t=None, **kw):
+    t = t or pa.int64()
+    lo = np.arange(N) * 10
+    return _column(lo, lo + 5, t, **kw)
+
+
+def _strings(t=None, **kw):
+    t = t or pa.string()
+    words = [f"w{i:02d}" for i in range(N)]
+    return _column(words, [w + "z" for w in words], t, **kw)
+
+
+_MASK = np.arange(N) % 4 == 1
+_FLAGS = {"min_exact": pa.array(np.arange(N) % 2 == 0), "max_exact": pa.nulls(N, pa.bool_())}
+_DATES = [dt.date(2020, 1, 1) + dt.timedelta(days=int(d)) for d in np.arange(N) * 3]
+
+# (name, SQL, column type, statistics column, row counts, whether the recipe reads it)
+CASES = [
+    ("ints", "x > 40 AND x < 150", pa.int64(), _ints(), None, True),
+    ("nulls in bounds", "x > 40", pa.int64(), _ints(mask=_MASK), None, True),
+    ("int32 counts", "x IS NULL OR x = 50", pa.int64(),
+     _ints(nulls=pa.array(np.arange(N) % 2, pa.int32())), None, True),
+    ("exactness flags", "x = 50", pa.int64(), _ints(extra=_FLAGS), None, True),
+    ("unknown null counts", "x <> 50", pa.int64(), _ints(nulls=pa.nulls(N, pa.int64())), None,
+     True),
+    ("dates", "x >= DATE '2020-02-01'", pa.date32(),
+     _column(_DATES, _DATES, pa.date32()), None, True),
+    ("booleans", "x", pa.bool_(),
+     _column(np.arange(N) % 2 == 0, np.arange(N) % 3 == 0, pa.bool_(), mask=_MASK), None, True),
+    ("short strings", "x >= 'w05' AND x < 'w1'", pa.string(), _strings(), None, True),
+    ("large strings", "x = 'w07z'", pa.string(), _strings(pa.large_string(), mask=_MASK), None,
+     True),
+    ("long strings", "x > 'w05 and beyond'", pa.string(),
+     _column([f"long word {i:02d}" for i in range(N)], [f"long word {i:02d}z" for i in range(N)],
+             pa.string()), None, True),
+    ("uint64 row counts", "x > 40", pa.int64(), _ints(), pa.array(np.full(N, 9), pa.uint64()),
+     False),
+    ("struct nulls", "x > 40", pa.int64(), _ints(struct_mask=pa.array(_MASK)), None, None),
+    ("int32 bounds of an int64 column", "x > 40", pa.int64(), _ints(pa.int32()), None, False),
+    ("timestamps of another unit", "x > TIMESTAMP '2020-01-01 00:00:01'", pa.timestamp("us"),
+     _column(np.arange(N) * 10**9, np.arange(N) * 10**9 + 5, pa.timestamp("ns")), None, False),
+    ("decimals", "x > 1.5", pa.decimal128(9, 2),
+     _column([Decimal(i) / 4 for i in range(N)], [Decimal(i) / 2 for i in range(N)],
+             pa.decimal128(9, 2)), None, False),
+    ("uint64 null counts", "x IS NULL", pa.int64(),
+     _ints(nulls=pa.array(np.arange(N) % 2, pa.uint64())), None, False),
+    ("value sets", "x = 50", pa.int64(),
+     _ints(extra={"values": pa.array([[50, 51]] * N, pa.list_(pa.int64()))}), None, False),
+    ("LIKE patterns", "x LIKE 'w0_z%'", pa.string(), _strings(), None, False),
+    ("string views", "x > 'w05'", pa.string(), _strings(pa.string_view()), None, False),
+    ("a column without statistics", "y > 4 OR x > 40", pa.int64(), _ints(), None, True),
+]
+
+
+def _statistics(column, rows, offset):
+    rows = rows if rows is not None else pa.array(np.full(N, 9))
+    table = pa.table({"row_count": rows, "x": column})
+    return table.slice(offset).to_batches()[0]
+
+
+def _general(monkeypatch, program, batch):
+    with monkeypatch.context() as m:
+        m.setattr(inputs._Plan, "recipe", lambda self, schema: None)
+        return inputs.prepare(program, batch, {}, frozenset())
+
+
+def _same_slots(a, b, n):
+    assert a.layout == b.layout
+    assert a.bit_offset == b.bit_offset
+    if a.values is None:
+        return
+    if a.bits:
+        bits = slice(a.bit_offset, a.bit_offset + n)
+        assert (np.unpackbits(a.values, bitorder="little")[bits]
+                == np.unpackbits(b.values, bitorder="little")[bits]).all()
+    else:
+        assert np.array_equal(a.values, b.values)
+    assert (a.keys_of is None) == (b.keys_of is None)
+    if a.keys_of is not None:
+        assert np.array_equal(a.keys_of, b.keys_of)
+    assert np.array_equal(a.valid_mask(n), b.valid_mask(n))
+
+
+@pytest.mark.parametrize("offset", [0, 5])
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_a_recipe_reads_what_the_general_path_reads(case, offset, monkeypatch):
+    _, sql, t, column, rows, covered = case
+    pred = pk.PruningPredicate(sql, {"x": t, "y": pa.int64()})
+    batch = _statistics(column, rows, offset)
+    for program in (pred.program, pred.prune_program):
+        recipe = inputs._plans.get(program, inputs._Plan).recipe(batch.schema)
+        if covered is not None:
+            assert (recipe is not None) == covered
+        if covered is None:  # struct nulls: a recipe, but this batch goes the general way
+            assert recipe.read(inputs._plans.get(program, inputs._Plan), batch, len(batch),
+                               None, True) is None
+        got = inputs.prepare(program, batch, {}, frozenset())
+        want = _general(monkeypatch, program, batch)
+        assert got.n == want.n == N - offset
+        for a, b in zip(got.slots, want.slots, strict=True):
+            _same_slots(a, b, got.n)
+        assert [np.asarray(p).tolist() for p in got.params] == \
+            [np.asarray(p).tolist() for p in want.params]
+        assert got.flags == want.flags
+    stats = pk.Statistics.from_arrow(pa.Table.from_batches([batch]))
+    for backend in ("numba", "vm"):
+        np.testing.assert_array_equal(pred.classify(stats, backend=backend),
+                                      pred.classify(stats, backend="numpy"))
+
+
+@pytest.mark.parametrize("bad", [
+    pa.StructArray.from_arrays([pa.array(["a"] * N), pa.array(["b"] * N), pa.array([0] * N)],
+                               ["min", "max", "null_count"]),
+    pa.array(np.arange(N)),
+])
+def test_malformed_statistics_keep_the_general_paths_error(bad):
+    """A bound of the wrong type, or a column that is no struct, is named in an error, also
+    where no slot reads it (``x > 5`` reads only max): the recipe leaves such a schema to the
+    general path."""
+    pred = pk.PruningPredicate("x > 5", {"x": pa.int64()})
+    stats = pk.Statistics.from_arrow(pa.table({"row_count": np.full(N, 9), "x": bad}))
+    with pytest.raises(StatisticsError, match="'x'|x.min|x.max"):
+        pred.prune(stats)
+
+
+def test_a_predicate_reads_batches_of_alternating_schemas():
+    """The recipe is kept for the schema last read: batches of two schemas in turn are each
+    read with their own (field order and bound nulls differ)."""
+    pred = pk.PruningPredicate("x > 40", {"x": pa.int64()})
+    first = _statistics(_ints(), None, 0)
+    lo = np.arange(N) * 10
+    other = pa.StructArray.from_arrays(
+        [pa.array(np.zeros(N, np.int64)), pa.array(lo + 5, mask=_MASK), pa.array(lo)],
+        ["null_count", "max", "min"])
+    second = _statistics(other, None, 0)
+    want = {id(b): pred.classify(pk.Statistics.from_arrow(b), backend="numpy").tolist()
+            for b in (first, second)}
+    for batch in (first, second, first, second):
+        got = pred.classify(pk.Statistics.from_arrow(batch), backend="numba").tolist()
+        assert got == want[id(batch)]
