@@ -192,13 +192,20 @@ def _cast(node: n.Cast, kids: tuple) -> object:
     return ColOp(converted)
 
 
+_NEGATABLE = ("null", "integral", "decimal", "float", "double")
+
+
 def _neg(node: n.Neg, kids: tuple) -> object:
     x = kids[0]
     if isinstance(x, LitOp):
+        if x.value is None and (x.type is None or C.kind(x.type) in _NEGATABLE):
+            return x  # -NULL is NULL: a NULL literal, or a fold such as b % 0
         if isinstance(x.value, (int, float)) and not isinstance(x.value, bool):
             return LitOp(L.negate(x.value), x.type)
         if hasattr(x.value, "as_tuple"):
             return LitOp(L.negate(x.value), x.type)
+        if x.value is None:
+            raise TypeMismatchError(f"cannot negate NULL of type {x.type}")
         raise TypeMismatchError(f"cannot negate {x.value!r}")
     if isinstance(x, ColOp) and C.kind(x.col.type) in ("date", "timestamp", "timestamp_ntz",
                                                         "binary"):

@@ -398,6 +398,8 @@ def _literal_value(e: exp.Expression) -> object:
         return _literal_value(e.this)
     if isinstance(e, exp.Neg):
         value = _literal_value(e.this)
+        if value is None:
+            return None  # -NULL is NULL
         if isinstance(value, (int, float, decimal.Decimal)) and not isinstance(value, bool):
             return negate(value)
         raise TypeMismatchError(f"cannot negate {value!r}")

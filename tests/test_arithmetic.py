@@ -46,6 +46,10 @@ CASES = [
     (I64, [4, 4], "x * 3 = 12", ALL, "exact bounds stay exact through the steps"),
     (I64, [4, 5], "x * 3 <> 13", MAYBE,
      "bounds [12, 15] cannot rule out 13 (values are multiples of 3, which bounds do not say)"),
+    (I8, [-128, 5], "-1 <= -(x % 0)", NONE, "x % 0 is NULL, and so is its negation"),
+    (I8, [-128, 5], "-(x % 0) IS NULL", ALL, "the negated NULL is NULL in every row"),
+    (I64, [3, 9], "-NULL IS NULL", ALL, "-NULL is NULL"),
+    (I64, [3, 9], "x > -NULL OR x > 5", MAYBE, "NULL OR x > 5: TRUE where x > 5"),
 ]
 
 

@@ -125,6 +125,7 @@ def test_distinct_from_a_string_that_is_null_in_legacy_mode():
     ("c", "column c of type int32"),
     ("c = DATE '2024-01-01'", "Spark refuses"),
     ("-d > '1'", "cannot negate d"),
+    ("-CAST(NULL AS DATE) IS NULL", "cannot negate NULL of type date32"),
 ])
 def test_not_a_boolean_or_refused_names_it(sql, message):
     with pytest.raises(pk.TypeMismatchError) as info:
