@@ -20,6 +20,7 @@ orders binary data by bytes, i.e. UTF-8 binary collation).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,8 +72,9 @@ class Prepared:
     params: list  # NumPy scalars and sorted arrays
     flags: list[bool]
 
-    @property
+    @functools.cached_property
     def layout(self) -> tuple:
+        """Every slot's ``SlotData.layout``, worked out once (a kernel is looked up by it)."""
         return tuple(s.layout for s in self.slots)
 
 

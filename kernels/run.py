@@ -107,15 +107,16 @@ _building_lock = threading.Lock()
 
 
 def ready_kernel(program: Program, prepared, args: list, wait: bool, total: int = 0,
-                 shape: tuple | None = None):
+                 shape: tuple | None = None, key: tuple | None = None):
     """The kernel for ``prepared``'s shape if it can run now, else None: then the caller
     interprets this batch and calls ``start_build``. ``wait``: compile it now if needed.
 
     A call while the kernel compiles interprets too: the compiler competes for the GIL, which
     slows interpreting (0.5-0.9 s instead of 0.1 s at 1M containers), but waiting for it took
-    1-4 s on the 2-core VM. ``shape``: ``shape_of(prepared)``, if the caller has it."""
+    1-4 s on the 2-core VM. ``shape``: ``shape_of(prepared)``, and ``key`` its kernel's key,
+    if the caller has them."""
     shape = shape_of(prepared) if shape is None else shape
-    key = _key(program, shape)
+    key = _key(program, shape) if key is None else key
     kernel = _ready.get(key)
     if kernel is not None:
         return kernel
@@ -340,7 +341,7 @@ def _run_batch(program: Program, prepared, backend: str, total: int, decided: di
         else:
             kernel = decided[key] = ready_kernel(program, prepared, args,
                                                  wait=backend == "numba", total=total,
-                                                 shape=shape)
+                                                 shape=shape, key=key)
             if kernel is None and backend == "auto":
                 built = (prepared, args)
     if kernel is not None:
