@@ -389,23 +389,15 @@ class Rewriter:
 
     # ---- nodes -------------------------------------------------------------------------
     def bits(self, node: object) -> Bits:
-        # Post-order over combinators with an explicit stack (10,000-deep trees).
-        done: dict[int, Bits] = {}
-        stack: list[tuple[object, bool]] = [(node, False)]
-        while stack:
-            x, expanded = stack.pop()
-            if id(x) in done:
-                continue
-            kids = b.children(x)
-            if kids and not expanded:
-                stack.append((x, True))
-                stack.extend((k, False) for k in kids)
-                continue
-            if kids:
-                done[id(x)] = self._combine(x, [done[id(k)] for k in kids])
-            else:
-                done[id(x)] = self.leaf_bits[id(x)] = LEAF_RULES[type(x)](self, x)
-        return done[id(node)]
+        return _post_order(node, None, lambda x, _: [(k, None) for k in b.children(x)],
+                           lambda x, _, kids: self._combine(x, kids) if kids else
+                           self._leaf(x))
+
+    def _leaf(self, x: object) -> Bits:
+        bits = self.leaf_bits.get(id(x))
+        if bits is None:
+            bits = self.leaf_bits[id(x)] = LEAF_RULES[type(x)](self, x)
+        return bits
 
     def _combine(self, x: object, kids: list[Bits]) -> Bits:
         p = self.p
@@ -454,27 +446,12 @@ class Rewriter:
         >>> r.p.steps[may].op, r.p.steps[other].op  # NOT (a OR b): FALSE of both, other of one
         ('and', 'or')
         """
-        done: dict[tuple[int, bool], tuple[int, int]] = {}
-        stack: list[tuple[object, bool, bool]] = [(node, True, False)]
-        while stack:
-            x, positive, expanded = stack.pop()
-            if (id(x), positive) in done:
-                continue
-            needs = _pair_needs(x, positive)
-            if needs and not expanded:
-                stack.append((x, positive, True))
-                stack.extend((k, sign, False) for k, sign in needs)
-                continue
-            kids = [done[(id(k), sign)] for k, sign in needs]
-            done[(id(x), positive)] = self._pair(x, positive, kids)
-        return done[(id(node), True)]
+        return _post_order(node, True, _pair_needs, self._pair)
 
     def _pair(self, x: object, positive: bool, kids: list[tuple[int, int]]) -> tuple[int, int]:
         p = self.p
         if not kids:  # a leaf
-            bits = self.leaf_bits.get(id(x))
-            if bits is None:
-                bits = self.leaf_bits[id(x)] = LEAF_RULES[type(x)](self, x)
+            bits = self._leaf(x)
             return ((bits.true, p.or_(bits.false, bits.null)) if positive
                     else (bits.false, p.or_(bits.true, bits.null)))
         if isinstance(x, (b.BNot, b.Rewritten)):
@@ -512,6 +489,26 @@ class Rewriter:
             may, other = self.decisive(root)
             outcome = self.p.op("outcome", may, other, self.p.const(False), self.empty)
         return self.p.build(outcome)
+
+
+def _post_order(root: object, tag: object, needs, combine):
+    """``combine(x, tag, results)`` for each (node, tag) reached from ``(root, tag)``, once,
+    after the results of the (child, tag) pairs ``needs(x, tag)`` lists (none: a leaf), and
+    the root's result. An explicit stack, not recursion: trees run 10,000 deep. ``bits`` walks
+    with no tag, ``decisive`` with a child's sign (the dual pair below a NOT)."""
+    done: dict[tuple[int, object], object] = {}
+    stack: list[tuple[object, object, bool]] = [(root, tag, False)]
+    while stack:
+        x, t, expanded = stack.pop()
+        if (id(x), t) in done:
+            continue
+        kids = needs(x, t)
+        if kids and not expanded:
+            stack.append((x, t, True))
+            stack.extend((k, s, False) for k, s in kids)
+            continue
+        done[(id(x), t)] = combine(x, t, [done[(id(k), s)] for k, s in kids])
+    return done[(id(root), tag)]
 
 
 def _pair_needs(x: object, positive: bool) -> list[tuple[object, bool]]:
