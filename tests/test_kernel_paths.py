@@ -541,3 +541,19 @@ def test_bounds_null_together_share_one_validity(same, offset, strings):
     assert (f"m{bounds[1]}" in _source(pred, stats)) != same
     got = _agree(pred, stats)
     assert (got == 0).any() and (got == 1).any()
+
+
+@pytest.mark.parametrize("n", [100, 4096 * 8 + 5, 100_000])
+@pytest.mark.parametrize("offset", [0, 3])
+def test_same_validity_compares_every_byte_of_small_and_large_bitmaps(n, offset):
+    """Small bitmaps are compared as copies, large ones in place: either way a difference in
+    the first or last container is seen."""
+    mask = np.arange(n + offset) % 7 == 0
+    a = slots.slot_data(pa.array(np.arange(n + offset), mask=mask).slice(offset))
+    assert inputs.same_validity(a, slots.slot_data(
+        pa.array(np.arange(n + offset), mask=mask).slice(offset)), n)
+    for flip in (offset, n + offset - 1):
+        other = mask.copy()
+        other[flip] = not other[flip]
+        b = slots.slot_data(pa.array(np.arange(n + offset), mask=other).slice(offset))
+        assert not inputs.same_validity(a, b, n)
