@@ -20,7 +20,6 @@ orders binary data by bytes, i.e. UTF-8 binary collation).
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,10 +71,14 @@ class Prepared:
     params: list  # NumPy scalars and sorted arrays
     flags: list[bool]
 
-    @functools.cached_property
+    @property
     def layout(self) -> tuple:
-        """Every slot's ``SlotData.layout``, worked out once (a kernel is looked up by it)."""
-        return tuple(s.layout for s in self.slots)
+        """Every slot's ``SlotData.layout``, worked out once (a kernel is looked up by it; not
+        ``functools.cached_property``, whose lock cost more than the tuple)."""
+        layout = self.__dict__.get("_layout")
+        if layout is None:
+            layout = self.__dict__["_layout"] = tuple([s.layout for s in self.slots])
+        return layout
 
 
 def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bool],

@@ -41,12 +41,18 @@ def list_lengths(params: list) -> tuple:
                  else -1 for p in params)
 
 
-def shape_of(prepared) -> tuple:
+def shape_of(prepared, program: Program | None = None) -> tuple:
     """What a kernel's source depends on besides the program: the batch layout, the lengths
     of unrolled IN lists and the per-call flags (baked in as constants, so that LLVM folds
     away the NaN logic a flag rules out: Q5 of the benchmarks went from 190 to 153 instructions
-    per 4 containers)."""
-    return prepared.layout, list_lengths(prepared.params), tuple(bool(f) for f in prepared.flags)
+    per 4 containers). The lengths depend on the program alone (a coded list has a code per
+    literal), so with ``program`` given they are worked out once for it."""
+    lengths = (list_lengths(prepared.params) if program is None else
+               _lengths.get(program, lambda _: list_lengths(prepared.params)))
+    return prepared.layout, lengths, tuple(map(bool, prepared.flags))
+
+
+_lengths = PerObject()  # a Program object -> its list lengths (``shape_of``)
 
 
 def kernel_for(program: Program, layout: tuple, lengths: tuple = (), flags: tuple = ()):
@@ -334,7 +340,7 @@ def _run_batch(program: Program, prepared, backend: str, total: int, decided: di
     kernel, built = None, ()
     if backend in ("auto", "numba"):
         args = kernel_args(program, prepared)
-        shape = shape_of(prepared)
+        shape = shape_of(prepared, program)
         key = _key(program, shape)
         if key in decided:  # decided once per call: never wait on our own compilation
             kernel = decided[key]

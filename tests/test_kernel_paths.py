@@ -557,3 +557,22 @@ def test_same_validity_compares_every_byte_of_small_and_large_bitmaps(n, offset)
         other[flip] = not other[flip]
         b = slots.slot_data(pa.array(np.arange(n + offset), mask=other).slice(offset))
         assert not inputs.same_validity(a, b, n)
+
+
+@pytest.mark.parametrize("sql", [
+    "x IN ('a', 'bb', 'ccc')", "x NOT IN ({})".format(", ".join(f"'w{i}'" for i in range(20))),
+    "n IN (1, 5, 9) OR x = 'a'", "n IN ({})".format(", ".join(map(str, range(40)))),
+])
+def test_list_lengths_depend_on_the_program_alone(sql):
+    """A kernel's shape holds the lengths of its unrolled IN lists, worked out once per
+    program: they are the same for batches whose strings are keyed and ranked."""
+    pred = pk.PruningPredicate(sql, {"x": pa.string(), "n": pa.int64()})
+    for words in (["a", "b"], ["a long string", "another long one"]):  # keyed, then ranked
+        x = pa.StructArray.from_arrays([pa.array(words), pa.array(words),
+                                        pa.array([0, 0])], ["min", "max", "null_count"])
+        n = pa.StructArray.from_arrays([pa.array([1, 2]), pa.array([3, 4]),
+                                        pa.array([0, 0])], ["min", "max", "null_count"])
+        batch = pa.record_batch({"row_count": pa.array([5, 5]), "x": x, "n": n})
+        for keyed in (True, False):
+            prepared = inputs.prepare(pred.program, batch, {}, frozenset(), None, keyed)
+            assert run.shape_of(prepared, pred.program) == run.shape_of(prepared)
