@@ -21,11 +21,18 @@ import pyarrow as pa
 
 from prunekit.errors import PrunekitError, StatisticsError
 from prunekit.expr.program import Program
+from prunekit.kernels.identity import PerObject
 from prunekit.kernels.run import evaluate
 
 from .statistics import Statistics, with_legacy_keys
 
 BACKENDS = ("auto", "numba", "vm", "numpy")
+
+_columns = PerObject()  # a Program object -> the statistics columns it reads
+
+
+def _column_names(program: Program) -> frozenset[str]:
+    return frozenset(c for c, _ in program.column_types)
 
 
 def outcomes(program: Program, statistics: Statistics, leaf_keys: Set[str],
@@ -34,7 +41,7 @@ def outcomes(program: Program, statistics: Statistics, leaf_keys: Set[str],
     ``leaf_keys``: the schema's statistics keys, to read old-layout statistics by."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be 'auto', 'numba', 'vm' or 'numpy', got {backend!r}")
-    statistics = with_legacy_keys(statistics, (c for c, _ in program.column_types), leaf_keys)
+    statistics = with_legacy_keys(statistics, _columns.get(program, _column_names), leaf_keys)
     try:
         batches, caches = statistics.batches_and_caches()
         return evaluate(program, batches, statistics.nan_in_bounds, statistics.no_nan,

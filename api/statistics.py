@@ -97,10 +97,16 @@ class Statistics:
         """The record batches, and a dict per batch where classify keeps work that depends on
         the statistics alone (order-preserving codes of string bounds), so that a second
         predicate over the same Statistics does not redo it. Keep one Statistics object for
-        many predicates; the codes cost 16 bytes per container and string column."""
-        batches = self.table.to_batches()
-        caches = self.__dict__.setdefault("_caches", [{} for _ in batches])
-        return batches, caches
+        many predicates; the codes cost 16 bytes per container and string column.
+
+        The batches are kept too: pyarrow then keeps the arrays it boxed for one call for the
+        next. Both are kept for the table they came from, and made again for another (the
+        attribute ``table`` replaced)."""
+        kept = self.__dict__.get("_batches")
+        if kept is None or kept[0] is not self.table:
+            batches = self.table.to_batches()
+            kept = self.__dict__["_batches"] = (self.table, batches, [{} for _ in batches])
+        return kept[1], kept[2]
 
     def __repr__(self) -> str:
         return f"<Statistics: {len(self)} containers, columns {self.columns}>"
@@ -413,10 +419,10 @@ def with_legacy_keys(stats: Statistics, wanted: Iterable[str],
     have = stats.__dict__.get("_column_set")
     if have is None:
         have = stats.__dict__["_column_set"] = frozenset(stats.columns)
-    wanted = set(wanted)
-    missing = wanted - have
-    if not missing:  # every call but an old layout's: no set of the schema's leaves built
+    wanted = wanted if isinstance(wanted, (set, frozenset)) else set(wanted)
+    if wanted <= have:  # every call but an old layout's: no set of the schema's leaves built
         return stats
+    missing = wanted - have
     leaves = set(schema_leaves)
     renames = {}
     for key in missing:

@@ -165,3 +165,24 @@ def test_a_predicate_reads_batches_of_alternating_schemas():
     for batch in (first, second, first, second):
         got = pred.classify(pk.Statistics.from_arrow(batch), backend="numba").tolist()
         assert got == want[id(batch)]
+
+
+def test_a_statistics_object_keeps_its_batches_for_its_table():
+    """Calls on one Statistics reuse its batches (pyarrow keeps what it boxed for them), and
+    their caches; a replaced table gets its own, and answers as a new Statistics would."""
+    pred = pk.PruningPredicate("x > 'long word 10'", {"x": pa.string()})
+    stats = pk.Statistics.from_arrow(pa.Table.from_batches([_statistics(_column(
+        [f"long word {i:02d}" for i in range(N)], [f"long word {i:02d}z" for i in range(N)],
+        pa.string()), None, 0)]))
+    first = pred.classify(stats)
+    batches, caches = stats.batches_and_caches()
+    assert stats.batches_and_caches()[0][0] is batches[0]
+    assert stats.batches_and_caches()[1] is caches and caches[0]  # ranked codes kept
+    words = [f"long word {N - i:02d}" for i in range(N)]
+    stats.table = pa.Table.from_batches([_statistics(_column(words, words, pa.string()),
+                                                     None, 0)])
+    assert stats.batches_and_caches()[0][0] is not batches[0]
+    assert stats.batches_and_caches()[1] is not caches
+    got = pred.classify(stats)
+    assert got.tolist() == pred.classify(pk.Statistics.from_arrow(stats.table)).tolist()
+    assert got.tolist() != first.tolist()
