@@ -108,6 +108,11 @@ class Statistics:
             kept = self.__dict__["_batches"] = (self.table, batches, [{} for _ in batches])
         return kept[1], kept[2]
 
+    def __getstate__(self) -> dict:
+        # The kept batches and their caches are made again from the table where unpickled:
+        # pickled, they would hold the table's buffers a second time.
+        return {k: v for k, v in self.__dict__.items() if k != "_batches"}
+
     def __repr__(self) -> str:
         return f"<Statistics: {len(self)} containers, columns {self.columns}>"
 

@@ -186,3 +186,17 @@ def test_a_statistics_object_keeps_its_batches_for_its_table():
     got = pred.classify(stats)
     assert got.tolist() == pred.classify(pk.Statistics.from_arrow(stats.table)).tolist()
     assert got.tolist() != first.tolist()
+
+
+def test_a_pickled_statistics_leaves_its_kept_batches_behind():
+    import pickle
+
+    pred = pk.PruningPredicate("x > 40", {"x": pa.int64()})
+    stats = pk.Statistics.from_arrow(pa.Table.from_batches([_statistics(_ints(), None, 0)]))
+    want = pred.classify(stats).tolist()
+    lean = len(pickle.dumps(stats))
+    assert "_batches" in stats.__dict__
+    copy = pickle.loads(pickle.dumps(stats))
+    assert "_batches" not in copy.__dict__
+    assert pred.classify(copy).tolist() == want
+    assert len(pickle.dumps(copy)) == lean
