@@ -202,7 +202,9 @@ class _Recipe:
 
     def __init__(self, columns: tuple, slots: tuple, coded: tuple):
         self.columns = columns  # per column read: (field index, child indices or None)
-        self.slots = slots  # per slot: (kind, position among the fetched arrays, dtype)
+        # per slot: (kind, position among the fetched arrays, and for a plain one its
+        # ``read_kind``, for a coded one its (column, stat) key)
+        self.slots = slots
         self.coded = coded  # per code-domain column: (name, ((stat, position), ...))
 
     @classmethod
@@ -220,8 +222,8 @@ class _Recipe:
         for _, slot in plan.slots:
             if slot.column is not None:
                 needed.setdefault(slot.column, []).append(slot.stat)
-        for name, _ in plan.code_groups.values():
-            for column in name:
+        for names, _ in plan.code_groups.values():
+            for column in names:
                 needed.setdefault(column, []).extend(("min", "max"))
         for name, stats in needed.items():
             index = schema.get_field_index(name)
@@ -262,7 +264,7 @@ class _Recipe:
             elif how in ("bound", "count", "rows") and tag in ("plain", "bits") and (
                     how != "bound" or t == plan.types[slot.column]) and (
                     how == "bound" or pa.types.is_integer(t) and not pa.types.is_uint64(t)):
-                slots.append((_BITS if tag == "bits" else _PLAIN, where[key], dtype))
+                slots.append((_PLAIN, where[key], (tag, dtype)))
             else:  # conformed bounds, uint64 counts, value sets, LIKE patterns
                 return None
         coded = tuple((column, tuple((stat, where[(column, stat)]) for stat in ("min", "max")
@@ -288,33 +290,19 @@ class _Recipe:
                       for name, stats in self.coded}
             codes = _rank_codes(plan, fields, cache, keys_in_kernel)
         slots = []
-        for kind, at, dtype in self.slots:
+        for kind, at, detail in self.slots:
             if kind == _ABSENT:
                 slots.append(ABSENT)
             elif kind == _CODED:
-                slots.append(codes.get(dtype, ABSENT))  # dtype holds the (column, stat) key
+                slots.append(codes.get(detail, ABSENT))
             elif kind == _FLAG:
                 slots.append(_flag_data(arrays[at], n))
-            else:
-                arr = arrays[at]
-                nulls = arr.null_count
-                if nulls == n:
-                    slots.append(ABSENT)
-                    continue
-                bufs = arr.buffers()
-                bitmap = np.frombuffer(bufs[0], np.uint8) if nulls and bufs[0] is not None \
-                    else None
-                offset = arr.offset
-                if kind == _BITS:
-                    slots.append(SlotData(np.frombuffer(bufs[1], np.uint8), bitmap, offset,
-                                          bits=True))
-                else:  # positional arguments: NumPy parses keywords slowly
-                    values = np.frombuffer(bufs[1], dtype, n, offset * dtype.itemsize)
-                    slots.append(SlotData(values, bitmap, offset))
+            else:  # plain numbers or bits, their ``read_kind`` known
+                slots.append(slot_data(arrays[at], detail))
         return slots, codes
 
 
-_ABSENT, _PLAIN, _BITS, _FLAG, _CODED = range(5)
+_ABSENT, _PLAIN, _FLAG, _CODED = range(4)
 
 
 def _plain_bounds(struct: pa.StructType, expected: pa.DataType) -> bool:

@@ -97,8 +97,9 @@ def validity(arr: pa.Array) -> np.ndarray | None:
     return np.frombuffer(buf, np.uint8) if arr.null_count and buf is not None else None
 
 
-def slot_data(arr: pa.Array | None) -> SlotData:
+def slot_data(arr: pa.Array | None, kind: tuple | None = None) -> SlotData:
     """Wrap one Arrow array (already holding its parent's nulls) without copying values.
+    ``kind``: ``read_kind(arr.type)``, if the caller worked it out already.
 
     >>> slot_data(pa.array([True, None])).layout, slot_data(pa.nulls(2)).layout
     (('masked', True), ('absent', False))
@@ -108,7 +109,7 @@ def slot_data(arr: pa.Array | None) -> SlotData:
     n, nulls = len(arr), arr.null_count
     if n == nulls:
         return ABSENT
-    tag, dtype = read_kind(arr.type)
+    tag, dtype = read_kind(arr.type) if kind is None else kind
     if tag == "null":
         return ABSENT
     if tag == "float16":
@@ -132,7 +133,8 @@ def slot_data(arr: pa.Array | None) -> SlotData:
             valid = fits & SlotData(low, bitmap, off).valid_mask(n)
             return SlotData(low, np.packbits(valid, bitorder="little"), 0)
         return SlotData(low, bitmap, off)
-    return SlotData(np.frombuffer(bufs[1], dtype)[off: off + n], bitmap, off)
+    # positional arguments: NumPy parses keywords slowly
+    return SlotData(np.frombuffer(bufs[1], dtype, n, off * dtype.itemsize), bitmap, off)
 
 
 # Arrow type -> (tag, NumPy dtype of the values buffer): how slot_data reads it, worked out
