@@ -481,6 +481,8 @@ def _closure(program: Program, roots: list[int]) -> list[int]:
 def keyed_bounds(prepared) -> int:
     """How many string bounds a kernel over ``prepared`` keys: it takes a buffer of that many
     times ``min(KEY_AHEAD, stop - start)`` keys first (``NO_KEYS`` in ``kernel_args``)."""
+    if prepared.slots is None:  # read straight into a kernel's arguments: counted then
+        return prepared.keyed
     return sum(s.keys_of is not None for s in prepared.slots)
 
 
@@ -488,6 +490,8 @@ def kernel_args(program: Program, prepared) -> list:
     """The arguments after ``(n, out)``, in the order ``emit`` declares them: a kernel that
     keys strings first takes ``NO_KEYS``, which makes it allocate its key buffers (callers
     that run it often pass their own, ``run.run_kernel``)."""
+    if prepared.args is not None:  # read straight into them (``prepare(..., for_kernel=True)``)
+        return [NO_KEYS, *prepared.args] if prepared.keyed else prepared.args
     out: list = []
     keyed = False
     for s in prepared.slots:  # as ``SlotData.layout`` tells them apart, without the tuple

@@ -67,9 +67,13 @@ def _count(arr: pa.Array | None) -> pa.Array | None:
 @dataclass
 class Prepared:
     n: int
-    slots: list[SlotData]
+    slots: list[SlotData] | None  # None: read for a kernel alone (``args``), not interpretable
     params: list  # NumPy scalars and sorted arrays
     flags: list[bool]
+    # a kernel's arguments (``codegen.kernel_args``), when the batch was read straight into
+    # them (``prepare(..., for_kernel=True)``), and how many string bounds the kernel keys
+    args: list | None = None
+    keyed: int = 0
 
     @property
     def layout(self) -> tuple:
@@ -83,18 +87,32 @@ class Prepared:
 
 def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bool],
             no_nan: frozenset[str], cache: dict | None = None,
-            keys_in_kernel: bool = True) -> Prepared:
+            keys_in_kernel: bool = True, for_kernel: bool = False) -> Prepared:
     """Everything one kernel call over ``batch`` needs. ``cache`` keeps work that depends on
     the batch alone (ranked string codes) for the next call over the same batch.
 
     ``keys_in_kernel``: string bounds with plain offsets are passed as their Arrow offsets and
     bytes, to be keyed chunk by chunk where they are read; reading raises ``LongStrings``
     (the interpreter) or the kernel returns 1 if a string is longer than 7 bytes, and the
-    caller prepares again without."""
+    caller prepares again without.
+
+    ``for_kernel``: a batch its schema's recipe reads is read straight into a kernel's
+    arguments (``Prepared.args``, no ``slots``: interpreters cannot run it). On a notebook's
+    1,000 containers the per-slot wrappers cost about a tenth of a call."""
     plan = _plans.get(program, _Plan)
     n = batch.num_rows
     schema = batch.schema
     recipe = plan.recipe(schema)
+    flags = [(col in no_nan) if name == "no_nan" else nan_in_bounds.get(col, False)
+             for col, name in program.flags]
+    if for_kernel and recipe is not None:
+        lean = recipe.kernel_inputs(plan, batch, n, cache, keys_in_kernel)
+        if lean is not None:
+            args, layout, keyed, codes = lean
+            params = _params(plan, program, codes)
+            prepared = Prepared(n, None, params, flags, args + params, keyed)
+            prepared.__dict__["_layout"] = layout
+            return prepared
     read = recipe.read(plan, batch, n, cache, keys_in_kernel) if recipe is not None else None
     slots, codes = read or _read_slots(plan, batch, schema, n, cache, keys_in_kernel)
     for first, second in plan.bound_pairs:
@@ -102,11 +120,14 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
             s = slots[second]
             slots[second] = SlotData(s.values, s.bitmap, s.bit_offset, s.bits, s.keys_of,
                                      validity_of=first)
-    params = [p if p is not None else _code_param(i, program.params[i], codes)
-              for i, p in enumerate(plan.params)]
-    flags = [(col in no_nan) if name == "no_nan" else nan_in_bounds.get(col, False)
-             for col, name in program.flags]
-    return Prepared(n, slots, params, flags)
+    return Prepared(n, slots, _params(plan, program, codes), flags)
+
+
+def _params(plan: _Plan, program: Program, codes: dict) -> list:
+    if not codes:
+        return list(plan.params)  # none coded per batch
+    return [p if p is not None else _code_param(i, program.params[i], codes)
+            for i, p in enumerate(plan.params)]
 
 
 def _read_slots(plan: _Plan, batch: pa.RecordBatch, schema: pa.Schema, n: int,
@@ -171,6 +192,8 @@ class _Plan:
             if how in ("bound", "coded") and slot.stat in ("min", "max"):
                 bounds.setdefault(slot.column, []).append(k)
         self.bound_pairs = tuple(tuple(ks) for ks in bounds.values() if len(ks) == 2)
+        self.first_of = {second: first for first, second in self.bound_pairs}
+        self.firsts = frozenset(first for first, _ in self.bound_pairs)
         # per column, the statistics its slots (and their readers) look at
         self.wanted = {name: tuple(dict.fromkeys(
             [s.stat for s in program.slots if s.column == name] + list(_ALWAYS_READ)))
@@ -275,6 +298,69 @@ class _Recipe:
     def read(self, plan: _Plan, batch: pa.RecordBatch, n: int, cache: dict | None,
              keys_in_kernel: bool) -> tuple[list[SlotData], dict] | None:
         """The slots and literal codes of one batch, or None if it has struct nulls."""
+        arrays = self._fetch(batch)
+        if arrays is None:
+            return None
+        codes = self._codes(plan, arrays, cache, keys_in_kernel)
+        return [self._slot(k, arrays, codes, n) for k in range(len(self.slots))], codes
+
+    def kernel_inputs(self, plan: _Plan, batch: pa.RecordBatch, n: int, cache: dict | None,
+                      keys_in_kernel: bool) -> tuple[list, tuple, int, dict] | None:
+        """One batch read straight into a kernel's arguments: what ``codegen.kernel_args``
+        makes of ``read``'s slots after ``prepare`` has paired bounds of one validity
+        (parameters excepted), with the layout (``Prepared.layout``), the number of keyed
+        string bounds and the literal codes; None if the batch has struct nulls. Plain
+        numbers, the common slot, are wrapped here without a ``SlotData``."""
+        arrays = self._fetch(batch)
+        if arrays is None:
+            return None
+        codes = self._codes(plan, arrays, cache, keys_in_kernel)
+        args, layout, keyed = [], [], 0
+        shared = {}  # the first bound of a pair -> its own (bitmap, bit offset)
+        for k, (kind, at, detail) in enumerate(self.slots):
+            if kind == _PLAIN and detail[0] == "plain":  # as ``slot_data`` reads it
+                arr = arrays[at]
+                nulls = arr.null_count
+                if nulls == n:
+                    layout.append(_ABSENT_LAYOUT)
+                    continue
+                bufs, off, dtype = arr.buffers(), arr.offset, detail[1]
+                args.append(np.frombuffer(bufs[1], dtype, n, off * dtype.itemsize))
+                bitmap = np.frombuffer(bufs[0], np.uint8) if nulls and bufs[0] is not None \
+                    else None
+                bits, keys_of = False, None
+            else:
+                data = self._slot(k, arrays, codes, n)
+                if data.values is None:
+                    layout.append(_ABSENT_LAYOUT)
+                    continue
+                args.append(data.values)
+                bitmap, off, bits, keys_of = data.bitmap, data.bit_offset, data.bits, data.keys_of
+            encoding = "keys" if keys_of is not None else bits
+            own = bitmap is not None
+            if not own:
+                layout.append(("dense", encoding))
+            else:
+                first = plan.first_of.get(k)
+                mate = shared.get(first) if first is not None else None
+                if mate is not None and mate[1] == off and same_bits(mate[0], bitmap, off, n):
+                    layout.append(("masked", encoding, first))
+                    own = False
+                else:
+                    layout.append(("masked", encoding))
+                    if k in plan.firsts:
+                        shared[k] = (bitmap, off)
+            if own or bits or keys_of is not None:
+                args.append(off)
+            if own:
+                args.append(bitmap)
+            if keys_of is not None:
+                args.append(keys_of)
+                keyed += 1
+        return args, tuple(layout), keyed, codes
+
+    def _fetch(self, batch: pa.RecordBatch) -> list | None:
+        """The arrays the slots read, in the recipe's order; None if a struct has nulls."""
         arrays = []
         for index, kids in self.columns:
             column = batch.column(index)
@@ -284,24 +370,27 @@ class _Recipe:
             if column.null_count:
                 return None  # struct nulls: folded into the children the general way
             arrays.extend([column.field(i) for i in kids])
-        codes = {}
-        if self.coded:
-            fields = {name: {stat: arrays[at] for stat, at in stats}
-                      for name, stats in self.coded}
-            codes = _rank_codes(plan, fields, cache, keys_in_kernel)
-        slots = []
-        for kind, at, detail in self.slots:
-            if kind == _ABSENT:
-                slots.append(ABSENT)
-            elif kind == _CODED:
-                slots.append(codes.get(detail, ABSENT))
-            elif kind == _FLAG:
-                slots.append(_flag_data(arrays[at], n))
-            else:  # plain numbers or bits, their ``read_kind`` known
-                slots.append(slot_data(arrays[at], detail))
-        return slots, codes
+        return arrays
+
+    def _codes(self, plan: _Plan, arrays: list, cache: dict | None,
+               keys_in_kernel: bool) -> dict:
+        if not self.coded:
+            return {}
+        fields = {name: {stat: arrays[at] for stat, at in stats} for name, stats in self.coded}
+        return _rank_codes(plan, fields, cache, keys_in_kernel)
+
+    def _slot(self, k: int, arrays: list, codes: dict, n: int) -> SlotData:
+        kind, at, detail = self.slots[k]
+        if kind == _ABSENT:
+            return ABSENT
+        if kind == _CODED:
+            return codes.get(detail, ABSENT)
+        if kind == _FLAG:
+            return _flag_data(arrays[at], n)
+        return slot_data(arrays[at], detail)  # plain numbers or bits, their ``read_kind`` known
 
 
+_ABSENT_LAYOUT = ABSENT.layout
 _ABSENT, _PLAIN, _FLAG, _CODED = range(4)
 
 
@@ -345,12 +434,18 @@ def same_validity(a: SlotData, b: SlotData, n: int) -> bool:
     if a.bitmap is None or b.bitmap is None or a.values is None or b.values is None or \
             a.bit_offset != b.bit_offset:
         return False
-    first, end = a.bit_offset >> 3, (a.bit_offset + n + 7) >> 3
-    if a.bitmap is b.bitmap:
+    return same_bits(a.bitmap, b.bitmap, a.bit_offset, n)
+
+
+def same_bits(a: np.ndarray, b: np.ndarray, bit_offset: int, n: int) -> bool:
+    """Whether bitmaps ``a`` and ``b`` hold the same ``n`` bits from ``bit_offset`` on (whole
+    bytes compared: see ``same_validity``)."""
+    first, end = bit_offset >> 3, (bit_offset + n + 7) >> 3
+    if a is b:
         return True
-    if len(a.bitmap) < end or len(b.bitmap) < end:
+    if len(a) < end or len(b) < end:
         return False
-    x, y = a.bitmap[first:end], b.bitmap[first:end]
+    x, y = a[first:end], b[first:end]
     if end - first <= 4096:  # a small batch's: copies compare sooner than pyarrow's wrappers
         return x.tobytes() == y.tobytes()
     return pa.py_buffer(x).equals(pa.py_buffer(y))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 import numpy as np
 import pyarrow as pa
@@ -321,8 +322,8 @@ def evaluate(program: Program, batches: list[pa.RecordBatch], nan_in_bounds: dic
             continue
         cache = caches[index] if caches is not None else None
         for keys_in_kernel in (True, False):  # again without, if a string is too long for it
-            prepared = prepare(program, batch, nan_in_bounds, no_nan, cache, keys_in_kernel)
-            built = _run_batch(program, prepared, backend, total, decided, out[start: start + n])
+            read = partial(prepare, program, batch, nan_in_bounds, no_nan, cache, keys_in_kernel)
+            built = _run_batch(program, read, backend, total, decided, out[start: start + n])
             if built is not None:
                 break
         if built:
@@ -333,12 +334,14 @@ def evaluate(program: Program, batches: list[pa.RecordBatch], nan_in_bounds: dic
     return out
 
 
-def _run_batch(program: Program, prepared, backend: str, total: int, decided: dict,
+def _run_batch(program: Program, read, backend: str, total: int, decided: dict,
                out: np.ndarray):
-    """Fill ``out`` for one prepared batch. None if it holds a string too long to key in the
-    kernel; else ``(prepared, args)`` when its kernel should be built, or ()."""
+    """Fill ``out`` for one batch, prepared by ``read(for_kernel)``. None if it holds a string
+    too long to key in the kernel; else ``(prepared, args)`` when its kernel should be built,
+    or ()."""
     kernel, built = None, ()
     if backend in ("auto", "numba"):
+        prepared = read(True)  # straight into a kernel's arguments, where a recipe reads it
         args = kernel_args(program, prepared)
         shape = shape_of(prepared, program)
         key = _key(program, shape)
@@ -354,6 +357,8 @@ def _run_batch(program: Program, prepared, backend: str, total: int, decided: di
         keyed = codegen.keyed_bounds(prepared) if args and args[0] is codegen.NO_KEYS else 0
         ran = run_kernel(kernel, prepared.n, out, args, keyed=keyed)
         return built if ran else None
+    if backend not in ("auto", "numba") or prepared.slots is None:
+        prepared = read(False)  # the slots an interpreter reads
     vm = machine.wait() if backend == "vm" else machine.ready() if backend == "auto" else None
     if vm is not None:
         try:

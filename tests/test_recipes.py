@@ -1,5 +1,6 @@
 """Batches read through a schema's recipe (``inputs._Recipe``) give the slots and parameters
-the general path (``inputs._read_slots``) gives, and every batch the recipe does not cover
+the general path (``inputs._read_slots``) gives (and, read straight into a kernel's
+arguments, the arguments its slots give), and every batch the recipe does not cover
 goes the general way: struct nulls, bounds to conform, uint64 counts, value sets, malformed
 statistics (whose errors stay the general path's)."""
 
@@ -12,7 +13,7 @@ import pytest
 
 import prunekit as pk
 from prunekit.errors import StatisticsError
-from prunekit.kernels import inputs
+from prunekit.kernels import codegen, inputs
 
 N = 23
 
@@ -108,6 +109,23 @@ def _same_slots(a, b, n):
     assert np.array_equal(a.valid_mask(n), b.valid_mask(n))
 
 
+def _same_kernel_inputs(program, batch, want, read_by_recipe):
+    """A batch read straight into a kernel's arguments (``for_kernel``) gives the arguments,
+    layout and keyed bounds the general path's slots give."""
+    got = inputs.prepare(program, batch, {}, frozenset(), for_kernel=True)
+    assert (got.slots is None) == read_by_recipe  # else the general path's slots
+    assert got.layout == want.layout
+    assert codegen.keyed_bounds(got) == codegen.keyed_bounds(want)
+    got_args, want_args = codegen.kernel_args(program, got), codegen.kernel_args(program, want)
+    assert len(got_args) == len(want_args)
+    for a, b in zip(got_args, want_args, strict=True):
+        assert type(a) is type(b)
+        if isinstance(a, np.ndarray):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        else:
+            assert a == b
+
+
 @pytest.mark.parametrize("offset", [0, 5])
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_a_recipe_reads_what_the_general_path_reads(case, offset, monkeypatch):
@@ -129,6 +147,7 @@ def test_a_recipe_reads_what_the_general_path_reads(case, offset, monkeypatch):
         assert [np.asarray(p).tolist() for p in got.params] == \
             [np.asarray(p).tolist() for p in want.params]
         assert got.flags == want.flags
+        _same_kernel_inputs(program, batch, want, read_by_recipe=covered is True)
     stats = pk.Statistics.from_arrow(pa.Table.from_batches([batch]))
     for backend in ("numba", "vm"):
         np.testing.assert_array_equal(pred.classify(stats, backend=backend),
