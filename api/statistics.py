@@ -74,7 +74,7 @@ class Statistics:
     def __init__(self, table: pa.Table, nan_bounds: str | Mapping[str, str] = "exclude",
                  no_nan: Iterable[str] = ()):
         self.table = table
-        self.columns = _validate(table)
+        self.columns, self._column_set = _validate(table)
         if isinstance(nan_bounds, str):
             modes = dict.fromkeys(self.columns, nan_bounds)
         else:
@@ -351,20 +351,21 @@ def _unscaled(values, t: pa.DataType) -> pa.Array:
 # schema's statistics again and again, and checking it field by field cost more than the rest
 # of a prune call on 1,000 containers. Compared with ``Schema.equals`` (a pointer check for the
 # same schema object); a few are kept, never a mutable list handed out.
-_VALID_SCHEMAS: list[tuple[pa.Schema, tuple[str, ...]]] = []
+_VALID_SCHEMAS: list[tuple[pa.Schema, tuple[str, ...], frozenset[str]]] = []
 _KEEP_SCHEMAS = 8
 
 
-def _validate(table: pa.Table) -> list[str]:
-    """Check the canonical layout; return the data columns that have statistics."""
+def _validate(table: pa.Table) -> tuple[list[str], frozenset[str]]:
+    """Check the canonical layout; return the data columns that have statistics, as a list
+    and as a set (what ``with_legacy_keys`` asks of every call)."""
     schema = table.schema
-    for known, columns in reversed(_VALID_SCHEMAS):
+    for known, columns, column_set in reversed(_VALID_SCHEMAS):
         if schema.equals(known):
-            return list(columns)
+            return list(columns), column_set
     names = _check_layout(schema)
-    _VALID_SCHEMAS.append((schema, tuple(names)))
+    _VALID_SCHEMAS.append((schema, tuple(names), frozenset(names)))
     del _VALID_SCHEMAS[:-_KEEP_SCHEMAS]
-    return names
+    return names, _VALID_SCHEMAS[-1][2]
 
 
 def _check_layout(schema: pa.Schema) -> list[str]:
@@ -421,9 +422,7 @@ def with_legacy_keys(stats: Statistics, wanted: Iterable[str],
     >>> with_legacy_keys(old, ["`a.b`"], ["`a.b`", "a.b"]).columns   # a.b is a struct leaf
     ['a.b']
     """
-    have = stats.__dict__.get("_column_set")
-    if have is None:
-        have = stats.__dict__["_column_set"] = frozenset(stats.columns)
+    have = stats._column_set
     wanted = wanted if isinstance(wanted, (set, frozenset)) else set(wanted)
     if wanted <= have:  # every call but an old layout's: no set of the schema's leaves built
         return stats
