@@ -109,7 +109,7 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
         lean = recipe.kernel_inputs(plan, batch, n, cache, keys_in_kernel)
         if lean is not None:
             args, layout, keyed, codes = lean
-            params = _params(plan, program, codes)
+            params = _params(plan, codes)
             prepared = Prepared(n, None, params, flags, args + params, keyed)
             prepared.__dict__["_layout"] = layout
             return prepared
@@ -120,14 +120,13 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
             s = slots[second]
             slots[second] = SlotData(s.values, s.bitmap, s.bit_offset, s.bits, s.keys_of,
                                      validity_of=first)
-    return Prepared(n, slots, _params(plan, program, codes), flags)
+    return Prepared(n, slots, _params(plan, codes), flags)
 
 
-def _params(plan: _Plan, program: Program, codes: dict) -> list:
+def _params(plan: _Plan, codes: dict) -> list:
     if not codes:
         return list(plan.params)  # none coded per batch
-    return [p if p is not None else _code_param(i, program.params[i], codes)
-            for i, p in enumerate(plan.params)]
+    return [p if p is not None else codes[("param", i)] for i, p in enumerate(plan.params)]
 
 
 def _read_slots(plan: _Plan, batch: pa.RecordBatch, schema: pa.Schema, n: int,
@@ -183,7 +182,10 @@ class _Plan:
                 groups.setdefault(_rank_key(t), []).append(name)
         self.code_groups = {key: (names, _group_literals(program, names, self.types))
                             for key, names in groups.items()}
-        self.short_keys: dict[str, np.ndarray] = {}  # the literals' keys, once needed
+        # per rank group of short strings, the parameters its literals' keys make (the same
+        # for every batch), once needed
+        self.short_params: dict[str, dict] = {}
+        self.list_params = frozenset(i for i, p in enumerate(program.params) if p.is_list)
         self.slots = tuple((_how(s, self.types), s) for s in program.slots)
         self.params = tuple(_param_value(p, self.types) for p in program.params)
         # per column with both bounds read, their slots' indices (in slot order)
@@ -652,17 +654,26 @@ def _rank_codes(plan: _Plan, fields: dict, cache: dict | None, keys_in_kernel: b
             out[(name, stat)] = (ABSENT if arr.null_count == len(arr) else
                                  c if isinstance(c, SlotData) else
                                  SlotData(c, validity(arr), arr.offset))
-        if distinct is None:  # short strings: their keys, not ranks
-            lit_codes = plan.short_keys.get(key)
-            if lit_codes is None:
-                lit_codes = plan.short_keys[key] = np.array(
-                    [short_key(v) for _, v in literals], np.int64)
+        if distinct is None:  # short strings: their keys, not ranks, whatever the batch
+            params = plan.short_params.get(key)
+            if params is None:
+                params = plan.short_params[key] = _literal_params(
+                    literals, [short_key(v) for _, v in literals], plan.list_params)
         else:
-            lit_codes = _literal_codes(distinct, pa.array([v for _, v in literals],
-                                                          literal_type))
-        for (param_index, _), code in zip(literals, lit_codes, strict=True):
-            out.setdefault(("param", param_index), []).append(code)
+            params = _literal_params(literals, _literal_codes(
+                distinct, pa.array([v for _, v in literals], literal_type)), plan.list_params)
+        out.update(params)
     return out
+
+
+def _literal_params(literals: list, codes, lists: frozenset) -> dict:
+    """``("param", index)`` -> the parameter the literals' codes make: an int64 array for a
+    list parameter (an index in ``lists``), else an int64 scalar."""
+    grouped: dict[int, list] = {}
+    for (index, _), code in zip(literals, codes, strict=True):
+        grouped.setdefault(index, []).append(code)
+    return {("param", index): np.array(c, np.int64) if index in lists else np.int64(c[0])
+            for index, c in grouped.items()}
 
 
 def _code_bounds(arrays: list[pa.Array], key: str, literal_type: pa.DataType) -> tuple:
@@ -716,10 +727,11 @@ def _keyable(owners: list) -> bool:
 
 def _string_slot(arr: pa.Array) -> SlotData:
     """The offsets (from the array's first entry) and bytes of a string array, uncopied."""
-    bufs = arr.buffers()
-    offsets = np.frombuffer(bufs[1], _OFFSETS[arr.type])[arr.offset: arr.offset + len(arr) + 1]
+    bufs, off = arr.buffers(), arr.offset
+    offsets = np.frombuffer(bufs[1], _OFFSETS[arr.type])[off: off + len(arr) + 1]
     data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
-    return SlotData(offsets, validity(arr), arr.offset, keys_of=data)
+    bitmap = np.frombuffer(bufs[0], np.uint8) if arr.null_count and bufs[0] is not None else None
+    return SlotData(offsets, bitmap, off, keys_of=data)
 
 
 def _literal_codes(distinct: pa.Array, literals: pa.Array) -> np.ndarray:
@@ -773,9 +785,4 @@ def _param_value(p, types: dict):
     else:
         dtype = np.int64
     values = np.array(raw, dtype)
-    return values if p.is_list else values[0]
-
-
-def _code_param(i: int, p, codes: dict):
-    values = np.asarray(codes.get(("param", i), []), np.int64)
     return values if p.is_list else values[0]
