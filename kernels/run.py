@@ -49,11 +49,18 @@ def shape_of(prepared, program: Program | None = None) -> tuple:
     per 4 containers). The lengths depend on the program alone (a coded list has a code per
     literal), so with ``program`` given they are worked out once for it."""
     lengths = (list_lengths(prepared.params) if program is None else
-               _lengths.get(program, lambda _: list_lengths(prepared.params)))
+               _lengths.get(program, _program_lengths))
     return prepared.layout, lengths, tuple(map(bool, prepared.flags))
 
 
 _lengths = PerObject()  # a Program object -> its list lengths (``shape_of``)
+
+
+def _program_lengths(program: Program) -> tuple:
+    """``list_lengths`` of any batch's parameters, from the program: a list parameter holds a
+    value (or, coded, a code) per literal."""
+    return tuple(len(p.value) if p.is_list and len(p.value) <= UNROLL else -1
+                 for p in program.params)
 
 
 def kernel_for(program: Program, layout: tuple, lengths: tuple = (), flags: tuple = ()):
@@ -269,14 +276,16 @@ def run_kernel(kernel, n: int, out: np.ndarray, args: list, parallel: bool | Non
     longer than 7 bytes (then the other pieces are left undone: the caller starts again).
     ``keyed``: how many string bounds a generated kernel keys (``codegen.keyed_bounds``);
     each call then gets its thread's key buffer in place of ``args[0]``."""
+    # A small batch runs inline without asking how many cores there are (a system call).
+    small = parallel is False or (parallel is None and n < PARALLEL_MIN)
+    if small and not keyed:
+        return kernel(0, n, out, *args) == 0
     if keyed:
         rest = args[1:]
         call = lambda lo, hi: kernel(  # noqa: E731
             lo, hi, out, _key_buffer(keyed * min(codegen.KEY_AHEAD, hi - lo)), *rest)
     else:
         call = lambda lo, hi: kernel(lo, hi, out, *args)  # noqa: E731
-    # A small batch runs inline without asking how many cores there are (a system call).
-    small = parallel is False or (parallel is None and n < PARALLEL_MIN)
     parts = 1 if small else _workers()
     if parts <= 1:
         return call(0, n) == 0
@@ -311,7 +320,7 @@ def evaluate(program: Program, batches: list[pa.RecordBatch], nan_in_bounds: dic
     first if needed), ``"vm"`` (always the compiled interpreter) or ``"numpy"``. ``caches``
     (one dict per batch, kept by the caller with the batches) saves string codes between
     calls."""
-    total = sum(b.num_rows for b in batches)
+    total = batches[0].num_rows if len(batches) == 1 else sum(b.num_rows for b in batches)
     out = np.empty(total, np.int8)
     decided: dict[tuple, object] = {}  # per batch shape: the kernel, or None to interpret
     to_build: list = []
@@ -334,6 +343,9 @@ def evaluate(program: Program, batches: list[pa.RecordBatch], nan_in_bounds: dic
     return out
 
 
+_UNDECIDED = object()
+
+
 def _run_batch(program: Program, read, backend: str, total: int, decided: dict,
                out: np.ndarray):
     """Fill ``out`` for one batch, prepared by ``read(for_kernel)``. None if it holds a string
@@ -345,9 +357,8 @@ def _run_batch(program: Program, read, backend: str, total: int, decided: dict,
         args = kernel_args(program, prepared)
         shape = shape_of(prepared, program)
         key = _key(program, shape)
-        if key in decided:  # decided once per call: never wait on our own compilation
-            kernel = decided[key]
-        else:
+        kernel = decided.get(key, _UNDECIDED)  # once per call: never wait on our own compiler
+        if kernel is _UNDECIDED:
             kernel = decided[key] = ready_kernel(program, prepared, args,
                                                  wait=backend == "numba", total=total,
                                                  shape=shape, key=key)
