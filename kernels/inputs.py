@@ -731,7 +731,7 @@ def _string_slot(arr: pa.Array) -> SlotData:
     offsets = np.frombuffer(bufs[1], _OFFSETS[arr.type])[off: off + len(arr) + 1]
     data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
     bitmap = np.frombuffer(bufs[0], np.uint8) if arr.null_count and bufs[0] is not None else None
-    return SlotData(offsets, bitmap, off, keys_of=data)
+    return SlotData(offsets, bitmap, off, False, data)  # positional: keywords cost more
 
 
 def _literal_codes(distinct: pa.Array, literals: pa.Array) -> np.ndarray:
