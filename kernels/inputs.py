@@ -30,7 +30,16 @@ from prunekit.expr.domains import domain_of, is_stringlike, unscaled_to_decimal
 from prunekit.expr.program import Program
 
 from .identity import PerObject
-from .slots import ABSENT, SlotData, compatible, read_kind, short_key, slot_data, validity
+from .slots import (
+    ABSENT,
+    SlotData,
+    compatible,
+    push_arguments,
+    read_kind,
+    short_key,
+    slot_data,
+    validity,
+)
 
 # A statistic that is not there at all reads as unknown, except exactness flags, which default
 # to exact (docs/semantics.md §1: "default: exact").
@@ -195,7 +204,6 @@ class _Plan:
                 bounds.setdefault(slot.column, []).append(k)
         self.bound_pairs = tuple(tuple(ks) for ks in bounds.values() if len(ks) == 2)
         self.first_of = {second: first for first, second in self.bound_pairs}
-        self.firsts = frozenset(first for first, _ in self.bound_pairs)
         # per column, the statistics its slots (and their readers) look at
         self.wanted = {name: tuple(dict.fromkeys(
             [s.stat for s in program.slots if s.column == name] + list(_ALWAYS_READ)))
@@ -318,7 +326,7 @@ class _Recipe:
             return None
         codes = self._codes(plan, arrays, cache, keys_in_kernel)
         args, layout, keyed = [], [], 0
-        shared = {}  # the first bound of a pair -> its own (bitmap, bit offset)
+        shared = {}  # a slot with a bitmap of its own -> (bitmap, bit offset)
         for k, (kind, at, detail) in enumerate(self.slots):
             if kind == _PLAIN and detail[0] == "plain":  # as ``slot_data`` reads it
                 arr = arrays[at]
@@ -327,7 +335,7 @@ class _Recipe:
                     layout.append(_ABSENT_LAYOUT)
                     continue
                 bufs, off, dtype = arr.buffers(), arr.offset, detail[1]
-                args.append(np.frombuffer(bufs[1], dtype, n, off * dtype.itemsize))
+                values = np.frombuffer(bufs[1], dtype, n, off * dtype.itemsize)
                 bitmap = np.frombuffer(bufs[0], np.uint8) if nulls and bufs[0] is not None \
                     else None
                 bits, keys_of = False, None
@@ -336,8 +344,8 @@ class _Recipe:
                 if data.values is None:
                     layout.append(_ABSENT_LAYOUT)
                     continue
-                args.append(data.values)
-                bitmap, off, bits, keys_of = data.bitmap, data.bit_offset, data.bits, data.keys_of
+                values, bitmap, off = data.values, data.bitmap, data.bit_offset
+                bits, keys_of = data.bits, data.keys_of
             encoding = "keys" if keys_of is not None else bits
             own = bitmap is not None
             if not own:
@@ -350,15 +358,9 @@ class _Recipe:
                     own = False
                 else:
                     layout.append(("masked", encoding))
-                    if k in plan.firsts:
-                        shared[k] = (bitmap, off)
-            if own or bits or keys_of is not None:
-                args.append(off)
-            if own:
-                args.append(bitmap)
-            if keys_of is not None:
-                args.append(keys_of)
-                keyed += 1
+                    shared[k] = (bitmap, off)
+            push_arguments(args, values, off, bitmap, bits, keys_of, own)
+            keyed += keys_of is not None
         return args, tuple(layout), keyed, codes
 
     def _fetch(self, batch: pa.RecordBatch) -> list | None:

@@ -87,6 +87,25 @@ def _unpack(bitmap: np.ndarray, offset: int, n: int) -> np.ndarray:
 ABSENT = SlotData(None, None)
 
 
+def push_arguments(out: list, values: np.ndarray, bit_offset: int, bitmap: np.ndarray | None,
+                   bits: bool, keys_of: np.ndarray | None, own: bool) -> None:
+    """Append one present slot's arguments to a kernel's, in the order ``codegen.emit``
+    declares them: the values; the bit offset, where the slot has a validity bitmap of its
+    own (``own``), is bits or is keyed strings; that bitmap; the strings' bytes.
+
+    >>> out = []
+    >>> push_arguments(out, "v", 3, "m", False, None, True); out
+    ['v', 3, 'm']
+    """
+    out.append(values)
+    if own or bits or keys_of is not None:
+        out.append(bit_offset)
+    if own:
+        out.append(bitmap)
+    if keys_of is not None:
+        out.append(keys_of)
+
+
 def validity(arr: pa.Array) -> np.ndarray | None:
     """The validity bitmap of ``arr`` (bit offset ``arr.offset``), or None when all valid.
 
