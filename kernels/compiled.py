@@ -15,6 +15,29 @@ from numba.extending import intrinsic
 from .ops import ALL_MATCH, MAYBE_MATCH, NONE_MATCH  # noqa: F401 - the kernels' vocabulary
 
 
+def _pointer_to(item):
+    """An intrinsic: an integer address as a pointer to ``item`` (for ``numba.carray``): how
+    the compiled interpreter and the generated kernels read statistics from a table of
+    addresses."""
+    pointer = types.CPointer(item)
+
+    @intrinsic
+    def cast(typingctx, address):
+        def codegen(context, builder, signature, args):
+            return builder.inttoptr(args[0], context.get_value_type(pointer))
+
+        return pointer(types.int64), codegen
+
+    return cast
+
+
+P_I8, P_I16, P_I32, P_I64 = (_pointer_to(t) for t in (types.int8, types.int16, types.int32,
+                                                      types.int64))
+P_U8, P_U16, P_U32, P_U64 = (_pointer_to(t) for t in (types.uint8, types.uint16, types.uint32,
+                                                      types.uint64))
+P_F32, P_F64, P_B = (_pointer_to(t) for t in (types.float32, types.float64, types.boolean))
+
+
 # The searches run once per container on random bounds: a branch on each comparison would be
 # mispredicted half the time (Q3 of the benchmarks took 85 ms at 1M containers with
 # np.searchsorted, 10 ms without searching). These are branch-free: the loop trip count depends

@@ -20,6 +20,7 @@ orders binary data by bytes, i.e. UTF-8 binary collation).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,13 +33,17 @@ from prunekit.expr.program import Program
 from .identity import PerObject
 from .slots import (
     ABSENT,
+    NO_ROW,
+    TABLE_COLUMNS,
     SlotData,
     compatible,
-    push_arguments,
     read_kind,
     short_key,
     slot_data,
+    slot_table,
+    table_row,
     validity,
+    value_kind,
 )
 
 # A statistic that is not there at all reads as unknown, except exactness flags, which default
@@ -76,13 +81,15 @@ def _count(arr: pa.Array | None) -> pa.Array | None:
 @dataclass
 class Prepared:
     n: int
-    slots: list[SlotData] | None  # None: read for a kernel alone (``args``), not interpretable
+    slots: list[SlotData] | None  # None: read for a kernel alone (``table``), not interpretable
     params: list  # NumPy scalars and sorted arrays
     flags: list[bool]
-    # a kernel's arguments (``codegen.kernel_args``), when the batch was read straight into
-    # them (``prepare(..., for_kernel=True)``), and how many string bounds the kernel keys
-    args: list | None = None
+    # how many string bounds a kernel keys, when the batch was read straight into a kernel's
+    # table (``prepare(..., for_kernel=True)``)
     keyed: int = 0
+    # what the slots' arrays are views of, where the table was filled without them: kept for
+    # as long as the table is read
+    owner: object = None
 
     @property
     def layout(self) -> tuple:
@@ -92,6 +99,23 @@ class Prepared:
         if layout is None:
             layout = self.__dict__["_layout"] = tuple([s.layout for s in self.slots])
         return layout
+
+    @property
+    def dtypes(self) -> tuple:
+        """How a kernel reads each slot's values (``slots.value_kind``; None where absent)."""
+        dtypes = self.__dict__.get("_dtypes")
+        if dtypes is None:
+            dtypes = self.__dict__["_dtypes"] = tuple(
+                [None if s.values is None else value_kind(s.values) for s in self.slots])
+        return dtypes
+
+    @property
+    def table(self) -> np.ndarray:
+        """The table of statistics a kernel reads (``slots.slot_table``)."""
+        table = self.__dict__.get("_table")
+        if table is None:
+            table = self.__dict__["_table"] = slot_table(self.slots)
+        return table
 
 
 def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bool],
@@ -106,7 +130,7 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
     caller prepares again without.
 
     ``for_kernel``: a batch its schema's recipe reads is read straight into a kernel's
-    arguments (``Prepared.args``, no ``slots``: interpreters cannot run it). On a notebook's
+    table (``Prepared.table``, no ``slots``: interpreters cannot run it). On a notebook's
     1,000 containers the per-slot wrappers cost about a tenth of a call."""
     plan = _plans.get(program, _Plan)
     n = batch.num_rows
@@ -115,12 +139,16 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
     flags = [(col in no_nan) if name == "no_nan" else nan_in_bounds.get(col, False)
              for col, name in program.flags]
     if for_kernel and recipe is not None:
-        lean = recipe.kernel_inputs(plan, batch, n, cache, keys_in_kernel)
+        lean = None
+        if recipe.compiled is not None and _compiled_read[0] is not None and keys_in_kernel \
+                and not (recipe.coded and cache and any(k[0] == "codes" for k in cache)):
+            lean = recipe.compiled_inputs(plan, batch, n)  # not over codes ranked before
+        if lean is None:
+            lean = recipe.kernel_inputs(plan, batch, n, cache, keys_in_kernel)
         if lean is not None:
-            args, layout, keyed, codes = lean
-            params = _params(plan, codes)
-            prepared = Prepared(n, None, params, flags, args + params, keyed)
-            prepared.__dict__["_layout"] = layout
+            table, layout, dtypes, keyed, codes, kept = lean
+            prepared = Prepared(n, None, _params(plan, codes), flags, keyed, (batch, kept))
+            prepared.__dict__.update(_table=table, _layout=layout, _dtypes=dtypes)
             return prepared
     read = recipe.read(plan, batch, n, cache, keys_in_kernel) if recipe is not None else None
     slots, codes = read or _read_slots(plan, batch, schema, n, cache, keys_in_kernel)
@@ -233,12 +261,15 @@ class _Recipe:
     (``_read_slots`` works all of this out again on every call, for every batch).
     """
 
-    def __init__(self, columns: tuple, slots: tuple, coded: tuple):
+    def __init__(self, columns: tuple, slots: tuple, coded: tuple, compiled: tuple | None):
         self.columns = columns  # per column read: (field index, child indices or None)
         # per slot: (kind, position among the fetched arrays, and for a plain one its
         # ``read_kind``, for a coded one its (column, stat) key)
         self.slots = slots
         self.coded = coded  # per code-domain column: (name, ((stat, position), ...))
+        # how ``exported.fill`` reads a batch (``_compiled_plan``), or None if it cannot
+        self.compiled = compiled
+        self.layouts: dict[bytes, tuple] = {}  # ``fill``'s codes -> (layout, dtypes, keyed)
 
     @classmethod
     def of(cls, plan: _Plan, schema: pa.Schema) -> _Recipe | None:
@@ -303,7 +334,8 @@ class _Recipe:
         coded = tuple((column, tuple((stat, where[(column, stat)]) for stat in ("min", "max")
                                      if (column, stat) in where))
                       for names, _ in plan.code_groups.values() for column in names)
-        return cls(tuple(columns), tuple(slots), coded)
+        return cls(tuple(columns), tuple(slots), coded,
+                   _compiled_plan(plan, columns, slots, stat_types, where))
 
     def read(self, plan: _Plan, batch: pa.RecordBatch, n: int, cache: dict | None,
              keys_in_kernel: bool) -> tuple[list[SlotData], dict] | None:
@@ -315,53 +347,78 @@ class _Recipe:
         return [self._slot(k, arrays, codes, n) for k in range(len(self.slots))], codes
 
     def kernel_inputs(self, plan: _Plan, batch: pa.RecordBatch, n: int, cache: dict | None,
-                      keys_in_kernel: bool) -> tuple[list, tuple, int, dict] | None:
-        """One batch read straight into a kernel's arguments: what ``codegen.kernel_args``
-        makes of ``read``'s slots after ``prepare`` has paired bounds of one validity
-        (parameters excepted), with the layout (``Prepared.layout``), the number of keyed
-        string bounds and the literal codes; None if the batch has struct nulls. Plain
-        numbers, the common slot, are wrapped here without a ``SlotData``."""
+                      keys_in_kernel: bool) -> tuple | None:
+        """One batch read straight into a kernel's table: what ``slots.slot_table`` makes of
+        ``read``'s slots after ``prepare`` has paired bounds of one validity, with the layout
+        (``Prepared.layout``), the dtypes (``Prepared.dtypes``), the number of keyed string
+        bounds and the literal codes; None if the batch has struct nulls. Plain numbers, the
+        common slot, are read from their Arrow buffers without a NumPy array or a ``SlotData``
+        (the batch keeps them alive), other slots' arrays are returned last, to be kept as
+        long as the table is read (``Prepared.owner``)."""
         arrays = self._fetch(batch)
         if arrays is None:
             return None
         codes = self._codes(plan, arrays, cache, keys_in_kernel)
-        args, layout, keyed = [], [], 0
+        rows, layout, dtypes, kept, keyed = [], [], [], [], 0
         shared = {}  # a slot with a bitmap of its own -> (bitmap, bit offset)
         for k, (kind, at, detail) in enumerate(self.slots):
             if kind == _PLAIN and detail[0] == "plain":  # as ``slot_data`` reads it
                 arr = arrays[at]
                 nulls = arr.null_count
                 if nulls == n:
+                    rows.append(NO_ROW)
                     layout.append(_ABSENT_LAYOUT)
+                    dtypes.append(None)
                     continue
                 bufs, off, dtype = arr.buffers(), arr.offset, detail[1]
-                values = np.frombuffer(bufs[1], dtype, n, off * dtype.itemsize)
-                bitmap = np.frombuffer(bufs[0], np.uint8) if nulls and bufs[0] is not None \
-                    else None
-                bits, keys_of = False, None
+                bitmap = bufs[0] if nulls and bufs[0] is not None else None
+                row = [bufs[1].address + off * dtype.itemsize, n, off, 0, 0, 0, 0]
+                if bitmap is not None:
+                    row[3], row[4] = bitmap.address, bitmap.size
+                encoding = False
             else:
                 data = self._slot(k, arrays, codes, n)
                 if data.values is None:
+                    rows.append(NO_ROW)
                     layout.append(_ABSENT_LAYOUT)
+                    dtypes.append(None)
                     continue
-                values, bitmap, off = data.values, data.bitmap, data.bit_offset
-                bits, keys_of = data.bits, data.keys_of
-            encoding = "keys" if keys_of is not None else bits
-            own = bitmap is not None
-            if not own:
+                bitmap, off, dtype = data.bitmap, data.bit_offset, value_kind(data.values)
+                row = table_row(data)
+                kept.append(data)  # codes or flags made for this call: the table's memory
+                encoding = "keys" if data.keys_of is not None else data.bits
+                keyed += data.keys_of is not None
+            rows.append(row)
+            dtypes.append(dtype)
+            if bitmap is None:
                 layout.append(("dense", encoding))
+                continue
+            first = plan.first_of.get(k)
+            mate = shared.get(first) if first is not None else None
+            if mate is not None and mate[1] == off and same_bits(
+                    np.frombuffer(mate[0], np.uint8), np.frombuffer(bitmap, np.uint8), off, n):
+                layout.append(("masked", encoding, first))
             else:
-                first = plan.first_of.get(k)
-                mate = shared.get(first) if first is not None else None
-                if mate is not None and mate[1] == off and same_bits(mate[0], bitmap, off, n):
-                    layout.append(("masked", encoding, first))
-                    own = False
-                else:
-                    layout.append(("masked", encoding))
-                    shared[k] = (bitmap, off)
-            push_arguments(args, values, off, bitmap, bits, keys_of, own)
-            keyed += keys_of is not None
-        return args, tuple(layout), keyed, codes
+                layout.append(("masked", encoding))
+                shared[k] = (bitmap, off)
+        table = np.array(rows, np.int64).reshape(len(rows), TABLE_COLUMNS)
+        return table, tuple(layout), tuple(dtypes), keyed, codes, kept
+
+    def compiled_inputs(self, plan: _Plan, batch: pa.RecordBatch, n: int) -> tuple | None:
+        """What ``kernel_inputs`` returns for ``batch`` (no arrays to keep), read in compiled
+        code (``exported``): no Python object per column, child or buffer. None if the
+        batch must take the general path."""
+        paths, slot_kinds, read_as = self.compiled
+        table = np.empty((len(self.slots), TABLE_COLUMNS), np.int64)
+        found = np.empty(len(self.slots), np.int8)
+        if _compiled_read[0](batch, paths, slot_kinds, n, table, found) != 0:
+            return None
+        key = found.tobytes()
+        shape = self.layouts.get(key)
+        if shape is None:
+            shape = self.layouts[key] = _compiled_shape(found, read_as)
+        layout, dtypes, keyed = shape
+        return table, layout, dtypes, keyed, _short_codes(plan), ()
 
     def _fetch(self, batch: pa.RecordBatch) -> list | None:
         """The arrays the slots read, in the recipe's order; None if a struct has nulls."""
@@ -396,6 +453,88 @@ class _Recipe:
 
 _ABSENT_LAYOUT = ABSENT.layout
 _ABSENT, _PLAIN, _FLAG, _CODED = range(4)
+
+# ``exported.read`` once a kernel is loaded in the process (``use_compiled_read``), else None:
+# importing it loads Numba, which an answer from the NumPy interpreter must not wait for.
+_compiled_read: list = [None]
+
+
+def use_compiled_read(wait: bool = False) -> None:
+    """Read batches a recipe covers in compiled code (``exported``) once its reader is
+    loaded: now with ``wait``, else on a background thread (a machine's first load compiles
+    it, seconds; later processes load it from Numba's disk cache). Called once Numba is
+    loaded for a kernel; until the reader is ready, batches are read through pyarrow."""
+    if _compiled_read[0] is not None:
+        return
+    if wait:
+        _load_compiled_read()
+        return
+    with _compiled_lock:
+        if _compiled_started:
+            return
+        _compiled_started.append(True)
+    threading.Thread(target=_load_compiled_read, daemon=True,
+                     name="prunekit-compile-reader").start()
+
+
+_compiled_lock = threading.Lock()
+_compiled_started: list = []
+
+
+def _load_compiled_read() -> None:
+    from .exported import loaded_read
+
+    _compiled_read[0] = loaded_read()
+
+
+# ``exported``'s slot kinds, repeated here so that this module does not import it (or Numba)
+_C_ABSENT, _C_VALUES, _C_BITS, _C_OFFSETS32, _C_OFFSETS64 = range(5)
+_C_SHARED = 3
+
+
+def _compiled_plan(plan: _Plan, columns: list, slots: list, stat_types: dict,
+                   where: dict) -> tuple | None:
+    """How ``exported.fill`` reads a recipe's batches: the fetched arrays' paths, per slot
+    its kind, array, width in bytes and bound-pair mate, and per slot how its values are
+    read (a dtype and an encoding); None if a slot is one it does not read (a flag)."""
+    paths = [(index, -1 if kids is None else kid)
+             for index, kids in columns for kid in (kids if kids is not None else (None,))]
+    kinds, read_as = [], []
+    for k, (kind, at, detail) in enumerate(slots):
+        mate = plan.first_of.get(k, -1)
+        if kind == _ABSENT:
+            kinds.append((_C_ABSENT, 0, 0, -1))
+            read_as.append((None, False, -1))
+        elif kind == _PLAIN and detail[0] == "plain":
+            kinds.append((_C_VALUES, at, detail[1].itemsize, mate))
+            read_as.append((detail[1], False, mate))
+        elif kind == _PLAIN and detail[0] == "bits":
+            kinds.append((_C_BITS, at, 0, mate))
+            read_as.append((np.dtype(np.uint8), True, mate))
+        elif kind == _CODED:
+            offsets = np.dtype(_OFFSETS[stat_types[detail]])
+            kinds.append((_C_OFFSETS32 if offsets.itemsize == 4 else _C_OFFSETS64,
+                          where[detail], offsets.itemsize, mate))
+            read_as.append((offsets, "keys", mate))
+        else:
+            return None
+    return (np.array(paths, np.int64).reshape(len(paths), 2),
+            np.array(kinds, np.int64).reshape(len(kinds), 4), tuple(read_as))
+
+
+def _compiled_shape(found: np.ndarray, read_as: tuple) -> tuple:
+    """The layout, dtypes and keyed-bound count of ``exported.fill``'s layout codes."""
+    layout, dtypes, keyed = [], [], 0
+    for code, (dtype, encoding, mate) in zip(found.tolist(), read_as, strict=True):
+        if code == 0:
+            layout.append(_ABSENT_LAYOUT)
+            dtypes.append(None)
+            continue
+        dtypes.append(dtype)
+        keyed += encoding == "keys"
+        layout.append(("dense", encoding) if code == 1 else ("masked", encoding)
+                      if code == 2 else ("masked", encoding, mate))
+    return tuple(layout), tuple(dtypes), keyed
 
 
 def _plain_bounds(struct: pa.StructType, expected: pa.DataType) -> bool:
@@ -657,14 +796,29 @@ def _rank_codes(plan: _Plan, fields: dict, cache: dict | None, keys_in_kernel: b
                                  c if isinstance(c, SlotData) else
                                  SlotData(c, validity(arr), arr.offset))
         if distinct is None:  # short strings: their keys, not ranks, whatever the batch
-            params = plan.short_params.get(key)
-            if params is None:
-                params = plan.short_params[key] = _literal_params(
-                    literals, [short_key(v) for _, v in literals], plan.list_params)
+            params = _short_params(plan, key, literals)
         else:
             params = _literal_params(literals, _literal_codes(
                 distinct, pa.array([v for _, v in literals], literal_type)), plan.list_params)
         out.update(params)
+    return out
+
+
+def _short_params(plan: _Plan, key: str, literals: list) -> dict:
+    """The parameters the literals of rank group ``key`` make when its bounds are short
+    strings keyed in the kernel: their keys, the same for every batch (kept on the plan)."""
+    params = plan.short_params.get(key)
+    if params is None:
+        params = plan.short_params[key] = _literal_params(
+            literals, [short_key(v) for _, v in literals], plan.list_params)
+    return params
+
+
+def _short_codes(plan: _Plan) -> dict:
+    """The parameters of every rank group's literals, its bounds keyed in the kernel."""
+    out: dict = {}
+    for key, (_, literals) in plan.code_groups.items():
+        out.update(_short_params(plan, key, literals))
     return out
 
 

@@ -28,7 +28,7 @@ from prunekit.expr.program import Program
 from . import codegen, machine
 from .codegen import CHUNK, UNROLL, emit, kernel_args, load_kernel, on_disk
 from .identity import PerObject
-from .inputs import prepare
+from .inputs import prepare, use_compiled_read
 from .interpret import interpret
 from .slots import LongStrings
 from .vmcode import NotAssembled, assemble
@@ -47,10 +47,11 @@ def shape_of(prepared, program: Program | None = None) -> tuple:
     of unrolled IN lists and the per-call flags (baked in as constants, so that LLVM folds
     away the NaN logic a flag rules out: Q5 of the benchmarks went from 190 to 153 instructions
     per 4 containers). The lengths depend on the program alone (a coded list has a code per
-    literal), so with ``program`` given they are worked out once for it."""
+    literal), so with ``program`` given they are worked out once for it. Last, the dtype
+    each slot's values are read as (``Prepared.dtypes``)."""
     lengths = (list_lengths(prepared.params) if program is None else
                _lengths.get(program, _program_lengths))
-    return prepared.layout, lengths, tuple(map(bool, prepared.flags))
+    return prepared.layout, lengths, tuple(map(bool, prepared.flags)), prepared.dtypes
 
 
 _lengths = PerObject()  # a Program object -> its list lengths (``shape_of``)
@@ -63,10 +64,11 @@ def _program_lengths(program: Program) -> tuple:
                  for p in program.params)
 
 
-def kernel_for(program: Program, layout: tuple, lengths: tuple = (), flags: tuple = ()):
-    """The compiled kernel for this program shape, batch layout, unrolled list lengths and
-    flags (source cached by key)."""
-    shape = (layout, lengths, flags)
+def kernel_for(program: Program, layout: tuple, lengths: tuple = (), flags: tuple = (),
+               dtypes: tuple = ()):
+    """The compiled kernel for this program shape, batch layout, unrolled list lengths, flags
+    and slot dtypes (source cached by key)."""
+    shape = (layout, lengths, flags, dtypes)
     return load_kernel(_source(_key(program, shape), program, shape))
 
 
@@ -98,8 +100,9 @@ def _number(program: Program) -> int:
 def _source(key: tuple, program: Program, shape: tuple) -> str:
     source = _sources.get(key)
     if source is None:
-        layout, lengths, flags = shape
-        source = _sources[key] = emit(program, layout, list_lengths=lengths, flags=flags)
+        layout, lengths, flags, dtypes = shape
+        source = _sources[key] = emit(program, layout, list_lengths=lengths, flags=flags,
+                                      dtypes=dtypes)
     return source
 
 
@@ -147,6 +150,7 @@ def ready_kernel(program: Program, prepared, args: list, wait: bool, total: int 
             _ready or _interpreting_costs_more(program, max(total, prepared.n)))):
         kernel = load_kernel(source)
         kernel(0, 0, np.empty(0, np.int8), *args)  # compile (or load) for these types now
+        use_compiled_read()  # Numba is loaded now: batches are read in compiled code too
         _ready[key] = kernel
         if not wait:  # "auto": Numba is set up now, and the compiled interpreter loads cheaply
             machine.start()
@@ -194,6 +198,7 @@ def _build(key: tuple, source: str, args: list) -> None:
     try:
         kernel = load_kernel(source)
         kernel(0, 0, np.empty(0, np.int8), *args)
+        use_compiled_read()
         _ready[key] = kernel
         machine.start()
     except Exception:  # noqa: BLE001 - the interpreter keeps answering; a later wait=True
@@ -365,7 +370,7 @@ def _run_batch(program: Program, read, backend: str, total: int, decided: dict,
             if kernel is None and backend == "auto":
                 built = (prepared, args)
     if kernel is not None:
-        keyed = codegen.keyed_bounds(prepared) if args and args[0] is codegen.NO_KEYS else 0
+        keyed = codegen.keyed_bounds(prepared)
         ran = run_kernel(kernel, prepared.n, out, args, keyed=keyed)
         return built if ran else None
     if backend not in ("auto", "numba") or prepared.slots is None:

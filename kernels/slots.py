@@ -87,23 +87,53 @@ def _unpack(bitmap: np.ndarray, offset: int, n: int) -> np.ndarray:
 ABSENT = SlotData(None, None)
 
 
-def push_arguments(out: list, values: np.ndarray, bit_offset: int, bitmap: np.ndarray | None,
-                   bits: bool, keys_of: np.ndarray | None, own: bool) -> None:
-    """Append one present slot's arguments to a kernel's, in the order ``codegen.emit``
-    declares them: the values; the bit offset, where the slot has a validity bitmap of its
-    own (``own``), is bits or is keyed strings; that bitmap; the strings' bytes.
+# The columns of a kernel's table of statistics (``codegen.emit``), one row per slot: the
+# values' address and length (elements), the bit offset (of the bitmap, and of bit-packed
+# values), the validity bitmap's address and length (bytes), the strings' bytes' address and
+# length. An absent slot's row is zeros, and so is a missing bitmap's or bytes' part.
+TABLE_COLUMNS = 7
+NO_ROW = (0,) * TABLE_COLUMNS
 
-    >>> out = []
-    >>> push_arguments(out, "v", 3, "m", False, None, True); out
-    ['v', 3, 'm']
+
+def address(array: np.ndarray) -> int:
+    """Where ``array``'s first element is in memory.
+
+    >>> a = np.arange(4, dtype=np.int64); address(a[1:]) - address(a)
+    8
     """
-    out.append(values)
-    if own or bits or keys_of is not None:
-        out.append(bit_offset)
-    if own:
-        out.append(bitmap)
-    if keys_of is not None:
-        out.append(keys_of)
+    return array.__array_interface__["data"][0]
+
+
+def slot_table(slots: list[SlotData]) -> np.ndarray:
+    """The table a kernel reads ``slots`` through (``TABLE_COLUMNS``). It holds addresses
+    only: the slots' arrays must outlive every call that reads it.
+
+    >>> slot_table([slot_data(pa.array([5, None, 7]).slice(1)), ABSENT])[:, [1, 2, 4]].tolist()
+    [[2, 1, 1], [0, 0, 0]]
+    """
+    return np.array([table_row(s) for s in slots], np.int64).reshape(len(slots), TABLE_COLUMNS)
+
+
+def table_row(s: SlotData) -> tuple:
+    """Slot ``s``'s row of a kernel's table (``TABLE_COLUMNS``)."""
+    values, bitmap, keys = s.values, s.bitmap, s.keys_of
+    if values is None:
+        return NO_ROW
+    return (address(values), len(values), s.bit_offset,
+            0 if bitmap is None else address(bitmap), 0 if bitmap is None else len(bitmap),
+            0 if keys is None else address(keys), 0 if keys is None else len(keys))
+
+
+def value_kind(values: np.ndarray) -> np.dtype | tuple:
+    """How a kernel reads ``values`` (its ``codegen.emit`` dtypes entry): the dtype, or for a
+    strided view (a decimal's low words) the dtype and the step in elements.
+
+    >>> value_kind(np.zeros(4, np.int32)), value_kind(np.zeros(8, np.int64)[::2])
+    (dtype('int32'), (dtype('int64'), 2))
+    """
+    dtype = values.dtype
+    stride = values.strides[0] if values.ndim == 1 and len(values) > 1 else dtype.itemsize
+    return dtype if stride == dtype.itemsize else (dtype, stride // dtype.itemsize)
 
 
 def validity(arr: pa.Array) -> np.ndarray | None:

@@ -21,38 +21,26 @@ same way.
 """
 
 import numpy as np
-from numba import carray, njit, types
-from numba.extending import intrinsic
+from numba import carray, njit
 
 from prunekit.kernels import vmcode as isa  # the instruction set
 from prunekit.kernels.compiled import (
+    P_F32,
+    P_F64,
+    P_I8,
+    P_I16,
+    P_I32,
+    P_I64,
+    P_U8,
+    P_U16,
+    P_U32,
+    P_U64,
     any_in_from,
     covers_from,
     outcome,
     short_string_keys,
     unpack_bits,
 )
-
-
-def _pointer_to(item):
-    """An intrinsic: an integer address as a pointer to ``item`` (for ``numba.carray``)."""
-    pointer = types.CPointer(item)
-
-    @intrinsic
-    def cast(typingctx, address):
-        def codegen(context, builder, signature, args):
-            return builder.inttoptr(args[0], context.get_value_type(pointer))
-
-        return pointer(types.int64), codegen
-
-    return cast
-
-
-_P_I8, _P_I16, _P_I32, _P_I64 = (_pointer_to(t) for t in (types.int8, types.int16, types.int32,
-                                                           types.int64))
-_P_U8, _P_U16, _P_U32, _P_U64 = (_pointer_to(t) for t in (types.uint8, types.uint16,
-                                                           types.uint32, types.uint64))
-_P_F32, _P_F64 = _pointer_to(types.float32), _pointer_to(types.float64)
 
 
 @njit(inline="always")
@@ -68,7 +56,7 @@ def _copy(src, base, stride, dst, m):  # pragma: no cover - compiled
 
 @njit(inline="always")
 def _bytes(address, length):  # pragma: no cover - compiled
-    return carray(_P_U8(address), length)
+    return carray(P_U8(address), length)
 
 
 @njit(cache=True, nogil=True)
@@ -76,9 +64,9 @@ def _load_int(row, base, m, dst, scratch):  # pragma: no cover - compiled
     """Statistic ``row`` of the slot table as int64 into ``dst``; False: a string too long."""
     code, address, stride, count = row[0], row[1], row[2], row[3]
     if code == isa.I64:
-        _copy(carray(_P_I64(address), count), base, stride, dst, m)
+        _copy(carray(P_I64(address), count), base, stride, dst, m)
     elif code == isa.I32:
-        _copy(carray(_P_I32(address), count), base, stride, dst, m)
+        _copy(carray(P_I32(address), count), base, stride, dst, m)
     elif code == isa.BITS:  # boolean statistics compare as 0/1
         unpack_bits(_bytes(address, count), row[5] + base, m, scratch)
         for j in range(m):
@@ -86,18 +74,18 @@ def _load_int(row, base, m, dst, scratch):  # pragma: no cover - compiled
     elif code == isa.KEYS32 or code == isa.KEYS64:  # short strings, keyed where read
         data = _bytes(row[7], row[8])
         if code == isa.KEYS32:
-            return short_string_keys(carray(_P_I32(address), count), data, base, m, dst)
-        return short_string_keys(carray(_P_I64(address), count), data, base, m, dst)
+            return short_string_keys(carray(P_I32(address), count), data, base, m, dst)
+        return short_string_keys(carray(P_I64(address), count), data, base, m, dst)
     elif code == isa.I8:
-        _copy(carray(_P_I8(address), count), base, stride, dst, m)
+        _copy(carray(P_I8(address), count), base, stride, dst, m)
     elif code == isa.I16:
-        _copy(carray(_P_I16(address), count), base, stride, dst, m)
+        _copy(carray(P_I16(address), count), base, stride, dst, m)
     elif code == isa.U8:
-        _copy(carray(_P_U8(address), count), base, stride, dst, m)
+        _copy(carray(P_U8(address), count), base, stride, dst, m)
     elif code == isa.U16:
-        _copy(carray(_P_U16(address), count), base, stride, dst, m)
+        _copy(carray(P_U16(address), count), base, stride, dst, m)
     elif code == isa.U32:
-        _copy(carray(_P_U32(address), count), base, stride, dst, m)
+        _copy(carray(P_U32(address), count), base, stride, dst, m)
     return True
 
 
@@ -149,12 +137,12 @@ def kernel(start, stop, out, code, slots, floats, uints, lists_i, lists_f, lists
             elif op == isa.LOAD_F:
                 row = slots[a]
                 if row[0] == isa.F64:
-                    _copy(carray(_P_F64(row[1]), row[3]), base, row[2], rf[d], m)
+                    _copy(carray(P_F64(row[1]), row[3]), base, row[2], rf[d], m)
                 else:
-                    _copy(carray(_P_F32(row[1]), row[3]), base, row[2], rf[d], m)
+                    _copy(carray(P_F32(row[1]), row[3]), base, row[2], rf[d], m)
             elif op == isa.LOAD_U:
                 row = slots[a]
-                _copy(carray(_P_U64(row[1]), row[3]), base, row[2], ru[d], m)
+                _copy(carray(P_U64(row[1]), row[3]), base, row[2], ru[d], m)
             elif op == isa.LOAD_B:
                 row = slots[a]
                 if row[0] == isa.BOOL:

@@ -29,8 +29,8 @@ def test_unpack_bits_matches_numpy():
 def _source(pred: pk.PruningPredicate, stats: pk.Statistics) -> str:
     batch = stats.table.to_batches()[0]
     prepared = run.prepare(pred.program, batch, stats.nan_in_bounds, stats.no_nan)
-    layout, lengths, flags = run.shape_of(prepared)
-    return emit(pred.program, layout, list_lengths=lengths, flags=flags)
+    layout, lengths, flags, dtypes = run.shape_of(prepared)
+    return emit(pred.program, layout, list_lengths=lengths, flags=flags, dtypes=dtypes)
 
 
 def _agree(pred: pk.PruningPredicate, stats: pk.Statistics) -> np.ndarray:
@@ -259,12 +259,12 @@ def test_long_string_in_a_keyed_batch_ranks_instead(monkeypatch, n, long_at, par
         monkeypatch.setattr(run, "PARALLEL_MIN", 1)
         monkeypatch.setattr(run, "MIN_PIECE", 1)
     pred = pk.PruningPredicate("x = 'kaa' OR x > 'y'", {"x": pa.string()})
-    attempts, ranked = [], []
-    real_slot, real_rank = inputs._string_slot, inputs._code_bounds
-    monkeypatch.setattr(inputs, "_string_slot", lambda a: attempts.append(1) or real_slot(a))
+    attempts, ranked = [], []  # per reading of the batch: whether strings are keyed
+    real_prepare, real_rank = run.prepare, inputs._code_bounds
+    monkeypatch.setattr(run, "prepare", lambda *a: attempts.append(a[5]) or real_prepare(*a))
     monkeypatch.setattr(inputs, "_code_bounds", lambda *a: ranked.append(1) or real_rank(*a))
     got = _agree(pred, pk.Statistics.from_arrow(table))
-    assert attempts and ranked  # keyed in the kernel first, then ranked
+    assert attempts[:2] == [True, False] and ranked  # keyed in the kernel first, then ranked
     truth = np.array([(a <= "kaa" <= b) or b > "y" for a, b in zip(lo, hi, strict=True)])
     assert (got[~truth] == 0).all() and (got[truth] > 0).all()
     assert got[long_at] == 1  # "kaa" lies in [lo, "kaaaaaaaaa"]

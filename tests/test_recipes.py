@@ -4,6 +4,7 @@ arguments, the arguments its slots give), and every batch the recipe does not co
 goes the general way: struct nulls, bounds to conform, uint64 counts, value sets, malformed
 statistics (whose errors stay the general path's)."""
 
+import ctypes
 import datetime as dt
 from decimal import Decimal
 
@@ -13,7 +14,7 @@ import pytest
 
 import prunekit as pk
 from prunekit.errors import StatisticsError
-from prunekit.kernels import codegen, inputs
+from prunekit.kernels import codegen, inputs, slots
 
 N = 23
 
@@ -109,21 +110,65 @@ def _same_slots(a, b, n):
     assert np.array_equal(a.valid_mask(n), b.valid_mask(n))
 
 
+def _table_slots(prepared):
+    """The slots a kernel reads through ``prepared.table``, copied back out of memory."""
+    out = []
+    for row, entry, kind in zip(prepared.table.tolist(), prepared.layout, prepared.dtypes,
+                                strict=True):
+        if entry[0] == "absent":
+            assert kind is None
+            out.append(slots.ABSENT)
+            continue
+        dtype, step = kind if isinstance(kind, tuple) else (kind, 1)
+        values = np.frombuffer(ctypes.string_at(row[0], row[1] * step * dtype.itemsize),
+                               dtype)[::step]
+        bitmap = np.frombuffer(ctypes.string_at(row[3], row[4]), np.uint8) if row[3] else None
+        data = (np.frombuffer(ctypes.string_at(row[5], row[6]), np.uint8)
+                if entry[1] == "keys" else None)
+        assert (entry[0] == "masked") == (bitmap is not None)
+        out.append(slots.SlotData(values, bitmap, row[2], entry[1] is True, data))
+    return out
+
+
+def _keys(s, n):
+    try:
+        return s.value_array(n).tolist()
+    except slots.LongStrings:
+        return "long"
+
+
 def _same_kernel_inputs(program, batch, want, read_by_recipe):
-    """A batch read straight into a kernel's arguments (``for_kernel``) gives the arguments,
-    layout and keyed bounds the general path's slots give."""
-    got = inputs.prepare(program, batch, {}, frozenset(), for_kernel=True)
-    assert (got.slots is None) == read_by_recipe  # else the general path's slots
-    assert got.layout == want.layout
-    assert codegen.keyed_bounds(got) == codegen.keyed_bounds(want)
-    got_args, want_args = codegen.kernel_args(program, got), codegen.kernel_args(program, want)
-    assert len(got_args) == len(want_args)
-    for a, b in zip(got_args, want_args, strict=True):
-        assert type(a) is type(b)
-        if isinstance(a, np.ndarray):
-            assert a.dtype == b.dtype and np.array_equal(a, b)
-        else:
-            assert a == b
+    """A batch read straight into a kernel's table (``for_kernel``), through pyarrow and in
+    compiled code (``exported``), gives the layout, dtypes, keyed bounds, parameters and the
+    statistics behind the table's addresses that the general path's slots give."""
+    inputs.use_compiled_read(wait=True)
+    plan = inputs._plans.get(program, inputs._Plan)
+    recipe = plan.recipe(batch.schema)
+    got = [inputs.prepare(program, batch, {}, frozenset(), for_kernel=True)]
+    assert (got[0].slots is None) == read_by_recipe  # else the general path's slots
+    if read_by_recipe:
+        assert (recipe.compiled is None) == any(kind == inputs._FLAG for kind, _, _ in
+                                                recipe.slots)
+        with_pyarrow = recipe.kernel_inputs(plan, batch, len(batch), None, True)
+        got.append(inputs.Prepared(len(batch), None, want.params, want.flags, with_pyarrow[3]))
+        got[-1].__dict__.update(_table=with_pyarrow[0], _layout=with_pyarrow[1],
+                                _dtypes=with_pyarrow[2])
+    n = want.n
+    for prepared in got:
+        assert prepared.layout == want.layout
+        assert prepared.dtypes == want.dtypes
+        assert codegen.keyed_bounds(prepared) == codegen.keyed_bounds(want)
+        assert [np.asarray(p).tolist() for p in prepared.params] == \
+            [np.asarray(p).tolist() for p in want.params]
+        for a, b in zip(_table_slots(prepared), want.slots, strict=True):
+            assert a.layout[:2] == b.layout[:2] and a.bit_offset == b.bit_offset
+            assert np.array_equal(a.valid_mask(n), b.valid_mask(n))
+            if a.values is not None:
+                assert _keys(a, n) == _keys(b, n)
+    for a, b in zip(_table_slots(want), want.slots, strict=True):  # the general path's table
+        assert np.array_equal(a.valid_mask(n), b.valid_mask(n))
+        if a.values is not None:
+            assert _keys(a, n) == _keys(b, n)
 
 
 @pytest.mark.parametrize("offset", [0, 5])
@@ -219,3 +264,74 @@ def test_a_pickled_statistics_leaves_its_kept_batches_behind():
     assert "_batches" not in copy.__dict__
     assert pred.classify(copy).tolist() == want
     assert len(pickle.dumps(copy)) == lean
+
+
+def _compiled_read(program, batch):
+    inputs.use_compiled_read(wait=True)
+    plan = inputs._plans.get(program, inputs._Plan)
+    return plan.recipe(batch.schema).compiled_inputs(plan, batch, len(batch))
+
+
+def _children_with_offsets():
+    """A struct whose children are slices of longer arrays (offsets of their own), min and max
+    NULL in different rows at one bit offset, and a batch sliced on top of that."""
+    lo = np.arange(N + 7) * 10
+    mins = pa.array(lo, mask=np.arange(N + 7) % 5 == 2).slice(3, N)
+    maxs = pa.array(lo + 5, mask=np.arange(N + 7) % 3 == 0).slice(3, N)
+    column = pa.StructArray.from_arrays([mins, maxs, pa.array(np.arange(N) % 3)],
+                                        ["min", "max", "null_count"])
+    return pa.table({"row_count": np.full(N, 9), "x": column}).slice(2).to_batches()[0]
+
+
+def test_compiled_read_composes_offsets_and_pairs_only_equal_bitmaps(monkeypatch):
+    pred = pk.PruningPredicate("x > 40 AND x < 150", {"x": pa.int64()})
+    batch = _children_with_offsets()
+    for program in (pred.program, pred.prune_program):
+        want = _general(monkeypatch, program, batch)
+        read = _compiled_read(program, batch)
+        assert read is not None
+        assert read[1] == want.layout and ("masked", False) in read[1]
+        assert not any(len(entry) > 2 for entry in read[1])  # min and max NULL apart
+        _same_kernel_inputs(program, batch, want, read_by_recipe=True)
+    stats = pk.Statistics.from_arrow(pa.Table.from_batches([batch]))
+    np.testing.assert_array_equal(pred.classify(stats, backend="numba"),
+                                  pred.classify(stats, backend="numpy"))
+
+
+def test_compiled_read_leaves_struct_nulls_among_the_rows_to_the_general_path():
+    pred = pk.PruningPredicate("x > 40", {"x": pa.int64()})
+    mask = np.zeros(N, bool)
+    mask[1] = True  # a struct NULL in row 1 only
+    table = pa.table({"row_count": np.full(N, 9), "x": _ints(struct_mask=pa.array(mask))})
+    among = table.to_batches()[0]
+    assert _compiled_read(pred.program, among) is None
+    before = table.slice(2).to_batches()[0]  # the NULL row sliced away
+    read = _compiled_read(pred.program, before)
+    assert read is not None and read[1] == inputs.prepare(pred.program, before, {},
+                                                           frozenset()).layout
+    for batch in (among, before):
+        stats = pk.Statistics.from_arrow(pa.Table.from_batches([batch]))
+        np.testing.assert_array_equal(pred.classify(stats, backend="numba"),
+                                      pred.classify(stats, backend="numpy"))
+
+
+def test_compiled_read_refuses_a_tree_shorter_than_the_batch():
+    """``fill`` checks every array's length against the rows it reads (the C data interface
+    carries no buffer sizes): a hand-made tree whose child is too short is refused."""
+    from prunekit.kernels import exported
+
+    values = np.arange(4, dtype=np.int64)
+    buffers = np.array([0, values.ctypes.data], np.int64)
+    child = np.array([3, 0, 0, 2, 0, buffers.ctypes.data, 0, 0, 0, 0], np.int64)
+    children = np.array([child.ctypes.data], np.int64)
+    column = np.array([4, 0, 0, 1, 1, np.array([0], np.int64).ctypes.data,
+                       children.ctypes.data, 0, 0, 0], np.int64)
+    columns = np.array([column.ctypes.data], np.int64)
+    top = np.array([4, 0, 0, 1, 1, 0, columns.ctypes.data, 0, 0, 0], np.int64)
+    paths = np.array([[0, 0]], np.int64)
+    slot_kinds = np.array([[exported.VALUES, 0, 8, -1]], np.int64)
+    table, codes = np.zeros((1, 7), np.int64), np.zeros(1, np.int8)
+    assert exported.fill(top.ctypes.data, paths, slot_kinds, 4, table, codes) == -1
+    child[0] = 4  # long enough: read
+    assert exported.fill(top.ctypes.data, paths, slot_kinds, 4, table, codes) == 0
+    assert table[0, :2].tolist() == [values.ctypes.data, 4] and codes.tolist() == [1]
