@@ -335,3 +335,29 @@ def test_compiled_read_refuses_a_tree_shorter_than_the_batch():
     child[0] = 4  # long enough: read
     assert exported.fill(top.ctypes.data, paths, slot_kinds, 4, table, codes) == 0
     assert table[0, :2].tolist() == [values.ctypes.data, 4] and codes.tolist() == [1]
+
+
+def test_inputs_names_the_compiled_readers_codes_as_it_does():
+    """``inputs`` repeats ``exported``'s slot kinds and its code for a shared bitmap (it must
+    not import Numba to plan a read): the two agree."""
+    from prunekit.kernels import exported
+
+    assert (inputs._C_ABSENT, inputs._C_VALUES, inputs._C_BITS, inputs._C_OFFSETS32,
+            inputs._C_OFFSETS64, inputs._C_SHARED) == (
+        exported.ABSENT, exported.VALUES, exported.BITS, exported.OFFSETS32,
+        exported.OFFSETS64, exported.SHARED)
+
+
+def test_compiled_read_releases_what_it_exports():
+    """Arrow's release callback empties the exported struct's ``release`` field: after a read,
+    and after a read that failed, it is empty (nothing held past the call)."""
+    from prunekit.kernels import exported
+
+    batch = _statistics(_ints(), None, 0)
+    pred = pk.PruningPredicate("x > 40", {"x": pa.int64()})
+    assert _compiled_read(pred.program, batch) is not None
+    assert exported._struct.words[exported._RELEASE] == 0
+    with pytest.raises(Exception):  # noqa: B017 - Numba's typing error for a float table
+        exported.read(batch, np.zeros((1, 2), np.int64), np.zeros((1, 4), np.int64), N,
+                      np.zeros((1, 7), np.float64), np.zeros(1, np.int8))
+    assert exported._struct.words[exported._RELEASE] == 0
