@@ -90,6 +90,11 @@ class Prepared:
     # what the slots' arrays are views of, where the table was filled without them: kept for
     # as long as the table is read
     owner: object = None
+    # per tuple of flags, the kernel for this batch's shape once it is ready: kept with the
+    # layout a recipe's compiled read found (the program, its recipe and the layout fix every
+    # other part of the shape), so that a call on a small batch does not work the shape out
+    # and hash it again to look its kernel up (``run._run_batch``); None: not kept
+    kernels: dict | None = None
 
     @property
     def layout(self) -> tuple:
@@ -146,8 +151,9 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
         if lean is None:
             lean = recipe.kernel_inputs(plan, batch, n, cache, keys_in_kernel)
         if lean is not None:
-            table, layout, dtypes, keyed, codes, kept = lean
-            prepared = Prepared(n, None, _params(plan, codes), flags, keyed, (batch, kept))
+            table, layout, dtypes, keyed, codes, kept, kernels = lean
+            prepared = Prepared(n, None, _params(plan, codes), flags, keyed, (batch, kept),
+                                kernels)
             prepared.__dict__.update(_table=table, _layout=layout, _dtypes=dtypes)
             return prepared
     read = recipe.read(plan, batch, n, cache, keys_in_kernel) if recipe is not None else None
@@ -269,7 +275,8 @@ class _Recipe:
         self.coded = coded  # per code-domain column: (name, ((stat, position), ...))
         # how ``exported.fill`` reads a batch (``_compiled_plan``), or None if it cannot
         self.compiled = compiled
-        self.layouts: dict[bytes, tuple] = {}  # ``fill``'s codes -> (layout, dtypes, keyed)
+        # ``fill``'s codes -> (layout, dtypes, keyed, ``Prepared.kernels``)
+        self.layouts: dict[bytes, tuple] = {}
 
     @classmethod
     def of(cls, plan: _Plan, schema: pa.Schema) -> _Recipe | None:
@@ -402,7 +409,7 @@ class _Recipe:
                 layout.append(("masked", encoding))
                 shared[k] = (bitmap, off)
         table = np.array(rows, np.int64).reshape(len(rows), TABLE_COLUMNS)
-        return table, tuple(layout), tuple(dtypes), keyed, codes, kept
+        return table, tuple(layout), tuple(dtypes), keyed, codes, kept, None
 
     def compiled_inputs(self, plan: _Plan, batch: pa.RecordBatch, n: int) -> tuple | None:
         """What ``kernel_inputs`` returns for ``batch`` (no arrays to keep), read in compiled
@@ -416,9 +423,9 @@ class _Recipe:
         key = found.tobytes()
         shape = self.layouts.get(key)
         if shape is None:
-            shape = self.layouts[key] = _compiled_shape(found, read_as)
-        layout, dtypes, keyed = shape
-        return table, layout, dtypes, keyed, _short_codes(plan), ()
+            shape = self.layouts[key] = (*_compiled_shape(found, read_as), {})
+        layout, dtypes, keyed, kernels = shape
+        return table, layout, dtypes, keyed, _short_codes(plan), (), kernels
 
     def _fetch(self, batch: pa.RecordBatch) -> list | None:
         """The arrays the slots read, in the recipe's order; None if a struct has nulls."""

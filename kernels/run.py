@@ -358,17 +358,23 @@ def _run_batch(program: Program, read, backend: str, total: int, decided: dict,
     or ()."""
     kernel, built = None, ()
     if backend in ("auto", "numba"):
-        prepared = read(True)  # straight into a kernel's arguments, where a recipe reads it
+        prepared = read(True)  # straight into a kernel's table, where a recipe reads it
         args = kernel_args(program, prepared)
-        shape = shape_of(prepared, program)
-        key = _key(program, shape)
-        kernel = decided.get(key, _UNDECIDED)  # once per call: never wait on our own compiler
-        if kernel is _UNDECIDED:
-            kernel = decided[key] = ready_kernel(program, prepared, args,
-                                                 wait=backend == "numba", total=total,
-                                                 shape=shape, key=key)
-            if kernel is None and backend == "auto":
-                built = (prepared, args)
+        kept = prepared.kernels
+        flags = tuple(prepared.flags) if kept is not None else None
+        kernel = kept.get(flags) if kept is not None else None  # ready, for this layout
+        if kernel is None:
+            shape = shape_of(prepared, program)
+            key = _key(program, shape)
+            kernel = decided.get(key, _UNDECIDED)  # once per call: never wait on our compiler
+            if kernel is _UNDECIDED:
+                kernel = decided[key] = ready_kernel(program, prepared, args,
+                                                     wait=backend == "numba", total=total,
+                                                     shape=shape, key=key)
+                if kernel is None and backend == "auto":
+                    built = (prepared, args)
+            if kernel is not None and kept is not None:
+                kept[flags] = kernel
     if kernel is not None:
         keyed = codegen.keyed_bounds(prepared)
         ran = run_kernel(kernel, prepared.n, out, args, keyed=keyed)

@@ -361,3 +361,32 @@ def test_compiled_read_releases_what_it_exports():
         exported.read(batch, np.zeros((1, 2), np.int64), np.zeros((1, 4), np.int64), N,
                       np.zeros((1, 7), np.float64), np.zeros(1, np.int8))
     assert exported._struct.words[exported._RELEASE] == 0
+
+
+def test_kernels_kept_per_layout_follow_the_layout_and_the_flags():
+    """A kernel kept with a layout the compiled read found (``Prepared.kernels``) answers only
+    batches of that layout and those flags: batches of one schema, with and without NULL
+    bounds, under both settings of ``no_nan``, in turn, answer as NumPy does."""
+    inputs.use_compiled_read(wait=True)
+    pred = pk.PruningPredicate("x > 40 AND f < 2.5", {"x": pa.int64(), "f": pa.float64()})
+    f_lo = np.linspace(0, 5, N)
+    f_hi = np.where(np.arange(N) % 3 == 0, np.nan, f_lo + 1)
+
+    none = pa.array(np.zeros(N, np.int64))  # no NULL rows: ALL_MATCH is possible
+
+    def batch(mask):
+        f = _column(f_lo, f_hi, pa.float64(), mask=mask, nulls=none)
+        table = pa.table({"row_count": np.full(N, 9), "x": _ints(nulls=none), "f": f})
+        return table.to_batches()[0]
+
+    batches = [batch(None), batch(np.arange(N) % 4 == 3)]
+    answers = set()
+    for _ in range(2):
+        for b in batches:
+            for no_nan in ([], ["f"]):
+                got = pred.classify(pk.Statistics.from_arrow(b, no_nan=no_nan), backend="numba")
+                want = pred.classify(pk.Statistics.from_arrow(b, no_nan=no_nan),
+                                     backend="numpy")
+                np.testing.assert_array_equal(got, want)
+                answers.add(tuple(got.tolist()))
+    assert len(answers) == 4  # layouts and flags each change the answer
