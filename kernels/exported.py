@@ -37,17 +37,29 @@ from numba import carray, njit, types
 from numba.extending import intrinsic
 
 from .compiled import P_I32, P_I64, P_U8, P_U64
+from .slots import (
+    FOUND_ABSENT,
+    FOUND_DENSE,
+    FOUND_MASKED,
+    FOUND_SHARED,
+    READ_ABSENT,
+    READ_BITS,
+    READ_OFFSETS32,
+    READ_OFFSETS64,
+    READ_VALUES,
+)
 
-# Slot kinds (``slots[k, 0]``): how ``fill`` reads a slot's array.
-ABSENT, VALUES, BITS, OFFSETS32, OFFSETS64 = range(5)
-# Layout codes ``fill`` writes per slot: absent; dense; masked with its own bitmap; masked
-# with the bitmap of the first of its bound pair (``slots[k, 3]``), bit for bit.
-NONE, DENSE, MASKED, SHARED = range(4)
+# Slot kinds (``slots[k, 0]``) and the layout codes ``fill`` writes (``slots.READ_*`` and
+# ``slots.FOUND_*``).
+ABSENT, VALUES, BITS, OFFSETS32, OFFSETS64 = (READ_ABSENT, READ_VALUES, READ_BITS,
+                                              READ_OFFSETS32, READ_OFFSETS64)
+NONE, DENSE, MASKED, SHARED = FOUND_ABSENT, FOUND_DENSE, FOUND_MASKED, FOUND_SHARED
 
 # The fields of an ``ArrowArray`` struct, in 8-byte words.
 _LENGTH, _NULLS, _OFFSET, _N_BUFFERS, _N_CHILDREN, _BUFFERS, _CHILDREN = range(7)
 _RELEASE = 8
 _WORDS = 10
+
 
 @intrinsic
 def _popcount(typingctx, word):
@@ -80,7 +92,7 @@ def _nulls(address, first, n):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _array(address):  # pragma: no cover - compiled
-    return carray(P_I64(address), 10)
+    return carray(P_I64(address), _WORDS)
 
 
 @njit(cache=True, nogil=True)

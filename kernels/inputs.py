@@ -33,7 +33,15 @@ from prunekit.expr.program import Program
 from .identity import PerObject
 from .slots import (
     ABSENT,
+    FOUND_ABSENT,
+    FOUND_DENSE,
+    FOUND_MASKED,
     NO_ROW,
+    READ_ABSENT,
+    READ_BITS,
+    READ_OFFSETS32,
+    READ_OFFSETS64,
+    READ_VALUES,
     TABLE_COLUMNS,
     SlotData,
     compatible,
@@ -494,11 +502,6 @@ def _load_compiled_read() -> None:
     _compiled_read[0] = loaded_read()
 
 
-# ``exported``'s slot kinds, repeated here so that this module does not import it (or Numba)
-_C_ABSENT, _C_VALUES, _C_BITS, _C_OFFSETS32, _C_OFFSETS64 = range(5)
-_C_SHARED = 3
-
-
 def _compiled_plan(plan: _Plan, columns: list, slots: list, stat_types: dict,
                    where: dict) -> tuple | None:
     """How ``exported.fill`` reads a recipe's batches: the fetched arrays' paths, per slot
@@ -510,17 +513,17 @@ def _compiled_plan(plan: _Plan, columns: list, slots: list, stat_types: dict,
     for k, (kind, at, detail) in enumerate(slots):
         mate = plan.first_of.get(k, -1)
         if kind == _ABSENT:
-            kinds.append((_C_ABSENT, 0, 0, -1))
+            kinds.append((READ_ABSENT, 0, 0, -1))
             read_as.append((None, False, -1))
         elif kind == _PLAIN and detail[0] == "plain":
-            kinds.append((_C_VALUES, at, detail[1].itemsize, mate))
+            kinds.append((READ_VALUES, at, detail[1].itemsize, mate))
             read_as.append((detail[1], False, mate))
         elif kind == _PLAIN and detail[0] == "bits":
-            kinds.append((_C_BITS, at, 0, mate))
+            kinds.append((READ_BITS, at, 0, mate))
             read_as.append((np.dtype(np.uint8), True, mate))
         elif kind == _CODED:
             offsets = np.dtype(_OFFSETS[stat_types[detail]])
-            kinds.append((_C_OFFSETS32 if offsets.itemsize == 4 else _C_OFFSETS64,
+            kinds.append((READ_OFFSETS32 if offsets.itemsize == 4 else READ_OFFSETS64,
                           where[detail], offsets.itemsize, mate))
             read_as.append((offsets, "keys", mate))
         else:
@@ -533,14 +536,14 @@ def _compiled_shape(found: np.ndarray, read_as: tuple) -> tuple:
     """The layout, dtypes and keyed-bound count of ``exported.fill``'s layout codes."""
     layout, dtypes, keyed = [], [], 0
     for code, (dtype, encoding, mate) in zip(found.tolist(), read_as, strict=True):
-        if code == 0:
+        if code == FOUND_ABSENT:
             layout.append(_ABSENT_LAYOUT)
             dtypes.append(None)
             continue
         dtypes.append(dtype)
         keyed += encoding == "keys"
-        layout.append(("dense", encoding) if code == 1 else ("masked", encoding)
-                      if code == 2 else ("masked", encoding, mate))
+        layout.append(("dense", encoding) if code == FOUND_DENSE else ("masked", encoding)
+                      if code == FOUND_MASKED else ("masked", encoding, mate))
     return tuple(layout), tuple(dtypes), keyed
 
 

@@ -95,6 +95,15 @@ TABLE_COLUMNS = 7
 NO_ROW = (0,) * TABLE_COLUMNS
 
 
+# How the compiled reader (``exported.fill``) reads a slot's array (``inputs`` plans a read in
+# these terms without importing Numba): absent; plain values of a width; bits; string offsets
+# of 4 or 8 bytes, the strings keyed in the kernel.
+READ_ABSENT, READ_VALUES, READ_BITS, READ_OFFSETS32, READ_OFFSETS64 = range(5)
+# The layout it finds per slot: absent; dense; masked with a bitmap of its own; masked with
+# the bitmap of the first of its bound pair, bit for bit.
+FOUND_ABSENT, FOUND_DENSE, FOUND_MASKED, FOUND_SHARED = range(4)
+
+
 def address(array: np.ndarray) -> int:
     """Where ``array``'s first element is in memory.
 

@@ -337,17 +337,6 @@ def test_compiled_read_refuses_a_tree_shorter_than_the_batch():
     assert table[0, :2].tolist() == [values.ctypes.data, 4] and codes.tolist() == [1]
 
 
-def test_inputs_names_the_compiled_readers_codes_as_it_does():
-    """``inputs`` repeats ``exported``'s slot kinds and its code for a shared bitmap (it must
-    not import Numba to plan a read): the two agree."""
-    from prunekit.kernels import exported
-
-    assert (inputs._C_ABSENT, inputs._C_VALUES, inputs._C_BITS, inputs._C_OFFSETS32,
-            inputs._C_OFFSETS64, inputs._C_SHARED) == (
-        exported.ABSENT, exported.VALUES, exported.BITS, exported.OFFSETS32,
-        exported.OFFSETS64, exported.SHARED)
-
-
 def test_compiled_read_releases_what_it_exports():
     """Arrow's release callback empties the exported struct's ``release`` field: after a read,
     and after a read that failed, it is empty (nothing held past the call)."""
@@ -390,3 +379,38 @@ def test_kernels_kept_per_layout_follow_the_layout_and_the_flags():
                 np.testing.assert_array_equal(got, want)
                 answers.add(tuple(got.tolist()))
     assert len(answers) == 4  # layouts and flags each change the answer
+
+
+@pytest.mark.parametrize("start", [8, 13])
+def test_compiled_read_counts_nulls_among_the_rows_of_a_longer_array(monkeypatch, start):
+    """A batch sliced out of longer arrays: the compiled reader counts the NULLs among its
+    rows (whole words, and bits before and after them), not the array's, so bounds NULL only
+    outside the rows are dense, and bounds NULL in every row are absent."""
+    n = 1000
+    rows = np.arange(n)
+    outside = (rows < start) | (rows >= n - 13)  # NULL only where sliced away
+    lo = rows * 10
+    x = pa.StructArray.from_arrays(
+        [pa.array(lo, mask=outside), pa.array(lo + 5, mask=~outside), pa.array(rows % 2)],
+        ["min", "max", "null_count"])
+    batch = pa.table({"row_count": np.full(n, 9), "x": x}).slice(start, n - start - 13)
+    batch = batch.to_batches()[0]
+    pred = pk.PruningPredicate("x > 400 AND x < 5000", {"x": pa.int64()})
+    want = _general(monkeypatch, pred.program, batch)
+    read = _compiled_read(pred.program, batch)
+    assert read is not None and read[1] == want.layout
+    min_slot = [s.stat for s in pred.program.slots].index("min")
+    max_slot = [s.stat for s in pred.program.slots].index("max")
+    assert read[1][min_slot] == ("dense", False) and read[1][max_slot] == ("absent", False)
+
+
+def test_compiled_null_count_matches_numpy():
+    from prunekit.kernels import exported
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        bits = rng.integers(0, 256, int(rng.integers(1, 60))).astype(np.uint8)
+        first = int(rng.integers(0, 8 * len(bits)))
+        n = int(rng.integers(0, 8 * len(bits) - first + 1))
+        valid = np.unpackbits(bits, bitorder="little")[first:first + n].sum()
+        assert exported._nulls(bits.ctypes.data, first, n) == n - valid
