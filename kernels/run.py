@@ -150,7 +150,10 @@ def ready_kernel(program: Program, prepared, args: list, wait: bool, total: int 
             _ready or _interpreting_costs_more(program, max(total, prepared.n)))):
         kernel = load_kernel(source)
         kernel(0, 0, np.empty(0, np.int8), *args)  # compile (or load) for these types now
-        use_compiled_read()  # Numba is loaded now: batches are read in compiled code too
+        # Numba is loaded now: batches are read in compiled code too. A caller that waits
+        # for the kernel waits for the reader (milliseconds once in the disk cache), so that
+        # its next calls do not share the interpreter with a thread loading it.
+        use_compiled_read(wait=wait)
         _ready[key] = kernel
         if not wait:  # "auto": Numba is set up now, and the compiled interpreter loads cheaply
             machine.start()
@@ -198,7 +201,7 @@ def _build(key: tuple, source: str, args: list) -> None:
     try:
         kernel = load_kernel(source)
         kernel(0, 0, np.empty(0, np.int8), *args)
-        use_compiled_read()
+        use_compiled_read(wait=True)  # on this thread, already in the background
         _ready[key] = kernel
         machine.start()
     except Exception:  # noqa: BLE001 - the interpreter keeps answering; a later wait=True
