@@ -508,7 +508,7 @@ def _closure(program: Program, roots: list[int]) -> list[int]:
 def keyed_bounds(prepared) -> int:
     """How many string bounds a kernel over ``prepared`` keys: it takes a buffer of that many
     times ``min(KEY_AHEAD, stop - start)`` keys first (``NO_KEYS`` in ``kernel_args``)."""
-    if prepared.slots is None:  # read straight into a kernel's arguments: counted then
+    if prepared.slots is None:  # read straight into a kernel's table: counted then
         return prepared.keyed
     return sum(s.keys_of is not None for s in prepared.slots)
 
