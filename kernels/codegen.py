@@ -223,8 +223,8 @@ def emit(program: Program, layout: tuple, cache: bool = True,
             load[k] = "True" if default else "0"
             valid[k] = "True" if default else "False"
             continue
-        kind_k = dtypes[k] if k < len(dtypes) else None
-        prologue.append(f"    v{k} = {_values_view(k, kind_k, bits)}")
+        read_as = dtypes[k] if k < len(dtypes) else None
+        prologue.append(f"    v{k} = {_values_view(k, read_as, bits)}")
         if slot.stat in _COUNTS and not bits and len(program.steps) <= TWO_PASS_STEPS:
             counts.add(k)
         shared = len(entry) > 2  # its validity is slot entry[2]'s (a bound's, never deferred)

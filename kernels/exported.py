@@ -19,7 +19,7 @@ for it.
 >>> batch = pa.record_batch({"x": x})
 >>> table, codes = np.zeros((1, 7), np.int64), np.zeros(1, np.int8)
 >>> paths = np.array([[0, 0]], np.int64)
->>> slots = np.array([[VALUES, 0, 8, -1]], np.int64)
+>>> slots = np.array([[READ_VALUES, 0, 8, -1]], np.int64)
 >>> read(batch, paths, slots, 3, table, codes), codes.tolist(), table[0, [1, 2, 4]].tolist()
 (0, [2], [3, 0, 1])
 >>> bool(table[0, 3] == x.field(0).buffers()[0].address)  # the bitmap, masked: its own
@@ -45,15 +45,8 @@ from .slots import (
     READ_ABSENT,
     READ_BITS,
     READ_OFFSETS32,
-    READ_OFFSETS64,
     READ_VALUES,
 )
-
-# Slot kinds (``slots[k, 0]``) and the layout codes ``fill`` writes (``slots.READ_*`` and
-# ``slots.FOUND_*``).
-ABSENT, VALUES, BITS, OFFSETS32, OFFSETS64 = (READ_ABSENT, READ_VALUES, READ_BITS,
-                                              READ_OFFSETS32, READ_OFFSETS64)
-NONE, DENSE, MASKED, SHARED = FOUND_ABSENT, FOUND_DENSE, FOUND_MASKED, FOUND_SHARED
 
 # The fields of an ``ArrowArray`` struct, in 8-byte words.
 _LENGTH, _NULLS, _OFFSET, _N_BUFFERS, _N_CHILDREN, _BUFFERS, _CHILDREN = range(7)
@@ -170,17 +163,17 @@ def fill(top_address, paths, slots, n, table, codes):  # pragma: no cover - comp
         kind, j, width, mate = slots[k, 0], slots[k, 1], slots[k, 2], slots[k, 3]
         for c in range(7):
             table[k, c] = 0
-        if kind == ABSENT or nulls[j] == n:
-            codes[k] = NONE
+        if kind == READ_ABSENT or nulls[j] == n:
+            codes[k] = FOUND_ABSENT
             continue
         first = starts[j]
         if values[j] == 0:
             return -1
         table[k, 2] = first
-        if kind == VALUES:
+        if kind == READ_VALUES:
             table[k, 0] = values[j] + first * width
             table[k, 1] = n
-        elif kind == BITS:
+        elif kind == READ_BITS:
             table[k, 0] = values[j]
             table[k, 1] = (first + n + 7) >> 3
         else:  # string offsets, from the rows' first; the bytes up to the last one's end
@@ -188,22 +181,22 @@ def fill(top_address, paths, slots, n, table, codes):  # pragma: no cover - comp
                 return -1
             table[k, 0] = values[j] + first * width
             table[k, 1] = n + 1
-            if kind == OFFSETS32:
+            if kind == READ_OFFSETS32:
                 end = np.int64(carray(P_I32(values[j]), first + n + 1)[first + n])
             else:
                 end = carray(P_I64(values[j]), first + n + 1)[first + n]
             table[k, 5] = data[j]
             table[k, 6] = max(end, np.int64(0))
         if nulls[j] == 0:
-            codes[k] = DENSE
+            codes[k] = FOUND_DENSE
             continue
         table[k, 3] = bitmaps[j]
         table[k, 4] = (first + n + 7) >> 3
-        codes[k] = MASKED
-        if mate >= 0 and codes[mate] == MASKED and table[mate, 2] == first:
+        codes[k] = FOUND_MASKED
+        if mate >= 0 and codes[mate] == FOUND_MASKED and table[mate, 2] == first:
             # the pair's bitmaps compared by whole bytes, as ``inputs.same_bits`` does
             if _same_bytes(table[mate, 3], bitmaps[j], first >> 3, table[k, 4]):
-                codes[k] = SHARED
+                codes[k] = FOUND_SHARED
     return 0
 
 

@@ -379,7 +379,7 @@ def _run_batch(program: Program, read, backend: str, total: int, decided: dict,
             if kernel is not None and kept is not None:
                 kept[flags] = kernel
     if kernel is not None:
-        keyed = codegen.keyed_bounds(prepared)
+        keyed = codegen.keyed_bounds(prepared) if args[0] is codegen.NO_KEYS else 0
         ran = run_kernel(kernel, prepared.n, out, args, keyed=keyed)
         return built if ran else None
     if backend not in ("auto", "numba") or prepared.slots is None:

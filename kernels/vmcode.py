@@ -40,7 +40,7 @@ from prunekit.expr.program import Program
 
 from .inputs import DEFAULTS, Prepared
 from .interpret import last_uses
-from .slots import SlotData
+from .slots import SlotData, address
 from .vmtypes import List, NotAssembled, Reg, Scalar, Weak, arithmetic_dtype, compare_kind, kind_of
 
 CHUNK = 1024  # containers per pass: a register row is 8 KiB, and the live ones stay in L2
@@ -259,8 +259,8 @@ class _Assembler:
             raise NotAssembled("statistics shorter than the batch")
         self.keep += [values, bitmap, keys]
         span = (len(values) - 1) * stride + 1 if len(values) else 0  # elements, in place
-        self.slot_rows.append([code, _address(values), stride, span, _address(bitmap),
-                               data.bit_offset, len(bitmap), _address(keys), len(keys)])
+        self.slot_rows.append([code, address(values), stride, span, address(bitmap),
+                               data.bit_offset, len(bitmap), address(keys), len(keys)])
         self.slot_index[k] = len(self.slot_rows) - 1, code
         return self.slot_index[k]
 
@@ -418,10 +418,6 @@ class _Assembler:
                     self.new("f", TOFLOAT32_F, result.number, dtype=dtype))
         self.regs.free[kind].append(result.number)
         return narrowed
-
-
-def _address(array: np.ndarray) -> int:
-    return array.__array_interface__["data"][0]
 
 
 def assemble(program: Program, prepared: Prepared) -> VMCall:

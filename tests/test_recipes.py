@@ -329,7 +329,7 @@ def test_compiled_read_refuses_a_tree_shorter_than_the_batch():
     columns = np.array([column.ctypes.data], np.int64)
     top = np.array([4, 0, 0, 1, 1, 0, columns.ctypes.data, 0, 0, 0], np.int64)
     paths = np.array([[0, 0]], np.int64)
-    slot_kinds = np.array([[exported.VALUES, 0, 8, -1]], np.int64)
+    slot_kinds = np.array([[slots.READ_VALUES, 0, 8, -1]], np.int64)
     table, codes = np.zeros((1, 7), np.int64), np.zeros(1, np.int8)
     assert exported.fill(top.ctypes.data, paths, slot_kinds, 4, table, codes) == -1
     child[0] = 4  # long enough: read
