@@ -116,7 +116,7 @@ def table(results: dict) -> str:
                      "threads) <= 1.2 at 10M, <= 1.5 at 1M; keep x (hand-written keep mask / "
                      "prune) > 1")
     fixed = [(what, get(f"bench_classify.FixedCost.track_{what}_us"))
-             for what in ("classify", "prune")]
+             for what in ("classify", "prune", "classify_one_statistics")]
     if fixed[0][1]:
         lines.append("")
         lines.append("fixed cost per call (median us; target <= 50 for Q1-Q5 at 1,000):")

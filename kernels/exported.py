@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import weakref
 
 import numpy as np
 import pyarrow as pa
@@ -203,26 +204,65 @@ def fill(top_address, paths, slots, n, table, codes):  # pragma: no cover - comp
 _struct = threading.local()  # per thread: the 80 bytes a batch is exported into
 _releases: dict = {}  # a release callback's address -> its ctypes function
 _CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+KEPT = ("exported",)  # the key of a batch's kept export in its cache
+
+
+class _Export:
+    """A batch exported once and kept in the batch's cache (a ``Statistics`` keeps one per
+    batch) for the calls after it; released when the cache drops it."""
+
+    __slots__ = ("words", "address", "__weakref__")
+
+
+def _release(words: np.ndarray, address: int) -> None:
+    """Calls the release callback of the struct in ``words``, at ``address`` (Arrow's C data
+    interface; ``words.ctypes.data`` would cost more than the release)."""
+    callback = int(words[_RELEASE])
+    if callback == 0:  # released already
+        return
+    release = _releases.get(callback)
+    if release is None:
+        release = _releases[callback] = _CALLBACK(callback)
+    release(address)
+
+
+def _keep(batch, cache: dict) -> _Export:
+    """``batch`` exported into a new ``_Export``, stored in ``cache``. Two threads may both
+    make one: each reads through its own, and the one not stored is released when dropped."""
+    export = _Export()
+    export.words = np.zeros(_WORDS, np.int64)
+    export.address = export.words.ctypes.data
+    batch._export_to_c(export.address)
+    # the finalizer holds the words, not the export
+    weakref.finalize(export, _release, export.words, export.address)
+    cache[KEPT] = export
+    return export
 
 
 def read(batch, paths: np.ndarray, slots: np.ndarray, n: int, table: np.ndarray,
-         codes: np.ndarray) -> int:
-    """``fill`` over ``batch``, exported for the call and released after it (the arrays stay
-    the batch's: the table's addresses are valid as long as ``batch`` lives)."""
+         codes: np.ndarray, cache: dict | None = None) -> int:
+    """``fill`` over ``batch`` (the arrays stay the batch's: the table's addresses are valid
+    as long as ``batch`` lives). Exported for the call and released after it; with ``cache``
+    (the batch's, kept by its ``Statistics``), exported once more on the second call and kept
+    there: a notebook's predicates over one ``Statistics`` do not export it each time, and a
+    batch read once (a new ``Statistics`` per call) pays nothing for it."""
+    if cache is not None:
+        export = cache.get(KEPT)
+        if export is not None:
+            if export is False:  # seen once
+                export = _keep(batch, cache)
+            # ``export`` is held here until ``fill`` returns, whatever the cache holds then
+            return fill(export.address, paths, slots, n, table, codes)
+        cache[KEPT] = False
     words = getattr(_struct, "words", None)
     if words is None:
         words = _struct.words = np.zeros(_WORDS, np.int64)
         _struct.address = words.ctypes.data
-    address = _struct.address
-    batch._export_to_c(address)
+    batch._export_to_c(_struct.address)
     try:
-        return fill(address, paths, slots, n, table, codes)
+        return fill(_struct.address, paths, slots, n, table, codes)
     finally:
-        callback = int(words[_RELEASE])
-        release = _releases.get(callback)
-        if release is None:
-            release = _releases[callback] = _CALLBACK(callback)
-        release(address)
+        _release(words, _struct.address)
 
 
 def loaded_read():

@@ -155,7 +155,7 @@ def prepare(program: Program, batch: pa.RecordBatch, nan_in_bounds: dict[str, bo
         lean = None
         if recipe.compiled is not None and _compiled_read[0] is not None and keys_in_kernel \
                 and not (recipe.coded and cache and any(k[0] == "codes" for k in cache)):
-            lean = recipe.compiled_inputs(plan, batch, n)  # not over codes ranked before
+            lean = recipe.compiled_inputs(plan, batch, n, cache)  # not over ranked codes
         if lean is None:
             lean = recipe.kernel_inputs(plan, batch, n, cache, keys_in_kernel)
         if lean is not None:
@@ -419,14 +419,15 @@ class _Recipe:
         table = np.array(rows, np.int64).reshape(len(rows), TABLE_COLUMNS)
         return table, tuple(layout), tuple(dtypes), keyed, codes, kept, None
 
-    def compiled_inputs(self, plan: _Plan, batch: pa.RecordBatch, n: int) -> tuple | None:
+    def compiled_inputs(self, plan: _Plan, batch: pa.RecordBatch, n: int,
+                        cache: dict | None = None) -> tuple | None:
         """What ``kernel_inputs`` returns for ``batch`` (no arrays to keep), read in compiled
         code (``exported``): no Python object per column, child or buffer. None if the
-        batch must take the general path."""
+        batch must take the general path. ``cache``: the batch's, where its export is kept."""
         paths, slot_kinds, read_as = self.compiled
         table = np.empty((len(self.slots), TABLE_COLUMNS), np.int64)
         found = np.empty(len(self.slots), np.int8)
-        if _compiled_read[0](batch, paths, slot_kinds, n, table, found) != 0:
+        if _compiled_read[0](batch, paths, slot_kinds, n, table, found, cache) != 0:
             return None
         key = found.tobytes()
         shape = self.layouts.get(key)

@@ -352,6 +352,66 @@ def test_compiled_read_releases_what_it_exports():
     assert exported._struct.words[exported._RELEASE] == 0
 
 
+def test_a_statistics_object_keeps_its_batch_exported_from_the_second_call():
+    """Over one Statistics, the compiled read exports a batch per call the first time, and
+    from the second call on (any predicate) reads one export kept in the batch's cache; the
+    answers stay NumPy's, a replaced table is exported anew, and the export is released when
+    the Statistics goes."""
+    import gc
+
+    from prunekit.kernels import exported
+
+    inputs.use_compiled_read(wait=True)
+    stats = pk.Statistics.from_arrow(pa.Table.from_batches([_children_with_offsets()]))
+    preds = [pk.PruningPredicate(sql, {"x": pa.int64()})
+             for sql in ("x > 40 AND x < 150", "x = 55 OR x IS NULL")]
+
+    def check(stats):
+        fresh = pk.Statistics.from_arrow(stats.table)
+        for pred in preds:
+            for call in (pred.classify, pred.prune):
+                assert call(stats, backend="numba").tolist() == \
+                    call(fresh, backend="numpy").tolist()
+
+    cache = stats.batches_and_caches()[1][0]
+    seen = []
+    for _ in range(3):
+        check(stats)
+        seen.append(cache[exported.KEPT])
+    assert seen[0] is not False and all(k is seen[0] for k in seen)
+    assert isinstance(seen[0], exported._Export)
+    words = seen[0].words
+    assert words[exported._RELEASE] != 0  # held while the Statistics keeps it
+    lo = np.arange(N)[::-1] * 10
+    stats.table = pa.table({"row_count": np.full(N, 9), "x": _column(lo, lo + 5, pa.int64())})
+    check(stats)
+    check(stats)
+    assert stats.batches_and_caches()[1][0][exported.KEPT] is not seen[0]
+    gc.collect()
+    assert words[exported._RELEASE] != 0  # the old cache still holds the old export
+    del seen, cache
+    gc.collect()
+    assert words[exported._RELEASE] == 0
+
+
+def test_two_kept_exports_of_one_batch_are_each_released():
+    """Two threads may both export a batch seen once: the export not stored is released when
+    its reader drops it, and the stored one is kept."""
+    import gc
+
+    from prunekit.kernels import exported
+
+    batch = _statistics(_ints(), None, 0)
+    cache = {exported.KEPT: False}
+    first = exported._keep(batch, cache)
+    second = exported._keep(batch, cache)
+    assert cache[exported.KEPT] is second
+    words = first.words
+    del first
+    gc.collect()
+    assert words[exported._RELEASE] == 0 and second.words[exported._RELEASE] != 0
+
+
 def test_kernels_kept_per_layout_follow_the_layout_and_the_flags():
     """A kernel kept with a layout the compiled read found (``Prepared.kernels``) answers only
     batches of that layout and those flags: batches of one schema, with and without NULL
