@@ -263,7 +263,8 @@ class FixedCost:
     def _median_us(self, call, kept: pk.Statistics | None = None) -> float:
         times = []
         for _ in range(self.calls):
-            stats = kept or pk.Statistics.from_arrow(self.table, no_nan=["price"])
+            stats = kept if kept is not None else pk.Statistics.from_arrow(
+                self.table, no_nan=["price"])
             start = time.perf_counter()
             call(stats)
             times.append(time.perf_counter() - start)
