@@ -140,7 +140,9 @@ class NewShape:
             built = time.perf_counter()
             pred.classify(self.stats, backend=backend)
             first = time.perf_counter()
-            pred.classify(self.stats)  # waits for a background compilation, if any
+            # with "auto", interpreted again until the kernel is ready (no call waits for
+            # the compiler, which takes one of the cores meanwhile); with "numba", the kernel
+            pred.classify(self.stats)
             second = time.perf_counter()
             pred.classify(self.stats)
             third = time.perf_counter()
