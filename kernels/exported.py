@@ -258,11 +258,12 @@ def read(batch, paths: np.ndarray, slots: np.ndarray, n: int, table: np.ndarray,
     if words is None:
         words = _struct.words = np.zeros(_WORDS, np.int64)
         _struct.address = words.ctypes.data
-    batch._export_to_c(_struct.address)
+    address = _struct.address
+    batch._export_to_c(address)
     try:
-        return fill(_struct.address, paths, slots, n, table, codes)
+        return fill(address, paths, slots, n, table, codes)
     finally:
-        _release(words, _struct.address)
+        _release(words, address)
 
 
 def loaded_read():
