@@ -41,8 +41,8 @@ bench: venv
 FUZZ_MINUTES ?= 30
 JOIN_FUZZ_MINUTES ?= 10
 fuzz: venv
-	nice -n 10 $(BIN)/python -m tests.fuzz --minutes $(FUZZ_MINUTES)
-	nice -n 10 $(BIN)/python -m tests.join_fuzz --minutes $(JOIN_FUZZ_MINUTES)
+	nice -n 10 $(BIN)/python -m tests.support.fuzz --minutes $(FUZZ_MINUTES)
+	nice -n 10 $(BIN)/python -m tests.support.join_fuzz --minutes $(JOIN_FUZZ_MINUTES)
 
 lint: venv
 	$(BIN)/python -m ruff check .

@@ -10,7 +10,7 @@
 ``pyarrow_compute``
     The same statistics program, step by step, with ``pyarrow.compute`` over whole arrays: an
     invalid statistic is an Arrow null, ``valid`` is ``pc.is_valid``, and/or/not are Kleene.
-    Outcomes equal ``classify`` (``tests/test_benchmarks.py``).
+    Outcomes equal ``classify`` (``tests/benchmarks/test_benchmarks.py``).
 NumPy
     ``PruningPredicate.classify(stats, backend="numpy")``: the reference interpreter
     (``kernels/interpret.py``), one NumPy array per step.

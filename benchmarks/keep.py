@@ -7,8 +7,8 @@ keeps ``x.null_count > 0``; ``x <> v`` keeps unless ``x.min = v AND x.max = v``)
 that is unknown (NULL) makes its comparison NULL, Kleene AND/OR carry it, and a NULL result is
 kept. Every peer evaluates the same tree in its own idiom, as its users write it: pyarrow's
 ``pc`` functions over the struct fields, one Polars expression (a long IN list through
-``search_sorted``, the fastest form there), one DuckDB ``SELECT``. ``tests/test_benchmarks.py``
-checks each keeps every container ``prune`` keeps.
+``search_sorted``, the fastest form there), one DuckDB ``SELECT``.
+``tests/benchmarks/test_benchmarks.py`` checks each keeps every container ``prune`` keeps.
 
 >>> import pyarrow as pa
 >>> from benchmarks.workload import generate

@@ -15,7 +15,7 @@ that is not a number is NULL in legacy mode and fails the query under ANSI.
 
 Types are named by Arrow types: ``spark_type`` maps a column's Arrow type to the one Spark
 reads it as, ``literal_type`` gives a literal's. The rules were read off Spark 4.3's analysed
-plans in both modes (``tests/test_spark_typing.py`` checks their outcomes in Spark).
+plans in both modes (``tests/expr/test_spark_typing.py`` checks their outcomes in Spark).
 
 >>> comparison_type(pa.int32(), pa.string(), ANSI), comparison_type(pa.int32(), pa.string(), LEGACY)
 (DataType(int64), DataType(int32))

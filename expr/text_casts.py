@@ -8,7 +8,7 @@ the value, ``INVALID`` (Spark gives NULL in legacy mode and fails the query unde
 ``UNSURE`` (valid text whose value prunekit does not work out, such as a time without a date,
 which Spark reads on the current day: the comparison is then unknown, never guessed).
 
-Checked against Spark 4.3 string by string (``tests/test_text_casts.py``).
+Checked against Spark 4.3 string by string (``tests/expr/test_text_casts.py``).
 
 >>> to_date("2024"), to_date("2024-1-5 anything"), to_date("20240101")
 (datetime.date(2024, 1, 1), datetime.date(2024, 1, 5), INVALID)

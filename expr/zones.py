@@ -19,7 +19,7 @@ Transitions are found with the public ``utcoffset`` alone: the offset is sampled
 changes offsets at whole seconds). This is sound when no two transitions are closer than
 ``STEP`` (then a change between two samples is one transition, never two that cancel): the
 closest in the tz database are about four days apart (Africa/Freetown, 1939;
-``tests/test_time_zones.py`` checks every zone's data; after it, each zone's yearly rule
+``tests/expr/test_zones.py`` checks every zone's data; after it, each zone's yearly rule
 changes twice a year at most). Fixed-offset zones need none of this. Before year 1 a zone
 keeps its first offset, after 9999 its rule repeats every 400 years (``_offset_seconds``).
 
@@ -27,7 +27,7 @@ Gaps and overlaps follow java.time: a wall time in an overlap takes the earlier 
 first of the two instants) unless a preferred offset is valid (``to_instant``); one in a gap
 (spring forward) is moved forward by the gap's length, which is the instant ``wall -
 offset_before``; ``LocalDate.atStartOfDay`` takes the end of a gap (``start_of_day``).
-(Python's ``fold=0`` agrees on both; ``tests/reference.py`` computes with it.)
+(Python's ``fold=0`` agrees on both; ``tests/support/reference.py`` computes with it.)
 
 The zone is read from ``prunekit.expr.session.session_zone()`` by callers; the data is
 Python's tz database (``zoneinfo``), Spark's is the JVM's: a zone whose rules differ between

@@ -5,7 +5,7 @@ values in the column's kernel domain (days, microseconds, unscaled decimals, UTF
 IEEE float comparisons (Spark orders NaN above every number, NumPy compares it with nothing),
 a missing statistic read as the kernels read it (a value that no valid bit lets through), and
 literal values as quoted SQL literals, never raw text. Spark evaluates it as a CASE giving the
-same 0/1/2 as the kernels (``tests/test_spark.py`` checks it on random containers).
+same 0/1/2 as the kernels (``tests/spark_glue/test_frame.py`` checks it on random containers).
 
 >>> import pyarrow as pa, prunekit as pk
 >>> pred = pk.PruningPredicate("x > 5", {"x": pa.int64()})

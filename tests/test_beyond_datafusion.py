@@ -18,7 +18,7 @@ import pytest
 
 import prunekit as pk
 import prunekit.parquet
-from tests import differential
+from tests.support import differential
 
 datafusion = pytest.importorskip("datafusion", reason="datafusion (a test dependency) is missing")
 

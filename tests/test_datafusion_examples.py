@@ -8,7 +8,7 @@ import pyarrow as pa
 import pytest
 
 import prunekit as pk
-from tests.cases import ALL, BACKENDS, MAYBE, NONE, check, multi, row
+from tests.support.cases import ALL, BACKENDS, MAYBE, NONE, check, multi, row
 
 SCHEMA = pa.schema([("x", pa.int64()), ("y", pa.int64())])
 

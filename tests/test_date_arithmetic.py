@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import prunekit as pk
 from prunekit.expr.intervals import interval
-from tests.cases import container_of
+from tests.support.cases import container_of
 
 DATE = pa.date32()
 D = {"d": DATE}

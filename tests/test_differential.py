@@ -4,7 +4,7 @@ the reference evaluator (soundness) and against DataFusion's row-group pruning (
 ``test_differential_run`` is the bounded CI run: its report (datasets, predicates, row groups,
 unsound, groups DataFusion prunes more and why) is printed to the terminal whatever the capture
 mode, and written to ``.pytest_cache/differential-report.txt`` (and ``.json``). ``make fuzz``
-runs the same checks for longer (``tests/fuzz.py``) and writes shrunk failing cases into
+runs the same checks for longer (``tests/support/fuzz.py``) and writes shrunk failing cases into
 ``tests/regressions/``, which ``test_regression_replays`` replays here. A case whose JSON has a
 ``known_bug`` field is expected to fail (strict xfail) until that bug is fixed.
 """
@@ -22,7 +22,7 @@ import pytest
 
 import prunekit as pk
 from prunekit.expr import nodes as n
-from tests import differential as diff
+from tests.support import differential as diff
 
 CI_SEEDS = range(1_000, 1_060)  # fuzz runs use other seeds
 CI_PREDICATES = 25

@@ -3,8 +3,8 @@ predicates, and comparisons the column's type decides: hand-written edges (NULL,
 integer minimum, overflow, ties, unknown statistics).
 
 Each case is one container of rows (several columns where named): the outcome must be sound
-for every row the reference evaluates (``tests/reference.py``, Spark's semantics) and equal the
-expected one.
+for every row the reference evaluates (``tests/support/reference.py``, Spark's semantics) and equal
+the expected one.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import pyarrow as pa
 import pytest
 
 import prunekit as pk
-from tests import reference as ref
-from tests import strategies as strat
-from tests.cases import BACKENDS
+from tests.support import reference as ref
+from tests.support import strategies as strat
+from tests.support.cases import BACKENDS
 
 NONE, MAYBE, ALL = pk.NONE_MATCH, pk.MAYBE_MATCH, pk.ALL_MATCH
 D = decimal.Decimal

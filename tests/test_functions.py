@@ -2,7 +2,7 @@
 rule, a focused property against the row reference, and what explain() says.
 
 Each hand-written case is one container of rows: the outcome must be sound for every row the
-reference evaluates (``tests/reference.py``, Spark's semantics) and equal the expected one.
+reference evaluates (``tests/support/reference.py``, Spark's semantics) and equal the expected one.
 Timestamps are microseconds since the epoch (UTC), dates days since 1970-01-01.
 """
 
@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 import prunekit as pk
 from prunekit.expr import nodes as n
-from tests import reference as ref
-from tests import strategies as strat
-from tests.cases import BACKENDS
+from tests.support import reference as ref
+from tests.support import strategies as strat
+from tests.support.cases import BACKENDS
 
 NONE, MAYBE, ALL = pk.NONE_MATCH, pk.MAYBE_MATCH, pk.ALL_MATCH
 D = decimal.Decimal
@@ -326,7 +326,7 @@ def function_examples(draw) -> strat.Example:
 
 
 def _run_property(backend_sample: int) -> Counter:
-    from tests.test_property import assert_sound
+    from tests.support.soundness import assert_sound
 
     seen: Counter = Counter()
 
@@ -365,14 +365,15 @@ SPARK_PREDICATES = [
 @pytest.mark.spark
 def test_function_programs_in_spark_sql_equal_classify():
     """``to_spark_sql`` (engine="sql") gives the kernels' outcomes for every function rule,
-    on statistics with NULLs, NaN bounds, min > max and inexact bounds (tests/test_spark.py)."""
+    on statistics with NULLs, NaN bounds, min > max and inexact bounds
+    (tests/spark_glue/test_frame.py)."""
     pytest.importorskip("pyspark", reason="pyspark (a test dependency) is missing")
-    from tests import test_spark as ts
+    from tests.support import spark_frames as ts
 
     spark = ts.sg.local_session("local[1]", **{"spark.sql.shuffle.partitions": "2"})
     table = ts.random_statistics(20_000, seed=7)
     df = ts.to_spark(spark, table).cache()
     want = ts.expected(table, SPARK_PREDICATES)
-    assert not ts._mismatches(want, ts.classify_all(df, SPARK_PREDICATES, engine="sql"), table)
+    assert not ts.mismatches(want, ts.classify_all(df, SPARK_PREDICATES, engine="sql"), table)
     decided = [q for q, v in want.items() if 0 in v and 2 in v]
     assert len(decided) >= len(SPARK_PREDICATES) // 2, decided  # not all MAYBE

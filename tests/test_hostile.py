@@ -3,8 +3,8 @@ prunekit error or a correct answer, never a crash (no raw Numba, Arrow or Recurs
 traceback), a hang or a wrong result.
 
 Correct means sound (docs/semantics.md §3): checked against the rows the statistics were built from
-(``tests/reference.py``), or an exact outcome where the reason is written beside it. Malformed
-statistics are unknown, never trusted (docs/semantics.md §1).
+(``tests/support/reference.py``), or an exact outcome where the reason is written beside it.
+Malformed statistics are unknown, never trusted (docs/semantics.md §1).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import pytest
 import prunekit as pk
 from prunekit.expr.paths import leaf_key
 from prunekit.kernels import codegen, run
-from tests import reference as ref
-from tests import strategies as strat
-from tests.cases import ALL, BACKENDS, MAYBE, NONE
+from tests.support import reference as ref
+from tests.support import strategies as strat
+from tests.support.cases import ALL, BACKENDS, MAYBE, NONE
 
 D = decimal.Decimal
 NAN, INF = math.nan, math.inf
@@ -147,8 +147,8 @@ def test_hostile_column_name_in_explain_and_never_in_kernel_source(name):
     assert all(ch.isprintable() or ch in " \n" for ch in text), text
     if "\n" not in name and "\r" not in name:  # those: test_newline_in_name_... below
         assert text.count("\n") == plain.explain().count("\n"), text
-    # The generated kernel source holds only invented names (tests/test_kernels.py checks one
-    # name): for every hostile name it is the very source of the same predicate over "x".
+    # The generated kernel source holds only invented names (tests/kernels/test_codegen.py checks
+    # one name): for every hostile name it is the very source of the same predicate over "x".
     table = _name_table(name)
     renamed = table.rename_columns(["row_count", PLAIN])
     for sliced in (0, 1):
@@ -1004,7 +1004,7 @@ def test_column_without_statistics_is_unknown(backend):
 
 
 # Naive timestamp bounds at another unit are converted, not refused
-# (tests/test_timestamp_bounds.py).
+# (tests/kernels/test_inputs.py).
 WRONG_TYPES = [  # column type, statistics type, min, max, predicate
     (pa.timestamp("us"), pa.timestamp("us", "UTC"), 0, 10,
      "t > TIMESTAMP_NTZ '2020-01-01 00:00:00'"),

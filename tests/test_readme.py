@@ -133,7 +133,7 @@ def test_supported_list_gives_examples_for_every_form():
 @pytest.mark.parametrize("example", [e for c in CLAIMS for e in _examples(c)])
 def test_supported_example_prunes_soundly(example):
     import prunekit as pk
-    from tests import reference
+    from tests.support import reference
 
     types = _types()
     containers = _rows()

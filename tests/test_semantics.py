@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 
 import prunekit as pk
-from tests.cases import (
+from tests.support.cases import (
     ABSENT,
     ALL,
     BACKENDS,

@@ -12,6 +12,6 @@ The yardstick of whole-query pruning. Modules, in the order data flows:
 - ``soundness``: DuckDB's result over only the kept row groups against the full result.
 - ``run``: one row per query; ``python -m benchmarks.tpc`` prints them, with totals.
 
-``benchmarks/bench_joins.py`` tracks the totals with asv; ``tests/test_tpc.py`` checks
+``benchmarks/bench_joins.py`` tracks the totals with asv; ``tests/benchmarks/test_tpc.py`` checks
 soundness at scale 0.01.
 """

@@ -1,0 +1,58 @@
+"""The table of function rules (``prunekit.expr.functions.RULES``): every rule is drawn by the
+property tests' generator, so its soundness is checked against the reference evaluator, and
+every rule's own example is used for pruning, as explain() shows."""
+
+import re
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis.errors import NoSuchExample
+
+import prunekit as pk
+from prunekit.expr import nodes as n
+from prunekit.expr.functions import RULES
+from tests.support import strategies as strat
+
+_DRAWN: set[str] = set()
+_SEARCHED: list[bool] = []
+
+
+def _rules_drawn() -> set[str]:
+    """The rules called in the property tests' first examples: one search over at most 5,000
+    of them (derandomized, not shrunk) that stops once every rule has been drawn, shared by
+    every rule's test in this process (a search per rule cost minutes: the rarest are drawn
+    after thousands of examples)."""
+    if not _SEARCHED:
+        _SEARCHED.append(True)
+
+        def all_seen(ex) -> bool:
+            _DRAWN.update(x.name for x in ex.predicate.walk() if isinstance(x, n.Func))
+            return set(RULES) <= _DRAWN
+
+        try:
+            find(strat.examples(), all_seen,
+                 settings=settings(max_examples=5000, database=None, derandomize=True,
+                                   phases=[Phase.generate],
+                                   suppress_health_check=list(HealthCheck)))
+        except NoSuchExample:
+            pass  # some rule was never drawn: its test fails below
+    return _DRAWN
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_every_rule_is_drawn_by_the_property_tests(name, without_local_constants):
+    """The generator of tests/test_property.py draws a call of the function among its first
+    5,000 examples."""
+    assert name in _rules_drawn(), f"{name} is not drawn in 5,000 examples"
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_every_rule_prunes_its_example(name):
+    rule = RULES[name]
+    text = pk.PruningPredicate(rule.example, pa.schema(list(rule.columns))).explain()
+    assert "not used for pruning" not in text and "not monotone" not in text, text
+    column = rule.columns[0][0]
+    # the column's own statistics, or the column moved by constant steps (date_add: d + 30)
+    assert re.search(rf"may be TRUE:  {column}( [-+*] -?\d+)* has values", text), text

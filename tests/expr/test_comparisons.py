@@ -1,0 +1,125 @@
+"""Spark's two readings of a comparison: ANSI mode (the default since Spark 4) and legacy mode.
+
+They differ for an integer literal against a FLOAT column (ANSI: DOUBLE, legacy: FLOAT), an
+integer column against a FLOAT column, and a string literal against a numeric column (legacy
+casts the string to the column's type, truncating, and gives NULL beyond its range). prunekit
+does not know which mode the query will run in, so its answer must be sound under both
+(``bound.Either``). Each row below was run in Spark 4.3 with ``spark.sql.ansi.enabled`` true
+and false (``ERROR``: the query fails under ANSI, so no outcome can be wrong there).
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+import prunekit as pk
+from tests.support.cases import BACKENDS
+
+ERROR = "error"
+F32_2_24 = 16777216.0  # 2**24: the float32 neighbours are 2**24 - 1 and 2**24 + 2
+
+# (column type, the one value every row holds, predicate, ANSI value, legacy value): prunekit
+# must give the tightest outcome sound under every reading that runs (under ANSI an error is no
+# answer). tests/expr/test_spark_typing.py runs such predicates in Spark itself, over every type.
+SPARK_4_3 = [
+    (pa.float32(), F32_2_24, "c = 16777217", False, True),
+    (pa.float32(), F32_2_24, "c < 16777217", True, False),
+    (pa.float32(), F32_2_24, "c <= 16777217", True, True),
+    (pa.float32(), F32_2_24, "c = 16777217.0", False, False),  # a decimal: DOUBLE in both
+    (pa.float32(), F32_2_24, "c = 1.6777217E7", False, False),  # a double
+    (pa.float32(), F32_2_24, "c = '16777217'", False, True),
+    (pa.float32(), F32_2_24, "c IN (16777217, 2)", False, True),
+    # The list's common type is DOUBLE in both modes (a DECIMAL element): 16777217 stays.
+    (pa.float32(), F32_2_24, "c IN (16777217, 1.5)", False, False),
+    (pa.float32(), F32_2_24, "c <> 16777217", True, False),
+    (pa.int32(), 1, "c = '1.9'", ERROR, True),
+    (pa.int32(), -1, "c = '-1.9'", ERROR, True),
+    (pa.int32(), 1, "c < '1.5'", ERROR, False),
+    (pa.int32(), 1, "c = ' 1 '", True, True),
+    (pa.int32(), 1, "c = '3000000001'", False, None),
+    (pa.int8(), 100, "c < '300'", True, None),
+    (pa.int8(), 100, "c = '300'", False, None),
+    (pa.int8(), 100, "c < 300", True, True),
+    # Legacy mode compares a list of strings and numbers as strings: '1.5' is no integer's text.
+    (pa.int32(), 1, "c IN ('1.5', 2)", ERROR, False),
+    (pa.int64(), 16777217, "c = CAST(16777216 AS FLOAT)", False, True),
+    (pa.decimal128(5, 2), "1.25", "c = '1.245'", False, False),
+    (pa.decimal128(5, 2), "1.25", "c = '1.25'", True, True),
+    (pa.float64(), 1.5, "c = '1.5'", True, True),
+    # An IN list is compared in one common type of the column and every element: a DOUBLE
+    # element makes it DOUBLE in both modes (so 2**53 + 1 rounds to 2**53 and matches), a FLOAT
+    # element with an integer column makes it DOUBLE under ANSI and FLOAT under legacy.
+    (pa.int64(), 2**53, "c IN (9007199254740993, 1.0E0)", True, True),
+    (pa.int64(), 2**53, "c IN (9007199254740993, 1.0E0, 2.5)", True, True),
+    (pa.int64(), 2**53, "c IN (9007199254740993, 2.5)", False, False),
+    (pa.decimal128(20, 0), str(2**53), "c IN (9007199254740993, 1.0E0)", True, True),
+    (pa.int32(), 16777217, "c IN (CAST(16777216 AS FLOAT), 3)", False, True),
+    (pa.int32(), 16777217, "c IN (16777216.0, 3)", False, False),
+    (pa.int32(), 2, "c IN (2.5, 1E0)", False, False),
+    # A cast to a float type compares in that type even where every integer is representable:
+    # the DECIMAL literal rounds to DOUBLE -128.0 (found by the value-set property test).
+    (pa.int8(), -128, "CAST(c AS DOUBLE) = -127.999999999999999999999999999999", True, True),
+    (pa.int8(), -128, "CAST(c AS DOUBLE) IN (-127.999999999999999999999999999999, 50)",
+     True, True),
+    (pa.int8(), -128, "CAST(c AS FLOAT) = -127.999999999999999999999999999999", True, True),
+]
+
+
+def _statistics(t: pa.DataType, value: object) -> pk.Statistics:
+    if pa.types.is_decimal(t):
+        from decimal import Decimal
+
+        value = Decimal(value)
+    bound = pa.array([value], t)
+    counts = pa.array([0], pa.int64())
+    fields = [bound, bound, counts] + ([counts] if pa.types.is_floating(t) else [])
+    names = ["min", "max", "null_count"] + (["nan_count"] if pa.types.is_floating(t) else [])
+    return pk.Statistics.from_arrow(pa.table({"row_count": pa.array([10], pa.int64()),
+                                              "c": pa.StructArray.from_arrays(fields, names)}))
+
+
+def _tightest_sound(readings: list) -> int:
+    """The outcome sound under every reading that can run, and no weaker."""
+    ran = [r for r in readings if r is not ERROR]
+    if all(r is True for r in ran):
+        return pk.ALL_MATCH
+    if all(r is not True for r in ran):
+        return pk.NONE_MATCH
+    return pk.MAYBE_MATCH
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("case", SPARK_4_3, ids=[c[2] for c in SPARK_4_3])
+def test_sound_under_both_spark_modes(case, backend):
+    t, value, sql, ansi, legacy = case
+    pred = pk.PruningPredicate(sql, pa.schema([("c", t)]))
+    got = int(pred.classify(_statistics(t, value), backend=backend)[0])
+    ran = [r for r in (ansi, legacy) if r is not ERROR]
+    assert got != pk.NONE_MATCH or True not in ran, "unsound: a reading is TRUE"
+    assert got != pk.ALL_MATCH or all(r is True for r in ran), "unsound: a reading is not TRUE"
+    assert got == _tightest_sound([ansi, legacy]), pred.explain()
+
+
+def test_integer_column_against_float_column_rounds_in_legacy_mode():
+    # Spark 4.3: `l = f` with l = 16777217 (BIGINT), f = 16777216 (FLOAT) is FALSE under ANSI
+    # (DOUBLE) and TRUE under legacy mode (l rounds to FLOAT).
+    schema = pa.schema([("l", pa.int64()), ("f", pa.float32())])
+
+    def one(v, t):
+        b = pa.array([v], t)
+        z = pa.array([0], pa.int64())
+        return pa.StructArray.from_arrays([b, b, z, z], ["min", "max", "null_count", "nan_count"])
+
+    stats = pk.Statistics.from_arrow(pa.table({"row_count": [5], "l": one(16777217, pa.int64()),
+                                               "f": one(F32_2_24, pa.float32())}))
+    assert pk.PruningPredicate("l = f", schema).classify(stats)[0] == pk.MAYBE_MATCH
+    assert pk.PruningPredicate("l > f", schema).classify(stats)[0] == pk.MAYBE_MATCH
+    assert pk.PruningPredicate("l < f", schema).classify(stats)[0] == pk.NONE_MATCH
+
+
+def test_cast_to_float_of_a_wide_integer_rounds():
+    # CAST(l AS FLOAT) is explicit, so both modes round: 16777217 becomes 2**24.
+    stats = _statistics(pa.int64(), 16777217)
+    pred = pk.PruningPredicate("CAST(c AS FLOAT) = 16777216", pa.schema([("c", pa.int64())]))
+    assert pred.classify(stats)[0] == pk.ALL_MATCH
