@@ -50,6 +50,7 @@ def bind(root: n.Node, schema: pa.Schema, zone: dt.tzinfo = dt.timezone.utc) -> 
             path, t = resolve(schema, node.parts)
             return ColOp(b.BColumn(leaf_key(path), t, t, domain_of(t) or "none"))
         if isinstance(node, n.Literal):
+            C.check_literal(node.value, node.type)
             return LitOp(node.value, node.type)
         return _BIND[type(node)](node, kids)
 

@@ -152,6 +152,26 @@ def literal_type(value: object, declared: pa.DataType | None = None) -> pa.DataT
     return pa.null()
 
 
+def check_literal(value: object, declared: pa.DataType | None = None) -> None:
+    """Refuse a literal Spark refuses: a number of more than 38 digits, which no DECIMAL holds
+    (Spark's parser fails the query with DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION, in both
+    modes, also inside a CAST). A declared type is the caller's: its value was cast already.
+
+    >>> check_literal(decimal.Decimal("-0.00000000005"))
+    >>> check_literal(decimal.Decimal("-9999999999999999999999999999.99999999995"))
+    Traceback (most recent call last):
+    ...
+    prunekit.errors.TypeMismatchError: the literal -9999999999999999999999999999.99999999995 \
+has 39 digits, more than the 38 of Spark's widest DECIMAL: Spark refuses it
+    """
+    if declared is None and isinstance(value, (int, decimal.Decimal)) and not isinstance(
+            value, bool):
+        t = literal_type(value)
+        if pa.types.is_decimal(t) and t.precision > 38:
+            raise TypeMismatchError(f"the literal {value} has {t.precision} digits, more than "
+                                    "the 38 of Spark's widest DECIMAL: Spark refuses it")
+
+
 def compared_literal_type(value: object, declared: pa.DataType | None,
                           other: pa.DataType) -> pa.DataType:
     """A literal's type where a comparison meets it: ``literal_type``, except that an integer

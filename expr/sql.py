@@ -27,6 +27,7 @@ from sqlglot.errors import ParseError, TokenError
 from prunekit.errors import SqlSyntaxError, TypeMismatchError
 
 from . import nodes as n
+from .coercion import check_literal
 from .intervals import Interval, interval
 from .literals import cast_literal, negate
 
@@ -431,6 +432,7 @@ def _arrow_type(t: exp.DataType) -> pa.DataType | None:
 def _cast_literal(value: object, to: pa.DataType | None, e: exp.Expression) -> object:
     """Evaluate ``CAST(literal AS type)`` now; refuse what Spark would reject."""
     try:
+        check_literal(value)  # the literal itself first: Spark's parser reads it before the cast
         return cast_literal(value, to)
     except TypeMismatchError as exc:
         raise TypeMismatchError(f"cannot cast literal {e.sql(dialect='spark')}: {exc}") from None

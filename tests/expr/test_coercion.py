@@ -134,6 +134,28 @@ def test_not_a_boolean_or_refused_names_it(sql, message):
     assert message in str(info.value), str(info.value)
 
 
+WIDE = "-9999999999999999999999999999.99999999995"  # 39 digits: no DECIMAL holds it
+
+
+@pytest.mark.parametrize("predicate", [
+    f"w IN ({WIDE}, -0.00000000005)",  # the fuzzer's case: Spark fails the query in both modes
+    f"w > {WIDE}", f"w > CAST({WIDE} AS DECIMAL(38, 10))", f"c < {WIDE}",
+    "w = 123456789012345678901234567890123456789",
+    pk.col("w") > pk.lit(Decimal(WIDE)), pk.col("c").isin([Decimal(WIDE)]),
+], ids=str)
+def test_a_literal_of_more_than_38_digits_is_refused_as_spark_refuses_it(predicate):
+    with pytest.raises(pk.TypeMismatchError, match="39 digits.*Spark refuses it"):
+        pk.PruningPredicate(predicate, {"w": pa.decimal128(38, 10), "c": pa.int32()})
+
+
+def test_without_the_wide_literal_the_list_is_read_as_spark_reads_it():
+    # Spark rounds -0.00000000005 to scale 10 (half up: -0.0000000001), which the container's
+    # one value equals.
+    t = pa.decimal128(38, 10)
+    value = Decimal("-0.0000000001")
+    assert _outcome("c IN (-0.00000000005)", t, value, value) == ALL
+
+
 @pytest.mark.parametrize("sql", ["(c + 1) IS TRUE", "NOT s", "s OR c > 10", "s IS NOT FALSE"])
 def test_a_value_spark_casts_to_boolean_is_unknown(sql):
     # Legacy mode casts a number to BOOLEAN under IS TRUE; ANSI a string under NOT/AND/OR.

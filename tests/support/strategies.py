@@ -1014,8 +1014,6 @@ def _decimal_choices(v: D | None, t: pa.DataType, exact: bool) -> dict:
     else:
         out = {"edge": [float(top), -float(top), float(top) * 10], "special": [INF, -INF, 0.5],
                "nan": [NAN]}
-    if exact:  # Spark refuses a literal of more than 38 digits (DECIMAL's most)
-        out = {k: [x for x in xs if literal_type(x).bit_width <= 128] for k, xs in out.items()}
     if v is not None:
         half = CTX.divide(ulp, 2)
         if exact:
@@ -1029,7 +1027,15 @@ def _decimal_choices(v: D | None, t: pa.DataType, exact: bool) -> dict:
         else:
             out["same"] = [float(v), _to_double(v)]
             out["near"] = [math.nextafter(float(v), INF), math.nextafter(float(v), -INF)]
+    if exact:  # Spark refuses a literal of more than 38 digits (DECIMAL's most), cast or not
+        out = {k: [x for x in xs if _within_38_digits(x)] for k, xs in out.items()}
     return out
+
+
+def _within_38_digits(x: object) -> bool:
+    """Whether Spark reads literal ``x`` (or the literal a CAST node casts) at all."""
+    value = x.arg.value if isinstance(x, n.Cast) and isinstance(x.arg, n.Literal) else x
+    return isinstance(value, n.Node) or literal_type(value).bit_width <= 128
 
 
 def _float_choices(v: float | None, t: pa.DataType) -> dict:
