@@ -618,9 +618,10 @@ def literal(rng: np.random.Generator, op: Operand, null: bool = True) -> n.Liter
     if pa.types.is_decimal(t):
         ulp = D(1).scaleb(-t.scale, context=CTX)
         half = CTX.divide(ulp, 2)
-        return n.Literal(_pick(rng, [
-            v, v, CTX.add(v, ulp), CTX.subtract(v, ulp), CTX.add(v, half), int(v),
-            CTX.subtract(v, half), D(0)]))  # no DOUBLE: DataFusion compares it as DECIMAL
+        cands = [v, v, CTX.add(v, ulp), CTX.subtract(v, ulp), CTX.add(v, half), int(v),
+                 CTX.subtract(v, half), D(0)]  # no DOUBLE: DataFusion compares it as DECIMAL
+        # Spark refuses a literal of more than 38 digits (v +- half ulp on DECIMAL(38, 10)).
+        return n.Literal(_pick(rng, [c for c in cands if _digits(c) <= 38]))
     if is_float(t):
         if math.isfinite(v):
             near = [math.nextafter(v, INF), math.nextafter(v, -INF), D(repr(v)), int(v),
@@ -788,6 +789,16 @@ def _df_literal(value: object, t: pa.DataType | None, float_ctx: bool) -> str:
     if isinstance(value, dt.date):
         return f"DATE '{value.isoformat()}'"
     raise TypeError(f"cannot render {value!r} for DataFusion")
+
+
+def _digits(value: D | int) -> int:
+    """The precision of the DECIMAL Spark reads a number literal as.
+
+    >>> _digits(D("-0.00000000005")), _digits(D("12.50")), _digits(10**38)
+    (11, 4, 39)
+    """
+    _, digits, exponent = D(value).as_tuple()
+    return max(len(digits) + max(0, exponent), -exponent, 1)
 
 
 def _df_type(t: pa.DataType) -> str:
