@@ -123,3 +123,44 @@ def test_cast_to_float_of_a_wide_integer_rounds():
     stats = _statistics(pa.int64(), 16777217)
     pred = pk.PruningPredicate("CAST(c AS FLOAT) = 16777216", pa.schema([("c", pa.int64())]))
     assert pred.classify(stats)[0] == pk.ALL_MATCH
+
+
+# ---- what the column's type decides (``by_type``), and a function compared with a column ------
+NONE, MAYBE, ALL = pk.NONE_MATCH, pk.MAYBE_MATCH, pk.ALL_MATCH
+
+
+def _unknown(nulls):
+    """Two containers of a TINYINT column with no min/max; null counts as given."""
+    import numpy as np
+
+    counts = None if nulls is None else np.array(nulls)
+    return pk.Statistics.from_numpy(row_count=np.array([10, 10]), columns={"t": {
+        "min": None, "max": None, "null_count": counts}}, types={"t": pa.int8()})
+
+
+@pytest.mark.parametrize(("sql", "known_nulls", "unknown_nulls"), [
+    ("t > 300", [NONE, NONE], [NONE, NONE]),
+    ("t < 300", [ALL, MAYBE], [MAYBE, MAYBE]),
+    ("CAST(t AS INT) > 300", [NONE, NONE], [NONE, NONE]),
+    ("CAST(t AS INT) <= 127", [ALL, MAYBE], [MAYBE, MAYBE]),
+    ("t > 127", [NONE, NONE], [NONE, NONE]),
+    ("CAST(t AS DOUBLE) < 1000", [ALL, MAYBE], [MAYBE, MAYBE]),
+    ("CAST(t AS BIGINT) BETWEEN -200 AND 200", [ALL, MAYBE], [MAYBE, MAYBE]),
+    ("t + 1 > 200", [NONE, NONE], [NONE, NONE]),
+    ("t * 1000 < -200000", [NONE, NONE], [NONE, NONE]),
+    ("t - 1 < -128", [MAYBE, MAYBE], [MAYBE, MAYBE]),  # -129 is an INT
+    ("abs(t) > 200", [NONE, NONE], [NONE, NONE]),
+    ("NOT CAST(t AS INT) > 300", [ALL, MAYBE], [MAYBE, MAYBE]),
+])
+def test_the_type_decides_without_statistics(sql, known_nulls, unknown_nulls):
+    """A comparison constant over every value of the column's type folds before statistics
+    are read; NULL rows still decide ALL_MATCH (a NULL count unknown: MAYBE)."""
+    pred = pk.PruningPredicate(sql, pa.schema([("t", pa.int8())]))
+    assert pred.classify(_unknown([0, 3])).tolist() == known_nulls
+    assert pred.classify(_unknown(None)).tolist() == unknown_nulls
+
+
+def test_a_function_of_a_column_compared_with_a_column_is_unknown():
+    # A rule rewrites f(x) against a literal only: against a column there is no threshold.
+    pred = pk.PruningPredicate("year(d) = y", {"d": pa.date32(), "y": pa.int32()})
+    assert pred.always_true

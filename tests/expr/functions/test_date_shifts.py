@@ -1,7 +1,9 @@
-"""Date and time arithmetic (``date_add``, ``date_sub``, ``add_months``, ``datediff``,
-interval literals) and the moment of a query (``current_date()``, ``now()``): hand-written
-edges, and random containers judged against rows computed independently here with Python's
-datetime (Spark 3+ semantics: add_months clamps to the month's end, no end-of-month rule)."""
+"""Date arithmetic in predicates (``expr/functions/date_shifts.py``): ``date_add``,
+``date_sub``, ``add_months``, ``datediff`` and ``+``/``-`` of an interval, on DATE and TIMESTAMP
+columns. Hand-written edges (month ends, leap days, NULL steps, steps that may leave INT,
+intervals finer than the column's unit), and random containers judged against rows computed
+independently here with Python's datetime (Spark 3+ semantics: add_months clamps to the month's
+end, no end-of-month rule)."""
 
 import calendar
 import datetime as dt
@@ -12,7 +14,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import prunekit as pk
-from prunekit.expr.intervals import interval
 from tests.support.cases import container_of
 
 DATE = pa.date32()
@@ -135,61 +136,3 @@ def test_timestamps_plus_day_time_intervals(unit):
     # months on a timestamp are not monotone (the day is clamped): unknown, never wrong
     assert outcome("d + INTERVAL '1' MONTH < TIMESTAMP '2000-01-01 00:00:00'", values, t) == \
         pk.MAYBE_MATCH
-
-
-def test_interval_literals():
-    assert interval("1-6", "year", "month").months == 18
-    assert interval("-1 2:30:00.5", "day", "second").micros == -(26 * 3600 + 1800) * 10**6 - \
-        500_000
-    assert interval("1.0000001", "second") is None  # finer than Spark's microseconds
-    with pytest.raises(pk.TypeMismatchError, match="not a value to compare"):
-        pk.PruningPredicate("d > INTERVAL 1 DAY", D)
-    # a DATE plus hours is a TIMESTAMP in the session time zone: not used
-    pred = pk.PruningPredicate("d + INTERVAL 36 HOURS > TIMESTAMP '2024-01-01 00:00:00'", D)
-    assert pred.always_true
-
-
-# ---- the moment of the query -----------------------------------------------------------
-AT = dt.datetime(2024, 3, 1, 23, 30, tzinfo=UTC)
-
-
-@pytest.mark.parametrize("sql, zone, text", [
-    ("d >= date_sub(current_date(), 7)", "UTC", "d >= date_sub(DATE '2024-03-01', 7)"),
-    ("d >= date_sub(current_date, 7)", "Asia/Tokyo", "d >= date_sub(DATE '2024-03-02', 7)"),
-    ("d >= curdate()", "America/Los_Angeles", "d >= DATE '2024-03-01'"),
-    ("t > now() - INTERVAL 1 DAY", "UTC",
-     "t > (TIMESTAMP '2024-03-01 23:30:00' - INTERVAL '1' DAY)"),
-    # with the session's offset: Spark, given this text in that session, reads the same instant
-    ("t > now() - INTERVAL 1 DAY", "Asia/Tokyo",
-     "t > (TIMESTAMP '2024-03-02 08:30:00+09:00' - INTERVAL '1' DAY)"),
-    ("n < localtimestamp()", "Asia/Tokyo", "n < TIMESTAMP_NTZ '2024-03-02 08:30:00'"),
-])
-def test_the_moment_is_one_literal_in_the_session_time_zone(sql, zone, text):
-    schema = {"d": pa.date32(), "t": pa.timestamp("us", tz="UTC"), "n": pa.timestamp("us")}
-    pred = pk.PruningPredicate(sql, schema, now=AT, time_zone=zone)
-    assert pred.expression.sql() == text and pred.now == AT
-
-
-def test_the_last_seven_days_prune():
-    at = dt.datetime(2024, 3, 10, 8, 0)  # naive: UTC
-    days = [dt.date(2024, 3, d) for d in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)]
-    pred = pk.PruningPredicate("d > date_sub(current_date(), 7)", D, now=at)
-    got = [int(pred.classify(container([v]))[0]) for v in days]
-    assert got == [0, 0, 0, 2, 2, 2, 2, 2, 2, 2]
-    assert pk.PruningPredicate("x > 1", {"x": pa.int64()}).now is None
-
-
-def test_moment_errors_are_clear():
-    with pytest.raises(ValueError, match="unknown time zone 'Mars/Base'"):
-        pk.PruningPredicate("d = current_date()", D, time_zone="Mars/Base")
-    with pytest.raises(TypeError, match="now must be a datetime"):
-        pk.PruningPredicate("d = current_date()", D, now="today")
-
-
-@pytest.mark.parametrize("utc_hour, local_date", [(7, "2024-03-09"), (9, "2024-03-10"),
-                                                  (11, "2024-03-10")])
-def test_current_date_across_a_daylight_saving_change(utc_hour, local_date):
-    """Los Angeles moves from UTC-8 to UTC-7 at 10:00 UTC on 2024-03-10."""
-    at = dt.datetime(2024, 3, 10, utc_hour, 30, tzinfo=UTC)
-    pred = pk.PruningPredicate("d = current_date()", D, now=at, time_zone="America/Los_Angeles")
-    assert pred.expression.sql() == f"d = DATE '{local_date}'"

@@ -14,38 +14,25 @@ from prunekit.expr import nodes as n
 from prunekit.expr.functions import RULES
 from tests.support import strategies as strat
 
-_DRAWN: set[str] = set()
-_SEARCHED: list[bool] = []
-
-
-def _rules_drawn() -> set[str]:
-    """The rules called in the property tests' first examples: one search over at most 5,000
-    of them (derandomized, not shrunk) that stops once every rule has been drawn, shared by
-    every rule's test in this process (a search per rule cost minutes: the rarest are drawn
-    after thousands of examples)."""
-    if not _SEARCHED:
-        _SEARCHED.append(True)
-
-        def all_seen(ex) -> bool:
-            _DRAWN.update(x.name for x in ex.predicate.walk() if isinstance(x, n.Func))
-            return set(RULES) <= _DRAWN
-
-        try:
-            find(strat.examples(), all_seen,
-                 settings=settings(max_examples=5000, database=None, derandomize=True,
-                                   phases=[Phase.generate],
-                                   suppress_health_check=list(HealthCheck)))
-        except NoSuchExample:
-            pass  # some rule was never drawn: its test fails below
-    return _DRAWN
-
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(RULES))
-def test_every_rule_is_drawn_by_the_property_tests(name, without_local_constants):
-    """The generator of tests/test_property.py draws a call of the function among its first
-    5,000 examples."""
-    assert name in _rules_drawn(), f"{name} is not drawn in 5,000 examples"
+def test_every_rule_is_drawn_by_the_property_tests(without_local_constants, examples):
+    """The generator of tests/test_property.py draws a call of every function among its first
+    ``examples`` (5,000) examples: one search (derandomized, not shrunk) that stops once every
+    rule has been drawn (the rarest are drawn after thousands of examples)."""
+    drawn: set[str] = set()
+
+    def all_seen(ex) -> bool:
+        drawn.update(x.name for x in ex.predicate.walk() if isinstance(x, n.Func))
+        return set(RULES) <= drawn
+
+    try:
+        find(strat.examples(), all_seen,
+             settings=settings(max_examples=examples, database=None, derandomize=True,
+                               phases=[Phase.generate], suppress_health_check=list(HealthCheck)))
+    except NoSuchExample:
+        pass  # some rule was never drawn: named below
+    assert set(RULES) - drawn == set(), f"not drawn in {examples} examples"
 
 
 @pytest.mark.parametrize("name", sorted(RULES))

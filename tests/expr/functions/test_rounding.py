@@ -1,0 +1,57 @@
+"""``floor`` and ``ceil`` in predicates (``expr/functions/rounding.py``): hand-written edges of
+DOUBLE and FLOAT (NaN is 0, infinity and huge values saturate, the double just above an
+integer), of DECIMAL and of integers (their own value, widened to BIGINT).
+
+Each case is one container of rows: the outcome must be sound for every row the reference
+evaluates (``tests/support/reference.py``, Spark's semantics) and equal the expected one.
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+
+import pyarrow as pa
+import pytest
+
+import prunekit as pk
+from tests.support.cases import BACKENDS
+from tests.support.functions import check
+
+NONE, MAYBE, ALL = pk.NONE_MATCH, pk.MAYBE_MATCH, pk.ALL_MATCH
+D = decimal.Decimal
+NAN, INF = math.nan, math.inf
+F64, F32, I64 = pa.float64(), pa.float32(), pa.int64()
+DEC = pa.decimal128(5, 2)
+
+# (column type, rows of one container, predicate on column x, expected outcome, why)
+CASES = [
+    # floor / ceil of DOUBLE and FLOAT: BIGINT, NaN is 0, beyond BIGINT saturates
+    (F64, [2.0, 2.9], "floor(x) = 2", ALL, "[2, 3)"),
+    (F64, [1.5, 2.9], "floor(x) = 2", MAYBE, "1.5 floors to 1"),
+    (F64, [3.0, 4.0], "floor(x) = 2", NONE, "at least 3"),
+    (F64, [NAN], "floor(x) = 0", ALL, "Spark's floor(NaN) is 0"),
+    (F64, [NAN], "floor(x) > 3", NONE, "NaN is greatest, but its floor is 0"),
+    (F64, [NAN, 5.0], "floor(x) > 3", MAYBE, "5 floors to 5"),
+    (F64, [INF], "floor(x) = 9223372036854775807", ALL, "saturates (legacy mode)"),
+    (F64, [2.5, 3.0], "ceil(x) = 3", ALL, "(2, 3]"),
+    (F64, [3.0000000000000004], "ceil(x) = 3", NONE, "just above 3"),
+    (F64, [-0.5, -0.0], "ceil(x) = 0", ALL, "ceil(-0.5) is 0"),
+    (F64, [1e300], "floor(x) < 0", NONE, "a huge double saturates, positive"),
+    (F32, [1.5, 2.5], "floor(x) >= 1", ALL, "FLOAT works like DOUBLE"),
+    (F64, [2.0, 2.9], "floor(x) = 2.5", NONE, "a BIGINT never equals 2.5"),
+    # floor / ceil of DECIMAL(p, s): DECIMAL(p - s + 1, 0); of integers: themselves
+    (DEC, [D("1.50"), D("1.99")], "floor(x) = 1", ALL, "[1, 2)"),
+    (DEC, [D("1.50"), D("2.00")], "ceil(x) = 2", ALL, "(1, 2]"),
+    (DEC, [D("-0.50")], "floor(x) = -1", ALL, "floor rounds down"),
+    (DEC, [D("2.01")], "ceil(x) <= 2", NONE, "ceil(2.01) is 3"),
+    (I64, [5, 7], "floor(x) BETWEEN 5 AND 7", ALL, "an integer is its own floor"),
+    (pa.int8(), [127], "ceil(x) + 1 > 127", ALL, "BIGINT: no wrap at 127"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("t", "rows", "sql", "expected", "why"), CASES,
+                         ids=[f"{c[2]} {c[1]}" for c in CASES])
+def test_function_edges(t, rows, sql, expected, why, backend):
+    check({"x": (t, rows)}, sql, expected, why, backend)
