@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-test
 
-.PHONY: venv demo test test-fast lint clean fuzz bench
+.PHONY: venv demo test test-deep test-fast lint clean fuzz bench
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,11 +18,24 @@ venv: $(STAMP)
 demo: venv
 	$(BIN)/python -m prunekit.demo
 
-# The whole suite, over every core (JOBS=1 for one process); the slowest tests are listed last.
+# The suite CI runs, over every core (JOBS=1 for one process), within 8 minutes on two cores
+# with empty kernel caches: every hand-written case through both interpreters, the fused kernel
+# for a sample of them that takes every path of its generator (checked), the property tests at
+# their make-test budgets (tests/conftest.py), Spark, the docs and the README. The slowest tests
+# are listed last.
 JOBS ?= auto
 test: venv
-	$(BIN)/python -m pytest -q -n $(JOBS) --durations=15
+	$(BIN)/python -m pytest -q -n $(JOBS) --check-kernel-paths --durations=15
 	$(BIN)/asv check --python=same
+
+# What make test leaves out: the fused kernel for every hand-written case and the property
+# tests at their full budgets, then a bounded fuzz (FUZZ_MINUTES of predicates, then
+# JOIN_FUZZ_MINUTES of join queries). About an hour on two cores.
+test-deep: venv
+	$(BIN)/python -m pytest -q -n $(JOBS) --deep --check-kernel-paths --durations=15
+	$(MAKE) fuzz FUZZ_MINUTES=$(DEEP_FUZZ_MINUTES) JOIN_FUZZ_MINUTES=$(DEEP_JOIN_FUZZ_MINUTES)
+DEEP_FUZZ_MINUTES ?= 10
+DEEP_JOIN_FUZZ_MINUTES ?= 5
 
 # The edit loop: everything but the Spark and the slow tests (see tests/conftest.py).
 test-fast: venv

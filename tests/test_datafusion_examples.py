@@ -8,6 +8,7 @@ import pyarrow as pa
 import pytest
 
 import prunekit as pk
+from tests.support import tiers
 from tests.support.cases import ALL, BACKENDS, MAYBE, NONE, check, multi, row
 
 SCHEMA = pa.schema([("x", pa.int64()), ("y", pa.int64())])
@@ -47,7 +48,7 @@ def test_many_containers_at_once():
     pred = pk.PruningPredicate("x = 5", SCHEMA)
     stats = pk.Statistics.from_numpy(row_count=None, columns={
         "x": {"min": np.tile([0, 2, 5], n), "max": np.tile([4, 10, 8], n), "null_count": None}})
-    for backend in BACKENDS:
+    for backend in tiers.backends():
         out = pred.classify(stats, backend=backend)
         assert out.tolist() == [NONE, MAYBE, MAYBE] * n
 

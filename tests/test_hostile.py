@@ -21,6 +21,7 @@ from prunekit.expr.paths import leaf_key
 from prunekit.kernels import codegen, run
 from tests.support import reference as ref
 from tests.support import strategies as strat
+from tests.support import tiers
 from tests.support.cases import ALL, BACKENDS, MAYBE, NONE
 
 D = decimal.Decimal
@@ -110,7 +111,7 @@ def test_hostile_column_name_resolves_and_prunes(name):
     for predicate in (f"{quote(name)} > 5", C(name) > 5, L(5) < C(name)):
         pred = pk.PruningPredicate(predicate, schema)
         assert pred.required_columns == {leaf_key([name]): ("max", "min", "null_count")}
-        for backend in BACKENDS:
+        for backend in tiers.backends():
             assert outcomes(predicate, schema, table, backend) == NAME_EXPECTED, backend
 
 
@@ -161,7 +162,7 @@ def test_hostile_column_name_in_explain_and_never_in_kernel_source(name):
         for piece in ("import os", "__import__", "system(", "evil", "\x00"):
             if piece in name:
                 assert piece not in source, source
-    for backend in BACKENDS:
+    for backend in tiers.backends():
         assert pred.classify(table, backend=backend).tolist() == [NONE, NONE, MAYBE, MAYBE,
                                                                   NONE]
 
@@ -193,7 +194,7 @@ def test_data_column_named_row_count_is_a_clear_error():
     schema = pa.schema([("row_count", pa.int64())])
     for table in (pa.table({"row_count": [10]}),
                   pa.table({"row_count": stats([1], [2], [0])})):
-        for backend in BACKENDS:
+        for backend in tiers.backends():
             with pytest.raises(pk.StatisticsError, match="row_count"):
                 pk.PruningPredicate("row_count > 5", schema).classify(table, backend=backend)
 
@@ -237,7 +238,7 @@ def test_hostile_string_literals(value):
          f"s IN ({sql_string(value)}, {sql_string(value + 'z')}, NULL)"),
         (C("s").startswith(value), f"startswith(s, {sql_string(value)})"),
     ]
-    for backend in BACKENDS:
+    for backend in tiers.backends():
         # Compiled kernels on two shapes keep the suite quick; the interpreter checks them all.
         for tree, sql in spellings if backend == "numpy" else spellings[::4]:
             example.predicate = tree
@@ -264,7 +265,7 @@ def test_like_patterns_with_escapes_and_nul():
         (C("s").like("a\\_%"), "s LIKE 'a\\\\_%'"),
     ]:
         example = strat.exact_example({"s": (pa.string(), rows)}, tree)
-        for backend in BACKENDS:
+        for backend in tiers.backends():
             for predicate in (tree, sql):
                 assert_sound(example, predicate, backend)
 
@@ -534,7 +535,7 @@ def test_nan_inf_and_zero_literals_against_float_columns(t, nan_bounds):
             example.table = table
             # The compiled kernel on a sample of shapes (compiling costs); NumPy on all.
             compiled = k == 0 and t == pa.float64() and i % 4 == 0
-            backends = BACKENDS if compiled else ("numpy",)
+            backends = tiers.backends() if compiled else ("numpy",)
             for backend in backends:
                 for predicate in (tree, sql):
                     got = assert_sound(example, predicate, backend, f"variant {k}")
@@ -978,7 +979,7 @@ def test_chunked_and_sliced_statistics(layout_example, sql):
     assert set(base) >= {NONE, MAYBE}, base  # the predicate really prunes here
     for name, (table, part) in _layouts(base_table).items():
         assert table.num_rows == len(base[part]), name
-        for backend in BACKENDS:
+        for backend in tiers.backends():
             got = pred.classify(table, backend=backend).tolist()
             assert got == base[part], f"{name} ({backend}): {got} != {base[part]}"
 

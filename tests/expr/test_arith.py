@@ -421,10 +421,10 @@ def test_two_operand_arithmetic_is_sound(example):
         assert out[i] != ALL or all(t is True for t in truths), (i, truths, example.describe())
 
 
-def test_two_operand_arithmetic_decides(without_local_constants):
+def test_two_operand_arithmetic_decides(without_local_constants, examples):
     seen = {NONE: 0, ALL: 0}
 
-    @settings(max_examples=400, database=None, derandomize=True, deadline=None)
+    @settings(max_examples=examples, database=None, derandomize=True, deadline=None)
     @given(pair_examples())
     def run(example):
         pred = pk.PruningPredicate(example.predicate, example.schema)

@@ -464,12 +464,12 @@ def test_nested_outcomes_are_sound(example):
 
 
 @pytest.mark.slow
-def test_nested_property_is_not_vacuous():
+def test_nested_property_is_not_vacuous(examples):
     """Nested examples reach NONE_MATCH and ALL_MATCH, also on containers with a NULL struct
     row, and the check catches a classifier that always answers NONE_MATCH."""
     seen, caught = set(), 0
 
-    @settings(max_examples=300, database=None, derandomize=True)
+    @settings(max_examples=examples, database=None, derandomize=True)
     @given(NESTED)
     def run(example):
         nonlocal caught

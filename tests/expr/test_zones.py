@@ -304,11 +304,11 @@ def test_outcomes_are_sound_in_any_session_zone(case):
     assert problem is None, problem
 
 
-def test_reading_utc_instead_is_caught(monkeypatch):
+def test_reading_utc_instead_is_caught(monkeypatch, examples):
     """The property test fails for a rule that reads the wall time in UTC (the mutation)."""
     monkeypatch.setattr(zones, "local_at_least", lambda tz, wall: ((wall, None),))
     found = find(zoned_cases(), lambda case: unsound(case) is not None,
-                 settings=settings(max_examples=2000, database=None, derandomize=True,
+                 settings=settings(max_examples=examples, database=None, derandomize=True,
                                    phases=[Phase.generate],
                                    suppress_health_check=list(HealthCheck)))
     assert unsound(found) is not None

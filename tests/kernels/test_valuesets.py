@@ -1,6 +1,7 @@
 """Value-set statistics: ``values`` lists and Parquet bloom filters.
 
-One container per case, the reason beside the expectation; every case runs on both backends.
+One container per case, the reason beside the expectation; every case runs on both interpreters
+(and the fused kernel in the deep tier: ``tests.support.tiers``).
 The bloom filter reader is checked against DuckDB's ``parquet_bloom_probe`` and against the
 data; DataFusion 55's own bloom filter pruning is compared at the end.
 """
@@ -21,9 +22,9 @@ import prunekit.parquet
 from prunekit.errors import StatisticsError
 from prunekit.kernels.bloomfilter import empty, insert, probe, xxh64
 from prunekit.kernels.valuesets import literal_hashes
+from tests.support import tiers
 
 NONE, MAYBE, ALL = 0, 1, 2
-BACKENDS = ("numpy", "numba")
 
 
 def table(t: pa.DataType, rows: list[dict]) -> pa.Table:
@@ -42,7 +43,8 @@ def table(t: pa.DataType, rows: list[dict]) -> pa.Table:
 
 def outcome(sql: str, t: pa.DataType, row: dict) -> int:
     pred = pk.PruningPredicate(sql, {"x": t})
-    got = {b: pred.classify(table(t, [row]), backend=b).tolist()[0] for b in BACKENDS}
+    got = {b: pred.classify(table(t, [row]), backend=b).tolist()[0]
+           for b in tiers.backends()}
     assert len(set(got.values())) == 1, got
     return got["numpy"]
 
@@ -228,7 +230,7 @@ def _without_value_sets(t: pa.Table, drop: tuple = ("values", "bloom")) -> pa.Ta
 
 
 @pytest.mark.slow
-def test_property_generator_exercises_value_sets(without_local_constants):
+def test_property_generator_exercises_value_sets(without_local_constants, examples):
     """tests/support/strategies.py derives ``values``/``bloom`` from the rows (test_property.py
     checks soundness on them); here: they decide outcomes the other statistics leave MAYBE, and only
     ever make an outcome more decisive."""
@@ -241,7 +243,7 @@ def test_property_generator_exercises_value_sets(without_local_constants):
 
     # The whole grammar (functions, arithmetic, struct fields) dilutes plain `x = v` leaves, so
     # this check draws shallow flat predicates, where value sets matter, in more examples.
-    @settings(max_examples=2000, database=None, derandomize=True, deadline=None)
+    @settings(max_examples=examples, database=None, derandomize=True, deadline=None)
     @given(strat.examples(max_depth=1, nest=False))
     def run(example):
         pred = pk.PruningPredicate(example.predicate, example.schema)

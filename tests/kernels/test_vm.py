@@ -120,14 +120,14 @@ def test_random_programs_answer_as_numpy(case):
     np.testing.assert_array_equal(got, expected)
 
 
-def test_random_programs_are_mostly_assembled():
+def test_random_programs_are_mostly_assembled(examples):
     """The differential test above is not vacuous: most random programs run on the VM (57-69%
     in random runs of 300-600; the rest use ops on types no predicate builds: floor division of
     floats, uint64 sums, ``within`` of mixed types). Derandomized, so the count is the same
     every run."""
     assembled = tried = 0
 
-    @settings(max_examples=300, deadline=None, database=None, derandomize=True)
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=True)
     @given(_programs())
     def count(case):
         nonlocal assembled, tried
