@@ -14,10 +14,11 @@ minimum is placed by the legacy value; ``abs(NaN)`` is NaN (greatest), ``abs(-0.
 >>> import pyarrow as pa
 >>> from prunekit.expr.bind import bind
 >>> from prunekit.expr.sql import parse
->>> bind(parse("abs(x) < 3"), pa.schema([("x", pa.int32())]))
-Rewritten(arg=InRange(col=x, first=-2, last=2), text='abs(x) < 3')
->>> bind(parse("sign(x) = 1"), pa.schema([("x", pa.int32())]))
-Rewritten(arg=Bound(col=x, op='gt', value=0), text='sign(x) = 1')
+>>> bind(parse("abs(x) < 3"), pa.schema([("x", pa.int32())]))  # abs(INT_MIN) is INT_MIN
+Rewritten(arg=BOr(args=(InRange(col=x, first=-2, last=2), InRange(col=x, first=-2147483648, \
+last=-2147483648))), text='abs(x) < 3')
+>>> bind(parse("sign(x) = 1"), pa.schema([("x", pa.int32())]))  # sign is DOUBLE: 1 is 1.0
+Rewritten(arg=Bound(col=x, op='gt', value=0), text='sign(x) = CAST(1.0 AS DOUBLE)')
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def results(op: n.Op, c: L.Coerced, floating: bool) -> tuple:
     whether NaN is one of them (NaN is above every number).
 
     >>> results(n.Op.GT, L.coerce(5.5, pa.int64()), False), results(n.Op.LE, L.Exact(2.0), True)
-    ((6, None, False), (None, 2.0, False))
+    ((6, None, True), (None, 2.0, False))
     """
     if floating:
         def after(v):

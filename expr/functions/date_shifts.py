@@ -23,8 +23,9 @@ session time zone) are unknown.
 >>> import pyarrow as pa
 >>> from prunekit.expr.bind import bind
 >>> from prunekit.expr.sql import parse
->>> bind(parse("date_add(d, 30) >= DATE '2024-03-01'"), pa.schema([("d", pa.date32())]))
-Bound(col=d, op='ge', value=19753)
+>>> leaf = bind(parse("date_add(d, 30) >= DATE '2024-03-01'"), pa.schema([("d", pa.date32())]))
+>>> leaf.col.label(), leaf.op, leaf.value  # day counts: 2024-03-01 is day 19783
+('d + 30', 'ge', 19783)
 """
 
 from __future__ import annotations
