@@ -1027,15 +1027,20 @@ def _decimal_choices(v: D | None, t: pa.DataType, exact: bool) -> dict:
         else:
             out["same"] = [float(v), _to_double(v)]
             out["near"] = [math.nextafter(float(v), INF), math.nextafter(float(v), -INF)]
-    if exact:  # Spark refuses a literal of more than 38 digits (DECIMAL's most), cast or not
-        out = {k: [x for x in xs if _within_38_digits(x)] for k, xs in out.items()}
     return out
 
 
 def _within_38_digits(x: object) -> bool:
-    """Whether Spark reads literal ``x`` (or the literal a CAST node casts) at all."""
+    """Whether Spark reads literal ``x`` (or the literal a CAST node casts) at all: a number
+    of more than 38 digits is no DECIMAL, and Spark's parser refuses it.
+
+    >>> _within_38_digits(D("1E+37")), _within_38_digits(CTX.add(D(1e38), D("1E-30")))
+    (True, False)
+    """
     value = x.arg.value if isinstance(x, n.Cast) and isinstance(x.arg, n.Literal) else x
-    return isinstance(value, n.Node) or literal_type(value).bit_width <= 128
+    if isinstance(value, bool) or not isinstance(value, (int, D)):
+        return True
+    return literal_type(value).bit_width <= 128
 
 
 def _float_choices(v: float | None, t: pa.DataType) -> dict:
@@ -1128,6 +1133,7 @@ def literals(draw, op: Operand, mode: str = "any", null: bool = True) -> n.Node:
     else:
         tz = pick(draw, [None, *OFFSETS])
         choices, rand = _temporal_choices(v, t, tz), st.nothing()
+    choices = {k: [x for x in xs if _within_38_digits(x)] for k, xs in choices.items()}
     kinds = [k for k in ("same", "same", "near", "between", "edge", "special", "nan", "cast")
              if choices.get(k)]
     kind = pick(draw, kinds + (["random"] if not rand.is_empty else []))
