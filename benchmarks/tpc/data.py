@@ -13,6 +13,7 @@ its string views are written as plain strings.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -61,12 +62,17 @@ def tpcgen() -> str:
 
 def tables(suite: str, scale: float) -> dict[str, str]:
     """Table name -> Parquet file of ``suite`` ("tpcds" or "tpch") at ``scale``, generated on
-    first use (reused after; a half-written folder is never seen: it is renamed when done)."""
+    first use (reused after; a half-written folder is never seen: it is renamed when done).
+    Processes asking at once (test workers) take turns on a lock file beside it, so one
+    generates the tables and the others wait for them instead of generating them too."""
     if suite not in SORT_KEYS:
         raise ValueError(f"suite must be one of {sorted(SORT_KEYS)}, got {suite!r}")
     path = os.path.join(workload.data_dir(), f"{suite}-sf{scale:g}")
     if not os.path.exists(path):
-        _generate(suite, scale, path)
+        with open(f"{path}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+            if not os.path.exists(path):
+                _generate(suite, scale, path)
     return {name[:-len(".parquet")]: os.path.join(path, name)
             for name in sorted(os.listdir(path)) if name.endswith(".parquet")}
 

@@ -1,10 +1,10 @@
 """Soundness: DuckDB's result of a query over only the row groups prunekit keeps equals its
 result over every row group.
 
-Each table with a skipped row group is rewritten to a temporary Parquet file of its kept row
-groups (pyarrow), and DuckDB views named as the tables point at those files or, for the
-tables nothing was skipped of, at the originals. The query runs in DuckDB's dialect (sqlglot
-transpiles the fixture's text).
+DuckDB views named as the tables read the original Parquet files: whole for the full result;
+for the result over the kept row groups, each table with a skipped row group only through the
+rows of its kept ones (their row numbers in the file, ``file_row_number``), so no file is
+rewritten. The query runs in DuckDB's dialect (sqlglot transpiles the fixture's text).
 
 Results are compared as multisets of rows: floats (and DECIMALs, which DuckDB's averages and
 ratios turn into) compare within a relative 1e-6, since summing the same rows split into other
@@ -24,10 +24,7 @@ False
 from __future__ import annotations
 
 import decimal
-import hashlib
 import math
-import os
-import tempfile
 from collections.abc import Mapping
 
 import numpy as np
@@ -71,24 +68,24 @@ def _close(u, v, rel_tol: float) -> bool:
 
 
 class Checker:
-    """DuckDB over the tables (``name -> Parquet file``), comparing each query's result over
-    all row groups with its result over the kept ones. Kept-row-group files are written once
-    per (table, kept set) into ``workdir`` (a temporary folder, removed by ``close``)."""
+    """DuckDB over the tables (``name -> Parquet file``), comparing each query's result over all
+    row groups with its result over the kept ones. Two connections, each opened once: one whose
+    views read every table whole, one whose views of the tables a check skipped row groups of
+    read only the kept row groups during that check. Both keep the files' footers in memory
+    (``parquet_metadata_cache``): every query reads them again, and they do not change."""
 
-    def __init__(self, paths: Mapping[str, str], workdir: str | None = None):
+    def __init__(self, paths: Mapping[str, str]):
         import duckdb
 
         self.paths = dict(paths)
-        self._tmp = None if workdir else tempfile.TemporaryDirectory(prefix="prunekit-tpc-")
-        self.workdir = workdir or self._tmp.name
         self._duckdb = duckdb
-        self._full = self._connect(self.paths)
-        self._kept: dict[tuple[str, str], str] = {}
+        self._starts: dict[str, np.ndarray] = {}
+        self._full = self._connect()
+        self._kept = self._connect()
 
     def close(self) -> None:
         self._full.close()
-        if self._tmp is not None:
-            self._tmp.cleanup()
+        self._kept.close()
 
     def __enter__(self):
         return self
@@ -96,27 +93,40 @@ class Checker:
     def __exit__(self, *exc):
         self.close()
 
-    def _connect(self, paths: Mapping[str, str]):
+    def _connect(self):
         con = self._duckdb.connect()
-        for name, path in paths.items():
-            con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{path}')")
+        con.execute("SET parquet_metadata_cache = true")
+        for name in self.paths:
+            con.execute(self.view(name))
         return con
 
-    def kept_file(self, table: str, outcome: np.ndarray) -> str:
-        """A Parquet file holding the row groups of ``table`` whose outcome is not 0."""
-        import pyarrow.parquet as pq
+    def row_starts(self, table: str) -> np.ndarray:
+        """The first row of each row group of ``table`` in its file, then its row count."""
+        if table not in self._starts:
+            import pyarrow.parquet as pq
 
+            meta = pq.ParquetFile(self.paths[table]).metadata
+            sizes = [meta.row_group(i).num_rows for i in range(meta.num_row_groups)]
+            self._starts[table] = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+        return self._starts[table]
+
+    def view(self, table: str, outcome: np.ndarray | None = None) -> str:
+        """The statement that makes the view ``table`` read the whole file, or only the row
+        groups whose ``outcome`` is not 0."""
+        path = self.paths[table]
+        if outcome is None:
+            return f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM read_parquet('{path}')"
+        starts = self.row_starts(table)
+        if len(outcome) != len(starts) - 1:
+            raise ValueError(f"{table}: {len(outcome)} outcomes for {len(starts) - 1} row groups")
         keep = np.flatnonzero(outcome != 0)
-        digest = hashlib.sha256(keep.astype(np.int64).tobytes()).hexdigest()[:16]
-        path = self._kept.get((table, digest))
-        if path is None:
-            source = pq.ParquetFile(self.paths[table])
-            data = (source.read_row_groups(keep.tolist()) if len(keep)
-                    else source.schema_arrow.empty_table())
-            path = os.path.join(self.workdir, f"{table}-{digest}.parquet")
-            pq.write_table(data, path)
-            self._kept[(table, digest)] = path
-        return path
+        # Runs of consecutive kept row groups, each one range of row numbers.
+        breaks = np.flatnonzero(np.diff(keep) != 1) + 1
+        ranges = [f"file_row_number BETWEEN {starts[run[0]]} AND {starts[run[-1] + 1] - 1}"
+                  for run in np.split(keep, breaks) if len(run)]
+        return (f"CREATE OR REPLACE VIEW {table} AS SELECT * EXCLUDE (file_row_number) "
+                f"FROM read_parquet('{path}', file_row_number = true) "
+                f"WHERE {' OR '.join(ranges) or 'false'}")
 
     def check(self, sql: str, outcomes: Mapping[str, np.ndarray]) -> str:
         """``"equal"``, ``"no skip"`` (prunekit kept every row group: nothing to check) or
@@ -126,13 +136,13 @@ class Checker:
             return "no skip"
         text = queries.without_outer_limit(sql)
         full = self._full.execute(text).fetchall()
-        paths = {t: self.kept_file(t, skipped[t]) if t in skipped else p
-                 for t, p in self.paths.items()}
-        con = self._connect(paths)
         try:
-            kept = con.execute(text).fetchall()
+            for table, outcome in skipped.items():
+                self._kept.execute(self.view(table, outcome))
+            kept = self._kept.execute(text).fetchall()
         finally:
-            con.close()
+            for table in skipped:
+                self._kept.execute(self.view(table))
         if same_rows(full, kept):
             return "equal"
         return f"DIFFERENT: {len(full)} rows over all row groups, {len(kept)} over the kept"

@@ -89,10 +89,12 @@ def test_new_shapes_bind_and_run():
 
 
 @pytest.mark.slow
-@pytest.mark.spark  # bench_spark.py starts a local Spark session
-def test_every_asv_benchmark_runs_once(tmp_path, monkeypatch):
+@pytest.mark.spark  # bench_reader.py reads with Spark
+def test_every_asv_benchmark_runs_once(spark, tmp_path, monkeypatch):
     """A one-repetition dry run of the whole asv suite on small inputs (``asv check`` only
-    checks signatures), so a broken benchmark fails ``make test``."""
+    checks signatures), so a broken benchmark fails ``make test``. Spark is the session the
+    test process shares with its other Spark tests (``spark``, one core), which
+    ``bench_reader.session`` returns as its own."""
     from benchmarks import bench_classify, bench_latency
 
     monkeypatch.setenv("PRUNEKIT_BENCH_DIR", str(tmp_path / "data"))
@@ -137,9 +139,10 @@ def test_every_asv_benchmark_runs_once(tmp_path, monkeypatch):
     monkeypatch.setattr(bench_reader.ReadParquet, "files", 12)  # TPC-H at scale 0.01
     monkeypatch.setattr(bench_reader.ReadParquet, "scale", 0.01)
     monkeypatch.setattr(bench_reader.ReadParquet, "budget", 0.0)
-    for name in ("one_day", "unprunable"):  # every method once; test_reader.py checks rows
-        run(bench_reader.ReadParquet, name)
-        run(bench_reader.ReadDelta, name)
+    # Every method of both once, and each filter once (a prunable and an unprunable one): the
+    # filter is only the text of the query; tests/spark_glue/test_reader.py checks rows.
+    run(bench_reader.ReadParquet, "one_day")
+    run(bench_reader.ReadDelta, "unprunable")
     from benchmarks import bench_parquet
 
     monkeypatch.chdir(tmp_path)  # asv runs setup_cache in its own directory
