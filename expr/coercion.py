@@ -68,6 +68,17 @@ def kind(t: pa.DataType) -> str | None:
     >>> kind(pa.int8()), kind(pa.decimal128(5, 2)), kind(pa.large_string())
     ('integral', 'decimal', 'string')
     """
+    try:
+        return _KIND_OF[t]
+    except KeyError:  # worked out once per type: binding a long IN list asks per element
+        _KIND_OF[t] = found = _kind(t)
+        return found
+
+
+_KIND_OF: dict[pa.DataType, str | None] = {}
+
+
+def _kind(t: pa.DataType) -> str | None:
     for test, name in _KINDS:
         if test(t):
             return name
@@ -289,8 +300,12 @@ def list_type(types: list[pa.DataType], mode: str) -> pa.DataType | None:
     if mode == LEGACY:  # strings first, as Spark folds them: (DATE, INT, STRING) is STRING
         types.sort(key=lambda t: kind(t) != "string")
     out = pa.null()
+    folded: dict = {}  # (so far, next) -> wider: a long list repeats a few types
     for t in types:
-        out = _wider(out, t, mode)
+        step = (out, t)
+        if step not in folded:
+            folded[step] = _wider(out, t, mode)
+        out = folded[step]
         if out is None:
             return None
     return out

@@ -7,6 +7,7 @@ backtick-quoted.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import sqlglot
@@ -29,6 +30,7 @@ def quote_identifier(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+@functools.lru_cache(maxsize=4096)  # two parses per name; a query names its columns again
 def reads_as_column(name: str) -> bool:
     """Whether ``name`` written bare reads back as that column: not a keyword (``SELECT``),
     not a function without parentheses (``current_date``).

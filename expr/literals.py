@@ -171,6 +171,8 @@ def _to_scaled_int(value: object, t: pa.DataType) -> Coerced:
         if v == -math.inf:
             return BelowMin()
         first, last = _double_preimage(v, scale)
+    elif isinstance(v, int):  # no Fraction: a join's keys bind lists of thousands of ints
+        first = last = v * 10**scale
     else:
         exact = Fraction(v) * 10**scale
         first, last = math.ceil(exact), math.floor(exact)
