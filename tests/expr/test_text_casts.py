@@ -81,8 +81,8 @@ def _same(a: object, b: object) -> bool:
 
 
 @pytest.fixture(scope="module")
-def spark_casts():
-    sessions = st.mode_sessions(st.session())
+def spark_casts(spark):
+    sessions = st.mode_sessions(spark)
     corpus = st.single(st.ArgType("string", pa.string(), "STRING", CORPUS))
     sqls = [f"CAST(c AS {t})" for t in TARGETS]
     return {mode: dict(zip(TARGETS, st.SparkTable(sessions[mode], corpus).answers(

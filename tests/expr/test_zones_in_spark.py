@@ -29,11 +29,11 @@ SCHEMA = pa.schema([("ts", pa.timestamp("us", "UTC")), ("d", pa.date32())])
 MINUTE = 60 * 10**6
 
 
-@pytest.fixture(scope="module")
-def spark():
-    session = sg.local_session("local[1]", **{"spark.sql.shuffle.partitions": "1"})
-    yield session
-    session.conf.set("spark.sql.session.timeZone", "UTC")
+@pytest.fixture(autouse=True)
+def _back_in_utc(spark):
+    """Each test sets the shared session's time zone; the next finds it in UTC."""
+    yield
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
 
 
 def _text(wall: int) -> str:

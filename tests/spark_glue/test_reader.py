@@ -28,11 +28,6 @@ FILES = 12
 DAY0 = datetime.date(2024, 1, 1)
 
 
-@pytest.fixture(scope="module")
-def spark():
-    return sg.local_session("local[1]", **{"spark.sql.shuffle.partitions": "2"})
-
-
 def _file(rng: np.random.Generator, k: int) -> pa.Table:
     """File ``k``: x and d clustered around k (files are what gets skipped), f with NaN and
     NULLs, s strings; file 3 has an all-NULL x, file 7 no rows matching anything common."""

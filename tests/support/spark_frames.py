@@ -12,7 +12,11 @@ import pyarrow as pa
 import prunekit as pk
 import prunekit.spark_glue as sg
 
-N = 100_000
+# Containers in the shared random frame. Spark's cost hardly depends on it below this (a plan
+# per predicate, a kernel compile per shape), and every outcome each of PREDICATES reaches on
+# 100,000 containers of random_statistics is reached on these (the rarest, ALL_MATCH of
+# x = i, once; ``REACHES`` lists the predicates that cannot reach all three).
+N = 20_000
 DATA = pa.schema([
     ("x", pa.int64()), ("i", pa.int32()), ("f", pa.float64()), ("g", pa.float32()),
     ("s", pa.string()), ("bn", pa.binary()), ("b", pa.bool_()), ("d", pa.decimal128(10, 2)),
@@ -42,6 +46,18 @@ PREDICATES = [
     "'2020-01-02 00:00:00') OR (i = 4 AND w > 0)",
     "my_udf(x) AND x > 3", "1 = 0", "TRUE", "x > 3 AND x < 2",
 ]
+# The outcomes of the predicates of PREDICATES that cannot reach all three on these
+# statistics (0 NONE_MATCH, 1 MAYBE_MATCH, 2 ALL_MATCH); every other one reaches all three.
+REACHES = {
+    "x NOT IN (2, 3, NULL)": {0}, "1 = 0": {0}, "TRUE": {0, 2},
+    "f IN (0.0, 1.5, -2.25)": {0, 1}, "w IN (1.5, 2.25, -7)": {0, 1}, "w <= d": {0, 1},
+    "my_udf(x) AND x > 3": {0, 1}, "x > 3 AND x < 2": {0, 1},
+}
+# The predicates whose kernels compile in Spark's Python worker when the Arrow UDF classifies
+# PREDICATES (``classify_all``): each column type the compiled kernels read there (integers,
+# doubles, strings, booleans, dates), and a program that reads no statistic.
+COMPILED = ("x IS NOT NULL AND i BETWEEN 0 AND 4", "f = CAST('NaN' AS DOUBLE)",
+            "startswith(s, 'a')", "b IS NOT TRUE", "dt >= DATE '2020-01-05'", "TRUE")
 
 
 def _masked(rng, values, p, t=None):
@@ -152,23 +168,32 @@ def expected(table: pa.Table, predicates: list[str], **stats_options) -> dict[st
             for q in predicates}
 
 
-# Each shape's kernel compiles in Spark's Python worker (about a second on 2 cores): every
-# COMPILED_EVERY-th predicate of a call runs there compiled, the others interpreted. The glue
-# (payload, batches, conformed types) is what these tests check; the property tests hold the
-# kernels equal to the interpreter.
-COMPILED_EVERY = 6
+# Programs rendered as Spark SQL per job: each step of the DataFrame analyses the whole plan
+# so far, so that a plan of 50 programs analyses slowly, and one job per program spends most
+# of its time starting the job (four per job took two thirds of the time of one).
+SQL_TOGETHER = 4
 
 
-def classify_all(df, predicates: list[str], **options) -> dict[str, list]:
-    if options.get("engine") == "sql":  # one job each: one plan of 50 programs analyses slowly
-        return {q: classify_all(df, [q], engine="sql-one", **{
-            k: v for k, v in options.items() if k != "engine"})[q] for q in predicates}
+def classify_all(df, predicates: list[str], compiled=None, **options) -> dict[str, list]:
+    """Each predicate's outcomes by ``classify_dataframe`` in Spark, in one job (the SQL
+    engine: a job per ``SQL_TOGETHER``). The kernels of the predicates in ``compiled`` (by
+    default the first one) run compiled in Spark's Python worker, the others interpreted: each
+    shape compiles there, seconds each on 2 cores. The glue (payload, batches, conformed types)
+    is what these tests check; the property tests hold the kernels equal to the interpreter."""
+    if options.get("engine") == "sql":
+        rest = {k: v for k, v in options.items() if k != "engine"}
+        out: dict[str, list] = {}
+        for at in range(0, len(predicates), SQL_TOGETHER):
+            out.update(classify_all(df, predicates[at:at + SQL_TOGETHER], engine="sql-one",
+                                    **rest))
+        return out
     if options.get("engine") == "sql-one":
         options["engine"] = "sql"
+    compiled = predicates[:1] if compiled is None else compiled
     out = df
     for k, q in enumerate(predicates):
         backend = {} if "backend" in options or options.get("engine") == "sql" else {
-            "backend": "numba" if k % COMPILED_EVERY == 0 else "numpy"}
+            "backend": "numba" if q in compiled else "numpy"}
         out = sg.classify_dataframe(out, q, column=f"o{k}", **options, **backend)
     got = out.select("id", *[f"o{k}" for k in range(len(predicates))]).toArrow()
     got = got.sort_by("id")

@@ -23,10 +23,14 @@ are none).
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import datetime as dt
+import itertools
+import json
 import logging
 import math
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -284,7 +288,9 @@ class SparkAnswer:
 class SparkTable:
     """The values of one argument type as a Spark local relation, and Catalyst's interpreted
     evaluator over its rows. Calls go through py4j directly (pyspark's error conversion costs
-    milliseconds per failed row)."""
+    milliseconds per failed row), and each step takes the expressions together: Spark
+    analyses or optimises one plan of hundreds of expressions in the time of a few plans of
+    one."""
 
     def __init__(self, spark, data: Dataset):
         self.spark, self.data = spark, data
@@ -292,91 +298,278 @@ class SparkTable:
             row, data.columns, strict=True)) + ")" for row in data.rows)
         names = ", ".join(name for name, _ in data.columns)
         self.df = spark.sql(f"SELECT * FROM VALUES {rows} AS t({names})")
-        jvm = spark._jvm
+        jvm = self._jvm = spark._jvm
         self._exprs = jvm.org.apache.spark.sql.catalyst.expressions
+        self._project = jvm.org.apache.spark.sql.catalyst.plans.logical.Project
         self._seq = jvm.scala.jdk.javaapi.CollectionConverters
+        self._state = spark._jsparkSession.sessionState()
+        # Every expression is analysed over this same plan, so that expressions analysed
+        # apart read the same attributes and can be put in one projection.
+        self._plan = self.df._jdf.queryExecution().analyzed()
 
-    def answers(self, sqls: list[str], mode: str, values: bool = False) -> list[SparkAnswer]:
+    def answers(self, sqls: list[str], mode: str, values: bool = False,
+                rows_of: list[range] | None = None) -> list[SparkAnswer]:
         """Each expression in ``mode``: this table's session must be in that mode
-        (``mode_sessions``). Each is analysed alone; the BOOLEAN ones are then evaluated
-        together, one call per row, and one at a time only on a row where one of them fails.
-        Other values are evaluated (one at a time) only if ``values``: a predicate's check
-        reads their type alone."""
+        (``mode_sessions``). They are analysed together (``_analysed``); the BOOLEAN ones are
+        then optimised and evaluated together (``_rows``). Other values are evaluated only if
+        ``values``: a predicate's check reads their type alone. ``rows_of``: the rows each
+        expression is evaluated on (its value on the others is None); all by default."""
         assert self.spark.conf.get("spark.sql.ansi.enabled") == str(mode == "ansi").lower()
-        with raw_py4j():
-            out = [self._analysed(s) for s in sqls]
-            boolean = [i for i, a in enumerate(out) if a.type == "boolean"]
-            rows = self._rows([sqls[i] for i in boolean])
-            if rows is None:  # one of them fails while optimised (ANSI): each alone
-                rows = [self._rows([sqls[i]])[0] for i in boolean]
-            others = [i for i, a in enumerate(out) if values and a.type not in (None, "boolean")]
-            rows += [self._rows([sqls[i]], one_by_one=True)[0] for i in others]
-            for i, r in zip(boolean + others, rows, strict=True):
+        with raw_py4j(), self._active():
+            out, items = self._analysed(sqls)
+            chosen = [i for i, a in enumerate(out)
+                      if a.type == "boolean" or values and a.type is not None]
+            everywhere = range(len(self.data.rows))
+            rows = self._rows([items[i] for i in chosen], [out[i].type for i in chosen],
+                              chosen, [everywhere if rows_of is None else rows_of[i]
+                                       for i in chosen])
+            for i, r in zip(chosen, rows, strict=True):
                 out[i].rows = r
         return out
 
-    def _analysed(self, sql: str) -> SparkAnswer:
+    @contextlib.contextmanager
+    def _active(self):
+        """This table's session as the thread's active one: the analyser and the optimiser,
+        called directly, read their settings there (``SQLConf.get``)."""
+        sessions = self._jvm.SparkSession
+        before = sessions.getActiveSession()
+        sessions.setActiveSession(self.spark._jsparkSession)
+        try:
+            ansi = self._jvm.org.apache.spark.sql.internal.SQLConf.get().ansiEnabled()
+            assert ansi == (self.spark.conf.get("spark.sql.ansi.enabled") == "true")
+            yield
+        finally:
+            if before.isDefined():
+                sessions.setActiveSession(before.get())
+            else:
+                sessions.clearActiveSession()
+
+    def _analysed(self, sqls: list[str]) -> tuple[list[SparkAnswer], list]:
+        """Each expression as Spark's analysis of it alone answers (refused, or its type),
+        and the analysed expressions (None where refused).
+
+        One projection of them all goes through the analyser without its final check. What
+        does not resolve there is refused: the check refuses a plan holding an unresolved
+        expression, and each expression of a projection resolves on its own. Every
+        ``REFUSALS_SAMPLED``-th of those is also analysed alone, as a DataFrame, and must be
+        refused there too. The ones that resolve must then pass Spark's check together, which
+        gives their types. Text the parser refuses, and a part of the projection the analyser
+        throws on (an error raised while resolving, not by the check), is split in two until
+        each part goes through or is one expression, analysed alone."""
+        from py4j.protocol import Py4JJavaError
+
+        items: list = [None] * len(sqls)
+        parsed, where = self._parsed(sqls)
+        if where:
+            self._resolve(sqls, parsed, where, items)
+        refused = [q for q, item in zip(sqls, items, strict=True) if item is None]
+        for q in refused[::REFUSALS_SAMPLED]:
+            alone, _ = self._alone(q)
+            if alone.refused is None:
+                raise AssertionError(f"{q} does not resolve among others, but Spark types it "
+                                     f"{alone.type} alone")
+        accepted = [item for item in items if item is not None]
+        checked = self._project(self._seq.asScala(accepted).toSeq(), self._plan)
+        try:
+            self._state.analyzer().checkAnalysis(checked)
+        except Py4JJavaError as e:
+            raise AssertionError(f"resolved in one projection, but Spark refuses them "
+                                 f"together: {_first_line(e)}") from None
+        types = iter(_simple_type(f["type"]) for f in json.loads(checked.schema().json())[
+            "fields"])
+        return [SparkAnswer(refused="unresolved") if item is None else SparkAnswer(
+            type=next(types)) for item in items], items
+
+    def _parsed(self, sqls: list[str]) -> tuple[object, list[int]]:
+        """One parsed projection of the expressions the parser reads, and which they are.
+        Each is on its own line of one SELECT, so that a parse error's line names the one
+        the parser refuses; that one, refused alone too, is left out."""
+        from py4j.protocol import Py4JJavaError
+
+        kept = list(range(len(sqls)))
+        while kept:
+            lines = [f"({sqls[i]}) AS `_{i}`" for i in kept]
+            starts = list(itertools.accumulate((len(x) + 2 for x in lines[:-1]), initial=7))
+            try:
+                plan = self._state.sqlParser().parsePlan("SELECT\n" + ",\n".join(lines))
+            except Py4JJavaError as e:
+                line = e.java_exception.line()
+                k = line.get() - 2 if line.isDefined() else -1
+                if not 0 <= k < len(kept) or self._alone(sqls[kept[k]])[0].refused is None:
+                    raise AssertionError(f"a parse error, but on no expression alone: "
+                                         f"{_first_line(e)}") from None
+                del kept[k]
+            else:
+                self._lines = (starts, kept)  # where each expression's text starts
+                return plan.projectList(), kept
+        return None, kept
+
+    def _resolve(self, sqls: list[str], parsed, where: list[int], items: list) -> None:
+        """Set ``items`` at ``where`` to the analysed expressions of ``parsed`` (None where
+        one does not resolve)."""
+        from py4j.protocol import Py4JJavaError
+
+        try:
+            plan = self._state.analyzer().execute(self._project(parsed, self._plan))
+        except Py4JJavaError:
+            if len(where) == 1:
+                items[where[0]] = self._alone(sqls[where[0]])[1]
+                return
+            half = len(where) // 2
+            self._resolve(sqls, parsed.slice(0, half), where[:half], items)
+            self._resolve(sqls, parsed.slice(half, len(where)), where[half:], items)
+            return
+        out = plan.projectList()
+        for k, i in enumerate(where):
+            item = out.apply(k)
+            items[i] = item if item.resolved() else None
+
+    def _culprit(self, error, which: list[int]) -> int | None:
+        """The position in ``which`` of the expression whose text the error points at."""
+        try:
+            at = error.java_exception.getQueryContext()[0].startIndex()
+        except Exception:  # no context: the caller splits in halves
+            return None
+        starts, kept = self._lines
+        line = bisect.bisect_right(starts, at) - 1
+        return which.index(kept[line]) if line >= 0 and kept[line] in which else None
+
+    def _alone(self, sql: str) -> tuple[SparkAnswer, object]:
+        """``sql`` analysed alone as a DataFrame column, and its analysed expression."""
         from py4j.protocol import Py4JJavaError
 
         try:
             jdf = self.df._jdf.selectExpr(self._seq.asScala([sql]).toSeq())
         except Py4JJavaError as e:
-            return SparkAnswer(refused=_first_line(e))
-        return SparkAnswer(type=jdf.schema().fields()[0].dataType().simpleString())
+            return SparkAnswer(refused=_first_line(e)), None
+        item = jdf.queryExecution().analyzed().projectList().apply(0)
+        return SparkAnswer(type=item.dataType().simpleString()), item
 
-    def _rows(self, sqls: list[str], one_by_one: bool = False) -> list[list] | None:
-        """Per predicate, its value on every row (ERROR where it fails); None when the
-        optimiser fails on them together. ``one_by_one``: any values, each evaluated alone
-        (Catalyst's internal form: dates as days, timestamps as microseconds)."""
+    def _rows(self, items: list, types: list[str], which: list[int],
+              rows_of: list[range]) -> list[list]:
+        """Per analysed expression (``which``: their indices in ``_parsed``), its value on each
+        row of ``rows_of`` (ERROR where it fails): booleans, or Catalyst's internal form of
+        other values (dates as days, timestamps as microseconds). Each is optimised as Spark
+        would run it; one whose optimisation fails (a constant that fails, under ANSI) fails
+        on every row. They are optimised together; where the optimiser fails, the error's
+        place in the text names the expression that failed, and the others on either side of
+        it are optimised together again (halves where the error names none of them). Then
+        those that read the same rows are evaluated together, one call for all their rows."""
         from py4j.protocol import Py4JJavaError
 
         n = len(self.data.rows)
-        if not sqls:
+        if not items:
             return []
-        jdf = self.df._jdf.selectExpr(self._seq.asScala(sqls).toSeq())
-        try:
-            plan = jdf.queryExecution().optimizedPlan()
-        except Py4JJavaError:  # a constant that fails (ANSI)
-            return None if len(sqls) > 1 else [[ERROR] * n]
-        name = plan.getClass().getSimpleName()
-        if name == "LocalRelation":  # the predicate is the column itself
-            data = plan.data()
-            return [[None if data.apply(i).isNullAt(0) else data.apply(i).getBoolean(0)
-                     if not one_by_one else "value" for i in range(data.size())]]
-        child = plan.child() if name == "Project" else None
-        if child is None or child.getClass().getSimpleName() != "LocalRelation":
-            raise AssertionError(f"unexpected optimised plan for {sqls}: {plan.toString()}")
-        attrs = getattr(self._exprs, "package$AttributeSeq")(child.output())
-        exprs = plan.projectList()
-        bound = [self._exprs.BindReferences.bindReference(exprs.apply(k), attrs, False)
-                 for k in range(exprs.size())]
-        together = self._exprs.InterpretedMutableProjection.createProjection(
-            self._seq.asScala(bound).toSeq())
-        data = child.data()
-        columns: list[list] = [[] for _ in sqls]
-        for i in range(data.size()):
-            row = data.apply(i)
+        listed = self._seq.asScala(items).toSeq()
+        optimizer = self._state.optimizer()
+
+        def parts(a: int, b: int) -> list[tuple[int, int, object]]:
             try:
-                if one_by_one:
-                    raise _OneByOne
-                text = together.apply(row).toString()  # "[true,null,false]"
-                values = [None if v == "null" else v == "true" for v in text[1:-1].split(",")]
-            except (Py4JJavaError, _OneByOne):  # one fails on this row (ANSI): each alone
-                values = []
-                for e in bound:
-                    try:
-                        values.append(e.eval(row))
-                    except Py4JJavaError:
-                        values.append(ERROR)
-            for column, v in zip(columns, values, strict=True):
-                column.append(v)
-        if any(len(c) != n for c in columns):
-            raise AssertionError(f"{sqls}: {[len(c) for c in columns]} rows, expected {n}")
+                return [(a, b, optimizer.execute(self._project(listed.slice(a, b),
+                                                               self._plan)))]
+            except Py4JJavaError as e:
+                if b - a == 1:
+                    return [(a, b, None)]
+                k = self._culprit(e, which)
+                if k is not None and a <= k < b:
+                    return parts(a, k) + [(k, k + 1, None)] + parts(k + 1, b)
+                m = (a + b) // 2
+                return parts(a, m) + parts(m, b)
+
+        columns: list[list] = [[ERROR] * n for _ in items]
+        evaluated, bound, relation = [], None, None
+        step = OPTIMISED_TOGETHER
+        for a, b, plan in [p for at in range(0, len(items), step)
+                           for p in parts(at, min(at + step, len(items)))]:
+            if plan is None or a == b:
+                continue
+            name = plan.getClass().getSimpleName()
+            if name == "LocalRelation":  # the expression is the column itself
+                exprs, leaf = plan.output(), plan
+            elif name == "Project" and plan.child().getClass().getSimpleName() == "LocalRelation":
+                exprs, leaf = plan.projectList(), plan.child()
+            else:
+                raise AssertionError(f"unexpected optimised plan: {plan.toString()}")
+            if relation is None:
+                relation = leaf
+            elif not leaf.output().equals(relation.output()):
+                raise AssertionError(f"optimised over another relation: {leaf.toString()}")
+            part = self._exprs.BindReferences.bindReferences(
+                exprs, getattr(self._exprs, "package$AttributeSeq")(leaf.output()))
+            bound = part if bound is None else bound.appendedAll(part)
+            evaluated += range(a, b)
+        if bound is None:
+            return columns
+        data = relation.data()
+        if data.size() != n:
+            raise AssertionError(f"{data.size()} rows, expected {n}")
+
+        def rows(projection, kinds: list[str], where: range) -> list[list]:
+            # A projection is a Scala function of a row, and fills the same row each time: a
+            # lazy view writes each row's text before the next is evaluated. One call for all.
+            text = data.view().slice(where.start, where.stop).map(projection).mkString("\n")
+            return [_read_row(line, kinds) for line in text.split("\n")]
+
+        projection = self._exprs.InterpretedMutableProjection.createProjection
+        at = 0
+        while at < len(evaluated):
+            where = rows_of[evaluated[at]]
+            end = at + 1
+            while end < len(evaluated) and rows_of[evaluated[end]] == where:
+                end += 1
+            kinds, part = [types[i] for i in evaluated[at:end]], bound.slice(at, end)
+            try:
+                values = rows(projection(part), kinds, where)
+            except Py4JJavaError:  # one fails on a row (ANSI)
+                # Each value, and whether it failed (TryEval: NULL). A case class's companion
+                # is its constructor as a Scala function.
+                wrap = getattr(getattr(self._exprs, "TryEval$"), "MODULE$")
+                is_null = getattr(getattr(self._exprs, "IsNull$"), "MODULE$")
+                guarded = part.map(wrap).appendedAll(part.map(is_null.andThen(wrap)))
+                width = len(kinds)
+                values = [[ERROR if failed is None else v for v, failed in zip(
+                    both[:width], both[width:], strict=True)]
+                    for both in rows(projection(guarded), kinds + ["boolean"] * width, where)]
+            for i in evaluated[at:end]:
+                columns[i] = [None] * n
+            for r, row in zip(where, values, strict=True):
+                for i, v in zip(evaluated[at:end], row, strict=True):
+                    columns[i][r] = v
+            at = end
         return columns
 
 
-class _OneByOne(Exception):
-    pass
+REFUSALS_SAMPLED = 64
+OPTIMISED_TOGETHER = 64
+_INTEGRAL = {"tinyint", "smallint", "int", "bigint", "date", "timestamp", "timestamp_ntz"}
+_JSON_TYPES = {"integer": "int", "long": "bigint", "short": "smallint", "byte": "tinyint"}
+
+
+def _simple_type(t: object) -> str:
+    """A type of a schema's JSON as its ``simpleString``, for the types the tables produce."""
+    return _JSON_TYPES.get(t, t) if isinstance(t, str) else json.dumps(t)
+
+
+def _read_row(text: str, types: list[str]) -> list:
+    """The values of a projected row from its text (``[true,null,19723,1.5]``): one py4j
+    call per row instead of one per value. A Java float's text is the shortest that reads
+    back as that float."""
+    cells = text[1:-1].split(",")
+    if len(cells) != len(types):
+        raise AssertionError(f"{text}: {len(cells)} values, expected {len(types)}")
+    out = []
+    for v, t in zip(cells, types, strict=True):
+        if v == "null":
+            out.append(None)
+        elif t == "boolean":
+            out.append(v == "true")
+        elif t in _INTEGRAL:
+            out.append(int(v))
+        elif t in ("float", "double"):
+            out.append(float(v))
+        else:
+            raise AssertionError(f"no reading of a {t} value from its text")
+    return out
 
 
 def _first_line(e: Exception) -> str:
@@ -422,15 +615,16 @@ def session():
     return spark
 
 
-_MODE_SESSIONS: dict = {}
+_MODE_SESSIONS: list = []  # (the session they were made from, the sessions per mode)
 
 
 def mode_sessions(spark) -> dict:
-    """A session per mode (each has its own settings), so the two modes run side by side."""
-    key = id(spark._jsparkSession)
-    if key in _MODE_SESSIONS:
-        return _MODE_SESSIONS[key]
-    out = _MODE_SESSIONS[key] = {}
+    """A session per mode (each has its own settings), so the two modes run side by side;
+    made once per session (a stopped one is forgotten)."""
+    if _MODE_SESSIONS and _MODE_SESSIONS[0][0] is spark and spark._sc._jsc is not None:
+        return _MODE_SESSIONS[0][1]
+    out: dict = {}
+    _MODE_SESSIONS[:] = [(spark, out)]
     for mode in MODES:
         s = spark.newSession()
         s.conf.set("spark.sql.ansi.enabled", "true" if mode == "ansi" else "false")
@@ -549,17 +743,76 @@ def check_pair(spark, t: ArgType, u: ArgType,
     return check(spark, pair(t, u), pair_templates(), backend)
 
 
+def check_pairs(spark, t: ArgType, others: list[ArgType],
+                backend: str = "numpy") -> list[tuple[list[Violation], dict]]:
+    """``check_pair`` of ``t`` with each of ``others``, in one Spark table (each pair's rows
+    apart, in columns of their own): a pair holds a few rows and templates, and one
+    table's analysis, optimisation and rows cost about what one pair's would."""
+    return check_all(spark, [(pair(t, u), pair_templates()) for u in others], backend)
+
+
 def check(spark, data: Dataset, tmpls: list[Template],
           backend: str = "numpy") -> tuple[list[Violation], dict]:
+    return check_all(spark, [(data, tmpls)], backend)[0]
+
+
+def check_all(spark, work: list[tuple[Dataset, list[Template]]],
+              backend: str = "numpy") -> list[tuple[list[Violation], dict]]:
+    """Each dataset's templates, Spark's answers for all of them from one table
+    (``together``)."""
     from concurrent.futures import ThreadPoolExecutor
 
     sessions = mode_sessions(spark)
-    sqls = [x.sql for x in tmpls]
+    table, sqls, blocks = together(work)
+    rows_of = [rows for (_, rows), (_, tmpls) in zip(blocks, work, strict=True)
+               for _ in tmpls]
     with ThreadPoolExecutor(len(MODES)) as pool:  # py4j gives each thread its own connection
-        futures = {m: pool.submit(lambda m: SparkTable(sessions[m], data).answers(sqls, m), m)
-                   for m in MODES}
+        futures = {m: pool.submit(lambda m: SparkTable(sessions[m], table).answers(
+            sqls, m, rows_of=rows_of), m) for m in MODES}
+        # prunekit's side while the JVM works for the threads
+        ours = [[_predicate(x.sql, data.schema) for x in tmpls] for data, tmpls in work]
         answers = {m: f.result() for m, f in futures.items()}
-    groups, stats, schema, t = data.containers, statistics(data), data.schema, data
+    out = []
+    for (data, tmpls), (at, rows), mine in zip(work, blocks, ours, strict=True):
+        theirs = {m: [SparkAnswer(a.refused, a.type, a.rows[rows.start:rows.stop])
+                      for a in answers[m][at:at + len(tmpls)]] for m in MODES}
+        out.append(_judge(data, tmpls, theirs, mine, backend))
+    return out
+
+
+def together(work: list[tuple[Dataset, list[Template]]]) -> tuple[Dataset, list[str],
+                                                                   list[tuple[int, range]]]:
+    """One dataset of several: each one's rows in a block of their own, in columns of their
+    own (its names with its number appended; NULL in the other blocks), and its templates
+    over those columns. Also where each one's templates and rows start. One dataset stays
+    as it is."""
+    if len(work) == 1:
+        data, tmpls = work[0]
+        return data, [x.sql for x in tmpls], [(0, range(len(data.rows)))]
+    columns, rows, sqls, blocks = [], [], [], []
+    width = sum(len(data.columns) for data, _ in work)
+    for k, (data, tmpls) in enumerate(work):
+        names = {name: f"{name}{k}" for name, _ in data.columns}
+        before = len(columns)
+        columns += [(names[name], t) for name, t in data.columns]
+        blocks.append((len(sqls), range(len(rows), len(rows) + len(data.rows))))
+        rows += [(None,) * before + row + (None,) * (width - len(columns)) for row in data.rows]
+        sqls += [_renamed(x.sql, names) for x in tmpls]
+    return Dataset("together", tuple(columns), tuple(rows), ()), sqls, blocks
+
+
+def _renamed(sql: str, names: dict[str, str]) -> str:
+    """``sql`` with its column names replaced (not inside string literals)."""
+    words = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+    parts = re.split(r"('(?:[^'\\]|\\.)*')", sql)
+    return "".join(p if k % 2 else words.sub(lambda m: names[m.group(1)], p)
+                   for k, p in enumerate(parts))
+
+
+def _judge(data: Dataset, tmpls: list[Template], answers: dict, ours: list,
+           backend: str) -> tuple[list[Violation], dict]:
+    """prunekit's predicates (``ours``) held against Spark's answers for ``data``."""
+    groups, stats, t = data.containers, statistics(data), data
     found: list[Violation] = []
     counts = {"templates": len(tmpls), "spark_refused": 0, "not_boolean": 0, "checked": 0,
               "pruned": 0}
@@ -570,13 +823,9 @@ def check(spark, data: Dataset, tmpls: list[Template],
                        if a.refused is None and a.type != "boolean"}
         if not ran:
             counts["spark_refused"] += 1
-        try:
-            pred = pk.PruningPredicate(tmpl.sql, schema)
-            refusal = None
-        except pk.PrunekitError as e:
-            pred, refusal = None, f"{type(e).__name__}: {e}"
-        except Exception as e:  # never a traceback from inside prunekit
-            found.append(Violation(t.name, tmpl.sql, f"crashed: {type(e).__name__}: {e}"))
+        pred, refusal, crash = ours[k]
+        if crash is not None:  # never a traceback from inside prunekit
+            found.append(Violation(t.name, tmpl.sql, f"crashed: {crash}"))
             continue
         if tmpl.not_boolean or typed_other:
             counts["not_boolean"] += 1
@@ -610,6 +859,16 @@ def check(spark, data: Dataset, tmpls: list[Template],
                     f"{m} {[a.rows[i] for i in g]}" for m, a in ran.items())))
                 break
     return found, counts
+
+
+def _predicate(sql: str, schema: pa.Schema) -> tuple:
+    """prunekit's predicate, or its refusal, or how it crashed."""
+    try:
+        return pk.PruningPredicate(sql, schema), None, None
+    except pk.PrunekitError as e:
+        return None, f"{type(e).__name__}: {e}", None
+    except Exception as e:
+        return None, None, f"{type(e).__name__}: {e}"
 
 
 def _unsound(outcome: int, rows: tuple[int, ...], ran: dict) -> str | None:
