@@ -92,7 +92,7 @@ BUDGETS = {
         "test_functions_are_sound_and_decide": (300, 500),
     },
     "tests/expr/functions/test_registry.py": {
-        # a search that stops once every rule is drawn; the rarest come after thousands
+        # a search that stops once every rule is drawn; the rarest come after about 4,900
         "test_every_rule_is_drawn_by_the_property_tests": (5000, 5000),
     },
     "tests/expr/functions/test_remainder.py": {

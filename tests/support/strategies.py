@@ -800,8 +800,10 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     Spark's semantics as ``tests/support/reference.py`` computes them."""
     t = op.type
     if pa.types.is_date(t) or pa.types.is_timestamp(t):
-        kinds = ["year", "dayofmonth", "date_trunc", "date_trunc", "trunc", "month", "day",
-                 "date_add", "date_sub", "add_months", "datediff", "datediff"]
+        # add_months early: hypothesis picks the ends of a list more than its middle, where
+        # this rule went undrawn for thousands of examples
+        kinds = ["year", "add_months", "date_trunc", "date_trunc", "trunc", "month", "day",
+                 "date_add", "date_sub", "dayofmonth", "datediff", "datediff"]
         kinds += ["hour", "minute", "second"] if pa.types.is_timestamp(t) else []
         kinds += ["unix_timestamp"] + (["unix_seconds", "unix_millis", "unix_micros"]
                                        if pa.types.is_timestamp(t) else [])
