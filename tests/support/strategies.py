@@ -520,12 +520,7 @@ def examples(draw, max_depth: int = 3, faithful: bool = False, max_containers: i
     columns into structs (``nested``)."""
     schema = draw(schemas())
     types = {f.name: f.type for f in schema}
-    palettes: dict[str, list] = {}
-    for c, t in types.items():
-        palettes[c] = draw(st.lists(values(t), min_size=1, max_size=4))
-        twins = [palettes[d] for d, u in types.items() if u == t and d in palettes and d != c]
-        if twins and draw(st.booleans()):  # share values with a column of the same type
-            palettes[c] += [pick(draw, twins[0]) for _ in range(draw(st.integers(1, 3)))]
+    palettes = _palettes(draw, types)
     n_containers = draw(st.integers(1, max_containers))
     sizes = [pick(draw, [0, 1, 1, 2, 3, 4, 5, 8]) for _ in range(n_containers)]
 
@@ -591,6 +586,26 @@ def examples(draw, max_depth: int = 3, faithful: bool = False, max_containers: i
     example = Example(schema, containers, table, nan_bounds, no_nan, row_counts, predicate,
                       palettes)
     return draw(nested(example)) if nest and one_in(draw, 3) else example
+
+
+def _palettes(draw, types: dict) -> dict[str, list]:
+    """Per column, the few values its rows take (some shared with a column of its type)."""
+    palettes: dict[str, list] = {}
+    for c, t in types.items():
+        palettes[c] = draw(st.lists(values(t), min_size=1, max_size=4))
+        twins = [palettes[d] for d, u in types.items() if u == t and d in palettes and d != c]
+        if twins and draw(st.booleans()):  # share values with a column of the same type
+            palettes[c] += [pick(draw, twins[0]) for _ in range(draw(st.integers(1, 3)))]
+    return palettes
+
+
+@st.composite
+def function_calls(draw) -> n.Node:
+    """A call as the property tests' generator draws one (``functions``), of a column of any
+    type it draws: for tests of which rules the generator reaches."""
+    types = {"c": pick(draw, TYPES)}
+    ctx = Ctx(types, _palettes(draw, types), False)
+    return functions(draw, ctx, Operand(n.Column("c"), types["c"], tuple(ctx.palettes["c"]))).node
 
 
 # Where a generated column may move: a field of a struct, of a struct whose

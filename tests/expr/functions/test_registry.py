@@ -15,24 +15,23 @@ from prunekit.expr.functions import RULES
 from tests.support import strategies as strat
 
 
-@pytest.mark.slow
 def test_every_rule_is_drawn_by_the_property_tests(without_local_constants, examples):
-    """The generator of tests/test_property.py draws a call of every function among its first
-    ``examples`` (5,000) examples: one search (derandomized, not shrunk) that stops once every
-    rule has been drawn (the rarest are drawn after thousands of examples)."""
+    """The property tests' generator draws a call of every function among its first
+    ``examples`` calls (``strategies.function_calls``, the calls it puts in predicates): one
+    search (derandomized, not shrunk) that stops once every rule has been drawn."""
     drawn: set[str] = set()
 
-    def all_seen(ex) -> bool:
-        drawn.update(x.name for x in ex.predicate.walk() if isinstance(x, n.Func))
+    def all_seen(call) -> bool:
+        drawn.update(x.name for x in call.walk() if isinstance(x, n.Func))
         return set(RULES) <= drawn
 
     try:
-        find(strat.examples(), all_seen,
+        find(strat.function_calls(), all_seen,
              settings=settings(max_examples=examples, database=None, derandomize=True,
                                phases=[Phase.generate], suppress_health_check=list(HealthCheck)))
     except NoSuchExample:
         pass  # some rule was never drawn: named below
-    assert set(RULES) - drawn == set(), f"not drawn in {examples} examples"
+    assert set(RULES) - drawn == set(), f"not drawn in {examples} calls"
 
 
 @pytest.mark.parametrize("name", sorted(RULES))
