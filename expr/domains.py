@@ -20,6 +20,7 @@ domain      values compared as
 from __future__ import annotations
 
 import decimal
+import functools
 import math
 from fractions import Fraction
 
@@ -70,6 +71,7 @@ def is_text(t: pa.DataType) -> bool:
     return pa.types.is_string(t) or pa.types.is_large_string(t) or t == pa.string_view()
 
 
+@functools.lru_cache(maxsize=256)  # asked once per literal of a list of thousands
 def int_range(t: pa.DataType) -> tuple[int, int]:
     """Smallest and largest value of an integer-domain type (dates and timestamps included).
 
