@@ -104,7 +104,8 @@ BUDGETS = {
         "test_malformed_offsets_answer_not_short_and_stay_in_the_buffer": (100, 300),
     },
     "tests/kernels/test_valuesets.py": {
-        "test_property_generator_exercises_value_sets": (2000, 2000),
+        # derandomized: the first bloom decision at example 663, the fifth list's at 993
+        "test_property_generator_exercises_value_sets": (1200, 2000),
     },
     "tests/kernels/test_vm.py": {
         "test_random_programs_answer_as_numpy": (400, 3000),

@@ -10,6 +10,7 @@ import pytest
 import prunekit as pk
 from prunekit.kernels import codegen, compiled, inputs, run, slots
 from prunekit.kernels.codegen import emit
+from tests.support import tiers
 
 
 def test_unpack_bits_matches_numpy():
@@ -33,12 +34,25 @@ def _source(pred: pk.PruningPredicate, stats: pk.Statistics) -> str:
     return emit(pred.program, layout, list_lengths=lengths, flags=flags, dtypes=dtypes)
 
 
+_compiled_here: list[int] = []  # fused kernels compiled by _agree in the running test
+
+
+@pytest.fixture(autouse=True)
+def _count_compiles():
+    _compiled_here.clear()
+
+
 def _agree(pred: pk.PruningPredicate, stats: pk.Statistics) -> np.ndarray:
-    """The kernel's answer, checked against the NumPy interpreter and the compiled one (whose
-    lists are searched the same two ways: counted up to 16 elements, else from a hint)."""
-    got = pred.classify(stats, backend="numba")
-    np.testing.assert_array_equal(got, pred.classify(stats, backend="numpy"))
+    """The answer, the NumPy interpreter's and the compiled one's equal (whose lists are
+    searched the same two ways: counted up to 16 elements, else from a hint), and the fused
+    kernel's: for the first case of each test under ``make test`` (a compile is seconds, cold,
+    and the run checks that its kernels took every path of the generator), for every case in
+    the deep tier."""
+    got = pred.classify(stats, backend="numpy")
     np.testing.assert_array_equal(got, pred.classify(stats, backend="vm"))
+    if tiers.DEEP or not _compiled_here:
+        _compiled_here.append(1)
+        np.testing.assert_array_equal(pred.classify(stats, backend="numba"), got)
     return got
 
 
