@@ -146,11 +146,21 @@ def container_of(values: list, t: pa.DataType, name: str = "x") -> pk.Statistics
     >>> container_of([3, None, 1], pa.int64()).table.column("x").to_pylist()
     [{'min': 1, 'max': 3, 'null_count': 1}]
     """
-    present = [v for v in values if v is not None]
-    col = {"min": pa.array([min(present) if present else None], t),
-           "max": pa.array([max(present) if present else None], t),
-           "null_count": pa.array([len(values) - len(present)], pa.int64())}
+    return containers_of([values], t, name)
+
+
+def containers_of(containers: list[list], t: pa.DataType, name: str = "x") -> pk.Statistics:
+    """Exact statistics of containers, each holding its list of values (None is NULL).
+
+    >>> containers_of([[3, None], [None]], pa.int64()).table.column("x").to_pylist()
+    [{'min': 3, 'max': 3, 'null_count': 1}, {'min': None, 'max': None, 'null_count': 1}]
+    """
+    present = [[v for v in values if v is not None] for values in containers]
+    col = {"min": pa.array([min(p) if p else None for p in present], t),
+           "max": pa.array([max(p) if p else None for p in present], t),
+           "null_count": pa.array([len(v) - len(p) for v, p in zip(containers, present,
+                                                                    strict=True)], pa.int64())}
     return pk.Statistics.from_arrow(pa.table({
-        "row_count": [len(values)], name: pa.StructArray.from_arrays(list(col.values()),
-                                                                     list(col))}))
+        "row_count": [len(v) for v in containers],
+        name: pa.StructArray.from_arrays(list(col.values()), list(col))}))
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import prunekit as pk
-from tests.support.cases import container_of
+from tests.support.cases import container_of, containers_of
 
 I64 = pa.int64()
 MIN64, MAX64 = -(2**63), 2**63 - 1
@@ -42,12 +42,19 @@ OPS = {"=": lambda a, b: a == b, "<": lambda a, b: a < b, "<=": lambda a, b: a <
 def check(sql_of, f, c, op, m, values, t=I64):
     """The outcome is sound against the rows: NONE_MATCH only if no row is TRUE, ALL_MATCH
     only if every row is."""
-    got = outcome(f"{sql_of(c)} {op} {m}", values, t)
-    rows = [None if v is None else OPS[op](f(v, c), m) for v in values]
-    if got == 0:
-        assert not any(r is True for r in rows), (sql_of(c), op, m, values, rows)
-    if got == 2:
-        assert all(r is True for r in rows), (sql_of(c), op, m, values, rows)
+    return check_containers(sql_of, f, c, op, m, [values], t)[0]
+
+
+def check_containers(sql_of, f, c, op, m, containers, t=I64):
+    """``check`` for each container of ``containers`` (lists of values), in one call."""
+    sql = f"{sql_of(c)} {op} {m}"
+    got = pk.PruningPredicate(sql, {"x": t}).classify(containers_of(containers, t)).tolist()
+    for values, o in zip(containers, got, strict=True):
+        rows = [None if v is None else OPS[op](f(v, c), m) for v in values]
+        if o == 0:
+            assert not any(r is True for r in rows), (sql_of(c), op, m, values, rows)
+        if o == 2:
+            assert all(r is True for r in rows), (sql_of(c), op, m, values, rows)
     return got
 
 
@@ -104,8 +111,8 @@ def test_integer_minimum_and_maximum(t):
         for c in (2, 3, -3, 7, 2**31 - 1, -(2**31), 2**61):
             for op in OPS:
                 for m in (-1, 0, 1, 2):
-                    for values in ([lo], [hi], [lo, lo + 1], [hi - 1, hi], [lo, hi]):
-                        check(form, f, c, op, m, values, t)
+                    check_containers(form, f, c, op, m,
+                                     [[lo], [hi], [lo, lo + 1], [hi - 1, hi], [lo, hi]], t)
     assert outcome("pmod(x, 3) = 1", [lo], t) == (2 if spark_pmod(lo, 3) == 1 else 0)
 
 
