@@ -67,6 +67,8 @@ BUDGETS = {
         "test_double_arithmetic_decides": (300, 300),
         "test_integer_arithmetic_decides_and_the_kernel_agrees": (300, 300),
     },
+    "tests/test_differential.py": {"test_differential_run": (30, 60)},  # datasets
+    "tests/sources/delta/test_delta_columnar.py": {"test_many_random_logs": (120, 360)},  # logs
     "tests/expr/test_arith.py": {
         "test_two_operand_arithmetic_is_sound": (150, 300),
         "test_two_operand_arithmetic_decides": (400, 400),

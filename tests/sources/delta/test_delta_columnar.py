@@ -72,13 +72,14 @@ def test_random_logs_read_as_the_per_file_reader_read_them(tmp_path, seed):
 
 
 @pytest.mark.slow
-def test_many_random_logs(tmp_path):
+def test_many_random_logs(tmp_path, examples):
+    """``examples`` random logs (tests/conftest.py), from seed 40 on."""
     errors = 0
-    for seed in range(40, 400):
+    for seed in range(40, 40 + examples):
         root = tmp_path / str(seed)
         for version in delta_logs.write_log(str(root), seed):
             errors += _compare(str(root), version) is not None
-    assert errors < 40  # most logs read: the comparison is not vacuous
+    assert errors < examples / 9  # most logs read: the comparison is not vacuous
 
 
 # ---- vector rules against the exact rules, value by value --------------------------------
