@@ -210,7 +210,9 @@ PATHS = frozenset(
        "pass counts unknown", "pass strings unknown", "pass none",
        "keys before the passes", "keys after the strings pass",
        "search proof", "search proof shared"]
-    + [f"dtype {name}" for name in _POINTERS])
+    # Boolean statistics reach a kernel as bits ("slot bits"), never as NumPy booleans, so
+    # no kernel reads through P_B: it is there for a view of that dtype, not a path taken.
+    + [f"dtype {name}" for name in _POINTERS if name != "bool"])
 
 
 def paths_of(source: str) -> frozenset[str]:

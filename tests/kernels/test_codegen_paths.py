@@ -148,6 +148,21 @@ def test_unrolled_in_list_counts(t):
         assert len(set(got.tolist())) > 1
 
 
+def test_long_and_or_are_folded_in_groups():
+    """An AND or OR of more than 16 operands is written as a fold over groups of 16 (one
+    expression of thousands of terms makes CPython's compiler recurse too deep)."""
+    rng = np.random.default_rng(1)
+    n = 500
+    lo = rng.integers(0, 100, n)
+    stats = pk.Statistics.from_numpy(row_count=np.full(n, 5), columns={
+        c: {"min": lo + i, "max": lo + i + rng.integers(0, 20, n),
+            "null_count": rng.integers(0, 2, n)} for i, c in enumerate("xy")})
+    text = " OR ".join(f"(x > {10 + 3 * k} AND y < {5 * k})" for k in range(20))
+    pred = pk.PruningPredicate(text, {"x": pa.int64(), "y": pa.int64()})
+    assert {"op:or grouped", "op:and grouped"} <= codegen.paths_of(_source(pred, stats))
+    assert len(set(_agree(pred, stats).tolist())) == 3
+
+
 def test_flags_are_constants_of_the_kernel():
     rng = np.random.default_rng(5)
     lo = rng.normal(size=1000)
