@@ -177,6 +177,8 @@ def warn_quoted_names(text: str, names: set[str]) -> list[str]:
     >>> got
     ['"x" is a string in Spark SQL, not the column x (write x or `x`)']
     """
+    if '"' not in text:  # no double-quoted word: spare a second tokenization of a long list
+        return []
     try:
         tokens = sqlglot.Dialect.get_or_raise("spark").tokenize(text)
     except (TokenError, ValueError):
