@@ -116,22 +116,17 @@ def test_null_arguments_and_unknown_forms():
 
 
 @pytest.mark.spark
-def test_reference_matches_spark():
-    pytest.importorskip("pyspark")
-    from tests.support import spark_typing as st
-
+def test_reference_matches_spark(spark):
     rng = random.Random(7)
     days = [days_of(dt.date(y, m, d)) for y in (1, 1900, 2000, 2023, 2024, 9999)
             for m in range(1, 13) for d in (1, 15, 28, 29, 30, 31) if d <= 28 or (
                 dt.date(y, m, 1) + dt.timedelta(days=d - 1)).month == m]
     pairs = [(rng.choice(days), rng.choice(days)) for _ in range(300)]
-    spark = st.session()
-    try:
-        rows = ", ".join(f"(DATE '{E + dt.timedelta(a)}', DATE '{E + dt.timedelta(b)}')"
-                         for a, b in pairs)
-        got = spark.sql("SELECT months_between(a, b), months_between(a, b, false) FROM VALUES "
-                        f"{rows} AS t(a, b)").collect()
-    finally:
-        spark.stop()
+    # The suite's session (the ``spark`` fixture): stopping one of its own would stop that
+    # one too, which the process's other Spark tests still use.
+    rows = ", ".join(f"(DATE '{E + dt.timedelta(a)}', DATE '{E + dt.timedelta(b)}')"
+                     for a, b in pairs)
+    got = spark.sql("SELECT months_between(a, b), months_between(a, b, false) FROM VALUES "
+                    f"{rows} AS t(a, b)").collect()
     for (a, b), r in zip(pairs, got, strict=True):
         assert tuple(r) == (f(a, b), f(a, b, False)), (E + dt.timedelta(a), E + dt.timedelta(b))
