@@ -99,16 +99,21 @@ def test_inline_to_spark_sql_equals_classify(random_frame):
 
 @pytest.mark.parametrize("method", ["udf", "map"])
 def test_other_columns_pass_through_untouched(spark, method):
+    # The columns are what this checks: the kernels run interpreted (compiled, the full
+    # program and the pruning one would each compile in Spark's Python worker, seconds each,
+    # for the UDF's layout and again for mapInArrow's; test_kernels_in_spark... and
+    # test_map_in_arrow... run compiled ones).
     table = random_statistics(1000, seed=3)
     df = to_spark(spark, table)
-    out = sg.classify_dataframe(df, "x > 5 AND s LIKE 'a%'", method=method)
+    q = "x > 5 AND s LIKE 'a%'"
+    out = sg.classify_dataframe(df, q, method=method, backend="numpy")
     assert out.schema.fields[:-1] == df.schema.fields
     assert (out.schema.fields[-1].name, out.schema.fields[-1].dataType.simpleString()) == \
         ("outcome", "tinyint")
     a, b = df.toArrow().sort_by("id"), out.toArrow().sort_by("id")
     assert b.drop_columns(["outcome"]).schema == a.schema
     assert repr(b.drop_columns(["outcome"]).to_pylist()) == repr(a.to_pylist())  # NaN too
-    kept = sg.prune_dataframe(df, "x > 5 AND s LIKE 'a%'", method=method).toArrow()
+    kept = sg.prune_dataframe(df, q, method=method, backend="numpy").toArrow()
     assert kept.schema == a.schema
     assert kept.num_rows == sum(v != 0 for v in b.column("outcome").to_pylist()) > 0
 
@@ -157,9 +162,13 @@ def test_null_structs_zones_and_wide_decimals(spark, options):
     schema = pa.schema([("ts", tz), ("v", pa.decimal128(38, 10))])
     queries = ["ts >= TIMESTAMP '2020-01-01 00:00:00'", f"v = {big}", f"v < {big}",
                "ts IS NULL AND v IS NOT NULL"]
+    # The kernels run compiled behind the UDF (the default method) and interpreted behind
+    # mapInArrow: the batches Spark sends are conformed before either reads them, and each
+    # program would compile again, seconds each, for mapInArrow's layout.
+    backend = {"backend": "numpy"} if options.get("method") == "map" else {}
     out = df  # every predicate in one job
     for k, q in enumerate(queries):
-        out = sg.classify_dataframe(out, q, schema, column=f"o{k}", **options)
+        out = sg.classify_dataframe(out, q, schema, column=f"o{k}", **options, **backend)
     got = out.toArrow().sort_by("id")
     for k, q in enumerate(queries):
         want = pk.PruningPredicate(q, schema).classify(table).tolist()
@@ -268,11 +277,15 @@ def test_readme_spark_quick_start(spark, capsys):
 
 
 def test_demo_runs_on_a_table(spark):
+    # Two of COMPILED: the demo runs the kernels compiled in Spark's Python worker, and these
+    # are the ones test_kernels_in_spark... compiles there (found in the worker, or in the
+    # kernel cache on disk, instead of compiled again, seconds each).
     table = random_statistics(2000, seed=11)
-    report = sg.demo(table, ["x > 5", "s LIKE 'a%' AND t < TIMESTAMP '2020-01-02 00:00:00'"],
-                     schema=DATA)
+    some = [COMPILED[0], COMPILED[2]]
+    report = sg.demo(table, some, schema=DATA)
     assert report["predicates"][0]["agree"] and report["predicates"][1]["agree"]
-    assert "x > 5" in report["text"]
+    assert all(r["none"] and r["maybe"] and r["all"] for r in report["predicates"])
+    assert some[0] in report["text"]
 
 
 
