@@ -71,7 +71,10 @@ class OfColumn(Applied):
     """``f(x)`` of one column operand ``arg``, used only compared with a literal: a NULL
     literal gives NULL, ``<>`` is ``NOT =``, and otherwise the literal, coerced to ``type``
     (Spark's result type), is placed by the subclass's ``_placed(op, coerced)``. ``f(x)`` is
-    NULL exactly when x is."""
+    NULL exactly when x is, except on the rows of ``fails`` (a bound predicate, or None): there
+    Spark fails the query, so every use of ``f(x)`` is unknown on them."""
+
+    fails: object = None
 
     @property
     def why(self) -> str:
@@ -86,13 +89,21 @@ class OfColumn(Applied):
         if op is n.Op.NE:
             return b.BNot(self.compare(n.Op.EQ, lit))
         # The literal is already cast to the comparison's type (comparisons.typed_comparison).
-        return b.Rewritten(self._placed(op, L.coerce(lit.value, self.type)), self.shown(op, lit))
+        placed = self._placed(op, L.coerce(lit.value, self.type))
+        return b.Rewritten(self._unknown_where_failing(placed), self.shown(op, lit))
+
+    def _unknown_where_failing(self, got: object) -> object:
+        """``got`` off the rows where f fails, unknown on them."""
+        if self.fails is None:
+            return got
+        return b.BOr((b.BAnd((b.BNot(self.fails), got)), self.fails))
 
     def _placed(self, op: n.Op, c: L.Coerced) -> object:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def is_null(self) -> object:
-        return b.IsNullLeaf(self.arg.col)  # f(x) is NULL exactly when x is
+        got = b.IsNullLeaf(self.arg.col)  # f(x) is NULL exactly when x is
+        return got if self.fails is None else b.BOr((got, self.fails))
 
 
 @dataclass(frozen=True)
@@ -114,6 +125,7 @@ class Monotone(OfColumn):
     utc: bool = False  # reads a timestamp's calendar fields (explain names the session zone)
     between: object = None  # (first, last) -> first <= f(x) <= last, where one leaf is tighter
     keeps_nan: bool = False  # f(NaN) is NaN (round): compared with NaN, f(x) is x
+    fails: object = None  # the rows where Spark fails the query (OfColumn)
 
     def shown(self, op: n.Op, lit: LitOp) -> str:
         return super().shown(op, lit) + (zone_note() if self.utc else "")

@@ -158,13 +158,11 @@ def _from_count(name: str, per: int):
         col = _plain(kids[0])
         if col is None or not pa.types.is_signed_integer(col.type):
             return None
-        fails = _overflowing(col, per)
-
         def ge(m: int) -> object:
-            got = at_least(col, _ceil_div(m, per))
-            return got if fails is None else b.BOr((b.BAnd((b.BNot(fails), got)), fails))
+            return at_least(col, _ceil_div(m, per))
 
-        return Monotone(f"{name}({col.name})", ColOp(col), result, *int_valued(ge))
+        return Monotone(f"{name}({col.name})", ColOp(col), result, *int_valued(ge),
+                        fails=_overflowing(col, per))
 
     return bind
 

@@ -115,6 +115,19 @@ def test_overflow_of_timestamp_seconds_is_unknown():
     assert outcome(f"timestamp_micros(x) {later}", [-(2**63)], pa.int64()) == 0
 
 
+def test_is_null_is_unknown_where_the_call_overflows():
+    # IS NULL reads x IS NULL, except where Spark fails: a property run found NONE_MATCH over
+    # rows of 9223372036854775806, where timestamp_seconds fails the query.
+    big = 9223372036854775806
+    assert outcome("timestamp_seconds(x) IS NULL", [big, big], pa.int64()) == 1
+    assert outcome("timestamp_seconds(x) IS NOT NULL", [big], pa.int64()) == 1
+    assert outcome("timestamp_millis(x) IS NULL", [-(2**63)], pa.int64()) == 1
+    assert outcome("timestamp_seconds(x) IS NULL", [None, None], pa.int64()) == 2
+    assert outcome("timestamp_seconds(x) IS NULL", [9223372036854, 5], pa.int64()) == 0
+    assert outcome("timestamp_micros(x) IS NULL", [big], pa.int64()) == 0  # never overflows
+    assert outcome("timestamp_seconds(x) IS NULL", [2**31 - 1], pa.int32()) == 0
+
+
 def test_dates_in_the_session_zone():
     plus2 = "+02:00"
     # DATE '1970-01-01' at midnight in +02:00 is -7200 seconds.
