@@ -110,13 +110,10 @@ def test_random_containers(op, setting, values, cut, other):
 
 
 @pytest.mark.spark
-def test_texts_match_spark():
-    pytest.importorskip("pyspark")
-    from tests.support import spark_typing as sty
-
+def test_texts_match_spark(spark):
+    """In the suite's session (the ``spark`` fixture), its time zone set back to UTC after."""
     values = [0, -1, 1, YEAR_0, YEAR_0 - 1, YEAR_10000, YEAR_10000 - 1, WRAP, WRAP + 1, -WRAP,
               -WRAP - 1, 2**63 - 1, -(2**63), 1704067200, -2**31, 2**31 - 1]
-    spark = sty.session()
     try:
         for zone, offset in (("UTC", 0), ("+02:00", 7200)):
             spark.conf.set("spark.sql.session.timeZone", zone)
@@ -125,4 +122,4 @@ def test_texts_match_spark():
                                            ).collect()]
             assert got == [text(v, offset) for v in values], zone
     finally:
-        spark.stop()
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
