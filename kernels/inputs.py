@@ -424,6 +424,11 @@ class _Recipe:
         """What ``kernel_inputs`` returns for ``batch`` (no arrays to keep), read in compiled
         code (``exported``): no Python object per column, child or buffer. None if the
         batch must take the general path. ``cache``: the batch's, where its export is kept."""
+        if any(key != "bytes" for key in plan.code_groups):
+            # Ranked bounds other than strings (DECIMAL beyond 18 digits) have no keys to read
+            # in compiled code; their literals are ranked on the general path, even where the
+            # batch holds no such bounds (a literal is not a string's key).
+            return None
         paths, slot_kinds, read_as = self.compiled
         table = np.empty((len(self.slots), TABLE_COLUMNS), np.int64)
         found = np.empty(len(self.slots), np.int8)

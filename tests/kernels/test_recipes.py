@@ -473,3 +473,17 @@ def test_compiled_null_count_matches_numpy():
         n = int(rng.integers(0, 8 * len(bits) - first + 1))
         valid = np.unpackbits(bits, bitorder="little")[first:first + n].sum()
         assert exported._nulls(bits.ctypes.data, first, n) == n - valid
+
+
+def test_a_ranked_decimal_without_bounds_in_the_batch_takes_the_general_path():
+    """A DECIMAL beyond 18 digits is ranked, not keyed: where the batch holds no statistics
+    for it, the compiled read must not take its literal for a string's key (it raised a
+    TypeError from deep inside once the compiled read was loaded)."""
+    inputs.use_compiled_read(wait=True)
+    table = pa.table({"row_count": np.full(N, 3), "x": _ints()})
+    schema = {"x": pa.int64(), "b": pa.decimal128(19, 0)}
+    for sql in ("0 = b", "b > 5 OR x > 40", "x = 50 AND b IN (1, 2)"):
+        pred = pk.PruningPredicate(sql, schema)
+        stats = pk.Statistics.from_arrow(table)
+        assert pred.classify(stats, backend="numba").tolist() == \
+            pred.classify(stats, backend="numpy").tolist(), sql
