@@ -424,11 +424,6 @@ class _Recipe:
         """What ``kernel_inputs`` returns for ``batch`` (no arrays to keep), read in compiled
         code (``exported``): no Python object per column, child or buffer. None if the
         batch must take the general path. ``cache``: the batch's, where its export is kept."""
-        if any(key != "bytes" for key in plan.code_groups):
-            # Ranked bounds other than strings (DECIMAL beyond 18 digits) have no keys to read
-            # in compiled code; their literals are ranked on the general path, even where the
-            # batch holds no such bounds (a literal is not a string's key).
-            return None
         paths, slot_kinds, read_as = self.compiled
         table = np.empty((len(self.slots), TABLE_COLUMNS), np.int64)
         found = np.empty(len(self.slots), np.int8)
@@ -512,7 +507,12 @@ def _compiled_plan(plan: _Plan, columns: list, slots: list, stat_types: dict,
                    where: dict) -> tuple | None:
     """How ``exported.fill`` reads a recipe's batches: the fetched arrays' paths, per slot
     its kind, array, width in bytes and bound-pair mate, and per slot how its values are
-    read (a dtype and an encoding); None if a slot is one it does not read (a flag)."""
+    read (a dtype and an encoding); None if a slot is one it does not read (a flag), or if
+    bounds are ranked other than as strings (DECIMAL beyond 18 digits): compiled code reads
+    strings' keys, and such a literal is no string's key, even where a batch holds no such
+    bounds."""
+    if any(key != "bytes" for key in plan.code_groups):
+        return None
     paths = [(index, -1 if kids is None else kid)
              for index, kids in columns for kid in (kids if kids is not None else (None,))]
     kinds, read_as = [], []
