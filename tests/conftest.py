@@ -276,14 +276,22 @@ class KernelPaths:
 
 
 # ---- shared fixtures ------------------------------------------------------------------------
+JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
 @pytest.fixture(scope="session")
 def spark():
     """One local Spark session per test process, on one core (``local[1]``): the suite's other
-    workers have the other cores. Stopped when the process's tests end."""
+    workers have the other cores. Stopped when the process's tests end.
+
+    The driver JVM compiles with the client compiler only and collects garbage on one thread
+    (``JVM_OPTIONS``): a test's queries are many and small, so the server compiler's work never
+    pays back, and in a full run it took about 180 s of the two cores' CPU (of 425 s the JVMs
+    used). The queries' answers do not depend on either setting."""
     pytest.importorskip("pyspark", reason="pyspark (a test dependency) is missing")
     from prunekit.spark_glue import local_session
 
-    session = local_session("local[1]", **{"spark.sql.shuffle.partitions": "2"})
+    session = local_session("local[1]", **{"spark.sql.shuffle.partitions": "2",
+                                           "spark.driver.extraJavaOptions": JVM_OPTIONS})
     yield session
     session.stop()
 
