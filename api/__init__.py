@@ -14,6 +14,7 @@ from prunekit.errors import (
     TableNotReadError,
     TypeMismatchError,
     UnknownColumnError,
+    UnknownTableError,
     UnsupportedError,
 )
 from prunekit.expr.nodes import Node as Expression
@@ -27,6 +28,6 @@ from .statistics import Statistics
 __all__ = [
     "ALL_MATCH", "MAYBE_MATCH", "NONE_MATCH", "AliasError", "Explanation", "Expression",
     "PruningPredicate", "PrunekitError", "SqlSyntaxError", "Statistics", "StatisticsError",
-    "TableNotReadError", "TypeMismatchError", "UnknownColumnError", "UnsupportedError", "and_",
-    "col", "isnan", "lit", "or_", "plot", "prune_query",
+    "TableNotReadError", "TypeMismatchError", "UnknownColumnError", "UnknownTableError",
+    "UnsupportedError", "and_", "col", "isnan", "lit", "or_", "plot", "prune_query",
 ]

@@ -57,3 +57,17 @@ class AliasError(PrunekitError, ValueError):
 
 class TableNotReadError(PrunekitError, LookupError):
     """``PruningPredicate.from_query`` was asked about a table the query does not read."""
+
+
+class UnknownTableError(PrunekitError, LookupError):
+    """A query names a table that is neither given nor known to the session."""
+
+    def __init__(self, name: str, known: list[str]):
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        super().__init__(f"unknown table {name!r}: not in tables and not in the Spark "
+                         f"session{hint}")
+        self.name = name
+
+    def __str__(self) -> str:
+        return self.args[0]

@@ -152,6 +152,28 @@ def prune_query(sql: str, tables: Mapping[str, tuple], *, dialect: str = "spark"
     >>> {name: o.tolist() for name, o in prune_query(q, tables).items()}
     {'dim': [0, 1], 'fact': [0, 1, 1, 0]}
     """
+    return {name: outcome for name, (_, outcome) in joint_outcomes(
+        sql, tables, dialect=dialect, row_budget=row_budget, backend=backend, now=now,
+        time_zone=time_zone).items()}
+
+
+def joint_outcomes(sql: str, tables: Mapping[str, tuple], *, dialect: str = "spark",
+                   row_budget: int = DEFAULT_ROW_BUDGET, backend: str = "auto",
+                   now: _dt.datetime | None = None, time_zone: str = "UTC"
+                   ) -> dict[str, tuple[Joint, np.ndarray]]:
+    """``prune_query``'s outcomes with what gave them: per table of ``tables`` that the query
+    reads and that has statistics, keyed by its name in ``tables``, its ``Joint`` (the
+    predicate it was pruned with, and what its joins carried) and its outcomes.
+
+    >>> import numpy as np, pyarrow as pa
+    >>> from prunekit.statistics import Statistics
+    >>> stats = Statistics.from_numpy(row_count=np.full(2, 10), columns={"k": {
+    ...     "min": np.array([1, 101]), "max": np.array([100, 200]), "null_count": np.zeros(2)}})
+    >>> found = joint_outcomes("SELECT * FROM t WHERE k > 150", {"t": (stats, {"k": pa.int64()})})
+    >>> j, outcome = found["t"]
+    >>> j.predicate.sql(), outcome.tolist()
+    ('k > 150', [0, 1])
+    """
     found = joint(sql, tables, dialect=dialect, row_budget=row_budget, now=now,
                   time_zone=time_zone)
     names = {name.split(".")[-1].lower(): name for name in tables}
@@ -162,8 +184,8 @@ def prune_query(sql: str, tables: Mapping[str, tuple], *, dialect: str = "spark"
         program = Rewriter().program(bind(j.predicate, j.schema, zone(time_zone)))
         # Few containers: interpreted at once, no kernel compiled for a one-off shape.
         small = backend == "auto" and len(j.statistics) < _INTERPRET_BELOW
-        out[names[key]] = outcomes(program, j.statistics, frozenset(leaves(j.schema)),
-                                   "numpy" if small else backend)
+        out[names[key]] = (j, outcomes(program, j.statistics, frozenset(leaves(j.schema)),
+                                       "numpy" if small else backend))
     return out
 
 

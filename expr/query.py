@@ -139,6 +139,30 @@ def pushdowns(sql: str, schemas: dict, dialect: str = "spark") -> dict[str, Push
     return out
 
 
+def tables_read(sql: str, dialect: str = "spark") -> list[str]:
+    """The base tables the query reads, as written (a qualified name keeps its qualifiers),
+    each once, in the order of their first reference. A name that is a CTE of the query is not
+    a base table; nor is a table function.
+
+    >>> tables_read("WITH w AS (SELECT * FROM a) SELECT * FROM w JOIN db.b ON w.k = b.k "
+    ...             "WHERE w.k IN (SELECT k FROM A)")
+    ['a', 'db.b']
+    """
+    tree = _parse_query(sql, dialect)
+    # A CTE's name hides a base table of that name wherever the query could see the CTE;
+    # taking it as hidden everywhere only leaves such a table out, never adds one.
+    ctes = {c.alias.lower() for c in tree.find_all(exp.CTE)}
+    refs = [t for t in tree.find_all(exp.Table) if isinstance(t.this, exp.Identifier)]
+    refs.sort(key=lambda t: t.this.meta.get("start", 0))  # the order of the text
+    out: dict[str, str] = {}
+    for t in refs:
+        parts = [p.name for p in t.parts]
+        if len(parts) == 1 and parts[0].lower() in ctes:
+            continue
+        out.setdefault(".".join(parts).lower(), ".".join(parts))
+    return list(out.values())
+
+
 def _parse_query(sql: str, dialect: str) -> exp.Query:
     dialect = check_dialect(dialect)
     try:

@@ -34,7 +34,7 @@ from prunekit.kernels.slots import compatible
 from prunekit.predicate import NONE_MATCH, PruningPredicate
 from prunekit.statistics import Statistics
 
-from . import sql as S
+from . import to_sql as S
 from ._spark import F, T, arrow_udf_available, retag, spark_errors
 
 __all__ = ["classify_dataframe", "data_schema", "prune_dataframe", "spark_errors"]

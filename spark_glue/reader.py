@@ -49,7 +49,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from prunekit.errors import StatisticsError, UnknownColumnError
+from prunekit.errors import StatisticsError, UnknownColumnError, UnsupportedError
 from prunekit.expr.dialects import column_names
 from prunekit.expr.moments import uses_moment
 from prunekit.expr.sql import parse
@@ -59,9 +59,10 @@ from prunekit.statistics import Statistics
 
 from ._spark import F, session_time_zone
 from .parquet import conform, parquet_statistics, spark_schema
-from .sql import quote
+from .to_sql import quote
 
-__all__ = ["read_delta", "read_parquet"]
+__all__ = ["arrow_schema", "kept_delta_files", "kept_files", "kept_parquet_files", "read_delta",
+           "read_parquet", "table_files"]
 
 # Beyond this many files the driver does not read footers itself: executors read them and
 # classify with the kernels, and only the kept files come back (``on="executors"``).
@@ -106,7 +107,7 @@ def read_parquet(spark, path: str | os.PathLike, where, *, statistics: pa.Table 
     """
     if on not in ("auto", "driver", "executors"):
         raise ValueError(f"on must be 'auto', 'driver' or 'executors', got {on!r}")
-    files = _files(path)
+    files = table_files(path)
     on_driver = statistics is not None or cache is not None or on == "driver" or (
         on == "auto" and len(files) <= DRIVER_MAX_FILES)
     if on_driver:  # only the columns the text names (a Column: every column)
@@ -131,18 +132,33 @@ def read_parquet(spark, path: str | os.PathLike, where, *, statistics: pa.Table 
         kept = _kept_on_driver(pred, files, statistics)
     else:
         kept = _kept_by_executors(spark, path, pred)
+    frame, unread = kept_parquet_files(spark, path, files, kept, schema, plain)
+    if unread is None:
+        return frame.where(where)
+    # One filter, not two: each costs Spark an analysis of the plan.
+    return frame.where(~unread & (F.expr(where) if isinstance(where, str) else where))
+
+
+def kept_parquet_files(spark, path, files: list[str], kept: set[str], schema, plain):
+    """A frame over the files of the Parquet folder ``path`` that reads only ``kept`` (absolute
+    paths) of its ``files``, and the filter on file names it still needs (None: none): named
+    as paths when few (``_as_paths``), else ``plain()`` (the folder listed as a plain read
+    lists it) with ``unread``, the skipped files' names, to leave out as ``~unread``.
+
+    Only files known to hold no match are left out: a file Spark lists that prunekit did not
+    (another name pattern), or one spelt otherwise than Spark spells it, is read.
+
+    >>> callable(kept_parquet_files)
+    True
+    """
     named = _as_paths(spark, path, files, kept, schema)
     if named is not None:
-        return named.where(where)
+        return named, None
     base = plain()
     skipped = {os.path.abspath(f) for f in files} - kept
     if not skipped or "_metadata" in base.columns:  # a data column hides the metadata column
-        return base.where(where)
-    # Only files known to hold no match are left out: a file Spark lists that prunekit did
-    # not (another name pattern), or one spelt otherwise than Spark spells it, is read.
-    # One filter, not two: each costs Spark an analysis of the plan.
-    unread = _one_of("_metadata.file_path", sorted(spark_file_path(f) for f in skipped))
-    return base.where(~unread & (F.expr(where) if isinstance(where, str) else where))
+        return base, None
+    return base, _one_of("_metadata.file_path", sorted(spark_file_path(f) for f in skipped))
 
 
 def read_delta(spark, table_path: str | os.PathLike, where, *, version: int | None = None):
@@ -159,7 +175,6 @@ def read_delta(spark, table_path: str | os.PathLike, where, *, version: int | No
     """
     from pyspark.sql.types import StructType
 
-    from prunekit.errors import UnsupportedError
     from prunekit.sources import delta
 
     root = os.path.abspath(os.fspath(table_path))
@@ -175,10 +190,22 @@ def read_delta(spark, table_path: str | os.PathLike, where, *, version: int | No
         spark.createDataFrame([], schema), where)
     pred, where = _predicate(spark, where, text, schema)
     if pred is None:
-        pred = PruningPredicate("TRUE", _arrow_schema(schema))  # every file: no zone read
+        pred = PruningPredicate("TRUE", arrow_schema(schema))  # every file: no zone read
     stats = snap.statistics
     read = pred.prune(Statistics.from_arrow(stats, nan_bounds="exclude"))
     kept = [f for f, r in zip(stats.column("path").to_pylist(), read.tolist(), strict=True) if r]
+    return kept_delta_files(spark, root, snap, kept, schema).where(where)
+
+
+def kept_delta_files(spark, root: str, snap, kept: list[str], schema):
+    """A frame of the Delta table at ``root`` (its snapshot ``snap``, Spark schema
+    ``schema``) that reads only its live files ``kept``, columns in the table's order. A
+    kept file with a deletion vector, or outside the table's folder, is an
+    ``UnsupportedError``; a live file that is not where the log says, a ``StatisticsError``.
+
+    >>> callable(kept_delta_files)
+    True
+    """
     refused = sorted(f for f in kept if f in snap.deletion_vectors)
     if refused:
         raise UnsupportedError(f"{len(refused)} kept file(s) of {root} have deletion vectors, "
@@ -196,7 +223,7 @@ def read_delta(spark, table_path: str | os.PathLike, where, *, version: int | No
     else:
         rows = _listed_live_files(spark, root, names, schema)
     # The Parquet reader puts partition columns last; the table's order is the schema's.
-    return rows.where(where).select(*[F.col(quote(n)) for n in schema.names])
+    return rows.select(*[F.col(quote(n)) for n in schema.names])
 
 
 def _listed_live_files(spark, root: str, kept: list[str], schema):
@@ -322,7 +349,17 @@ def _check_text(text: str, known: set[str], more=None) -> None:
             raise UnknownColumnError(name, sorted(known))
 
 
-def _files(path) -> list[str]:
+def table_files(path) -> list[str]:
+    """The Parquet files of a folder (searched recursively, skipping ``_`` and ``.`` names,
+    as Spark does) or one file; a ``StatisticsError`` when there are none, when the path does
+    not exist, or for a Delta table (its folder holds removed files too).
+
+    >>> import tempfile
+    >>> table_files(tempfile.mkdtemp())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    prunekit.errors.StatisticsError: /...: no Parquet files there
+    """
     try:
         files = parquet.parquet_files(path)
     except FileNotFoundError as e:
@@ -335,9 +372,14 @@ def _files(path) -> list[str]:
     return files
 
 
-def _arrow_schema(struct) -> pa.Schema:
+def arrow_schema(struct) -> pa.Schema:
     """The dataset's Spark schema in Arrow types (a TIMESTAMP is an instant, read in UTC);
-    a column of a type Arrow cannot hold is left out, so a predicate naming it is refused."""
+    a column of a type Arrow cannot hold is left out, so a predicate naming it is refused.
+
+    >>> from pyspark.sql.types import DateType, LongType, StructField, StructType
+    >>> arrow_schema(StructType([StructField("k", LongType()), StructField("d", DateType())]))
+    k: int64
+    d: date32[day]"""
     from pyspark.sql.pandas.types import to_arrow_type
 
     fields = []
@@ -365,12 +407,12 @@ def _predicate(spark, where, text: str, schema) -> tuple[PruningPredicate | None
                       "applied by Spark alone, and every file is read", stacklevel=3)
         return None, where
     if not uses_moment(tree):
-        return PruningPredicate(tree, _arrow_schema(schema), time_zone=zone), where
+        return PruningPredicate(tree, arrow_schema(schema), time_zone=zone), where
     if not isinstance(where, str):
         warnings.warn("a Column reading current_date() or now() is applied by Spark alone "
                       "(give the predicate as SQL text to prune with it)", stacklevel=3)
         return None, where
-    pred = PruningPredicate(tree, _arrow_schema(schema), time_zone=zone)
+    pred = PruningPredicate(tree, arrow_schema(schema), time_zone=zone)
     return pred, pred.expression.sql()
 
 
@@ -428,10 +470,22 @@ def _dataset(spark, path, listing: str | None, cache):
 
 
 def _kept_on_driver(pred: PruningPredicate, files: list[str], statistics: pa.Table) -> set[str]:
-    read = pred.prune(Statistics.from_arrow(statistics)).tolist()
+    return kept_files(files, statistics, pred.prune(Statistics.from_arrow(statistics)))
+
+
+def kept_files(files: list[str], statistics: pa.Table, read) -> set[str]:
+    """The files (absolute paths) of ``files`` with a row group ``read`` keeps (one boolean
+    or outcome per row of ``statistics``, whose ``file`` column names each row group's
+    file), and every file the statistics do not describe (written after them: it may hold
+    anything).
+
+    >>> import numpy as np
+    >>> stats = pa.table({"file": ["/d/a", "/d/a", "/d/b"], "row_group": [0, 1, 0]})
+    >>> sorted(kept_files(["/d/a", "/d/b", "/d/c"], stats, np.array([0, 1, 0])))
+    ['/d/a', '/d/c']
+    """
     named = statistics.column("file").to_pylist()
-    kept = {f for f, r in zip(named, read, strict=True) if r}
-    # A file the statistics do not describe (written after them) may hold anything.
+    kept = {f for f, r in zip(named, read.tolist(), strict=True) if r}
     return {os.path.abspath(f) for f in kept | (set(files) - set(named))}
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from . import sql as S
+from . import to_sql as S
 from ._spark import F
 
 

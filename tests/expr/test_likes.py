@@ -234,11 +234,12 @@ def test_required_columns_and_explain():
 def test_spark_sql_rendering_leaves_the_pattern_untested():
     # The program as Spark SQL (engine="sql") does not test the pattern: it reads as unknown,
     # which is sound; the floor and prefix still prune.
-    from prunekit.spark_glue import sql
+    from prunekit.spark_glue import to_sql
+
     pred = pk.PruningPredicate("s LIKE 'zz_%'", S)
     schema = pa.schema([("s", pa.struct([("min", pa.string()), ("max", pa.string()),
                                           ("null_count", pa.int64())]))])
-    text = sql.to_spark_sql(pred, schema)
+    text = to_sql.to_spark_sql(pred, schema)
     assert "`like`" not in text and "X'7A7A00'" in text
 
 

@@ -298,3 +298,15 @@ def test_other_dialects_push_only_what_means_the_same():
     assert division.always_true  # nothing pushed: the container is read
     spark = pk.PruningPredicate.from_query("SELECT * FROM t WHERE x / 2 >= -3", "t", schema)
     assert spark.classify(only_minus_seven).tolist() == [pk.NONE_MATCH]  # -3.5 in Spark
+
+
+def test_tables_read_are_the_base_tables_in_order_of_the_text():
+    from prunekit.expr.query import tables_read
+
+    q = """WITH recent AS (SELECT * FROM Sales WHERE d > 3)
+           SELECT * FROM recent JOIN db.items i ON recent.k = i.k, range(10) r
+           WHERE recent.k IN (SELECT k FROM sales UNION SELECT k FROM returns)"""
+    assert tables_read(q) == ["Sales", "db.items", "returns"]  # no CTE, no table function
+    assert tables_read("SELECT * FROM `my table`") == ["my table"]
+    with pytest.raises(pk.SqlSyntaxError):
+        tables_read("SELECT * FROM (")
