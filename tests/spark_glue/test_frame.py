@@ -269,11 +269,14 @@ def test_readme_spark_quick_start(spark, capsys):
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = re.search(r"## Quick start: Spark\n(.*?)\n## ", readme, re.S).group(1)
     blocks = re.findall(r"```py\n(.*?)```", section, re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     for k, block in enumerate(blocks):
         exec(compile(block, f"README.md[spark {k}]", "exec"), {})
     out = capsys.readouterr().out
     assert "1 row, read from the one file" in out and "NONE_MATCH containers skipped" in out
+    # the whole query's comments state its output
+    assert "1 of 10 files, 1 of 10 row groups, by ss_sold_date_sk BETWEEN 366 AND 396" in out
+    assert "[Row(d_moy=1, quantity=93)]" in out
 
 
 def test_demo_runs_on_a_table(spark):

@@ -1,0 +1,336 @@
+"""Whole queries in Spark: every Parquet or Delta table a query reads is read from the files
+prunekit keeps for that query, the keys its joins carry included.
+
+``sql(spark, query, tables)`` returns the rows of ``spark.sql(query)``. For each table the query
+reads that ``tables`` names (a Parquet folder or file, or a Delta table's folder), the driver
+reads its statistics (the footers, or the Delta log), and one ``prunekit.joins.joint_outcomes``
+over the whole query gives every table's containers, with the keys each join carries from the
+other tables (a filter on ``date_dim`` narrows the files of ``store_sales``). Spark then
+analyses the user's text with each such table's name standing, as a temporary view, for a read
+of its kept files only; the views are dropped again before ``sql`` returns. Spark resolves a
+view into its plan when it analyses the query, so the frame keeps reading the kept files.
+
+Spark runs the user's text: prunekit narrows which files each table reads and adds no filter
+on rows (a carried filter evaluated on every row cost more than it saved in our measurements).
+
+A name ``tables`` leaves out (a catalog table or a temporary view of the session, or a
+qualified name ``db.t``) is read as the session reads it; its columns still resolve the
+query's names, but no keys come from it. A table of ``tables`` whose every file prunekit keeps
+is read whole, as ``spark.read.parquet(path)`` reads it (a Delta table: its live files).
+
+A query reading the moment (``current_date()``, ``now()``) reads every table whole, with a
+warning: Spark reads that moment when the frame runs, which may be after midnight. So does
+every query when prunekit does not know the session's time zone.
+
+While ``sql`` analyses the query, the views are visible to other threads of the session (one
+``sql`` at a time runs this step).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import threading
+import warnings
+from dataclasses import dataclass, field
+
+from prunekit.errors import PrunekitError, StatisticsError, UnknownTableError, UnsupportedError
+from prunekit.expr.dialects import SPARK
+from prunekit.expr.query import tables_read
+from prunekit.joins import joint_outcomes
+from prunekit.sources import parquet
+from prunekit.statistics import Statistics
+
+from ._spark import session_time_zone
+from .parquet import conform, spark_schema
+from .reader import arrow_schema, kept_delta_files, kept_files, kept_parquet_files, table_files
+from .to_sql import quote
+
+__all__ = ["QueryPlan", "TableRead", "explain_sql", "plan_sql", "sql"]
+
+_VIEWS = threading.Lock()  # one query's views in the session at a time
+# Functions that read the moment of the query. Matched in the text, string literals
+# included: a false match only reads the tables unnarrowed.
+_MOMENTS = re.compile(r"\b(current_date|current_timestamp|now|localtimestamp|curdate)\b", re.I)
+
+
+@dataclass
+class TableRead:
+    """How the query reads one table: ``kind`` is ``"parquet"`` or ``"delta"`` (narrowed to
+    its kept files) or ``"native"`` (as Spark reads the name; ``why`` says why). Containers
+    are row groups for Parquet, files for Delta."""
+
+    name: str
+    kind: str
+    path: str | None = None
+    files: int = 0
+    kept_files: int = 0
+    containers: int = 0
+    kept_containers: int = 0
+    predicate: str | None = None  # the filter the table was pruned with
+    carried: list[str] = field(default_factory=list)  # one line per join that carried keys
+    why: str = ""
+
+    def describe(self) -> str:
+        """One paragraph for ``explain_sql``.
+
+        >>> print(TableRead("sales", "parquet", "/lake/sales", 100, 4, 200, 7, "d > 3").describe())
+        sales (parquet /lake/sales): 4 of 100 files, 7 of 200 row groups, by d > 3
+        >>> print(TableRead("dim", "native", why="not in tables").describe())
+        dim: read as the session reads it (not in tables)
+        """
+        if self.kind == "native":
+            return f"{self.name}: read as the session reads it ({self.why})"
+        head = f"{self.name} ({self.kind} {self.path}): "
+        if self.why:
+            return head + f"read whole ({self.why})"
+        head += f"{self.kept_files:,} of {self.files:,} files"
+        if self.kind == "parquet":
+            head += f", {self.kept_containers:,} of {self.containers:,} row groups"
+        if self.predicate:
+            head += f", by {self.predicate}"
+        if self.kept_files == self.files:
+            head += ": read whole"
+        return "\n".join([head] + [f"  {line}" for line in self.carried])
+
+
+@dataclass
+class QueryPlan:
+    """What ``sql`` reads for a query: per table the query reads, a ``TableRead``, and the
+    frames of the narrowed ones (by name)."""
+
+    query: str
+    tables: list[TableRead]
+    frames: dict = field(default_factory=dict)
+
+    def explain(self) -> str:
+        """Per table, how many files and row groups are read and what kept them.
+
+        >>> plan = QueryPlan("SELECT 1", [TableRead("dim", "native", why="not in tables")])
+        >>> print(plan.explain())
+        dim: read as the session reads it (not in tables)
+        """
+        return "\n".join(t.describe() for t in self.tables)
+
+
+def sql(spark, query: str, tables=None, *, dialect: str = "spark", cache=None,
+        explain: bool = False):
+    """The rows of ``spark.sql(query)``, each Parquet or Delta table of ``tables`` (name to
+    path) read from the files prunekit keeps for the whole query (module docstring).
+
+    Parameters
+    ----------
+    spark : SparkSession
+    query : one SELECT in Spark SQL (the text Spark runs, unchanged)
+    tables : name to a Parquet folder or file, or a Delta table's folder. Names it leaves
+        out are read as the session reads them
+    dialect : the dialect of ``query``: Spark's (``"spark"``, ``"databricks"``)
+    cache : a folder for statistics caches, one per Parquet table
+        (``prunekit.sources.cache``): a repeated query opens only the footers of files that
+        changed since the last one
+    explain : print ``explain_sql``'s text
+
+    Malformed SQL, a name neither in ``tables`` nor in the session, and a path that is not a
+    table are prunekit errors, raised before any Spark job runs.
+
+    >>> callable(sql)
+    True
+    """
+    plan = plan_sql(spark, query, tables, dialect=dialect, cache=cache)
+    if explain:
+        print(plan.explain())
+    with _VIEWS, _views(spark, plan.frames):
+        return spark.sql(query)
+
+
+def explain_sql(spark, query: str, tables=None, *, dialect: str = "spark", cache=None) -> str:
+    """What ``sql`` would read, per table: files and row groups kept, and the filter and the
+    joins that kept them.
+
+    >>> callable(explain_sql)
+    True
+    """
+    return plan_sql(spark, query, tables, dialect=dialect, cache=cache).explain()
+
+
+def plan_sql(spark, query: str, tables=None, *, dialect: str = "spark", cache=None) -> QueryPlan:
+    """The ``QueryPlan`` of ``sql``: statistics read, the query pruned once for all its
+    tables, and a frame over the kept files of each table narrowed.
+
+    >>> callable(plan_sql)
+    True
+    """
+    if getattr(spark, "_jsparkSession", None) is None:
+        raise UnsupportedError("prunekit.spark_glue.sql needs a classic Spark session: Spark "
+                               "Connect analyses a query only when it runs")
+    if dialect.lower() not in SPARK:
+        raise ValueError(f"Spark runs the query as Spark SQL: dialect must be one of "
+                         f"{sorted(SPARK)}, got {dialect!r}")
+    given = {}
+    for name, path in (tables or {}).items():
+        if "." in name:
+            raise ValueError(f"tables: {name!r} is qualified; a table of tables is named as "
+                             "the query names it, without a database")
+        given[name.lower()] = os.fspath(path)
+    names = tables_read(query, dialect)  # malformed SQL raises here
+    reads, sources = [], {}
+    for name in names:
+        source = _source(spark, name, given)
+        if isinstance(source, TableRead):
+            reads.append(source)
+        else:
+            sources[name] = source
+    zone = session_time_zone(spark)
+    whole = None
+    if zone is None:
+        whole = "the session's time zone is not one prunekit knows"
+    elif _MOMENTS.search(query):
+        whole = "the query reads the moment it runs"
+    if whole is not None and sources:
+        warnings.warn(f"{whole}: every table is read whole", stacklevel=3)
+    if whole is None:
+        for s in sources.values():
+            s.read_statistics(spark, cache)
+        known = {name: (s.statistics, s.schema) for name, s in sources.items()}
+        for r in reads:  # the session's tables: their columns resolve unqualified names
+            if "." not in r.name:
+                with contextlib.suppress(Exception):  # a type Arrow cannot hold, for one
+                    schema = arrow_schema(spark.table(quote(r.name)).schema)
+                    known.setdefault(r.name, (None, schema))
+        try:
+            found = joint_outcomes(query, known, dialect=dialect, time_zone=zone)
+        except PrunekitError as e:  # what prunekit cannot read is read whole, never refused
+            whole = f"prunekit cannot read the query: {e}"
+            warnings.warn(f"{whole}; every table is read whole", stacklevel=3)
+    frames = {}
+    for name, s in sources.items():
+        if whole is not None or name not in found:  # no scan found: in the text only
+            reads.append(TableRead(name, s.kind, s.path, why=whole or "no scan of it found"))
+            frames[name] = s.whole(spark)
+            continue
+        read = s.describe(name, *found[name])
+        frames[name] = s.whole(spark) if read.kept_files == read.files else s.kept(spark)
+        reads.append(read)
+    return QueryPlan(query, _ordered(reads, names), frames)
+
+
+def _ordered(reads: list[TableRead], names: list[str]) -> list[TableRead]:
+    at = {n.lower(): i for i, n in enumerate(names)}
+    return sorted(reads, key=lambda r: at.get(r.name.lower(), len(at)))
+
+
+def _source(spark, name: str, given: dict):
+    """The source of a table the query names: a ``_Parquet`` or ``_Delta`` of ``given``, or a
+    ``TableRead`` of a table read natively. An unknown name is an ``UnknownTableError``."""
+    path = None if "." in name else given.get(name.lower())
+    spelt = name if "." in name else quote(name)  # as the catalog parses a name
+    if path is None:
+        if not spark.catalog.tableExists(spelt):
+            raise UnknownTableError(name, sorted(given))
+        return TableRead(name, "native", why="not in tables")
+    if spark.catalog.tableExists(spelt) and spark.catalog.getTable(spelt).isTemporary:
+        raise ValueError(f"tables names {name!r}, which is also a temporary view of the "
+                         "session: drop the view, or leave the name out of tables to read it")
+    if os.path.isdir(os.path.join(path, "_delta_log")):
+        return _Delta(path)
+    if not os.path.exists(path):
+        raise StatisticsError(f"tables[{name!r}]: {path} does not exist")
+    return _Parquet(path, table_files(path))
+
+
+class _Parquet:
+    """A Parquet folder (or file): row-group statistics from the footers."""
+
+    kind = "parquet"
+
+    def __init__(self, path: str, files: list[str]):
+        self.path, self.files = os.path.abspath(path), files
+        self.statistics = self.schema = self._table = self._plain = None
+
+    def read_statistics(self, spark, cache) -> None:
+        if cache is not None:
+            from prunekit.sources.cache import cached_row_group_statistics
+
+            os.makedirs(cache, exist_ok=True)
+            key = hashlib.sha256(self.path.encode()).hexdigest()[:16]
+            table = cached_row_group_statistics(self.files, os.path.join(cache, f"{key}.parquet"))
+        else:
+            table = parquet.row_group_statistics(self.files)
+        self._table = conform(table, spark_schema(table.schema))
+        self.statistics = Statistics.from_arrow(self._table)
+        # The columns as Spark types them, which is how it evaluates the query.
+        self.schema = arrow_schema(self.whole(spark).schema)
+
+    def describe(self, name: str, j, outcome) -> TableRead:
+        self._kept = kept_files(self.files, self._table, outcome)
+        return TableRead(name, "parquet", self.path, len(self.files), len(self._kept),
+                         len(outcome), int((outcome != 0).sum()), j.predicate.sql(),
+                         list(j.carried))
+
+    def whole(self, spark):
+        if self._plain is None:  # Spark infers the schema with a job: once
+            self._plain = spark.read.parquet(self.path)
+        return self._plain
+
+    def kept(self, spark):
+        frame, unread = kept_parquet_files(spark, self.path, self.files, self._kept,
+                                           self.whole(spark).schema, lambda: self.whole(spark))
+        return frame if unread is None else frame.where(~unread)
+
+
+class _Delta:
+    """A Delta table: file statistics from its log."""
+
+    kind = "delta"
+
+    def __init__(self, path: str):
+        from prunekit.sources import delta
+
+        self.path = os.path.abspath(path)
+        self.snap = delta.snapshot(self.path)
+        mode = self.snap.configuration.get("delta.columnMapping.mode", "none")
+        if mode != "none":
+            raise UnsupportedError(f"{self.path}: prunekit does not read Delta tables with "
+                                   f"column mapping (mode {mode!r})")
+
+    def _spark_schema(self) -> None:
+        import json
+
+        from pyspark.sql.types import StructType
+
+        self.spark_schema = StructType.fromJson(json.loads(self.snap.schema_string))
+
+    def read_statistics(self, spark, cache) -> None:
+        self._spark_schema()
+        self.schema = arrow_schema(self.spark_schema)
+        self.statistics = Statistics.from_arrow(self.snap.statistics, nan_bounds="exclude")
+
+    def describe(self, name: str, j, outcome) -> TableRead:
+        paths = self.snap.statistics.column("path").to_pylist()
+        self._kept = [p for p, o in zip(paths, outcome.tolist(), strict=True) if o]
+        return TableRead(name, "delta", self.path, len(paths), len(self._kept), len(paths),
+                         len(self._kept), j.predicate.sql(), list(j.carried))
+
+    def whole(self, spark):
+        self._spark_schema()
+        live = self.snap.statistics.column("path").to_pylist()
+        return kept_delta_files(spark, self.path, self.snap, live, self.spark_schema)
+
+    def kept(self, spark):
+        return kept_delta_files(spark, self.path, self.snap, self._kept, self.spark_schema)
+
+
+@contextlib.contextmanager
+def _views(spark, frames: dict):
+    """Each frame as a temporary view of its name while the block runs."""
+    made = []
+    try:
+        for name, frame in frames.items():
+            frame.createTempView(quote(name))
+            made.append(name)
+        yield
+    finally:
+        for name in made:
+            spark.catalog.dropTempView(name)

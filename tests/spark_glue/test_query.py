@@ -1,0 +1,205 @@
+"""``prunekit.spark_glue.sql``: whole queries in Spark read only the files prunekit keeps for
+them, joins included, and return the rows of the plain query."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import prunekit as pk
+
+pytest.importorskip("pyspark")
+pytestmark = pytest.mark.spark
+
+from prunekit import spark_glue as sg  # noqa: E402
+
+FACT_FILES = 20
+DAYS = 2 * 365  # 2000 and 2001
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory):
+    """A small star: ``store_sales`` sorted by its date key in ``FACT_FILES`` files of two row
+    groups, ``date_dim`` and ``item`` in one file each; the fact table also as a Delta table
+    of as many files."""
+    root = tmp_path_factory.mktemp("lake")
+    rng = np.random.default_rng(4)
+    dates = pa.table({"d_date_sk": np.arange(1, DAYS + 1),
+                      "d_year": np.repeat([2000, 2001], 365),
+                      "d_moy": np.tile(np.repeat(np.arange(1, 13), 31)[:365], 2)})
+    items = pa.table({"i_item_sk": np.arange(1, 101),
+                      "i_category": [f"c{k % 5}" for k in range(100)]})
+    n = 40_000
+    sales = pa.table({"ss_sold_date_sk": np.sort(rng.integers(1, DAYS + 1, n)),
+                      "ss_item_sk": rng.integers(1, 101, n),
+                      "ss_quantity": rng.integers(1, 100, n)})
+    for name, table in (("date_dim", dates), ("item", items)):
+        os.makedirs(root / name)
+        pq.write_table(table, root / name / "part-0.parquet")
+    os.makedirs(root / "store_sales")
+    per = n // FACT_FILES
+    for k in range(FACT_FILES):
+        pq.write_table(sales.slice(k * per, per), root / "store_sales" / f"part-{k:02d}.parquet",
+                       row_group_size=per // 2)
+    from deltalake import write_deltalake
+
+    for k in range(FACT_FILES):
+        write_deltalake(str(root / "store_sales_delta"), sales.slice(k * per, per),
+                        mode="append")
+    return {"date_dim": str(root / "date_dim"), "item": str(root / "item"),
+            "store_sales": str(root / "store_sales")}, str(root / "store_sales_delta")
+
+
+def _native(spark, query: str, tables: dict) -> list:
+    """The query's rows with each table read whole, as Spark reads the folder."""
+    for name, path in tables.items():
+        spark.read.parquet(path).createOrReplaceTempView(name)
+    try:
+        return spark.sql(query).collect()
+    finally:
+        for name in tables:
+            spark.catalog.dropTempView(name)
+
+
+def _same(a: list, b: list) -> bool:
+    def key(row):
+        return tuple((v is None, str(v)) for v in row)
+
+    a, b = sorted(a, key=key), sorted(b, key=key)
+    return len(a) == len(b) and all(
+        math.isclose(x, y, rel_tol=1e-6) if isinstance(x, float) else x == y
+        for r, s in zip(a, b, strict=True) for x, y in zip(r, s, strict=True))
+
+
+def _fact_files_read(df) -> set[str]:
+    return {f for f in df.inputFiles() if "/store_sales/" in f}
+
+
+QUERIES = {
+    "one month of sales": """
+        SELECT d_moy, sum(ss_quantity) AS q FROM store_sales
+        JOIN date_dim ON ss_sold_date_sk = d_date_sk
+        WHERE d_year = 2001 AND d_moy = 3 GROUP BY d_moy""",
+    "three tables": """
+        SELECT i_category, count(*) AS n FROM store_sales, date_dim, item
+        WHERE ss_sold_date_sk = d_date_sk AND ss_item_sk = i_item_sk
+          AND d_year = 2000 AND d_moy IN (11, 12) AND i_category = 'c3'
+        GROUP BY i_category""",
+    "semi join": """
+        SELECT count(*) AS n FROM store_sales
+        WHERE ss_sold_date_sk IN (SELECT d_date_sk FROM date_dim WHERE d_year = 2000
+                                  AND d_moy = 1)""",
+    "left join keeps every sale": """
+        SELECT count(*) AS n, count(d_year) AS dated FROM store_sales
+        LEFT JOIN date_dim ON ss_sold_date_sk = d_date_sk AND d_moy = 2""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(QUERIES))
+def test_rows_equal_the_plain_query(spark, lake, name):
+    tables, _ = lake
+    query = QUERIES[name]
+    want = _native(spark, query, tables)
+    df = sg.sql(spark, query, tables)
+    assert _same(df.collect(), want), name
+    read = _fact_files_read(df)
+    if name == "left join keeps every sale":  # nothing of store_sales can be left out
+        assert len(read) == FACT_FILES
+    else:
+        assert 0 < len(read) < FACT_FILES / 2, (name, len(read))
+
+
+def test_the_frame_reads_the_kept_files_after_the_views_are_gone(spark, lake):
+    tables, _ = lake
+    df = sg.sql(spark, QUERIES["one month of sales"], tables)
+    for name in tables:  # the views stood only while Spark analysed the query
+        assert not spark.catalog.tableExists(name)
+    rows = df.collect()
+    assert _same(rows, _native(spark, QUERIES["one month of sales"], tables))
+    assert len(_fact_files_read(df)) <= 2
+
+
+def test_explain_names_what_kept_each_table(spark, lake):
+    tables, _ = lake
+    text = sg.explain_sql(spark, QUERIES["one month of sales"], tables)
+    fact = next(line for line in text.splitlines() if line.startswith("store_sales"))
+    assert f"of {FACT_FILES} files" in fact and f"of {2 * FACT_FILES} row groups" in fact
+    assert "the keys of date_dim.d_date_sk by ss_sold_date_sk = d_date_sk" in text
+    dim = next(line for line in text.splitlines() if line.startswith("date_dim"))
+    assert "1 of 1 files" in dim and dim.endswith("read whole"), dim
+
+
+def test_a_table_not_given_is_read_as_the_session_reads_it(spark, lake):
+    tables, _ = lake
+    query = QUERIES["one month of sales"]
+    want = _native(spark, query, tables)
+    spark.read.parquet(tables["date_dim"]).createOrReplaceTempView("date_dim")
+    try:
+        given = {"store_sales": tables["store_sales"]}
+        plan = sg.plan_sql(spark, query, given)
+        dim = next(t for t in plan.tables if t.name == "date_dim")
+        assert dim.kind == "native" and dim.why == "not in tables"
+        # its statistics are unknown, so nothing is carried from it: every sales file is read
+        fact = next(t for t in plan.tables if t.name == "store_sales")
+        assert fact.kind == "parquet" and fact.kept_files == fact.files == FACT_FILES
+        assert _same(sg.sql(spark, query, given).collect(), want)
+        assert spark.catalog.tableExists("date_dim")  # the user's view is left as it was
+    finally:
+        spark.catalog.dropTempView("date_dim")
+
+
+def test_delta_fact_table(spark, lake):
+    tables, delta_path = lake
+    query = QUERIES["three tables"]
+    want = _native(spark, query, tables)
+    given = {**tables, "store_sales": delta_path}
+    plan = sg.plan_sql(spark, query, given)
+    fact = next(t for t in plan.tables if t.name == "store_sales")
+    assert fact.kind == "delta" and 0 < fact.kept_files < FACT_FILES / 2, fact
+    df = sg.sql(spark, query, given)
+    assert _same(df.collect(), want)
+    assert len([f for f in df.inputFiles() if "store_sales_delta" in f]) == fact.kept_files
+
+
+def test_bad_input_is_a_prunekit_error_before_any_job(spark, lake):
+    tables, _ = lake
+    with pytest.raises(pk.UnknownTableError, match="store_sale'.*did you mean 'store_sales'"):
+        sg.sql(spark, "SELECT * FROM store_sale", tables)
+    with pytest.raises(pk.SqlSyntaxError):
+        sg.sql(spark, "SELECT * FROM store_sales WHERE (", tables)
+    with pytest.raises(pk.StatisticsError, match="does not exist"):
+        sg.sql(spark, "SELECT * FROM store_sales", {"store_sales": tables["store_sales"] + "x"})
+    with pytest.raises(ValueError, match="dialect"):
+        sg.sql(spark, "SELECT * FROM store_sales", tables, dialect="duckdb")
+    with pytest.raises(ValueError, match="qualified"):
+        sg.sql(spark, "SELECT * FROM db.store_sales", {"db.store_sales": tables["store_sales"]})
+    spark.read.parquet(tables["item"]).createOrReplaceTempView("item")
+    try:
+        with pytest.raises(ValueError, match="also a temporary view"):
+            sg.sql(spark, "SELECT * FROM item", tables)
+    finally:
+        spark.catalog.dropTempView("item")
+
+
+def test_a_query_reading_the_moment_is_read_whole_with_a_warning(spark, lake):
+    tables, _ = lake
+    query = ("SELECT count(*) FROM store_sales JOIN date_dim ON ss_sold_date_sk = d_date_sk "
+             "WHERE d_year = 2000 AND current_date() > DATE '2000-01-01'")
+    with pytest.warns(UserWarning, match="the query reads the moment it runs"):
+        df = sg.sql(spark, query, tables)
+    assert len(_fact_files_read(df)) == FACT_FILES
+    assert _same(df.collect(), _native(spark, query, tables))
+
+
+def test_cached_statistics_give_the_same_plan(spark, lake, tmp_path):
+    tables, _ = lake
+    query = QUERIES["three tables"]
+    first = sg.explain_sql(spark, query, tables, cache=tmp_path / "cache")
+    assert len(os.listdir(tmp_path / "cache")) == len(tables)
+    assert sg.explain_sql(spark, query, tables, cache=tmp_path / "cache") == first
+    assert sg.explain_sql(spark, query, tables) == first
