@@ -36,9 +36,11 @@ test: venv
 # JOIN_FUZZ_MINUTES of join queries). About an hour on two cores.
 test-deep: venv
 	$(BIN)/python -m pytest -q -n $(JOBS) --deep --check-kernel-paths --durations=15
-	$(MAKE) fuzz FUZZ_MINUTES=$(DEEP_FUZZ_MINUTES) JOIN_FUZZ_MINUTES=$(DEEP_JOIN_FUZZ_MINUTES)
+	$(MAKE) fuzz FUZZ_MINUTES=$(DEEP_FUZZ_MINUTES) JOIN_FUZZ_MINUTES=$(DEEP_JOIN_FUZZ_MINUTES) \
+		SPARK_JOIN_FUZZ_MINUTES=$(DEEP_SPARK_JOIN_FUZZ_MINUTES)
 DEEP_FUZZ_MINUTES ?= 10
 DEEP_JOIN_FUZZ_MINUTES ?= 5
+DEEP_SPARK_JOIN_FUZZ_MINUTES ?= 3
 
 # The edit loop: everything but the Spark and the slow tests (see tests/conftest.py).
 test-fast: venv
@@ -53,12 +55,16 @@ bench: venv
 
 # Differential fuzzing against DataFusion and the reference evaluator; failures are written as
 # minimal JSON cases into tests/regressions/ (replayed by make test). Then random join queries
-# over random star and snowflake lakes, kept row groups against all of them in DuckDB.
+# over random star and snowflake lakes, kept row groups against all of them in DuckDB, and the
+# same queries in Spark through prunekit.spark_glue.sql against Spark's plain query.
 FUZZ_MINUTES ?= 30
 JOIN_FUZZ_MINUTES ?= 10
+SPARK_JOIN_FUZZ_MINUTES ?= 5
 fuzz: venv
 	nice -n 10 $(BIN)/python -m tests.support.fuzz --minutes $(FUZZ_MINUTES)
 	nice -n 10 $(BIN)/python -m tests.support.join_fuzz --minutes $(JOIN_FUZZ_MINUTES)
+	nice -n 10 $(BIN)/python -m tests.support.join_fuzz --spark --queries 10 \
+		--minutes $(SPARK_JOIN_FUZZ_MINUTES)
 
 lint: venv
 	$(BIN)/python -m ruff check .

@@ -105,6 +105,17 @@ class QueryPlan:
     tables: list[TableRead]
     frames: dict = field(default_factory=dict)
 
+    def dataframe(self, spark):
+        """The query's rows (``spark.sql(query)``), each narrowed table read from its kept
+        files: Spark analyses the text while the frames stand as temporary views of their
+        names, dropped again before this returns.
+
+        >>> callable(QueryPlan.dataframe)
+        True
+        """
+        with _VIEWS, _views(spark, self.frames):
+            return spark.sql(self.query)
+
     def explain(self) -> str:
         """Per table, how many files and row groups are read and what kept them.
 
@@ -141,8 +152,7 @@ def sql(spark, query: str, tables=None, *, dialect: str = "spark", cache=None,
     plan = plan_sql(spark, query, tables, dialect=dialect, cache=cache)
     if explain:
         print(plan.explain())
-    with _VIEWS, _views(spark, plan.frames):
-        return spark.sql(query)
+    return plan.dataframe(spark)
 
 
 def explain_sql(spark, query: str, tables=None, *, dialect: str = "spark", cache=None) -> str:

@@ -203,3 +203,13 @@ def test_cached_statistics_give_the_same_plan(spark, lake, tmp_path):
     assert len(os.listdir(tmp_path / "cache")) == len(tables)
     assert sg.explain_sql(spark, query, tables, cache=tmp_path / "cache") == first
     assert sg.explain_sql(spark, query, tables) == first
+
+
+def test_random_join_queries_equal_the_plain_query(spark):
+    """The join fuzzer's random star and snowflake queries, each table a folder of files:
+    ``sql`` against Spark's plain query (``make fuzz`` runs more of them)."""
+    from tests.support import join_fuzz
+
+    failures, skipped = join_fuzz.spark_check(spark, seed=3, queries=8)
+    assert not failures, "\n".join(failures)
+    assert skipped > 0  # some files were left out, or the check proves nothing

@@ -5,7 +5,9 @@ the row groups ``prune_query`` keeps equal to its result over all of them.
 
 ``python -m tests.support.join_fuzz --minutes 10`` (``make fuzz`` runs it after the predicate
 fuzzer); ``tests/api/test_joins.py`` runs a few seeds. A failure prints the seed, the query and
-the two results; ``--seed S --schemas 1`` repeats it.
+the two results; ``--seed S --schemas 1`` repeats it. With ``--spark`` each table is a folder of
+files and each query runs in Spark through ``prunekit.spark_glue.sql`` against Spark's plain
+query (``tests/spark_glue/test_query.py`` runs one lake).
 """
 
 from __future__ import annotations
@@ -220,22 +222,94 @@ def check(seed: int, queries: int, log=print) -> list[str]:
     return failures
 
 
+def folder_lake(seed: int, folder: str, max_files: int = 24) -> dict[str, str]:
+    """``make_lake``'s tables as folders of Parquet files (name to folder): consecutive row
+    groups in at most ``max_files`` files per table, so that a table's files can be skipped."""
+    lake = make_lake(seed, folder)
+    out = {}
+    for name, path in lake.files.items():
+        f = pq.ParquetFile(path)
+        groups = f.num_row_groups
+        per = -(-groups // max_files)
+        out[name] = os.path.join(folder, name)
+        os.makedirs(out[name])
+        size = max(1, f.metadata.row_group(0).num_rows) if groups else 1
+        for k in range(0, groups, per):
+            pq.write_table(f.read_row_groups(list(range(k, min(k + per, groups)))),
+                           os.path.join(out[name], f"part-{k:04d}.parquet"), row_group_size=size)
+    return out
+
+
+def _spark_rows(df) -> list:
+    return sorted((tuple(r) for r in df.collect()), key=repr)
+
+
+def spark_check(spark, seed: int, queries: int, log=print) -> tuple[list[str], int]:
+    """Failures (as text) of ``prunekit.spark_glue.sql`` for one lake of folders and
+    ``queries`` random queries over it, each against Spark's plain query, and how many files
+    were left out in all."""
+    from prunekit import spark_glue as sg
+
+    failures, skipped = [], 0
+    rng = np.random.default_rng(seed + 1)
+    with tempfile.TemporaryDirectory() as folder:
+        tables = folder_lake(seed, folder)
+        for q in range(queries):
+            sql = random_query(rng)
+            try:
+                for name, path in tables.items():
+                    spark.read.parquet(path).createOrReplaceTempView(name)
+                try:
+                    want = _spark_rows(spark.sql(sql))
+                finally:
+                    for name in tables:
+                        spark.catalog.dropTempView(name)
+                plan = sg.plan_sql(spark, sql, tables)
+                got = _spark_rows(plan.dataframe(spark))
+            except Exception as e:  # a crash is a failure too
+                failures.append(f"seed {seed} query {q}: {sql}\n  crashed: {e!r}")
+                continue
+            skipped += sum(t.files - t.kept_files for t in plan.tables if not t.why)
+            if got != want:
+                failures.append(f"seed {seed} query {q}: {sql}\n  all files: {want}\n"
+                                f"  kept ones: {got}\n  {plan.explain()}")
+                log(failures[-1])
+    return failures, skipped
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=10.0)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--schemas", type=int, default=None, help="stop after this many lakes")
     ap.add_argument("--queries", type=int, default=30, help="queries per lake")
+    ap.add_argument("--spark", action="store_true",
+                    help="run each query in Spark through prunekit.spark_glue.sql against "
+                         "Spark's plain query (tables as folders of files)")
     args = ap.parse_args(argv)
     first = args.seed if args.seed is not None else int(time.time() * 1000) % 10**9
     deadline = time.monotonic() + args.minutes * 60
-    print(f"join fuzz: seeds from {first}, {args.minutes} minutes", flush=True)
-    seed, failures, lakes = first, [], 0
-    while time.monotonic() < deadline and (args.schemas is None or lakes < args.schemas):
-        failures += check(seed, args.queries)
-        seed, lakes = seed + 1, lakes + 1
-    print(f"join fuzz: {lakes} lakes, {lakes * args.queries} queries, {len(failures)} "
-          f"failures", flush=True)
+    what = "spark join fuzz" if args.spark else "join fuzz"
+    print(f"{what}: seeds from {first}, {args.minutes} minutes", flush=True)
+    spark = None
+    if args.spark:
+        from prunekit.spark_glue import local_session
+
+        spark = local_session("local[2]", **{"spark.sql.shuffle.partitions": "2"})
+    seed, failures, lakes, skipped = first, [], 0, 0
+    try:
+        while time.monotonic() < deadline and (args.schemas is None or lakes < args.schemas):
+            if spark is None:
+                failures += check(seed, args.queries)
+            else:
+                found, left_out = spark_check(spark, seed, args.queries)
+                failures, skipped = failures + found, skipped + left_out
+            seed, lakes = seed + 1, lakes + 1
+    finally:
+        if spark is not None:
+            spark.stop()
+    print(f"{what}: {lakes} lakes, {lakes * args.queries} queries, {len(failures)} failures"
+          + (f", {skipped} files left out" if spark is not None else ""), flush=True)
     return 1 if failures else 0
 
 
