@@ -36,7 +36,13 @@ import threading
 import warnings
 from dataclasses import dataclass, field
 
-from prunekit.errors import PrunekitError, StatisticsError, UnknownTableError, UnsupportedError
+from prunekit.errors import (
+    PrunekitError,
+    SqlSyntaxError,
+    StatisticsError,
+    UnknownTableError,
+    UnsupportedError,
+)
 from prunekit.expr.dialects import SPARK
 from prunekit.expr.query import tables_read
 from prunekit.joins import joint_outcomes
@@ -184,7 +190,15 @@ def plan_sql(spark, query: str, tables=None, *, dialect: str = "spark", cache=No
             raise ValueError(f"tables: {name!r} is qualified; a table of tables is named as "
                              "the query names it, without a database")
         given[name.lower()] = os.fspath(path)
-    names = tables_read(query, dialect)  # malformed SQL raises here
+    whole = None
+    try:
+        names = tables_read(query, dialect)
+    except PrunekitError as e:
+        if isinstance(e, SqlSyntaxError) and not _spark_parses(spark, query):
+            raise  # malformed for Spark too: the error with its position, before any job
+        # Text Spark reads and prunekit cannot: every table of tables is read whole.
+        whole = f"prunekit cannot read the query: {e}"
+        names = list(given)
     reads, sources = [], {}
     for name in names:
         source = _source(spark, name, given)
@@ -193,10 +207,9 @@ def plan_sql(spark, query: str, tables=None, *, dialect: str = "spark", cache=No
         else:
             sources[name] = source
     zone = session_time_zone(spark)
-    whole = None
-    if zone is None:
+    if whole is None and zone is None:
         whole = "the session's time zone is not one prunekit knows"
-    elif _MOMENTS.search(query):
+    elif whole is None and _MOMENTS.search(query):
         whole = "the query reads the moment it runs"
     if whole is not None and sources:
         warnings.warn(f"{whole}: every table is read whole", stacklevel=3)
@@ -224,6 +237,18 @@ def plan_sql(spark, query: str, tables=None, *, dialect: str = "spark", cache=No
         frames[name] = s.whole(spark) if read.kept_files == read.files else s.kept(spark)
         reads.append(read)
     return QueryPlan(query, _ordered(reads, names), frames)
+
+
+def _spark_parses(spark, query: str) -> bool:
+    """Whether Spark's parser reads ``query`` (on the driver, no job)."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import ParseException
+
+    try:
+        spark._jsparkSession.sessionState().sqlParser().parsePlan(query)
+    except (ParseException, Py4JJavaError):  # pyspark converts the JVM's error, or not
+        return False
+    return True
 
 
 def _ordered(reads: list[TableRead], names: list[str]) -> list[TableRead]:

@@ -213,3 +213,22 @@ def test_random_join_queries_equal_the_plain_query(spark):
     failures, skipped = join_fuzz.spark_check(spark, seed=3, queries=6)
     assert not failures, "\n".join(failures)
     assert skipped > 0  # some files were left out, or the check proves nothing
+
+
+def test_a_query_spark_reads_and_prunekit_cannot_runs_whole_with_a_warning(spark, lake,
+                                                                          monkeypatch):
+    tables, _ = lake
+    query = QUERIES["one month of sales"]
+    want = _native(spark, query, tables)
+    from prunekit.spark_glue import query as module
+
+    def unreadable(text, dialect):  # as if prunekit's parser refused text Spark reads
+        raise pk.SqlSyntaxError("malformed SQL in query: something new", 1, 8)
+
+    monkeypatch.setattr(module, "tables_read", unreadable)
+    with pytest.warns(UserWarning, match="prunekit cannot read the query"):
+        df = sg.sql(spark, query, tables)
+    assert len(_fact_files_read(df)) == FACT_FILES
+    assert _same(df.collect(), want)
+    with pytest.raises(pk.SqlSyntaxError, match="line 1, column 8"):  # Spark refuses it too
+        sg.sql(spark, "SELECT * FROM store_sales WHERE (", tables)
