@@ -142,25 +142,55 @@ def pushdowns(sql: str, schemas: dict, dialect: str = "spark") -> dict[str, Push
 def tables_read(sql: str, dialect: str = "spark") -> list[str]:
     """The base tables the query reads, as written (a qualified name keeps its qualifiers),
     each once, in the order of their first reference. A name that is a CTE of the query is not
-    a base table; nor is a table function.
+    a base table; a join hint (``/*+ BROADCAST(d) */``) names none.
 
-    >>> tables_read("WITH w AS (SELECT * FROM a) SELECT * FROM w JOIN db.b ON w.k = b.k "
-    ...             "WHERE w.k IN (SELECT k FROM A)")
+    An ``UnsupportedError`` when the text reads tables some other way, or a CTE shares its name
+    with a table the query reads (which one a reference means depends on where it stands):
+    a table function other than ``range`` (``IDENTIFIER('t')``, ``TABLE(t)``).
+
+    >>> tables_read("WITH w AS (SELECT * FROM a) SELECT /*+ BROADCAST(b) */ * FROM w "
+    ...             "JOIN db.b ON w.k = b.k WHERE w.k IN (SELECT k FROM A)")
     ['a', 'db.b']
+    >>> tables_read("SELECT * FROM IDENTIFIER('a')")
+    Traceback (most recent call last):
+    ...
+    prunekit.errors.UnsupportedError: the query reads a table through IDENTIFIER('a')
     """
     tree = _parse_query(sql, dialect)
-    # A CTE's name hides a base table of that name wherever the query could see the CTE;
-    # taking it as hidden everywhere only leaves such a table out, never adds one.
-    ctes = {c.alias.lower() for c in tree.find_all(exp.CTE)}
-    refs = [t for t in tree.find_all(exp.Table) if isinstance(t.this, exp.Identifier)]
+    ctes: dict[str, list[exp.CTE]] = {}
+    for c in tree.find_all(exp.CTE):
+        ctes.setdefault(c.alias.lower(), []).append(c)
+    refs = []
+    for t in tree.find_all(exp.Table):
+        if t.find_ancestor(exp.Hint) is not None:
+            continue
+        if not isinstance(t.this, exp.Identifier):
+            call = t.this
+            if not (isinstance(call, exp.Anonymous) and call.name.lower() == "range"):
+                raise UnsupportedError(f"the query reads a table through {call.sql('spark')}")
+            continue
+        refs.append(t)
     refs.sort(key=lambda t: t.this.meta.get("start", 0))  # the order of the text
     out: dict[str, str] = {}
     for t in refs:
         parts = [p.name for p in t.parts]
-        if len(parts) == 1 and parts[0].lower() in ctes:
+        name = ".".join(parts)
+        if len(parts) == 1 and name.lower() in ctes:
+            # The CTE, where its WITH can see it: its query, outside its own body.
+            if not any(_within(t, c.parent.parent) and not _within(t, c)
+                       for c in ctes[name.lower()]):
+                raise UnsupportedError(f"{name!r} names a CTE and a table the query reads")
             continue
-        out.setdefault(".".join(parts).lower(), ".".join(parts))
+        out.setdefault(name.lower(), name)
     return list(out.values())
+
+
+def _within(node: exp.Expression, scope: exp.Expression | None) -> bool:
+    while node is not None:
+        if node is scope:
+            return True
+        node = node.parent
+    return False
 
 
 def _parse_query(sql: str, dialect: str) -> exp.Query:

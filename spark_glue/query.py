@@ -18,12 +18,22 @@ qualified name ``db.t``) is read as the session reads it; its columns still reso
 query's names, but no keys come from it. A table of ``tables`` whose every file prunekit keeps
 is read whole, as ``spark.read.parquet(path)`` reads it (a Delta table: its live files).
 
-A query reading the moment (``current_date()``, ``now()``) reads every table whole, with a
-warning: Spark reads that moment when the frame runs, which may be after midnight. So does
-every query when prunekit does not know the session's time zone.
+Every table of ``tables`` is read whole, with a warning, where pruning could go wrong:
+
+- the query reads the moment (``current_date()``, ``now()``): Spark reads it when the frame
+  runs, which may be after midnight; prunekit does not know the session's time zone; the
+  session reads SQL text otherwise (``spark.sql.caseSensitive``, double-quoted identifiers,
+  escaped string literals);
+- prunekit cannot read the query (a table read through ``IDENTIFIER('t')``, a CTE named like a
+  table it reads, text only Spark's parser reads). Text neither reads is a ``SqlSyntaxError``.
+
+One table is read whole, with a warning, where its statistics cannot be trusted: Spark reads a
+file prunekit does not list (keys carried from the table could miss its rows), a partition
+column is also stored in its files, or its footers cannot be read.
 
 While ``sql`` analyses the query, the views are visible to other threads of the session (one
-``sql`` at a time runs this step).
+``sql`` at a time runs this step). As with any pruning, a nondeterministic expression
+(``rand(42)``, ``monotonically_increasing_id()``) sees other rows than over every file.
 """
 
 from __future__ import annotations
@@ -51,7 +61,14 @@ from prunekit.statistics import Statistics
 
 from ._spark import session_time_zone
 from .parquet import conform, spark_schema
-from .reader import arrow_schema, kept_delta_files, kept_files, kept_parquet_files, table_files
+from .reader import (
+    arrow_schema,
+    kept_delta_files,
+    kept_files,
+    kept_parquet_files,
+    spark_file_path,
+    table_files,
+)
 from .to_sql import quote
 
 __all__ = ["QueryPlan", "TableRead", "explain_sql", "plan_sql", "sql"]
@@ -110,15 +127,22 @@ class QueryPlan:
     query: str
     tables: list[TableRead]
     frames: dict = field(default_factory=dict)
+    time_zone: str | None = None  # the session's, when the plan was made
+    settings: dict = field(default_factory=dict)
 
     def dataframe(self, spark):
         """The query's rows (``spark.sql(query)``), each narrowed table read from its kept
         files: Spark analyses the text while the frames stand as temporary views of their
-        names, dropped again before this returns.
+        names, dropped again before this returns. A ``PrunekitError`` if the session's time
+        zone or a setting the plan read has changed since (plan again).
 
         >>> callable(QueryPlan.dataframe)
         True
         """
+        if self.frames and (session_time_zone(spark) != self.time_zone
+                            or _settings(spark) != self.settings):
+            raise PrunekitError("the session's time zone or SQL settings changed since the "
+                                "query was planned: plan it again")
         with _VIEWS, _views(spark, self.frames):
             return spark.sql(self.query)
 
@@ -207,15 +231,21 @@ def plan_sql(spark, query: str, tables=None, *, dialect: str = "spark", cache=No
         else:
             sources[name] = source
     zone = session_time_zone(spark)
+    settings = _settings(spark)
     if whole is None and zone is None:
         whole = "the session's time zone is not one prunekit knows"
     elif whole is None and _MOMENTS.search(query):
         whole = "the query reads the moment it runs"
+    elif whole is None and any(settings[k] == "true" for k in _READS_TEXT_OTHERWISE):
+        on = [k for k in _READS_TEXT_OTHERWISE if settings[k] == "true"]
+        whole = f"the session reads SQL text otherwise than prunekit ({', '.join(on)})"
     if whole is not None and sources:
         warnings.warn(f"{whole}: every table is read whole", stacklevel=3)
     if whole is None:
-        for s in sources.values():
+        for name, s in sources.items():
             s.read_statistics(spark, cache)
+            if s.unread is not None:
+                warnings.warn(f"{name}: {s.unread}; it is read whole", stacklevel=3)
         known = {name: (s.statistics, s.schema) for name, s in sources.items()}
         for r in reads:  # the session's tables: their columns resolve unqualified names
             if "." not in r.name:
@@ -229,14 +259,35 @@ def plan_sql(spark, query: str, tables=None, *, dialect: str = "spark", cache=No
             warnings.warn(f"{whole}; every table is read whole", stacklevel=3)
     frames = {}
     for name, s in sources.items():
-        if whole is not None or name not in found:  # no scan found: in the text only
-            reads.append(TableRead(name, s.kind, s.path, why=whole or "no scan of it found"))
+        why = whole or s.unread or (None if name in found else "no scan of it found")
+        if why is not None:
+            reads.append(TableRead(name, s.kind, s.path, why=why))
             frames[name] = s.whole(spark)
             continue
         read = s.describe(name, *found[name])
         frames[name] = s.whole(spark) if read.kept_files == read.files else s.kept(spark)
         reads.append(read)
-    return QueryPlan(query, _ordered(reads, names), frames)
+    return QueryPlan(query, _ordered(reads, names), frames, zone, settings)
+
+
+# Settings under which Spark reads the text otherwise than prunekit's parser: a table is then
+# read whole rather than pruned by a reading Spark does not share.
+_READS_TEXT_OTHERWISE = ("spark.sql.ansi.doubleQuotedIdentifiers",
+                         "spark.sql.parser.escapedStringLiterals", "spark.sql.caseSensitive")
+
+
+def _settings(spark) -> dict[str, str]:
+    return {k: str(spark.conf.get(k, "false")).lower() for k in _READS_TEXT_OTHERWISE}
+
+
+def _partition_names(root: str, files: list[str]) -> set[str]:
+    """The lower-case names of the ``key=value`` folders between ``root`` and its files."""
+    names = set()
+    for f in files:
+        for part in os.path.relpath(f, root).split(os.sep)[:-1]:
+            if "=" in part:
+                names.add(part.split("=", 1)[0].lower())
+    return names
 
 
 def _spark_parses(spark, query: str) -> bool:
@@ -259,20 +310,24 @@ def _ordered(reads: list[TableRead], names: list[str]) -> list[TableRead]:
 def _source(spark, name: str, given: dict):
     """The source of a table the query names: a ``_Parquet`` or ``_Delta`` of ``given``, or a
     ``TableRead`` of a table read natively. An unknown name is an ``UnknownTableError``."""
-    path = None if "." in name else given.get(name.lower())
-    spelt = name if "." in name else quote(name)  # as the catalog parses a name
+    if "." in name:  # db.t, parquet.`/path`: Spark resolves it, or says why not
+        return TableRead(name, "native", why="a qualified name")
+    path = given.get(name.lower())
+    with _VIEWS:  # not while another sql() has its views in the session
+        exists = spark.catalog.tableExists(quote(name))
+        temporary = exists and spark.catalog.getTable(quote(name)).isTemporary
     if path is None:
-        if not spark.catalog.tableExists(spelt):
+        if not exists:
             raise UnknownTableError(name, sorted(given))
         return TableRead(name, "native", why="not in tables")
-    if spark.catalog.tableExists(spelt) and spark.catalog.getTable(spelt).isTemporary:
+    if temporary:
         raise ValueError(f"tables names {name!r}, which is also a temporary view of the "
                          "session: drop the view, or leave the name out of tables to read it")
     if os.path.isdir(os.path.join(path, "_delta_log")):
         return _Delta(path)
     if not os.path.exists(path):
         raise StatisticsError(f"tables[{name!r}]: {path} does not exist")
-    return _Parquet(path, table_files(path))
+    return _Parquet(path)
 
 
 class _Parquet:
@@ -280,23 +335,49 @@ class _Parquet:
 
     kind = "parquet"
 
-    def __init__(self, path: str, files: list[str]):
-        self.path, self.files = os.path.abspath(path), files
+    def __init__(self, path: str):
+        self.path, self.files = os.path.abspath(path), []
         self.statistics = self.schema = self._table = self._plain = None
+        self.unread: str | None = None  # why the statistics are not used
 
     def read_statistics(self, spark, cache) -> None:
-        if cache is not None:
-            from prunekit.sources.cache import cached_row_group_statistics
-
-            os.makedirs(cache, exist_ok=True)
-            key = hashlib.sha256(self.path.encode()).hexdigest()[:16]
-            table = cached_row_group_statistics(self.files, os.path.join(cache, f"{key}.parquet"))
-        else:
-            table = parquet.row_group_statistics(self.files)
-        self._table = conform(table, spark_schema(table.schema))
-        self.statistics = Statistics.from_arrow(self._table)
         # The columns as Spark types them, which is how it evaluates the query.
         self.schema = arrow_schema(self.whole(spark).schema)
+        try:
+            self.files = table_files(self.path)
+        except StatisticsError as e:
+            self.unread = str(e)
+            return
+        # Keys carried from this table come from its statistics alone: a file Spark reads
+        # that they do not describe (another name, a linked folder) could hold any key.
+        listed = {spark_file_path(f) for f in self.files}
+        unlisted = {u.replace("file:///", "file:/", 1)
+                    for u in self.whole(spark).inputFiles()} - listed
+        if unlisted:
+            self.unread = f"Spark reads files prunekit does not list ({min(unlisted)})"
+            return
+        try:
+            if cache is not None:
+                from prunekit.sources.cache import cached_row_group_statistics
+
+                os.makedirs(cache, exist_ok=True)
+                key = hashlib.sha256(self.path.encode()).hexdigest()[:16]
+                table = cached_row_group_statistics(self.files,
+                                                    os.path.join(cache, f"{key}.parquet"))
+            else:
+                table = parquet.row_group_statistics(self.files)
+        except PrunekitError as e:
+            self.unread = f"its statistics could not be read: {e}"
+            return
+        # A partition column (a key=value folder) stored in files too: Spark reads the
+        # folder's value, the statistics and the rows carried keys come from hold the file's.
+        stored = _partition_names(self.path, self.files) & {
+            c.lower() for c in parquet.data_schema(table).names}
+        if stored:
+            self.unread = f"partition columns also stored in its files ({min(stored)})"
+            return
+        self._table = conform(table, spark_schema(table.schema))
+        self.statistics = Statistics.from_arrow(self._table)
 
     def describe(self, name: str, j, outcome) -> TableRead:
         self._kept = kept_files(self.files, self._table, outcome)
@@ -323,7 +404,7 @@ class _Delta:
     def __init__(self, path: str):
         from prunekit.sources import delta
 
-        self.path = os.path.abspath(path)
+        self.path, self.unread = os.path.abspath(path), None
         self.snap = delta.snapshot(self.path)
         mode = self.snap.configuration.get("delta.columnMapping.mode", "none")
         if mode != "none":
@@ -367,5 +448,8 @@ def _views(spark, frames: dict):
             made.append(name)
         yield
     finally:
+        catalog = spark._jsparkSession.sessionState().catalog()
         for name in made:
-            spark.catalog.dropTempView(name)
+            # The session catalog's own drop: pyspark's also uncaches every cached plan
+            # equal to the view's, a user's cached read of the same folder included.
+            catalog.dropTempView(name)

@@ -232,3 +232,93 @@ def test_a_query_spark_reads_and_prunekit_cannot_runs_whole_with_a_warning(spark
     assert _same(df.collect(), want)
     with pytest.raises(pk.SqlSyntaxError, match="line 1, column 8"):  # Spark refuses it too
         sg.sql(spark, "SELECT * FROM store_sales WHERE (", tables)
+
+
+@pytest.mark.parametrize("query", [
+    # a table read through IDENTIFIER: prunekit cannot see that scan
+    QUERIES["one month of sales"] + " UNION ALL SELECT 0, count(*) FROM IDENTIFIER('store_sales')",
+    # a CTE named like the table it reads
+    "WITH date_dim AS (SELECT * FROM date_dim WHERE d_year = 2001) " + QUERIES["one month of sales"]
+    .replace("WHERE d_year = 2001 AND", "WHERE"),
+])
+def test_tables_read_otherwise_are_read_whole(spark, lake, query):
+    tables, _ = lake
+    want = _native(spark, query, tables)
+    with pytest.warns(UserWarning, match="prunekit cannot read the query"):
+        df = sg.sql(spark, query, tables)
+    assert len(_fact_files_read(df)) == FACT_FILES
+    assert _same(df.collect(), want)
+
+
+def test_a_join_hint_names_no_table(spark, lake):
+    tables, _ = lake
+    query = QUERIES["one month of sales"].replace("SELECT", "SELECT /*+ BROADCAST(date_dim) */")
+    df = sg.sql(spark, query, tables)
+    assert 0 < len(_fact_files_read(df)) <= 2
+    assert _same(df.collect(), _native(spark, query, tables))
+
+
+def test_a_dimension_file_prunekit_does_not_list_keeps_its_keys(spark, lake, tmp_path):
+    """date_dim's days of 2001 in a file named otherwise (Spark reads it, prunekit's listing
+    does not): no keys may be carried from date_dim's statistics, so it is read whole."""
+    tables, _ = lake
+    dim = pq.read_table(tables["date_dim"])
+    folder = tmp_path / "date_dim"
+    folder.mkdir()
+    pq.write_table(dim.filter(pa.compute.equal(dim["d_year"], 2000)), folder / "a.parquet")
+    pq.write_table(dim.filter(pa.compute.equal(dim["d_year"], 2001)), folder / "b.parq")
+    given = {**tables, "date_dim": str(folder)}
+    query = QUERIES["one month of sales"]
+    with pytest.warns(UserWarning, match="Spark reads files prunekit does not list"):
+        df = sg.sql(spark, query, given)
+    assert _same(df.collect(), _native(spark, query, tables))
+
+
+def test_a_partition_column_stored_in_files_is_read_whole(spark, lake, tmp_path):
+    tables, _ = lake
+    for region, stored in (("EU", True), ("US", False)):
+        folder = tmp_path / "regions" / f"region={region}"
+        folder.mkdir(parents=True)
+        t = pa.table({"k": [1, 2], **({"region": ["XX", "XX"]} if stored else {})})
+        pq.write_table(t, folder / "part-0.parquet")
+    query = "SELECT count(*) AS n FROM regions WHERE region = 'EU'"
+    with pytest.warns(UserWarning, match="partition columns also stored"):
+        rows = sg.sql(spark, query, {"regions": str(tmp_path / "regions")}).collect()
+    assert rows[0].n == 2  # Spark reads the folder's value, not the file's
+
+
+def test_settings_that_read_text_otherwise_read_tables_whole(spark, lake):
+    tables, _ = lake
+    query = QUERIES["one month of sales"]
+    spark.conf.set("spark.sql.caseSensitive", "true")
+    try:
+        with pytest.warns(UserWarning, match="spark.sql.caseSensitive"):
+            df = sg.sql(spark, query, tables)
+        assert len(_fact_files_read(df)) == FACT_FILES
+    finally:
+        spark.conf.unset("spark.sql.caseSensitive")
+
+
+def test_a_plan_is_not_run_after_the_time_zone_changed(spark, lake):
+    tables, _ = lake
+    plan = sg.plan_sql(spark, QUERIES["one month of sales"], tables)
+    spark.conf.set("spark.sql.session.timeZone", "America/New_York")
+    try:
+        with pytest.raises(pk.PrunekitError, match="plan it again"):
+            plan.dataframe(spark)
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
+    assert len(_fact_files_read(plan.dataframe(spark))) <= 2
+
+
+def test_a_users_cached_read_stays_cached(spark, lake):
+    tables, _ = lake
+    cached = spark.read.parquet(tables["date_dim"]).cache()
+    cached.count()
+    try:
+        sg.sql(spark, QUERIES["one month of sales"], tables).collect()
+        assert cached.is_cached
+        assert spark._jsparkSession.sharedState().cacheManager().lookupCachedData(
+            cached._jdf).isDefined()
+    finally:
+        cached.unpersist()
