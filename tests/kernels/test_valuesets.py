@@ -448,8 +448,9 @@ def test_cli_bloom_flag(wide_file, capsys):
 def test_spark_sql_rendering_treats_value_sets_as_unknown():
     # The program as Spark SQL (engine="sql") has no membership test: those slots read as
     # unknown, which is sound; the kernel engine uses them.
-    from prunekit.spark_glue import sql  # plain Python: pyspark is imported by its callers
+    from prunekit.spark_glue import to_sql  # plain Python: pyspark is imported by its callers
+
     pred = pk.PruningPredicate("x = 5", {"x": I})
     schema = table(I, [{"min": 1, "max": 9}]).schema
-    text = sql.to_spark_sql(pred, schema)
+    text = to_sql.to_spark_sql(pred, schema)
     assert "`values`" not in text and "`bloom`" not in text and "`min`" in text
