@@ -21,7 +21,7 @@ demo: venv
 	$(BIN)/python -m prunekit.demo
 
 # The suite CI runs, over every core (JOBS=1 for one process). The goal is 8 minutes on two
-# cores with empty kernel caches, set-up included; it takes about 10 today, most of it compiling
+# cores with empty kernel caches, set-up included; it takes 10-13 today, most of it compiling
 # kernels and Spark's queries (three workers were slower than two). Every
 # hand-written case through both interpreters, the fused kernel for a sample of them that takes
 # every path of its generator (checked), the property tests at their make-test budgets
