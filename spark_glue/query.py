@@ -66,6 +66,7 @@ from .reader import (
     kept_delta_files,
     kept_files,
     kept_parquet_files,
+    partition_names,
     spark_file_path,
     table_files,
 )
@@ -280,16 +281,6 @@ def _settings(spark) -> dict[str, str]:
     return {k: str(spark.conf.get(k, "false")).lower() for k in _READS_TEXT_OTHERWISE}
 
 
-def _partition_names(root: str, files: list[str]) -> set[str]:
-    """The lower-case names of the ``key=value`` folders between ``root`` and its files."""
-    names = set()
-    for f in files:
-        for part in os.path.relpath(f, root).split(os.sep)[:-1]:
-            if "=" in part:
-                names.add(part.split("=", 1)[0].lower())
-    return names
-
-
 def _spark_parses(spark, query: str) -> bool:
     """Whether Spark's parser reads ``query`` (on the driver, no job)."""
     from py4j.protocol import Py4JJavaError
@@ -371,7 +362,7 @@ class _Parquet:
             return
         # A partition column (a key=value folder) stored in files too: Spark reads the
         # folder's value, the statistics and the rows carried keys come from hold the file's.
-        stored = _partition_names(self.path, self.files) & {
+        stored = {c.lower() for c in partition_names(self.path, self.files)} & {
             c.lower() for c in parquet.data_schema(table).names}
         if stored:
             self.unread = f"partition columns also stored in its files ({min(stored)})"
@@ -402,6 +393,10 @@ class _Delta:
     kind = "delta"
 
     def __init__(self, path: str):
+        import json
+
+        from pyspark.sql.types import StructType
+
         from prunekit.sources import delta
 
         self.path, self.unread = os.path.abspath(path), None
@@ -410,16 +405,9 @@ class _Delta:
         if mode != "none":
             raise UnsupportedError(f"{self.path}: prunekit does not read Delta tables with "
                                    f"column mapping (mode {mode!r})")
-
-    def _spark_schema(self) -> None:
-        import json
-
-        from pyspark.sql.types import StructType
-
         self.spark_schema = StructType.fromJson(json.loads(self.snap.schema_string))
 
     def read_statistics(self, spark, cache) -> None:
-        self._spark_schema()
         self.schema = arrow_schema(self.spark_schema)
         self.statistics = Statistics.from_arrow(self.snap.statistics, nan_bounds="exclude")
 
@@ -430,7 +418,6 @@ class _Delta:
                          len(self._kept), j.predicate.sql(), list(j.carried))
 
     def whole(self, spark):
-        self._spark_schema()
         live = self.snap.statistics.column("path").to_pylist()
         return kept_delta_files(spark, self.path, self.snap, live, self.spark_schema)
 

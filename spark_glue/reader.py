@@ -61,8 +61,8 @@ from ._spark import F, session_time_zone
 from .parquet import conform, parquet_statistics, spark_schema
 from .to_sql import quote
 
-__all__ = ["arrow_schema", "kept_delta_files", "kept_files", "kept_parquet_files", "read_delta",
-           "read_parquet", "table_files"]
+__all__ = ["arrow_schema", "kept_delta_files", "kept_files", "kept_parquet_files",
+           "partition_names", "read_delta", "read_parquet", "table_files"]
 
 # Beyond this many files the driver does not read footers itself: executors read them and
 # classify with the kernels, and only the kept files come back (``on="executors"``).
@@ -322,15 +322,26 @@ def _check_names(text: str, files: list[str], path, statistics: pa.Table | None)
     """Malformed SQL and unknown columns of a Parquet dataset, from the text, the statistics
     (or one footer) and the folder names (``key=value``), before any Spark job."""
     known = set(parquet.data_schema(statistics).names) if statistics is not None else set()
-    root = os.fspath(path)
+    known |= partition_names(path, files)
+    # Columns without statistics (lists, INT96) are in the footer's schema only.
+    _check_text(text, known, lambda: set(pq.read_schema(files[0]).names))
+
+
+def partition_names(root, files: list[str]) -> set[str]:
+    """The names of the ``key=value`` folders between the folder ``root`` and its files: the
+    partition columns Spark reads from the folder names.
+
+    >>> sorted(partition_names("/lake", ["/lake/year=2024/m=1/a.parquet", "/lake/b.parquet"]))
+    ['m', 'year']
+    """
+    names = set()
     for f in files:
         if "=" not in f:
             continue
-        for part in Path(os.path.relpath(f, root)).parts[:-1]:
+        for part in Path(os.path.relpath(f, os.fspath(root))).parts[:-1]:
             if "=" in part:
-                known.add(part.split("=", 1)[0])
-    # Columns without statistics (lists, INT96) are in the footer's schema only.
-    _check_text(text, known, lambda: set(pq.read_schema(files[0]).names))
+                names.add(part.split("=", 1)[0])
+    return names
 
 
 def _check_text(text: str, known: set[str], more=None) -> None:
