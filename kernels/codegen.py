@@ -27,12 +27,15 @@ import functools
 import hashlib
 import importlib.util
 import inspect
+import operator
 import os
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -184,15 +187,151 @@ def _values_view(k: int, kind, bits, took: set) -> str:
 _TO_MASK = {"lt", "le", "gt", "ge", "eq", "isnan", "within", "fits_int64"}
 
 
-def _as_value(masks: set[int], step: int) -> str:
-    """Step ``step`` where a value is read: a comparison, arithmetic, a helper's argument."""
-    return f"(s{step} != 0)" if step in masks else f"s{step}"
+class _Step(NamedTuple):
+    """A step of the loop body before a copy of the loop spells it (``_Spelling``)."""
+
+    op: str
+    reads: tuple = ()  # the steps it reads
+    as_mask: tuple = ()  # whether each is read as a mask (and/or/not) or as a value
+    spell: Callable | None = None  # (its name, its operands spelt) -> its lines
+    slot: int | None = None  # load and valid: the slot read
+    fixed: tuple | None = None  # what the source states it is: (value, spelling as a value)
 
 
-def _as_mask(masks: set[int], step: int) -> str:
-    """Step ``step`` as an operand of and/or/not (a constant or flag is a Python bool, and
-    the rare boolean statistic a bool load)."""
-    return f"s{step}" if step in masks else f"(-np.int64(s{step} != 0))"
+# Ops worked out at emit time when every operand is a known integer (``_Spelling``).
+_FOLDED_COMPARISONS = {"lt": operator.lt, "le": operator.le, "gt": operator.gt,
+                       "ge": operator.ge, "eq": operator.eq}
+
+
+class _Spelling:
+    """One copy of the loop body: the main pass, a bounds-only pass, or a list search's block.
+
+    Each copy names its steps with a ``prefix`` of its own: a name assigned in several loops is
+    versioned by Numba's SSA pass, a quarter of a long kernel's compile time. What the source
+    knows is worked out here rather than left to LLVM: the constants and flags, the absent and
+    dense slots, and in a bounds-only pass the statistics it reads as unknown (``unknown``, a
+    set of slots: their values 0, their validity false). and/or/not over known steps and
+    comparisons of known integers become constants, an and/or left with one mask operand
+    becomes that operand, and steps nothing reads are left out. Numba's compile time grows
+    faster than a loop's length, and a bounds-only pass is mostly such steps.
+
+    Folding computes exactly what the kernel would: masks are 0 or -1 and ``&``, ``|``, ``~``
+    on them are Boolean algebra; the comparisons folded are of Python integers."""
+
+    def __init__(self, body: dict, masks: set, fixed: dict, prefix: str, unknown=frozenset()):
+        self.body, self.masks, self.prefix, self.unknown = body, masks, prefix, unknown
+        self.known: dict[int, object] = dict(fixed)  # masks as 0 / -1, values as numbers
+        self.literal = {i: f"s{i}" for i in fixed}  # known values spelt as a value
+        self.alias: dict[int, int] = {}
+        self.emitted: dict[int, tuple] = {}  # step -> (lines, steps read)
+        for i in sorted(body):
+            self._fold(i, body[i])
+
+    def ref(self, i: int, as_mask: bool, reads: set | None = None) -> str:
+        """Step ``i`` spelt where it is read as a mask or as a value."""
+        i = self.alias.get(i, i)
+        if i in self.known:
+            v = self.known[i]
+            if as_mask:
+                return "np.int64(-1)" if v else "np.int64(0)"
+            return ("True" if v else "False") if i in self.masks else self.literal.get(i, repr(v))
+        name = f"{self.prefix}{i}" if i in self.body else f"s{i}"
+        if reads is not None:
+            reads.add(i)
+        if as_mask:
+            return name if i in self.masks else f"(-np.int64({name} != 0))"
+        return f"({name} != 0)" if i in self.masks else name
+
+    def value(self, i: int) -> str:
+        return self.ref(i, False)
+
+    def lines(self, roots, indent: str, took: set) -> list[str]:
+        """The lines computing ``roots``, in program order, and nothing they do not read."""
+        need = {self.alias.get(r, r) for r in roots} & self.emitted.keys()
+        for i in sorted(self.emitted, reverse=True):
+            if i in need:
+                need |= self.emitted[i][1] & self.emitted.keys()
+        out = []
+        for i in sorted(need):
+            lines, _, paths = self.emitted[i]
+            took |= paths
+            out += [indent + line for line in lines]
+        return out
+
+    def _fold(self, i: int, step: _Step) -> None:
+        if step.slot is not None and step.slot in self.unknown:
+            self.known[i] = 0  # a value of 0, or validity false: the statistic is unknown
+            if step.op == "load":
+                self.literal[i] = "0"
+            return
+        if step.fixed is not None:
+            self.known[i], self.literal[i] = step.fixed
+            return
+        reads = [self.alias.get(a, a) for a in step.reads]
+        if step.op in ("and", "or"):
+            decides = step.op == "or"  # the truth value of an operand that decides alone
+            rest = []
+            for a in reads:
+                if a in self.known:
+                    if bool(self.known[a]) == decides:
+                        self.known[i] = -1 if decides else 0
+                        return
+                elif a not in rest:  # x & x is x: masks are 0 or -1
+                    rest.append(a)
+            if not rest:
+                self.known[i] = 0 if decides else -1
+                return
+            if len(rest) == 1 and rest[0] in self.masks:
+                self.alias[i] = rest[0]
+                return
+            reads, as_mask = rest, (True,) * len(rest)
+        else:
+            as_mask = step.as_mask
+            if reads and all(a in self.known for a in reads):
+                if step.op == "not":
+                    self.known[i] = 0 if self.known[reads[0]] else -1
+                    return
+                values = [self.known[a] for a in reads]
+                numbers = all(isinstance(v, int) and a not in self.masks
+                              for a, v in zip(reads, values, strict=True))
+                if step.op in _FOLDED_COMPARISONS and numbers:
+                    self.known[i] = -1 if _FOLDED_COMPARISONS[step.op](*values) else 0
+                    return
+        read: set[int] = set()
+        operands = [self.ref(a, m, read) for a, m in zip(reads, as_mask, strict=True)]
+        lines = step.spell(f"{self.prefix}{i}", operands)
+        paths = ({f"op:{step.op}"} if step.op not in ("any_in", "covers", "searched")
+                 else set())
+        if step.op in ("and", "or") and len(lines) > 1:
+            paths.add(f"op:{step.op} grouped")
+        self.emitted[i] = (lines, read, frozenset(paths))
+
+
+def _assign(text: str):
+    return lambda name, operands: [f"{name} = {text}"]
+
+
+def _literal(text: str) -> tuple | None:
+    """A statistic's spelling as (value, spelling) when the source states it (absent slots,
+    the validity of dense ones), else None."""
+    return {"True": (True, "True"), "False": (False, "False"), "0": (0, "0")}.get(text)
+
+
+def _nary(op: str):
+    def spell(name: str, operands: list[str]) -> list[str]:
+        # A long AND/OR as one expression would recurse in CPython's compiler (a raw
+        # RecursionError at a few thousand terms): fold it in groups instead.
+        groups = [([name] if k else []) + operands[k: k + 16]
+                  for k in range(0, len(operands), 16)]
+        return [f"{name} = ({ops.OPS[op][0].join(g)})" for g in groups]
+    return spell
+
+
+def _formatted(op: str, to_mask: bool):
+    def spell(name: str, operands: list[str]) -> list[str]:
+        text = ops.OPS[op][0].format(*operands)
+        return [f"{name} = -np.int64({text})" if to_mask else f"{name} = {text}"]
+    return spell
 
 
 # Every way ``emit`` can write a part of a kernel, by name. Each kernel's source lists the ones it
@@ -312,23 +451,23 @@ def emit(program: Program, layout: tuple, cache: bool = True,
     if keyed_slots:
         args.insert(0, "keys")
 
-    before: list[str] = []
-    lines_of: dict[int, list[str]] = {}  # per-container lines of each step
+    before: list[str] = []  # constants, parameters and flags, set before the loop
+    fixed: dict[int, object] = {}  # the steps among them whose value the source states
+    body: dict[int, _Step] = {}  # the loop body's steps, spelt by each copy (``_Spelling``)
     unrolled: dict[int, list[str]] = {}  # step index of a list param -> its element names
     searched: list[int] = []  # any_in / covers steps: computed in a loop of their own
-    masks: set[int] = set()  # steps held as int64 masks (0 / -1) in the main loop
-    value = functools.partial(_as_value, masks)
-    mask = functools.partial(_as_mask, masks)
+    masks: set[int] = set()  # steps held as int64 masks (0 / -1) in the loops
     for idx, step in enumerate(program.steps):
         name = f"s{idx}"
-        if step.op not in ("any_in", "covers"):
-            took.add(f"op:{step.op}")
         if step.op == "const":
+            took.add("op:const")
             constant = step.args[0]
             if not isinstance(constant, (bool, int)):  # never user text: only our constants
                 raise TypeError(f"unexpected constant {constant!r}")
             before.append(f"    {name} = {constant!r}")
+            fixed[idx] = constant
         elif step.op == "param":
+            took.add("op:param")
             before.append(f"    {name} = p{step.args[0]}")
             j = step.args[0]
             length = list_lengths[j] if j < len(list_lengths) else -1
@@ -337,59 +476,67 @@ def emit(program: Program, layout: tuple, cache: bool = True,
                 unrolled[idx] = [f"{name}_{k}" for k in range(length)]
                 before += [f"    {name}_{k} = p{j}[{k}]" for k in range(length)]
         elif step.op == "flag":
+            took.add("op:flag")
             j = step.args[0]
             on = bool(flags[j]) if j < len(flags) else False
             took.add("flag on" if on else "flag off")
             before.append(f"    {name} = {on}")
+            fixed[idx] = on
         elif step.op == "load":
-            lines_of[idx] = [f"{name} = {load[step.args[0]]}"]
+            text = load[step.args[0]]
+            body[idx] = _Step("load", spell=_assign(text), slot=step.args[0],
+                              fixed=_literal(text))
         elif step.op == "valid":
             masks.add(idx)
-            lines_of[idx] = [f"{name} = -np.int64({valid[step.args[0]]})"]
+            text = valid[step.args[0]]
+            state = _literal(text)
+            body[idx] = _Step("valid", spell=_assign(f"-np.int64({text})"), slot=step.args[0],
+                              fixed=None if state is None else (-1 if state[0] else 0, ""))
         elif step.op in ("any_in", "covers"):
-            a = [value(x) for x in step.args]
             took.add(f"op:{step.op} {'unrolled' if step.args[0] in unrolled else 'searched'}")
+            masks.add(idx)
             if step.args[0] in unrolled and step.op == "any_in":
-                elements, lo, lo_ok, hi, hi_ok = step.args
-                text = _unrolled_any_in(unrolled[elements], value(lo), mask(lo_ok), value(hi),
-                                        mask(hi_ok))
-                masks.add(idx)
-                lines_of[idx] = [f"{name} = ({text})"]
+                elements = unrolled[step.args[0]]
+                body[idx] = _Step(
+                    "any_in", step.args[1:], (False, True, False, True),
+                    lambda n, a, e=elements: [f"{n} = ({_unrolled_any_in(e, *a)})"])
             elif step.args[0] in unrolled:
-                masks.add(idx)
-                text = _unrolled_covers(unrolled[step.args[0]], a[1], a[2])
-                lines_of[idx] = [f"{name} = -np.int64({text})"]
+                elements = unrolled[step.args[0]]
+                body[idx] = _Step(
+                    "covers", step.args[1:], (False, False),
+                    lambda n, a, e=elements: [f"{n} = -np.int64({_unrolled_covers(e, *a)})"])
             else:  # a search that starts where the previous container's ended (``h``)
                 searched.append(idx)
                 before += [f"    h{idx} = 0", f"    g{idx} = 0"]
-                lines_of[idx] = [f"{name}, h{idx} = {step.op}_from({', '.join(a)}, h{idx})"]
+                body[idx] = _Step(
+                    step.op, step.args, (False,) * len(step.args),
+                    lambda n, a, op=step.op, i=idx:
+                    [f"{n}, h{i} = {op}_from({', '.join(a)}, h{i})"])
         elif step.op == "not":
             masks.add(idx)
-            lines_of[idx] = [f"{name} = {ops.OPS['not'][0].format(mask(step.args[0]))}"]
+            body[idx] = _Step("not", step.args, (True,), _formatted("not", False))
         elif step.op in ("and", "or"):
             masks.add(idx)
-            operands = [mask(a) for a in step.args]
-            # A long AND/OR as one expression would recurse in CPython's compiler (a raw
-            # RecursionError at a few thousand terms): fold it in groups instead.
-            groups = [([name] if k else []) + operands[k: k + 16]
-                      for k in range(0, len(operands), 16)]
-            if len(groups) > 1:
-                took.add(f"op:{step.op} grouped")
-            lines_of[idx] = [f"{name} = ({ops.OPS[step.op][0].join(g)})" for g in groups]
+            body[idx] = _Step(step.op, step.args, (True,) * len(step.args), _nary(step.op))
         else:
-            text = ops.OPS[step.op][0].format(*(value(a) for a in step.args))
-            if step.op in _TO_MASK:
+            to_mask = step.op in _TO_MASK
+            if to_mask:
                 masks.add(idx)
-                text = f"-np.int64({text})"
-            lines_of[idx] = [f"{name} = {text}"]
+            body[idx] = _Step(step.op, step.args, (False,) * len(step.args),
+                              _formatted(step.op, to_mask))
     assert program.steps[-1].op == "outcome"
+    last = len(program.steps) - 1
     # List searches get a loop of their own per chunk, writing one byte per container: they
     # do not vectorise (a search) or tip LLVM's cost model against vectorising the rest (an
-    # unrolled list), so in the main loop they would keep every other step scalar.
+    # unrolled list), so in the main loop they would keep every other step scalar. The
+    # passes read what the searches wrote.
     gaps: dict = {}
-    pre = [_search_block(program, i, lines_of, gaps, value, took) for i in searched]
-    main = {**lines_of, **{i: [f"s{i} = -np.int64(a{i}[j] != 0)"] for i in searched}}
-    masks.update(searched)
+    # A search's own result is a bool there, not a mask: only the passes read it as a mask.
+    plain = masks - set(searched)
+    pre = [_search_block(program, i, _Spelling(body, plain, fixed, f"q{i}s"), gaps, took)
+           for i in searched]
+    passes = {**body, **{i: _Step("searched", spell=_assign(f"-np.int64(a{i}[j] != 0)"))
+                         for i in searched}}
     buffers += [f"a{i}" for i in searched]
 
     tiers = _tiers(counts, keyed_slots if not searched else set())
@@ -399,9 +546,7 @@ def emit(program: Program, layout: tuple, cache: bool = True,
              else "pass counts unknown")
     if keyed_slots:
         took.add("keys before the passes" if keyed_at == 0 else "keys after the strings pass")
-    lines = [_HEADER.format(stamp=stamp(), paths=", ".join(sorted(took)), cache=cache,
-                            chunk=CHUNK, block=BLOCK, args="".join(", " + a for a in args))]
-    lines += prologue + before
+    lines = prologue + before
     # +8: unpack_bits writes whole bytes
     lines += [f"    {b} = np.empty(CHUNK + 8, np.uint8)" for b in buffers]
     if keyed_slots:  # keys of containers keyed_from .. keyed_to, in the caller's ``keys``
@@ -427,20 +572,23 @@ def emit(program: Program, layout: tuple, cache: bool = True,
         lines.append("            b1 = min(m, b0 + BLOCK)")
         lines += ["            " + line for block in pre for line in block]
     lines.append("        dst = out[base:base + m]")
-    last = f"s{len(program.steps) - 1}"
     for t, unknown in enumerate(tiers):
         if t == keyed_at > 0:
             lines += keying
-        lines += _bounds_pass(program, main, unknown, t, last, _retry(unknown, keyed_slots))
+        cheap = _Spelling(passes, masks, fixed, f"c{t}s", unknown)
+        lines += _bounds_pass(cheap, last, t, _retry(unknown, keyed_slots), took)
     if keyed_at == len(tiers) > 0:
         lines += keying
     if counts:
         lines += deferred
+    full = _Spelling(passes, masks, fixed, "s")
     lines.append("        for j in range(m):")
-    lines += ["            " + line for i in range(len(program.steps)) for line in main.get(i, ())]
-    lines.append(f"            dst[j] = {last}")
+    lines += full.lines([last], "            ", took)
+    lines.append(f"            dst[j] = {full.value(last)}")
     lines.append("    return 0\n")
-    return "\n".join(lines)
+    header = _HEADER.format(stamp=stamp(), paths=", ".join(sorted(took)), cache=cache,
+                            chunk=CHUNK, block=BLOCK, args="".join(", " + a for a in args))
+    return "\n".join([header] + lines)
 
 
 def _key_ahead(keying: list[str], key_views: list[str], keyed_at: int) -> list[str]:
@@ -473,25 +621,22 @@ def _retry(unknown: set[int], keyed: set[int]) -> int:
     return RETRY_UNKEYED if unknown & keyed else RETRY
 
 
-def _bounds_pass(program: Program, main: dict, unknown: set[int], t: int, last: str,
-                 retry: int) -> list[str]:
-    """Lines of bounds-only pass ``t`` over a chunk, with slots ``unknown`` read as unknown.
+def _bounds_pass(spelling: _Spelling, last: int, t: int, retry: int, took: set) -> list[str]:
+    """Lines of bounds-only pass ``t`` over a chunk, spelt by ``spelling`` (which reads its
+    ``unknown`` slots as unknown).
 
     An unknown statistic moves an outcome towards MAYBE_MATCH, never away (docs/semantics.md
     §1), so where the pass rules out every container of the chunk, so would the full pass,
     and the chunk is done without reading those slots. A pass that leaves a container in is
     skipped on the next chunk, and each further miss doubles that wait up to ``retry`` chunks
     (a hit resets it)."""
-    cheap = {i: [f"s{i} = {'0' if step.op == 'load' else '-np.int64(False)'}"]
-             if step.op in ("load", "valid") and step.args[0] in unknown else main[i]
-             for i, step in enumerate(program.steps) if i in main}
+    outcome = spelling.value(last)
     lines = [f"        if cheap{t}:",
              "            some = np.int8(0)",
              "            for j in range(m):"]
-    lines += ["                " + line for i in range(len(program.steps))
-              for line in cheap.get(i, ())]
-    lines += [f"                dst[j] = {last}",
-              f"                some |= {last}",
+    lines += spelling.lines([last], "                ", took)
+    lines += [f"                dst[j] = {outcome}",
+              f"                some |= {outcome}",
               "            if some == 0:",
               f"                wait{t} = 1",
               "                continue",
@@ -510,8 +655,8 @@ def _bounds_pass(program: Program, main: dict, unknown: set[int], t: int, last: 
 _BLOCK_RANGE = "np.uint64(b0), np.uint64(b1)"
 
 
-def _search_block(program: Program, idx: int, lines_of: dict, gaps: dict,
-                  value, took: set) -> list[str]:
+def _search_block(program: Program, idx: int, spelling: _Spelling, gaps: dict,
+                  took: set) -> list[str]:
     """Lines filling ``a{idx}[b0:b1]`` with the list search of step ``idx`` over one block.
 
     The gap of the list that the block's first lower bound falls in, (L, U) with open ends
@@ -519,13 +664,13 @@ def _search_block(program: Program, idx: int, lines_of: dict, gaps: dict,
     ends known and lo > L, hi < U (NaN compares false). Then no container's [lo, hi] holds an
     element: ``any_in`` and ``covers`` are False for all of them, and nothing is searched.
     ``covers`` over the same list and ends as an earlier ``any_in`` (an IN leaf's ALL_MATCH
-    test) reuses its proof, which is the stronger one (``gaps`` remembers them). ``value``
-    spells a step as a plain value (``_as_value``); ``took`` gathers the ``PATHS`` taken."""
+    test) reuses its proof, which is the stronger one (``gaps`` remembers them). ``spelling``
+    spells the block's steps; ``took`` gathers the ``PATHS`` taken."""
     step = program.steps[idx]
-    values = f"s{step.args[0]}"
+    values = spelling.value(step.args[0])
     if step.op == "any_in":
         _, lo, lo_ok, hi, hi_ok = step.args
-        known_ends = f"{value(lo_ok)} & {value(hi_ok)} & "
+        known_ends = f"{spelling.value(lo_ok)} & {spelling.value(hi_ok)} & "
     else:  # covers (list, lo, hi): its caller checks that both ends are known
         _, lo, hi = step.args
         known_ends = ""
@@ -533,11 +678,12 @@ def _search_block(program: Program, idx: int, lines_of: dict, gaps: dict,
     took.add("search proof" if proof is None else "search proof shared")
     if proof is None:
         gaps[(step.args[0], lo, hi)] = idx
-        body = [line for i in _closure(program, step.args[1:]) for line in lines_of.get(i, ())]
-        inside = (f"{known_ends}(lopen{idx} | (s{lo} > L{idx})) & "
-                  f"(hopen{idx} | (s{hi} < U{idx}))")
+        body = spelling.lines(step.args[1:], "", took)
+        low, high = spelling.value(lo), spelling.value(hi)
+        inside = (f"{known_ends}(lopen{idx} | ({low} > L{idx})) & "
+                  f"(hopen{idx} | ({high} < U{idx}))")
         out = ["j = b0", *body,
-               f"lopen{idx}, L{idx}, hopen{idx}, U{idx}, g{idx} = list_gap({values}, s{lo}, "
+               f"lopen{idx}, L{idx}, hopen{idx}, U{idx}, g{idx} = list_gap({values}, {low}, "
                f"g{idx})",
                f"gap{idx} = True",
                f"for j in range({_BLOCK_RANGE}):"]
@@ -550,20 +696,9 @@ def _search_block(program: Program, idx: int, lines_of: dict, gaps: dict,
             f"    a{idx}[b0:b1] = 0",
             "else:",
             f"    for j in range({_BLOCK_RANGE}):"]
-    search = _closure(program, [idx])
-    out += ["        " + line for i in search for line in lines_of.get(i, ())]
-    out.append(f"        a{idx}[j] = s{idx}")
+    out += spelling.lines([idx], "        ", took)
+    out.append(f"        a{idx}[j] = {spelling.value(idx)}")
     return out
-
-
-def _closure(program: Program, roots: list[int]) -> list[int]:
-    """The steps ``roots`` depend on, themselves included, in program order."""
-    needed = set(roots)
-    for i in range(max(roots, default=-1), -1, -1):
-        if i in needed and program.steps[i].op not in ("load", "valid", "param", "flag",
-                                                       "const"):
-            needed.update(program.steps[i].args)
-    return sorted(needed)
 
 
 def keyed_bounds(prepared) -> int:
