@@ -32,13 +32,16 @@ test: venv
 	$(BIN)/asv check --python=same
 
 # What make test leaves out: the fused kernel for every hand-written case and the property
-# tests at their full budgets, then a bounded fuzz (FUZZ_MINUTES of predicates, then
-# JOIN_FUZZ_MINUTES of join queries). About an hour on two cores.
+# tests at their full budgets; the 99 TPC-DS queries in Spark on a scale-1 lake, natively and
+# through prunekit.spark_glue.sql, with equal rows (benchmarks/tpc/spark_run.py); then a
+# bounded fuzz (FUZZ_MINUTES of predicates, then JOIN_FUZZ_MINUTES of join queries).
 test-deep: venv
 	$(BIN)/python -m pytest -q -n $(JOBS) --deep --check-kernel-paths --durations=15
+	$(BIN)/python -m benchmarks.tpc.spark_run --scale $(DEEP_TPCDS_SCALE) --check
 	$(MAKE) fuzz FUZZ_MINUTES=$(DEEP_FUZZ_MINUTES) JOIN_FUZZ_MINUTES=$(DEEP_JOIN_FUZZ_MINUTES) \
 		SPARK_JOIN_FUZZ_MINUTES=$(DEEP_SPARK_JOIN_FUZZ_MINUTES)
 DEEP_FUZZ_MINUTES ?= 10
+DEEP_TPCDS_SCALE ?= 1
 DEEP_JOIN_FUZZ_MINUTES ?= 5
 DEEP_SPARK_JOIN_FUZZ_MINUTES ?= 3
 

@@ -213,3 +213,32 @@ def test_bench_joins_runs_once(monkeypatch):
     assert len(timed.queries) == 22
     timed.queries = timed.queries[:1]  # the timed loop once more, on one query only
     timed.time_all_queries("tpch")
+
+
+@pytest.mark.slow
+@pytest.mark.spark
+def test_the_spark_lake_and_its_run_of_a_query_both_ways(spark, capsys):
+    """The lake ``make test-deep`` runs the 99 queries on (``benchmarks/tpc/spark_run.py``):
+    fact tables in date runs of two row groups per file, ``catalog_sales`` as Delta, each
+    dimension in one file; and one query run both ways with equal rows."""
+    import doctest
+
+    from benchmarks.tpc import lake, spark_run
+
+    for module in (lake, spark_run):
+        assert doctest.testmod(module).failed == 0
+    files = 6
+    tables = lake.lake(SCALE, files)
+    sales = [os.path.join(tables["store_sales"], f)
+             for f in sorted(os.listdir(tables["store_sales"]))]
+    assert len(sales) == files
+    runs = [pq.read_table(f, columns=["ss_sold_date_sk"]).column(0) for f in sales]
+    assert all(pq.ParquetFile(f).metadata.num_row_groups == 2 for f in sales)
+    assert all(a.drop_null().to_numpy().max() <= b.drop_null().to_numpy().min()
+               for a, b in zip(runs, runs[1:], strict=False) if b.null_count < len(b))
+    assert os.path.isdir(os.path.join(tables["catalog_sales"], "_delta_log"))
+    assert len(os.listdir(tables["date_dim"])) == 1
+    failures, ratios = spark_run.run(spark, tables, {7}, check=True)
+    assert failures == [] and len(ratios) == 1
+    line = capsys.readouterr().out
+    assert "q7: equal rows" in line and "kept store_sales" in line
