@@ -110,7 +110,7 @@ def run_native(path: str, where: str) -> int:
     return session().read.parquet(path).where(where).count()
 
 
-def _best_ratio(numerator, denominator, budget: float) -> float:
+def best_ratio(numerator, denominator, budget: float) -> float:
     """min(numerator) / min(denominator) over alternating calls filling ``budget`` seconds."""
     best = [float("inf"), float("inf")]
     start = time.perf_counter()
@@ -154,7 +154,7 @@ class ReadParquet:
         read_parquet(session(), self.lake, self.where).count()
 
     def track_speedup(self, name):
-        return _best_ratio(lambda: run_native(self.lake, self.where),
+        return best_ratio(lambda: run_native(self.lake, self.where),
                            lambda: self.read(self.lake, self.where), self.budget)
 
     track_speedup.unit = "x native"

@@ -148,6 +148,13 @@ def test_every_asv_benchmark_runs_once(spark, tmp_path, monkeypatch):
     # filter is only the text of the query; tests/spark_glue/test_reader.py checks rows.
     run(bench_reader.ReadParquet, "one_day")
     run(bench_reader.ReadDelta, "unprunable")
+    from benchmarks import bench_queries
+
+    monkeypatch.setattr(bench_queries.WholeQuery, "scale", 0.01)  # the TPC-DS of test_tpc.py
+    monkeypatch.setattr(bench_queries.WholeQuery, "files", 6)
+    monkeypatch.setattr(bench_queries.WholeQuery, "budget", 0.0)
+    monkeypatch.setattr(bench_queries, "_SESSION", [spark])
+    run(bench_queries.WholeQuery, "q52")  # a join query; setup checks the rows
     from benchmarks import bench_parquet
 
     monkeypatch.chdir(tmp_path)  # asv runs setup_cache in its own directory
