@@ -42,6 +42,54 @@ QUERIES = {
         FROM store_sales JOIN item ON ss_item_sk = i_item_sk
         WHERE i_current_price > 90 GROUP BY i_category ORDER BY i_category""",
 }
+
+
+def frames(spark, paths: dict[str, str]) -> dict:
+    """``QUERIES`` written with the DataFrame API, each table read as ``spark.read.parquet``
+    of its path, for ``prunekit.spark_glue.prune``."""
+    import datetime as dt
+
+    from pyspark.sql import functions as F
+
+    tables = {name: spark.read.parquet(path) for name, path in paths.items()}
+    sales, dates, item = tables["store_sales"], tables["date_dim"], tables["item"]
+    by_date = F.col("ss_sold_date_sk") == F.col("d_date_sk")
+    by_item = F.col("ss_item_sk") == F.col("i_item_sk")
+
+    def brands(moy: int, year: int | None, item_filter, measure: str):
+        days = dates.where(F.col("d_moy") == moy)
+        if year is not None:
+            days = days.where(F.col("d_year") == year)
+        return (days.join(sales, by_date).join(item.where(item_filter), by_item)
+                .groupBy("d_year", "i_brand", "i_brand_id")
+                .agg(F.sum(measure).alias("total"))
+                .orderBy("d_year", F.desc("total"), "i_brand_id").limit(100))
+
+    demographics = tables["customer_demographics"].where(
+        (F.col("cd_gender") == "F") & (F.col("cd_marital_status") == "W")
+        & (F.col("cd_education_status") == "2 yr Degree"))
+    promotions = tables["promotion"].where((F.col("p_channel_email") == "N")
+                                           | (F.col("p_channel_event") == "N"))
+    return {
+        "week_by_store": sales.join(dates, by_date)
+        .join(tables["store"], F.col("ss_store_sk") == F.col("s_store_sk"))
+        .where(F.col("d_date").between(dt.date(2001, 3, 5), dt.date(2001, 3, 11)))
+        .groupBy("s_store_name").agg(F.sum("ss_net_paid").alias("paid"))
+        .orderBy("s_store_name"),
+        "q52": brands(11, 1999, F.col("i_manager_id") == 1, "ss_ext_sales_price"),
+        "q7": sales.join(demographics, F.col("ss_cdemo_sk") == F.col("cd_demo_sk"))
+        .join(dates.where(F.col("d_year") == 1998), by_date).join(item, by_item)
+        .join(promotions, F.col("ss_promo_sk") == F.col("p_promo_sk"))
+        .groupBy("i_item_id").agg(*(F.avg(c).alias(f"agg{k}") for k, c in enumerate(
+            ["ss_quantity", "ss_list_price", "ss_coupon_amt", "ss_sales_price"], 1)))
+        .orderBy("i_item_id").limit(100),
+        "q3": brands(11, None, F.col("i_manufact_id") == 427, "ss_ext_discount_amt"),
+        "no_date_filter": sales.join(item.where(F.col("i_current_price") > 90), by_item)
+        .groupBy("i_category").agg(F.sum("ss_quantity").alias("quantity"))
+        .orderBy("i_category"),
+    }
+
+
 SCALE = 10.0
 FILES = lake.FACT_FILES
 _SESSION: list = []

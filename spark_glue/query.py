@@ -72,7 +72,8 @@ from .reader import (
 )
 from .to_sql import quote
 
-__all__ = ["QueryPlan", "TableRead", "explain_sql", "plan_sql", "sql"]
+__all__ = ["FramePlan", "QueryPlan", "TableRead", "explain_sql", "plan_frame", "plan_sql", "prune",
+           "sql"]
 
 _VIEWS = threading.Lock()  # one query's views in the session at a time
 # Functions that read the moment of the query. Matched in the text, string literals
@@ -269,6 +270,102 @@ def plan_sql(spark, query: str, tables=None, *, dialect: str = "spark", cache=No
         frames[name] = s.whole(spark) if read.kept_files == read.files else s.kept(spark)
         reads.append(read)
     return QueryPlan(query, _ordered(reads, names), frames, zone, settings)
+
+
+def prune(df, *, cache=None, explain: bool = False):
+    """``df`` (a DataFrame built with the DataFrame API) with each of its Parquet scans
+    reading only the files prunekit keeps for the whole plan, join-derived keys included: the
+    same rows, fewer files.
+
+    Spark's optimized plan of ``df`` is read as a query (``plan.py``: scans, filters,
+    projections, joins, aggregates); what it does not understand is read as it is, and a plan
+    prunekit cannot read at all gives ``df`` back, with a warning. A scan of Delta files
+    reads as a Parquet folder here: use ``sql`` or ``read_delta`` for Delta tables.
+
+    ``cache``: a folder for statistics caches, as ``sql``'s; ``explain``: print per scan what
+    was kept (``plan_frame(df).explain()``).
+
+    >>> callable(prune)
+    True
+    """
+    plan = plan_frame(df, cache=cache)
+    if explain:
+        print(plan.explain())
+    return plan.frame
+
+
+@dataclass
+class FramePlan:
+    """What ``prune`` reads for a DataFrame: a ``TableRead`` per scan (named ``t0``, ``t1``…
+    in the plan's order, with its path) and the narrowed DataFrame."""
+
+    tables: list[TableRead]
+    frame: object
+
+    def explain(self) -> str:
+        return "\n".join(t.describe() for t in self.tables)
+
+
+def plan_frame(df, *, cache=None) -> FramePlan:
+    """``prune``'s plan: statistics read, the plan's query pruned once for all its scans.
+
+    >>> callable(plan_frame)
+    True
+    """
+    from . import plan
+
+    spark = df.sparkSession
+    if getattr(spark, "_jsparkSession", None) is None:
+        raise UnsupportedError("prunekit.spark_glue.prune needs a classic Spark session")
+    text = plan.read(df)
+    if not text.scans:
+        return FramePlan([], df)
+    zone = session_time_zone(spark)
+    if zone is None:
+        warnings.warn("the session's time zone is not one prunekit knows: the DataFrame is "
+                      "read whole", stacklevel=3)
+        return FramePlan([], df)
+    sources, known, reads = {}, {}, []
+    for name, scan in text.scans.items():
+        source = _Parquet(scan.path)
+        source.read_statistics(spark, cache)
+        if source.unread is not None:
+            reads.append(TableRead(name, "parquet", source.path, why=source.unread))
+            known[name] = (None, source.schema) if source.schema is not None else None
+        else:
+            sources[name] = source
+            known[name] = (source.statistics, source.schema)
+    for name, struct in text.opaque.items():
+        with contextlib.suppress(Exception):  # a type Arrow cannot hold: no schema
+            known[name] = (None, arrow_schema(struct) if struct is not None else None)
+    known = {k: v for k, v in known.items() if v is not None and v[1] is not None}
+    try:
+        found = joint_outcomes(text.sql, known, dialect="spark", time_zone=zone)
+    except PrunekitError as e:  # what prunekit cannot read is read whole, never refused
+        warnings.warn(f"prunekit cannot read the DataFrame's plan ({e}); it is read whole",
+                      stacklevel=3)
+        return FramePlan([TableRead(n, "parquet", s.path, why=str(e))
+                          for n, s in text.scans.items()], df)
+    relations = {}
+    for name, source in sources.items():
+        if name not in found:
+            reads.append(TableRead(name, "parquet", source.path, why="no scan of it found"))
+            continue
+        read = source.describe(name, *found[name])
+        reads.append(read)
+        if read.kept_files == read.files:
+            continue
+        # Nothing kept: Spark's own empty relation of the read (a LIMIT 0 optimized away).
+        kept = (source.kept(spark)._jdf.queryExecution().analyzed() if read.kept_files else
+                source.whole(spark).limit(0)._jdf.queryExecution().optimizedPlan())
+        old = text.scans[name].relation
+        new = plan.relation_over(old, kept)
+        if new is None:
+            read.why = "its kept files read otherwise than the DataFrame reads them"
+            continue
+        relations[int(name[1:])] = new
+    frame = plan.with_relations(df, relations) if relations else df
+    return FramePlan(sorted(reads, key=lambda r: int(r.name[1:])), frame)
 
 
 # Settings under which Spark reads the text otherwise than prunekit's parser: a table is then

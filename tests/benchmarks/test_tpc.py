@@ -242,3 +242,27 @@ def test_the_spark_lake_and_its_run_of_a_query_both_ways(spark, capsys):
     assert failures == [] and len(ratios) == 1
     line = capsys.readouterr().out
     assert "q7: equal rows" in line and "kept store_sales" in line
+
+
+@pytest.mark.slow
+@pytest.mark.spark
+def test_dataframe_twins_of_the_benchmark_queries_prune_as_sql_does(spark):
+    """``prune(df)`` of the DataFrame-API version of each whole-query benchmark keeps the files
+    ``sql`` keeps for its text, table by table, and gives the same rows."""
+    from benchmarks import bench_queries
+    from benchmarks.tpc import lake, spark_run
+    from prunekit import spark_glue as sg
+
+    tables = lake.lake(SCALE, 6)
+    frames = bench_queries.frames(spark, tables)
+    assert set(frames) == set(bench_queries.QUERIES)
+    pruned_some = 0
+    for name, df in frames.items():
+        plan = sg.plan_frame(df)
+        by_frame = {os.path.basename(t.path): t.kept_files for t in plan.tables}
+        by_sql = {t.name: t.kept_files for t in sg.plan_sql(spark, bench_queries.QUERIES[name],
+                                                             tables).tables}
+        assert by_frame == by_sql, name
+        pruned_some += by_sql["store_sales"] < 6
+        assert spark_run.same_rows(plan.frame.collect(), df.collect()), name
+    assert pruned_some >= 3
