@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+_PLAIN_OPTIONS = {"path", "paths", "basepath", "mergeschema"}
 _PASS_ON = {"Sort", "Repartition", "RepartitionByExpression", "RebalancePartitions"}
 _ROOT_ONLY = _PASS_ON | {"GlobalLimit", "LocalLimit", "Offset", "Tail", "Project", "Aggregate",
                          "Window", "Deduplicate", "Distinct"}
@@ -105,6 +106,13 @@ def with_relations(df, relations: dict[int, object]):
     except Exception:  # noqa: BLE001 - Spark 3.5 keeps Dataset in org.apache.spark.sql
         jdf = jvm.org.apache.spark.sql.Dataset.ofRows(spark._jsparkSession, plan)
     return DataFrame(jdf, spark)
+
+
+def schema_of(relation):
+    """The Spark schema (pyspark ``StructType``) a ``LogicalRelation`` reads its files with."""
+    from pyspark.sql.types import StructType
+
+    return StructType.fromJson(json.loads(relation.relation().dataSchema().json()))
 
 
 def relation_over(old, new):
@@ -286,6 +294,9 @@ def _parquet_path(p) -> str | None:
         return None
     if _kind(rel.fileFormat()) != "ParquetFileFormat" or not rel.partitionSchema().isEmpty() \
             or rel.bucketSpec().isDefined():
+        return None
+    # Options that read values otherwise (datetime rebasing, for one): not a plain read.
+    if not set(_items(rel.options().keys().toSeq())) <= _PLAIN_OPTIONS:
         return None
     roots = _items(rel.location().rootPaths())
     if len(roots) != 1:

@@ -329,6 +329,10 @@ def plan_frame(df, *, cache=None) -> FramePlan:
     for name, scan in text.scans.items():
         source = _Parquet(scan.path)
         source.read_statistics(spark, cache)
+        if source.unread is None and plan.schema_of(scan.relation) != source.whole(spark).schema:
+            # Read with a schema of its own: values the statistics do not describe.
+            source.unread = "the DataFrame reads it with a schema of its own"
+            source.schema = arrow_schema(plan.schema_of(scan.relation))
         if source.unread is not None:
             reads.append(TableRead(name, "parquet", source.path, why=source.unread))
             known[name] = (None, source.schema) if source.schema is not None else None
