@@ -277,6 +277,7 @@ def test_readme_spark_quick_start(spark, capsys):
     # the whole query's comments state its output
     assert "1 of 10 files, 1 of 10 row groups, by ss_sold_date_sk BETWEEN 366 AND 396" in out
     assert "[Row(d_moy=1, quantity=93)]" in out
+    assert "[Row(d_moy=1, quantity=93)] 2" in out  # prune(df): one sales file, date_dim's
 
 
 def test_demo_runs_on_a_table(spark):
