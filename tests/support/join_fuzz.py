@@ -246,8 +246,8 @@ def _spark_rows(df) -> list:
 
 def spark_check(spark, seed: int, queries: int, log=print) -> tuple[list[str], int]:
     """Failures (as text) of ``prunekit.spark_glue.sql`` for one lake of folders and
-    ``queries`` random queries over it, each against Spark's plain query, and how many files
-    were left out in all."""
+    ``queries`` random queries over it, each against Spark's plain query, and of ``prune`` of
+    the plain query's DataFrame; and how many files were left out in all."""
     from prunekit import spark_glue as sg
 
     failures, skipped = [], 0
@@ -260,7 +260,11 @@ def spark_check(spark, seed: int, queries: int, log=print) -> tuple[list[str], i
                 for name, path in tables.items():
                     spark.read.parquet(path).createOrReplaceTempView(name)
                 try:
-                    want = _spark_rows(spark.sql(sql))
+                    frame = spark.sql(sql)
+                    want = _spark_rows(frame)
+                    # The same query as a DataFrame: prune() reads its optimized plan.
+                    framed = sg.plan_frame(frame)
+                    got_frame = _spark_rows(framed.frame)
                 finally:
                     for name in tables:
                         spark.catalog.dropTempView(name)
@@ -269,10 +273,16 @@ def spark_check(spark, seed: int, queries: int, log=print) -> tuple[list[str], i
             except Exception as e:  # a crash is a failure too
                 failures.append(f"seed {seed} query {q}: {sql}\n  crashed: {e!r}")
                 continue
-            skipped += sum(t.files - t.kept_files for t in plan.tables if not t.why)
+            skipped += sum(t.files - t.kept_files for t in plan.tables + framed.tables
+                           if not t.why)
             if got != want:
                 failures.append(f"seed {seed} query {q}: {sql}\n  all files: {want}\n"
                                 f"  kept ones: {got}\n  {plan.explain()}")
+                log(failures[-1])
+            if got_frame != want:
+                failures.append(f"seed {seed} query {q} as a DataFrame (prune): {sql}\n"
+                                f"  all files: {want}\n  kept ones: {got_frame}\n"
+                                f"  {framed.explain()}")
                 log(failures[-1])
     return failures, skipped
 
