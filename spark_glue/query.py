@@ -31,6 +31,10 @@ One table is read whole, with a warning, where its statistics cannot be trusted:
 file prunekit does not list (keys carried from the table could miss its rows), a partition
 column is also stored in its files, or its footers cannot be read.
 
+``prune(df)`` does the same for a DataFrame built with the DataFrame API: its optimized plan
+is read as a query (``plan.py``), pruned the same way, and each narrowed scan's relation is
+replaced in the plan by one over its kept files.
+
 While ``sql`` analyses the query, the views are visible to other threads of the session (one
 ``sql`` at a time runs this step). As with any pruning, a nondeterministic expression
 (``rand(42)``, ``monotonically_increasing_id()``) sees other rows than over every file.
