@@ -67,14 +67,21 @@ def tables(suite: str, scale: float) -> dict[str, str]:
     generates the tables and the others wait for them instead of generating them too."""
     if suite not in SORT_KEYS:
         raise ValueError(f"suite must be one of {sorted(SORT_KEYS)}, got {suite!r}")
-    path = os.path.join(workload.data_dir(), f"{suite}-sf{scale:g}")
+    path = written_once(os.path.join(workload.data_dir(), f"{suite}-sf{scale:g}"),
+                        lambda p: _generate(suite, scale, p))
+    return {name[:-len(".parquet")]: os.path.join(path, name)
+            for name in sorted(os.listdir(path)) if name.endswith(".parquet")}
+
+
+def written_once(path: str, write) -> str:
+    """``path``, made by ``write(path)`` first if it does not exist. Processes asking at once
+    take turns on a lock file beside it: one writes, the others wait and find it written."""
     if not os.path.exists(path):
         with open(f"{path}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
             if not os.path.exists(path):
-                _generate(suite, scale, path)
-    return {name[:-len(".parquet")]: os.path.join(path, name)
-            for name in sorted(os.listdir(path)) if name.endswith(".parquet")}
+                write(path)
+    return path
 
 
 def _generate(suite: str, scale: float, path: str) -> None:

@@ -12,7 +12,6 @@ fact table to a run of files, which Spark's own pruning (partition columns only)
 
 from __future__ import annotations
 
-import fcntl
 import os
 import shutil
 
@@ -36,12 +35,8 @@ def lake(scale: float, files: int = FACT_FILES) -> dict[str, str]:
     """Table name -> folder (a Parquet folder, or a Delta table's for ``DELTA_TABLES``) of the
     TPC-DS lake at ``scale``, generated on first use (processes asking at once take turns on a
     lock file; a half-written lake is never seen)."""
-    path = os.path.join(workload.data_dir(), f"tpcds-lake-sf{scale:g}-{files}")
-    if not os.path.exists(path):
-        with open(f"{path}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
-            if not os.path.exists(path):
-                _write(scale, files, path)
+    path = data.written_once(os.path.join(workload.data_dir(), f"tpcds-lake-sf{scale:g}-{files}"),
+                             lambda p: _write(scale, files, p))
     return {name: os.path.join(path, name) for name in sorted(os.listdir(path))}
 
 
