@@ -322,7 +322,10 @@ def _other(op, d, a, b, c, ri, rf, ru, rb, m):  # pragma: no cover - compiled
     elif op == isa.FLOORDIV_I:  # NumPy: x // 0 is 0 (with a warning the interpreter ignores)
         x, y, w = ri[a], ri[b], ri[d]
         for j in range(m):
-            w[j] = x[j] // y[j] if y[j] != 0 else 0
+            # x // -1 is -x, wrapping as NumPy does (INT64_MIN // -1 is INT64_MIN): LLVM's
+            # division leaves that one quotient undefined. Programs divide by positive
+            # constants; random programs reach it.
+            w[j] = x[j] // y[j] if y[j] > 0 or y[j] < -1 else -x[j] if y[j] == -1 else 0
     elif op == isa.WITHIN_I:
         x, y, z = ri[a], ri[b], rb[d]
         for j in range(m):

@@ -254,3 +254,21 @@ def test_statistics_shorter_than_the_batch_are_left_to_numpy(short):
     with pytest.raises(vmcode.NotAssembled, match="shorter than the batch"):
         vmcode.assemble(program, Prepared(n, [data], [], []))
     vmcode.assemble(program, Prepared(n - 1 if short != "bitmap" else 16, [data], [], []))
+
+
+def test_integer_floor_division_wraps_as_numpy_does():
+    """INT64_MIN // -1 overflows: NumPy wraps it to INT64_MIN, and so does the compiled
+    interpreter (LLVM's division leaves it undefined). Found by the random programs above."""
+    n = 4
+    lo = np.iinfo(np.int64).min
+    program = Program(
+        slots=(Slot("c0", "min"), Slot("c1", "min")), params=(), flags=(),
+        steps=(Step("load", (0,)), Step("valid", (0,)), Step("load", (1,)), Step("valid", (1,)),
+               Step("floordiv", (0, 2)), Step("const", (-5,)), Step("ge", (4, 5)),
+               Step("const", (False,)), Step("outcome", (6, 7, 7, 7))))
+    prepared = Prepared(n, [SlotData(np.array([lo, lo, 7, -7], np.int64), None),
+                            SlotData(np.array([-1, 2, -1, 0], np.int64), None)], [], [])
+    with np.errstate(all="ignore"):
+        expected = interpret.interpret(program, prepared)
+    np.testing.assert_array_equal(_vm_outcomes(program, prepared), expected)
+    assert expected.tolist() == [0, 0, 0, 2]  # INT64_MIN, INT64_MIN / 2, -7, 0 against -5
