@@ -220,10 +220,12 @@ def test_bench_joins_runs_once(monkeypatch):
 def test_the_spark_lake_and_its_run_of_a_query_both_ways(spark, capsys):
     """The lake ``make test-deep`` runs the 99 queries on (``benchmarks/tpc/spark_run.py``):
     fact tables in date runs of two row groups per file, ``catalog_sales`` as Delta, each
-    dimension in one file; and one query run both ways with equal rows."""
+    dimension in one file; and one query run both ways with equal rows (a count over
+    ``store_sales`` and three dimensions; q7 of five tables in the deep tier)."""
     import doctest
 
     from benchmarks.tpc import lake, spark_run
+    from tests.support import tiers
 
     for module in (lake, spark_run):
         assert doctest.testmod(module).failed == 0
@@ -238,24 +240,28 @@ def test_the_spark_lake_and_its_run_of_a_query_both_ways(spark, capsys):
                for a, b in zip(runs, runs[1:], strict=False) if b.null_count < len(b))
     assert os.path.isdir(os.path.join(tables["catalog_sales"], "_delta_log"))
     assert len(os.listdir(tables["date_dim"])) == 1
-    failures, ratios = spark_run.run(spark, tables, {7}, check=True)
+    failures, ratios = spark_run.run(spark, tables, {7 if tiers.DEEP else 96}, check=True)
     assert failures == [] and len(ratios) == 1
     line = capsys.readouterr().out
-    assert "q7: equal rows" in line and "kept store_sales" in line
+    assert ": equal rows" in line and "kept store_sales" in line
 
 
 @pytest.mark.slow
 @pytest.mark.spark
 def test_dataframe_twins_of_the_benchmark_queries_prune_as_sql_does(spark):
     """``prune(df)`` of the DataFrame-API version of each whole-query benchmark keeps the files
-    ``sql`` keeps for its text, table by table, and gives the same rows."""
+    ``sql`` keeps for its text, table by table, and gives the same rows: two of them in
+    ``make test`` (a join of three tables and one of five), all five in the deep tier."""
     from benchmarks import bench_queries
     from benchmarks.tpc import lake, spark_run
     from prunekit import spark_glue as sg
+    from tests.support import tiers
 
     tables = lake.lake(SCALE, 6)
     frames = bench_queries.frames(spark, tables)
     assert set(frames) == set(bench_queries.QUERIES)
+    if not tiers.DEEP:
+        frames = {name: frames[name] for name in ("q52", "q7")}
     pruned_some = 0
     for name, df in frames.items():
         plan = sg.plan_frame(df)
@@ -265,4 +271,4 @@ def test_dataframe_twins_of_the_benchmark_queries_prune_as_sql_does(spark):
         assert by_frame == by_sql, name
         pruned_some += by_sql["store_sales"] < 6
         assert spark_run.same_rows(plan.frame.collect(), df.collect()), name
-    assert pruned_some >= 3
+    assert pruned_some >= min(3, len(frames))
