@@ -22,8 +22,6 @@ Read ratios, not times:
 
 from __future__ import annotations
 
-import os
-
 from benchmarks.bench_reader import best_ratio
 from benchmarks.tpc import lake, queries, spark_run
 
@@ -101,11 +99,6 @@ def session():
     return _SESSION[0]
 
 
-def cache_dir(tables: dict[str, str]) -> str:
-    """Where the statistics caches of the lake's tables are kept (beside the lake)."""
-    return os.path.dirname(next(iter(tables.values()))) + ".prunekit-cache"
-
-
 class WholeQuery:
     params = [list(QUERIES)]
     param_names = ["query"]
@@ -120,7 +113,7 @@ class WholeQuery:
         self.tables = lake.lake(self.scale, self.files)
         self.runner = spark_run.Runner(session(), self.tables)
         self.sql = QUERIES[name]
-        self.cache = cache_dir(self.tables)
+        self.cache = self.runner.cache
         want = self.time_native(name)
         got = self.time_prunekit(name)
         if not spark_run.same_rows(got, want):
