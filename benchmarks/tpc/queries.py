@@ -43,6 +43,15 @@ def queries(suite: str) -> dict[int, str]:
     return out
 
 
+def in_spark(sql: str) -> str:
+    """``sql`` written in Spark's dialect (its double-quoted aliases in backticks).
+
+    >>> in_spark('SELECT count(*) AS "_col_0" FROM t')
+    'SELECT COUNT(*) AS `_col_0` FROM t'
+    """
+    return sqlglot.parse_one(sql).sql(dialect="spark")
+
+
 def without_outer_limit(sql: str, dialect: str = "duckdb") -> str:
     """``sql`` in ``dialect`` with its outermost LIMIT removed (inner ones stay).
 
