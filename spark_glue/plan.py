@@ -71,7 +71,7 @@ class _NotRendered(Exception):
 
 def read(df) -> PlanText:
     """The optimized plan of ``df`` as query text (module docstring)."""
-    reader = _Reader(df.sparkSession)
+    reader = _Reader()
     text = reader.query(df._jdf.queryExecution().optimizedPlan())
     return PlanText(text, reader.scans, reader.opaque)
 
@@ -157,8 +157,7 @@ class _Reader:
     filter in the WHERE clause or, below the side of an outer join that may be NULL, in that
     join's ON clause, where it means the same."""
 
-    def __init__(self, spark):
-        self.spark = spark
+    def __init__(self):
         self.scans: dict[str, Scan] = {}
         self.opaque: dict[str, object] = {}
         self.relations = 0  # LogicalRelations met, in the order with_relations meets them

@@ -339,14 +339,14 @@ def plan_frame(df, *, cache=None) -> FramePlan:
             source.schema = arrow_schema(plan.schema_of(scan.relation))
         if source.unread is not None:
             reads.append(TableRead(name, "parquet", source.path, why=source.unread))
-            known[name] = (None, source.schema) if source.schema is not None else None
+            if source.schema is not None:  # its columns still resolve the plan's names
+                known[name] = (None, source.schema)
         else:
             sources[name] = source
             known[name] = (source.statistics, source.schema)
     for name, struct in text.opaque.items():
         with contextlib.suppress(Exception):  # a type Arrow cannot hold: no schema
-            known[name] = (None, arrow_schema(struct) if struct is not None else None)
-    known = {k: v for k, v in known.items() if v is not None and v[1] is not None}
+            known[name] = (None, arrow_schema(struct))
     try:
         found = joint_outcomes(text.sql, known, dialect="spark", time_zone=zone)
     except PrunekitError as e:  # what prunekit cannot read is read whole, never refused
