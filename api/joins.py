@@ -59,7 +59,7 @@ import pyarrow as pa
 
 from prunekit.errors import PrunekitError
 from prunekit.expr import nodes as n
-from prunekit.expr.bind import bind
+from prunekit.expr.bind import bind, bind_conjunction
 from prunekit.expr.moments import fix_moments, instant, zone
 from prunekit.expr.query import JoinKey, Pushdown, pushdowns
 from prunekit.expr.resolve import leaves
@@ -204,6 +204,7 @@ class _State:
         self.tables, self.row_budget, self.zone = tables, row_budget, tz
         self.carried: dict[tuple[str, int, JoinKey], _Carried] = {}
         self._programs: dict[tuple, object] = {}
+        self._bound: dict[str, dict] = {}  # per table, its filters' conjuncts bound
         self._kept: dict[tuple, np.ndarray] = {}
         self._rows: dict[tuple, pa.Table | None] = {}
         self._exact: dict[tuple, tuple[list, str] | None] = {}
@@ -290,7 +291,10 @@ class _State:
 
     def program(self, t: _Table, sig: tuple, f: n.Node):
         if sig not in self._programs:
-            self._programs[sig] = Rewriter().program(bind(f, t.schema, self.zone))
+            parts = f.args if isinstance(f, n.And) else (f,)
+            bound = bind_conjunction(parts, t.schema, self.zone,
+                                     self._bound.setdefault(t.name, {}))
+            self._programs[sig] = Rewriter().program(bound)
         return self._programs[sig]
 
     def kept(self, t: _Table, sig: tuple, f: n.Node | None) -> np.ndarray:

@@ -45,6 +45,41 @@ from .spark_functions import result_kind
 def bind(root: n.Node, schema: pa.Schema, zone: dt.tzinfo = dt.timezone.utc) -> object:
     """Bind a predicate tree against ``schema``; the result is a bound predicate. ``zone`` is
     Spark's session time zone (``prunekit.expr.session``), which the rules read."""
+    with zone_of_session(zone):
+        return with_implied_equalities(as_predicate(_operand(root, schema)))
+
+
+def bind_conjunction(parts: tuple, schema: pa.Schema, zone: dt.tzinfo = dt.timezone.utc,
+                     memo: dict | None = None) -> object:
+    """``bind(n.and_(*parts), schema, zone)``, binding each part once per ``memo``: a dict the
+    caller keeps for one ``schema`` and ``zone``. A query's join keys change one conjunct of a
+    scan's filter between rounds (``prunekit.joins``) and leave the others, which may be long
+    lists of keys, as they were.
+
+    >>> import pyarrow as pa
+    >>> from .sql import parse
+    >>> schema, memo = pa.schema([("x", pa.int64())]), {}
+    >>> low, high = parse("x > 1"), parse("x IN (5, 7)")
+    >>> both = bind(parse("x > 1 AND x IN (5, 7)"), schema)
+    >>> bind_conjunction((low, high), schema, memo=memo) == both
+    True
+    >>> len(memo)  # the next call with ``low`` binds only its other parts
+    2
+    """
+    memo = {} if memo is None else memo
+    out: list = []
+    with zone_of_session(zone):
+        for part in parts:
+            got = memo.get(id(part))
+            if got is None or got[0] is not part:  # the node is the key: kept alive here
+                got = memo[id(part)] = (part, as_predicate(_operand(part, schema), "logic"))
+            out.extend(got[1].args if isinstance(got[1], b.BAnd) else (got[1],))
+        return with_implied_equalities(as_predicate(b.BAnd(tuple(out))))
+
+
+def _operand(root: n.Node, schema: pa.Schema) -> object:
+    """The bound form of ``root``: a bound predicate or an operand (a column, a literal, an
+    expression), before it is read as a predicate."""
     def step(node: n.Node, kids: tuple) -> object:
         if isinstance(node, n.Column):  # a path of struct fields: expr/resolve.py
             path, t = resolve(schema, node.parts)
@@ -54,9 +89,7 @@ def bind(root: n.Node, schema: pa.Schema, zone: dt.tzinfo = dt.timezone.utc) -> 
             return LitOp(node.value, node.type)
         return _BIND[type(node)](node, kids)
 
-    with zone_of_session(zone):
-        result = n.fold(root, step)
-        return with_implied_equalities(as_predicate(result))
+    return n.fold(root, step)
 
 
 def _compare(node: n.Compare, kids: tuple) -> object:

@@ -18,8 +18,26 @@ from .render import domain_literal_sql, literal_sql
 def _param(r, col: b.BColumn, value: object, is_list: bool = False) -> int:
     """A literal argument, named in the column's own type for explain()."""
     step = r.p.param(value, col.name, is_list)
-    r.names.setdefault(step, domain_literal_sql(value, col.type))
+    if step not in r.names:
+        r.names[step] = ("(" + _shown(value, col.type) + ")" if is_list
+                         else domain_literal_sql(value, col.type))
     return step
+
+
+# explain() shows a name up to this many characters (``explain.render_step``)
+_SHOWN = 60
+
+
+def _shown(values: tuple, t) -> str:
+    """The literals of a list as explain() shows them: the first ones, as many as make
+    ``_SHOWN`` characters. A carried join list holds thousands of keys, and rendering all of
+    them was most of the time of building its program."""
+    text = ""
+    for k, x in enumerate(values):
+        text += (", " if k else "") + (domain_literal_sql(x, t) if x == x else "NaN")
+        if len(text) > _SHOWN and k + 1 < len(values):
+            return text + ", ..."
+    return text
 
 
 @dataclass(frozen=True)
@@ -84,7 +102,7 @@ def value_sets(r, col: b.BColumn, literals: tuple, true: int, false: int) -> tup
     listed = p.or_(p.not_(v_ok), p.ge(v, one))  # some literal may occur
     may = p.and_(listed, p.or_(p.not_(bl_ok), p.ge(bl, one)))
     only = p.and_(v_ok, p.ge(v, two))  # every value is a literal
-    shown = ", ".join(domain_literal_sql(x, col.type) if x == x else "NaN" for x in literals)
+    shown = _shown(literals, col.type)
     r.names.setdefault(may, f"{col.label()} may hold one of ({shown})")
     r.names.setdefault(only, f"{col.label()} holds only ({shown})")
     return p.and_(true, may), p.and_(false, p.not_(only))
