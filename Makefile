@@ -28,7 +28,7 @@ demo: venv
 # (tests/conftest.py), Spark, the docs and the README. The slowest tests are listed last.
 JOBS ?= auto
 test: venv
-	$(BIN)/python -m pytest -q -n $(JOBS) --check-kernel-paths --durations=15
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist worksteal --check-kernel-paths --durations=15
 	$(BIN)/asv check --python=same
 
 # What make test leaves out: the fused kernel for every hand-written case and the property
