@@ -242,7 +242,7 @@ class _Reader:
     def _relation(self, p) -> _Part:
         at = self.relations
         self.relations += 1
-        path = _parquet_path(p)
+        path = parquet_path(p)
         if path is None:
             return self._opaque(p, counted=True)
         name = f"t{at}"
@@ -286,8 +286,15 @@ class _Reader:
             self._count_relations(k)
 
 
-def _parquet_path(p) -> str | None:
-    """The folder or file a ``LogicalRelation`` reads, if it is a plain Parquet read."""
+def parquet_path(p) -> str | None:
+    """The folder or file a logical plan node reads, if it is a ``LogicalRelation`` of a plain
+    Parquet read (no partitions, buckets or reading options), else None.
+
+    >>> parquet_path(None) is None
+    True
+    """
+    if p is None or _kind(p) != "LogicalRelation":
+        return None
     rel = p.relation()
     if _kind(rel) != "HadoopFsRelation" or p.isStreaming():
         return None

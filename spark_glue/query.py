@@ -13,10 +13,14 @@ view into its plan when it analyses the query, so the frame keeps reading the ke
 Spark runs the user's text: prunekit narrows which files each table reads and adds no filter
 on rows (a carried filter evaluated on every row cost more than it saved in our measurements).
 
-A name ``tables`` leaves out (a catalog table or a temporary view of the session, or a
-qualified name ``db.t``) is read as the session reads it; its columns still resolve the
-query's names, but no keys come from it. A table of ``tables`` whose every file prunekit keeps
-is read whole, as ``spark.read.parquet(path)`` reads it (a Delta table: its live files).
+A name ``tables`` leaves out is resolved in the session. A catalog table or temporary view
+whose plan is one plain Parquet scan (``spark.read.parquet(folder)``, no partitions, the same
+schema) is pruned as its folder would be; while Spark analyses the query a view of its kept
+files stands in for it, and the user's view is put back afterwards with its own definition.
+Any other (a view over a join or a filter, a cached one, a Hive table, a qualified name
+``db.t``) is read as the session reads it; its columns still resolve the query's names, but no
+keys come from it. A table whose every file prunekit keeps is read whole, as
+``spark.read.parquet(path)`` reads it (a Delta table: its live files).
 
 Every table of ``tables`` is read whole, with a warning, where pruning could go wrong:
 
@@ -172,7 +176,8 @@ def sql(spark, query: str, tables=None, *, dialect: str = "spark", cache=None,
     spark : SparkSession
     query : one SELECT in Spark SQL (the text Spark runs, unchanged)
     tables : name to a Parquet folder or file, or a Delta table's folder. Names it leaves
-        out are read as the session reads them
+        out are the session's: pruned where the session reads one plain Parquet folder, else
+        read as the session reads them
     dialect : the dialect of ``query``: Spark's (``"spark"``, ``"databricks"``)
     cache : a folder for statistics caches, one per Parquet table
         (``prunekit.sources.cache``): a repeated query opens only the footers of files that
@@ -268,10 +273,14 @@ def plan_sql(spark, query: str, tables=None, *, dialect: str = "spark", cache=No
         why = whole or s.unread or (None if name in found else "no scan of it found")
         if why is not None:
             reads.append(TableRead(name, s.kind, s.path, why=why))
-            frames[name] = s.whole(spark)
+            if getattr(s, "session", None) is None:  # the session reads its own as it is
+                frames[name] = s.whole(spark)
             continue
         read = s.describe(name, *found[name])
-        frames[name] = s.whole(spark) if read.kept_files == read.files else s.kept(spark)
+        if read.kept_files < read.files:
+            frames[name] = s.kept(spark)
+        elif getattr(s, "session", None) is None:
+            frames[name] = s.whole(spark)
         reads.append(read)
     return QueryPlan(query, _ordered(reads, names), frames, zone, settings)
 
@@ -415,7 +424,13 @@ def _source(spark, name: str, given: dict):
     if path is None:
         if not exists:
             raise UnknownTableError(name, sorted(given))
-        return TableRead(name, "native", why="not in tables")
+        found = _session_parquet(spark, name)
+        if found is None:
+            return TableRead(name, "native", why="not in tables, and the session reads it "
+                                                 "otherwise than as a plain Parquet folder")
+        source = _Parquet(found)
+        source.session = name  # narrowed, it stands in for the session's table while Spark
+        return source  # analyses the query (the user's view is put back after)
     if temporary:
         raise ValueError(f"tables names {name!r}, which is also a temporary view of the "
                          "session: drop the view, or leave the name out of tables to read it")
@@ -426,10 +441,26 @@ def _source(spark, name: str, given: dict):
     return _Parquet(path)
 
 
+def _session_parquet(spark, name: str) -> str | None:
+    """The folder a table or temporary view of the session reads, where it reads it exactly as
+    ``spark.read.parquet(folder)`` does (its optimized plan is that one scan, with the same
+    schema), else None: a view over a join or a filter, a cached one, a Hive table."""
+    from . import plan
+
+    with contextlib.suppress(Exception):  # whatever Spark cannot plan here, it reads itself
+        frame = spark.table(quote(name))
+        path = plan.parquet_path(frame._jdf.queryExecution().optimizedPlan())
+        if path is not None and frame.schema == spark.read.parquet(path).schema:
+            return path
+    return None
+
+
 class _Parquet:
-    """A Parquet folder (or file): row-group statistics from the footers."""
+    """A Parquet folder (or file): row-group statistics from the footers. ``session``: the
+    name of the session's table or view this folder is read through, if it is one."""
 
     kind = "parquet"
+    session: str | None = None
 
     def __init__(self, path: str):
         self.path, self.files = os.path.abspath(path), []
@@ -532,16 +563,26 @@ class _Delta:
 
 @contextlib.contextmanager
 def _views(spark, frames: dict):
-    """Each frame as a temporary view of its name while the block runs."""
-    made = []
+    """Each frame as a temporary view of its name while the block runs. A temporary view of
+    the user's with that name is replaced meanwhile and put back, its definition as it was; a
+    catalog table of that name is hidden by the view meanwhile."""
+    catalog = spark._jsparkSession.sessionState().catalog()
+    made, saved = [], {}
     try:
         for name, frame in frames.items():
-            frame.createTempView(quote(name))
+            theirs = catalog.getRawTempView(name)
+            if theirs.isDefined():
+                saved[name] = theirs.get()
+                frame.createOrReplaceTempView(quote(name))
+            else:
+                frame.createTempView(quote(name))
             made.append(name)
         yield
     finally:
-        catalog = spark._jsparkSession.sessionState().catalog()
         for name in made:
-            # The session catalog's own drop: pyspark's also uncaches every cached plan
-            # equal to the view's, a user's cached read of the same folder included.
-            catalog.dropTempView(name)
+            if name in saved:
+                catalog.createTempView(name, saved[name], True)
+            else:
+                # The session catalog's own drop: pyspark's also uncaches every cached plan
+                # equal to the view's, a user's cached read of the same folder included.
+                catalog.dropTempView(name)

@@ -98,16 +98,46 @@ def test_explain_names_what_kept_each_table(spark, lake):
     assert "1 of 1 files" in dim and dim.endswith("read whole"), dim
 
 
-def test_a_table_not_given_is_read_as_the_session_reads_it(spark, lake):
+def test_a_view_of_a_plain_folder_is_pruned_and_put_back_as_it_was(spark, lake):
+    """A temporary view of the session that reads one Parquet folder as it is, and a catalog
+    table over one, are read through their folders: statistics, carried keys and all. The
+    user's view is put back with its own definition."""
+    tables, _ = lake
+    query = QUERIES["three tables"]
+    want = _native(spark, query, tables)
+    fact = next(t for t in sg.plan_sql(spark, query, tables).tables if t.name == "store_sales")
+    spark.read.parquet(tables["date_dim"]).createOrReplaceTempView("date_dim")
+    spark.sql(f"CREATE TABLE item USING parquet LOCATION '{tables['item']}'")
+    catalog = spark._jsparkSession.sessionState().catalog()
+    before = catalog.getRawTempView("date_dim").get()
+    try:
+        given = {"store_sales": tables["store_sales"]}
+        plan = sg.plan_sql(spark, query, given)
+        read = {t.name: t for t in plan.tables}
+        assert read["date_dim"].kind == read["item"].kind == "parquet"
+        assert read["date_dim"].path == os.path.abspath(tables["date_dim"])
+        # keys carried from the view's folder narrow the sales files, as with tables=
+        assert 0 < read["store_sales"].kept_files == fact.kept_files < FACT_FILES
+        assert _same(sg.sql(spark, query, given).collect(), want)
+        assert catalog.getRawTempView("date_dim").get().equals(before)  # as it was
+        assert not catalog.getRawTempView("item").isDefined()  # the table shows again
+        assert spark.table("item").count() == 100
+    finally:
+        spark.catalog.dropTempView("date_dim")
+        spark.sql("DROP TABLE IF EXISTS item")
+
+
+def test_a_view_that_is_more_than_a_plain_read_is_read_as_the_session_reads_it(spark, lake):
     tables, _ = lake
     query = QUERIES["one month of sales"]
     want = _native(spark, query, tables)
-    spark.read.parquet(tables["date_dim"]).createOrReplaceTempView("date_dim")
+    spark.read.parquet(tables["date_dim"]).where("d_year > 1900") \
+        .createOrReplaceTempView("date_dim")
     try:
         given = {"store_sales": tables["store_sales"]}
         plan = sg.plan_sql(spark, query, given)
         dim = next(t for t in plan.tables if t.name == "date_dim")
-        assert dim.kind == "native" and dim.why == "not in tables"
+        assert dim.kind == "native" and "plain Parquet folder" in dim.why
         # its statistics are unknown, so nothing is carried from it: every sales file is read
         fact = next(t for t in plan.tables if t.name == "store_sales")
         assert fact.kind == "parquet" and fact.kept_files == fact.files == FACT_FILES
