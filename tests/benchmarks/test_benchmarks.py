@@ -141,6 +141,9 @@ def test_every_asv_benchmark_runs_once(spark, tmp_path, monkeypatch):
         run(bench_latency.FreshProcess, query)
     from benchmarks import bench_reader
 
+    # The TPC data and lake below are test_tpc.py's (the same scales, in the shared data
+    # directory): generated once per run, by whichever test asks first.
+    monkeypatch.delenv("PRUNEKIT_BENCH_DIR")
     monkeypatch.setattr(bench_reader.ReadParquet, "files", 12)  # TPC-H at scale 0.01
     monkeypatch.setattr(bench_reader.ReadParquet, "scale", 0.01)
     monkeypatch.setattr(bench_reader.ReadParquet, "budget", 0.0)
@@ -167,6 +170,7 @@ def test_every_asv_benchmark_runs_once(spark, tmp_path, monkeypatch):
         getattr(bench, name)(roots)
     from benchmarks import bench_delta
 
+    monkeypatch.setenv("PRUNEKIT_BENCH_DIR", str(tmp_path / "data"))  # its own table again
     run(bench_delta.FileStatistics, 100)  # a log of 100 files (the suite's are 10,000, 100,000)
 
 

@@ -36,24 +36,34 @@ def _source(pred: pk.PruningPredicate, stats: pk.Statistics) -> str:
     return emit(pred.program, layout, list_lengths=lengths, flags=flags, dtypes=dtypes)
 
 
-_compiled_here: list[int] = []  # fused kernels compiled by _agree in the running test
+_compiled: set[tuple[str, str]] = set()  # (test function, kernel kind) compiled so far
+_running: list[str] = [""]  # the test function now running (any of its parametrized cases)
 
 
 @pytest.fixture(autouse=True)
-def _count_compiles():
-    _compiled_here.clear()
+def _which_test(request):
+    _running[0] = getattr(request.node, "originalname", request.node.name)
+
+
+def _fused(kind: str = "classify") -> str:
+    """The backend of a call a parametrized test makes in each of its cases: ``"numba"``, the
+    fused kernel, for the first case of the test function a process runs under ``make test``
+    (and every case in the deep tier), else the compiled interpreter."""
+    if tiers.DEEP or (_running[0], kind) not in _compiled:
+        _compiled.add((_running[0], kind))
+        return "numba"
+    return "vm"
 
 
 def _agree(pred: pk.PruningPredicate, stats: pk.Statistics) -> np.ndarray:
     """The answer, the NumPy interpreter's and the compiled one's equal (whose lists are
     searched the same two ways: counted up to 16 elements, else from a hint), and the fused
-    kernel's: for the first case of each test under ``make test`` (a compile is seconds, cold,
-    and the run checks that its kernels took every path of the generator), for every case in
-    the deep tier."""
+    kernel's: for the first case a test function meets under ``make test`` (its first
+    parametrized case, in each test process; a compile is seconds, cold, and the run checks
+    that its kernels took every path of the generator), for every case in the deep tier."""
     got = pred.classify(stats, backend="numpy")
     np.testing.assert_array_equal(got, pred.classify(stats, backend="vm"))
-    if tiers.DEEP or not _compiled_here:
-        _compiled_here.append(1)
+    if _fused() == "numba":
         np.testing.assert_array_equal(pred.classify(stats, backend="numba"), got)
     return got
 
@@ -407,7 +417,7 @@ def test_counts_are_read_only_where_the_bounds_leave_a_container_in(sql):
     assert "if cheap0:" in _source(pred, stats)
     got = _agree(pred, stats)
     assert (got == 0).any()
-    kept = pred.prune(stats, backend="numba")
+    kept = pred.prune(stats, backend=_fused("prune"))
     np.testing.assert_array_equal(kept.view(np.int8), (got != 0).view(np.int8))
     np.testing.assert_array_equal(kept, pred.prune(stats, backend="numpy"))
 
@@ -449,7 +459,7 @@ def test_strings_are_keyed_only_where_other_bounds_leave_a_container_in(sql, lon
     assert stopped == (long_in == "kept" or (long_in != "none" and keyed_everywhere))
     got = _agree(pred, stats)
     assert (got == 0).any() and (got != 0).any()
-    np.testing.assert_array_equal(pred.prune(stats, backend="numba"),
+    np.testing.assert_array_equal(pred.prune(stats, backend=_fused("prune")),
                                   pred.prune(stats, backend="numpy"))
 
 
