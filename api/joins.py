@@ -290,11 +290,14 @@ class _State:
                         f"{len(kept):,} containers", ("ranges", ranges))
 
     def program(self, t: _Table, sig: tuple, f: n.Node):
+        """The program of a scan filter, built once. Carrying asks only which containers
+        (rows) a filter keeps, so it is ``prune_only``: the steps that tell ALL_MATCH apart
+        are never built nor run."""
         if sig not in self._programs:
             parts = f.args if isinstance(f, n.And) else (f,)
             bound = bind_conjunction(parts, t.schema, self.zone,
                                      self._bound.setdefault(t.name, {}))
-            self._programs[sig] = Rewriter().program(bound)
+            self._programs[sig] = Rewriter().program(bound, prune_only=True)
         return self._programs[sig]
 
     def kept(self, t: _Table, sig: tuple, f: n.Node | None) -> np.ndarray:
