@@ -273,13 +273,13 @@ def plan_sql(spark, query: str, tables=None, *, dialect: str = "spark", cache=No
         why = whole or s.unread or (None if name in found else "no scan of it found")
         if why is not None:
             reads.append(TableRead(name, s.kind, s.path, why=why))
-            if getattr(s, "session", None) is None:  # the session reads its own as it is
+            if s.session is None:  # the session reads its own table as it is
                 frames[name] = s.whole(spark)
             continue
         read = s.describe(name, *found[name])
         if read.kept_files < read.files:
             frames[name] = s.kept(spark)
-        elif getattr(s, "session", None) is None:
+        elif s.session is None:
             frames[name] = s.whole(spark)
         reads.append(read)
     return QueryPlan(query, _ordered(reads, names), frames, zone, settings)
@@ -428,9 +428,7 @@ def _source(spark, name: str, given: dict):
         if found is None:
             return TableRead(name, "native", why="not in tables, and the session reads it "
                                                  "otherwise than as a plain Parquet folder")
-        source = _Parquet(found)
-        source.session = name  # narrowed, it stands in for the session's table while Spark
-        return source  # analyses the query (the user's view is put back after)
+        return found
     if temporary:
         raise ValueError(f"tables names {name!r}, which is also a temporary view of the "
                          "session: drop the view, or leave the name out of tables to read it")
@@ -441,7 +439,7 @@ def _source(spark, name: str, given: dict):
     return _Parquet(path)
 
 
-def _session_parquet(spark, name: str) -> str | None:
+def _session_parquet(spark, name: str) -> _Parquet | None:
     """The folder a table or temporary view of the session reads, where it reads it exactly as
     ``spark.read.parquet(folder)`` does (its optimized plan is that one scan, with the same
     schema), else None: a view over a join or a filter, a cached one, a Hive table."""
@@ -450,8 +448,11 @@ def _session_parquet(spark, name: str) -> str | None:
     with contextlib.suppress(Exception):  # whatever Spark cannot plan here, it reads itself
         frame = spark.table(quote(name))
         path = plan.parquet_path(frame._jdf.queryExecution().optimizedPlan())
-        if path is not None and frame.schema == spark.read.parquet(path).schema:
-            return path
+        if path is None:
+            return None
+        source = _Parquet(path, session=name)
+        if frame.schema == source.whole(spark).schema:
+            return source
     return None
 
 
@@ -460,10 +461,9 @@ class _Parquet:
     name of the session's table or view this folder is read through, if it is one."""
 
     kind = "parquet"
-    session: str | None = None
 
-    def __init__(self, path: str):
-        self.path, self.files = os.path.abspath(path), []
+    def __init__(self, path: str, session: str | None = None):
+        self.path, self.files, self.session = os.path.abspath(path), [], session
         self.statistics = self.schema = self._table = self._plain = None
         self.unread: str | None = None  # why the statistics are not used
 
@@ -527,6 +527,7 @@ class _Delta:
     """A Delta table: file statistics from its log."""
 
     kind = "delta"
+    session = None  # a Delta table is read only from tables
 
     def __init__(self, path: str):
         import json
