@@ -250,7 +250,12 @@ def _run(buf, blocks, code, n_long, n_bytes, wanted):  # pragma: no cover - comp
                         if k < wanted.shape[0] and wanted[k] == v:
                             if n_pairs == pairs.shape[0]:
                                 grown = np.empty((2 * n_pairs, 5), np.int64)
-                                grown[:n_pairs] = pairs
+                                # Element by element: a slice assignment makes Numba
+                                # compile its shape-mismatch error and the string
+                                # formatting that needs (7 s of a cold compile).
+                                for i in range(n_pairs):
+                                    for j in range(5):
+                                        grown[i, j] = pairs[i, j]
                                 pairs = grown
                             cur = n_pairs
                             n_pairs += 1

@@ -48,7 +48,8 @@ def _frame(buf, pos, sync):  # pragma: no cover - compiled
             return out[:n], -1
         if n == out.shape[0]:
             grown = np.empty((2 * n, 3), np.int64)
-            grown[:n] = out
+            for i in range(n):  # not grown[:n] = out: see _avro_decode._run
+                grown[i, 0], grown[i, 1], grown[i, 2] = out[i, 0], out[i, 1], out[i, 2]
             out = grown
         out[n, 0], out[n, 1], out[n, 2] = count, pos, size
         n += 1

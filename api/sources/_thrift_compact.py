@@ -172,5 +172,9 @@ def grow(table, n):
     if n < table.shape[0]:
         return table
     out = np.empty((max(2 * table.shape[0], n + 1), table.shape[1]), table.dtype)
-    out[:table.shape[0]] = table
+    # Element by element: a slice assignment makes Numba compile its shape-mismatch error,
+    # with the string formatting that needs (5 s of a 20 s cold compile of the decoder).
+    for i in range(table.shape[0]):
+        for j in range(table.shape[1]):
+            out[i, j] = table[i, j]
     return out
