@@ -24,9 +24,9 @@ demo: venv
 	$(BIN)/python -m prunekit.demo
 
 # The suite CI runs, over every core (JOBS=1 for one process). The goal is 8 minutes on two
-# cores with empty kernel caches, set-up included; it takes 11-12 on the 2-core VM today. Both
-# cores stay busy throughout: of about 1,300 worker-seconds, about a third is Numba compiling
-# kernels and about a quarter the Spark JVMs' CPU (three workers were slower than two). An
+# cores with empty kernel caches, set-up included: 7.5 on a fresh 2-core VM, uv's downloads
+# included. Both cores stay busy throughout: of about 830 worker-seconds, about a fifth is
+# Numba compiling kernels and over half the Spark tests (three workers were slower than two). An
 # idle worker takes pending tests from a busy one (worksteal): with plain load balancing one
 # worker once finished 90 s before the other. Every hand-written case through both
 # interpreters, the fused kernel for a sample of them that takes every path of its generator
