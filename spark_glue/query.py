@@ -75,6 +75,7 @@ from .reader import (
     kept_files,
     kept_parquet_files,
     partition_names,
+    plain_read,
     spark_file_path,
     table_files,
 )
@@ -468,13 +469,21 @@ class _Parquet:
         self.unread: str | None = None  # why the statistics are not used
 
     def read_statistics(self, spark, cache) -> None:
-        # The columns as Spark types them, which is how it evaluates the query.
-        self.schema = arrow_schema(self.whole(spark).schema)
         try:
             self.files = table_files(self.path)
         except StatisticsError as e:
             self.unread = str(e)
+            self.schema = arrow_schema(self.whole(spark).schema)
             return
+        stats_file = None
+        if cache is not None:
+            os.makedirs(cache, exist_ok=True)
+            key = hashlib.sha256(self.path.encode()).hexdigest()[:16]
+            stats_file = os.path.join(cache, f"{key}.parquet")
+        if self._plain is None:  # Spark's schema kept beside the statistics: no inference
+            self._plain = plain_read(spark, self.path, self.files, stats_file)
+        # The columns as Spark types them, which is how it evaluates the query.
+        self.schema = arrow_schema(self.whole(spark).schema)
         # Keys carried from this table come from its statistics alone: a file Spark reads
         # that they do not describe (another name, a linked folder) could hold any key.
         listed = {spark_file_path(f) for f in self.files}
@@ -484,13 +493,10 @@ class _Parquet:
             self.unread = f"Spark reads files prunekit does not list ({min(unlisted)})"
             return
         try:
-            if cache is not None:
+            if stats_file is not None:
                 from prunekit.sources.cache import cached_row_group_statistics
 
-                os.makedirs(cache, exist_ok=True)
-                key = hashlib.sha256(self.path.encode()).hexdigest()[:16]
-                table = cached_row_group_statistics(self.files,
-                                                    os.path.join(cache, f"{key}.parquet"))
+                table = cached_row_group_statistics(self.files, stats_file)
             else:
                 table = parquet.row_group_statistics(self.files)
         except PrunekitError as e:
