@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from ._avro_file import Unsupported
+from ._thrift_compact import grow
 from ._thrift_compact import zigzag as _long  # Avro longs are zigzag varints too
 
 __all__ = ["Program", "compile_schema", "decode"]
@@ -248,15 +249,7 @@ def _run(buf, blocks, code, n_long, n_bytes, wanted):  # pragma: no cover - comp
                         cur = -1
                         k = np.searchsorted(wanted, v)
                         if k < wanted.shape[0] and wanted[k] == v:
-                            if n_pairs == pairs.shape[0]:
-                                grown = np.empty((2 * n_pairs, 5), np.int64)
-                                # Element by element: a slice assignment makes Numba
-                                # compile its shape-mismatch error and the string
-                                # formatting that needs (7 s of a cold compile).
-                                for i in range(n_pairs):
-                                    for j in range(5):
-                                        grown[i, j] = pairs[i, j]
-                                pairs = grown
+                            pairs = grow(pairs, n_pairs)
                             cur = n_pairs
                             n_pairs += 1
                             pairs[cur, 0], pairs[cur, 1], pairs[cur, 2] = a, rec, v

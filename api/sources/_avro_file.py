@@ -16,6 +16,7 @@ import zlib
 import numpy as np
 from numba import njit
 
+from ._thrift_compact import grow
 from ._thrift_compact import zigzag as _long  # Avro longs are zigzag varints too
 
 __all__ = ["Malformed", "Unsupported", "read_container"]
@@ -46,11 +47,7 @@ def _frame(buf, pos, sync):  # pragma: no cover - compiled
         size, pos = _long(buf, pos, end)
         if pos < 0 or size < 0 or size > end - pos - SYNC:
             return out[:n], -1
-        if n == out.shape[0]:
-            grown = np.empty((2 * n, 3), np.int64)
-            for i in range(n):  # not grown[:n] = out: see _avro_decode._run
-                grown[i, 0], grown[i, 1], grown[i, 2] = out[i, 0], out[i, 1], out[i, 2]
-            out = grown
+        out = grow(out, n)
         out[n, 0], out[n, 1], out[n, 2] = count, pos, size
         n += 1
         pos += size
