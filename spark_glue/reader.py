@@ -62,7 +62,7 @@ from .parquet import conform, parquet_statistics, spark_schema
 from .to_sql import quote
 
 __all__ = ["arrow_schema", "kept_delta_files", "kept_files", "kept_parquet_files",
-           "partition_names", "read_delta", "read_parquet", "table_files"]
+           "partition_names", "read_delta", "read_parquet", "spark_listing", "table_files"]
 
 # Beyond this many files the driver does not read footers itself: executors read them and
 # classify with the kernels, and only the kept files come back (``on="executors"``).
@@ -463,6 +463,29 @@ def _listing_digest(files: list[str]) -> str:
     return hashlib.sha256(json.dumps(
         [(f, s.st_size, s.st_mtime_ns) for f, s in zip(files, stats, strict=True)]).encode()
     ).hexdigest()
+
+
+def spark_listing(path) -> str | None:
+    """A digest of what Spark's listing of ``path`` reads: every data file of a folder (by
+    Spark's rules, ``_spark_data_files``), or the one file, each with its size and
+    modification time. Equal digests: a frame made over ``path`` earlier reads the same files
+    as one made now. None for a pattern, or a file that vanished while it was read.
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> before = spark_listing(d)
+    >>> _ = open(os.path.join(d, "part-0"), "w").write("x")  # no .parquet name: Spark reads it
+    >>> spark_listing(d) == before, spark_listing(d) == spark_listing(d)
+    (False, True)
+    """
+    root = os.path.abspath(os.fspath(path))
+    if not os.path.exists(root):
+        return None
+    try:
+        return _listing_digest(sorted(_spark_data_files(root)) if os.path.isdir(root) else
+                               [root])
+    except OSError:
+        return None
 
 
 def plain_read(spark, path, files: list[str], cache):

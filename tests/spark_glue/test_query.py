@@ -270,6 +270,38 @@ def test_a_dimension_file_prunekit_does_not_list_keeps_its_keys(spark, lake, tmp
     assert _same(df.collect(), _native(spark, query, tables))
 
 
+def test_a_table_changed_between_queries_of_a_session_is_read_as_it_is_now(spark, lake,
+                                                                           tmp_path):
+    """A session reuses a table's read while Spark's listing of its folder is unchanged, and
+    reads it again once a file is added (named as prunekit lists, or otherwise) or rewritten."""
+    tables, _ = lake
+    dim = pq.read_table(tables["date_dim"])
+    folder = tmp_path / "date_dim"
+    folder.mkdir()
+    pq.write_table(dim.filter(pa.compute.equal(dim["d_year"], 2000)), folder / "a.parquet")
+    given = {**tables, "date_dim": str(folder)}
+    query = QUERIES["one month of sales"]
+
+    def check(expect_rows: bool):
+        want = _native(spark, query, given)
+        assert bool(want) == expect_rows
+        assert _same(sg.sql(spark, query, given).collect(), want)
+
+    check(False)
+    whole = "SELECT count(*) AS n FROM date_dim"  # the read of the whole folder
+    first = sg.plan_sql(spark, whole, given).frames["date_dim"]
+    assert sg.plan_sql(spark, whole, given).frames["date_dim"] is first  # unchanged: reused
+    pq.write_table(dim.filter(pa.compute.equal(dim["d_year"], 2001)), folder / "b.parq")
+    with pytest.warns(UserWarning, match="Spark reads files prunekit does not list"):
+        check(True)
+    os.remove(folder / "b.parq")
+    check(False)
+    pq.write_table(dim, folder / "a.parquet")  # rewritten in place, every year
+    check(True)
+    pq.write_table(dim.filter(pa.compute.equal(dim["d_year"], 1999)), folder / "c.parquet")
+    check(True)
+
+
 def test_a_partition_column_stored_in_files_is_read_whole(spark, lake, tmp_path):
     tables, _ = lake
     for region, stored in (("EU", True), ("US", False)):
