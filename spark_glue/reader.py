@@ -222,7 +222,11 @@ def kept_delta_files(spark, root: str, snap, kept: list[str], schema):
         rows = _read_named(spark, root, names, schema)
     else:
         rows = _listed_live_files(spark, root, names, schema)
-    # The Parquet reader puts partition columns last; the table's order is the schema's.
+    # The Parquet reader puts partition columns last; the table's order is the schema's. A
+    # select costs a call to the JVM per column (0.12 s for TPC-DS catalog_sales' 34), so
+    # only a partitioned table has one.
+    if rows.columns == schema.names:
+        return rows
     return rows.select(*[F.col(quote(n)) for n in schema.names])
 
 
