@@ -10,7 +10,10 @@ LIMIT's edge may differ between any two runs of Spark)::
 Speed: each query as written, both ways in turn (which goes first alternates), prunekit's time
 with its planning (statistics from the cache kept beside the lake, ``prune_query``, the
 views); per query the ratio native / prunekit and the fact-table files kept, then the
-geometric mean of the ratios::
+geometric mean of the ratios. Each query first runs once natively, untimed: Spark keeps the
+code it compiles for a plan, and both sides' plans differ only in the files they list, so
+whichever side ran a query first paid the compile for both (up to seconds on two cores; it
+swung single ratios by a factor of two either way). ``--cold`` leaves that run out::
 
     python -m benchmarks.tpc.spark_run --scale 10 --cores 2 --runs 1
 
@@ -112,11 +115,11 @@ def _timed(fn, *args):
     return time.perf_counter() - start, out
 
 
-def run(spark, tables: dict[str, str], numbers, check: bool, runs: int = 1
+def run(spark, tables: dict[str, str], numbers, check: bool, runs: int = 1, warm: bool = True
         ) -> tuple[list[int], list[float]]:
     """Runs the queries ``numbers`` both ways on ``spark`` and prints a line each; returns the
     queries that failed (rows differ, or prunekit fails where Spark runs the text) and each
-    compared query's speed-up."""
+    compared query's speed-up. ``warm``: each query runs natively once first, untimed."""
     runner = Runner(spark, tables)
     failures, ratios = [], []
     for number, text in sorted(queries.queries("tpcds").items()):
@@ -126,6 +129,8 @@ def run(spark, tables: dict[str, str], numbers, check: bool, runs: int = 1
         sql = queries.without_outer_limit(text, "spark") if check else queries.in_spark(text)
         times: dict[str, list[float]] = {"native": [], "prunekit": []}
         try:
+            if warm and not check:
+                runner.native(sql)
             for k in range(runs):
                 odd = (number + k) % 2
                 for side in ("prunekit", "native") if odd else ("native", "prunekit"):
@@ -164,6 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="compare rows (outer LIMIT removed) instead of timing")
     parser.add_argument("--queries", default="1-99", help="e.g. 3,7,52 or 1-20")
+    parser.add_argument("--cold", action="store_true",
+                        help="no untimed native run of each query before it is timed")
     args = parser.parse_args(argv)
     numbers = set()
     for part in args.queries.split(","):
@@ -174,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"lake at scale {args.scale:g}: {time.perf_counter() - started:.0f} s", flush=True)
     spark = session(args.cores)
     try:
-        failures, ratios = run(spark, tables, numbers, args.check, args.runs)
+        failures, ratios = run(spark, tables, numbers, args.check, args.runs, not args.cold)
     finally:
         spark.stop()
     if ratios:
