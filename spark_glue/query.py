@@ -575,6 +575,11 @@ class _Parquet:
         return self._plain
 
     def kept(self, spark):
+        if not self._kept:  # every file Spark lists is prunekit's (read_statistics checked)
+            # Spark's optimizer makes LIMIT 0 an empty relation, and answers the joins and
+            # aggregates over it while planning. One call to the JVM over the plain read the
+            # session holds, where an empty frame of the schema makes four per column.
+            return self.whole(spark).limit(0)
         frame, unread = kept_parquet_files(spark, self.path, self.files, self._kept,
                                            self.whole(spark).schema, lambda: self.whole(spark))
         return frame if unread is None else frame.where(~unread)

@@ -88,6 +88,19 @@ def test_the_frame_reads_the_kept_files_after_the_views_are_gone(spark, lake):
     assert len(_fact_files_read(df)) <= 2
 
 
+def test_tables_that_keep_no_file_are_answered_while_spark_plans(spark, lake):
+    """No day of 1999: date_dim keeps no file, so neither does store_sales; Spark's optimizer
+    sees both reads as empty and plans no scan at all."""
+    tables, _ = lake
+    query = ("SELECT count(*) AS n, sum(ss_quantity) AS q FROM store_sales JOIN date_dim "
+             "ON ss_sold_date_sk = d_date_sk WHERE d_year = 1999")
+    df = sg.sql(spark, query, tables)
+    assert _same(df.collect(), _native(spark, query, tables))
+    optimized = df._jdf.queryExecution().optimizedPlan().toString()
+    assert "LocalRelation" in optimized and "parquet" not in optimized.lower(), optimized
+    assert df.inputFiles() == []
+
+
 def test_explain_names_what_kept_each_table(spark, lake):
     tables, _ = lake
     text = sg.explain_sql(spark, QUERIES["one month of sales"], tables)
