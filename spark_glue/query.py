@@ -35,6 +35,10 @@ One table is read whole, with a warning, where its statistics cannot be trusted:
 file prunekit does not list (keys carried from the table could miss its rows), a partition
 column is also stored in its files, or its footers cannot be read.
 
+A session keeps what it found of its last tables (their plain reads, schemas and statistics)
+while Spark's listing of each folder is unchanged, so a pipeline's later queries neither list
+the folders in Spark again nor reload statistics (``_Recent``).
+
 ``prune(df)`` does the same for a DataFrame built with the DataFrame API: its optimized plan
 is read as a query (``plan.py``), pruned the same way, and each narrowed scan's relation is
 replaced in the plan by one over its kept files.
