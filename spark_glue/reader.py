@@ -10,16 +10,15 @@ unknown columns are raised before any Spark job runs.
 How Spark's reader skips files, by how many are kept:
 
 - at most ``PATHS_MAX_FILES``: Spark is given the kept files as paths (``basePath`` the
-  dataset's folder, so partition columns are found as a plain read finds them), and never
-  lists the folder. Every file Spark's listing would hold is judged by the same rule: a file
-  prunekit's listing skips (another name pattern) is read.
+  dataset's folder, so partition columns are found as a plain read finds them), lists them on
+  the driver, and never lists the folder. Every file Spark's listing would hold is judged by
+  the same rule: a file prunekit's listing skips (another name pattern) is read.
 - more: the dataset is listed once, as a plain read would, and a filter on the hidden
   ``_metadata.file_path`` column leaves out the files whose every row group was classified
   NONE_MATCH. Spark applies such a filter while it plans the scan, so those files are never
   opened. Only files known to hold no match are named (spelt as Spark spells them,
-  ``spark_file_path``): a file Spark lists that prunekit did not is read. Naming many paths
-  instead makes Spark list each apart, in a job of its own beyond 32 paths: slower than the
-  plain read once a few hundred files are kept.
+  ``spark_file_path``): a file Spark lists that prunekit did not is read. Spark keeps that
+  filter on rows too, which costs it on every row read: named files do not.
 
 Spark reads the kept files itself: within a file its Parquet reader skips row groups by their
 statistics too. A Python data source reading only the kept row groups with pyarrow was measured
@@ -42,6 +41,7 @@ import json
 import os
 import re
 import string
+import threading
 import unicodedata
 import warnings
 from pathlib import Path
@@ -68,13 +68,17 @@ __all__ = ["arrow_schema", "kept_delta_files", "kept_files", "kept_parquet_files
 # classify with the kernels, and only the kept files come back (``on="executors"``).
 DRIVER_MAX_FILES = 20_000
 
-# Up to this many kept files are named to Spark as paths. Spark lists that many on the driver
-# (``spark.sql.sources.parallelPartitionDiscovery.threshold``, 32): no job, and no listing of
-# the whole folder, which is most of a selective read's time on a lake of many files. Beyond
-# it Spark lists the named paths in a job: on the benchmarks' 1,000-file lake, naming was the
-# faster policy with 14-16 files kept and the slower from 33 (``python -m
-# benchmarks.bench_reader`` compares both against the plain read).
-PATHS_MAX_FILES = 32
+# Up to this many kept files are named to Spark as paths, and Spark lists them on the driver
+# (``spark.sql.sources.parallelPartitionDiscovery.threshold`` is raised to their number while
+# the frame is made; beyond it Spark would list them in a job of their own, which on the
+# benchmarks' 1,000-file lake made naming slower than the plain read from 33 files). Named
+# files need no listing of the whole folder and no filter on ``_metadata.file_path``, which
+# Spark also evaluates on every row: with 38-96 of 100 files kept, TPC-DS q34, q73 and q76 at
+# scale 10 took 1.87, 1.22 and 2.53 s with that filter and 1.54, 1.07 and 2.19 s named
+# (best of 3, planning included).
+PATHS_MAX_FILES = 1000
+_DISCOVERY = "spark.sql.sources.parallelPartitionDiscovery.threshold"
+_DISCOVERY_LOCK = threading.Lock()
 
 # Characters that make a path name a pattern (``spark.read.parquet`` expands globs) or a URI
 # to Hadoop: a file whose name holds one is never named as a path.
@@ -151,11 +155,11 @@ def kept_parquet_files(spark, path, files: list[str], kept: set[str], schema, pl
     >>> callable(kept_parquet_files)
     True
     """
-    named = _as_paths(spark, path, files, kept, schema)
+    skipped = {os.path.abspath(f) for f in files} - kept
+    named = _as_paths(spark, path, files, kept, schema) if skipped else None
     if named is not None:
         return named, None
     base = plain()
-    skipped = {os.path.abspath(f) for f in files} - kept
     if not skipped or "_metadata" in base.columns:  # a data column hides the metadata column
         return base, None
     return base, _one_of("_metadata.file_path", sorted(spark_file_path(f) for f in skipped))
@@ -214,7 +218,8 @@ def kept_delta_files(spark, root: str, snap, kept: list[str], schema):
     if outside:
         raise UnsupportedError(f"files outside the table's directory: {', '.join(outside[:5])}")
     names = sorted(map(os.path.abspath, kept))
-    if _nameable(names):
+    # Every live file kept: the folder's listing, with no filter where it holds no other file.
+    if len(names) < snap.statistics.num_rows and _nameable(names):
         missing = [n for n in names if not os.path.isfile(n)]
         if missing:
             raise StatisticsError(f"{len(missing)} live file(s) of {root} are not where its "
@@ -286,7 +291,15 @@ def _read_named(spark, root: str, paths: list[str], schema):
     columns found from ``root`` as a plain read finds them; no paths, ``empty_frame``."""
     if not paths:
         return empty_frame(spark, schema)
-    return spark.read.schema(schema).option("basePath", root).parquet(*paths)
+    # Spark lists the paths when the frame is made, on the driver up to the threshold.
+    with _DISCOVERY_LOCK:
+        before = spark.conf.get(_DISCOVERY)
+        if len(paths) > int(before):
+            spark.conf.set(_DISCOVERY, str(len(paths)))
+        try:
+            return spark.read.schema(schema).option("basePath", root).parquet(*paths)
+        finally:
+            spark.conf.set(_DISCOVERY, before)
 
 
 def empty_frame(spark, schema):

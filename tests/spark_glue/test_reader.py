@@ -116,6 +116,21 @@ def test_few_kept_files_are_named_and_many_listed(spark, lake, monkeypatch):
     assert len(sg.read_parquet(spark, lake, "x = 250").inputFiles()) == FILES
 
 
+def test_more_named_files_than_spark_lists_on_the_driver(spark, tmp_path):
+    """40 files, 35 kept: named and listed on the driver (Spark's threshold, 32, is raised
+    while the frame is made and put back), no filter on file names, the plain read's rows."""
+    for k in range(40):
+        pq.write_table(pa.table({"k": np.arange(10 * k, 10 * k + 10)}),
+                       tmp_path / f"part-{k:03d}.parquet")
+    key = "spark.sql.sources.parallelPartitionDiscovery.threshold"
+    before = spark.conf.get(key)
+    df = sg.read_parquet(spark, str(tmp_path), "k >= 50")
+    assert spark.conf.get(key) == before
+    assert len(df.inputFiles()) == 35
+    assert "file_path" not in df._jdf.queryExecution().optimizedPlan().toString()
+    assert _rows(df) == _rows(spark.read.parquet(str(tmp_path)).where("k >= 50"))
+
+
 def test_named_paths_read_what_sparks_listing_would(spark, lake, tmp_path):
     """Files prunekit's listing skips but Spark reads (no .parquet suffix) are read; hidden
     ones Spark skips are not; a kept name Spark would take for a glob falls back to the
