@@ -292,12 +292,14 @@ def _read_named(spark, root: str, paths: list[str], schema):
     if not paths:
         return empty_frame(spark, schema)
     # Spark lists the paths when the frame is made, on the driver up to the threshold.
+    reader = spark.read.schema(schema).option("basePath", root)
     with _DISCOVERY_LOCK:
         before = spark.conf.get(_DISCOVERY)
-        if len(paths) > int(before):
-            spark.conf.set(_DISCOVERY, str(len(paths)))
+        if len(paths) <= int(before):
+            return reader.parquet(*paths)
+        spark.conf.set(_DISCOVERY, str(len(paths)))
         try:
-            return spark.read.schema(schema).option("basePath", root).parquet(*paths)
+            return reader.parquet(*paths)
         finally:
             spark.conf.set(_DISCOVERY, before)
 
