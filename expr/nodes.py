@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
+from .node_visitor import has_method
 from .render import to_sql
 
 
@@ -45,14 +46,26 @@ class Op(enum.Enum):
         return _FLIPPED[self]
 
 
+KINDS: dict[str, type] = {}  # kind -> node class, filled as the classes are made
+
 _FLIPPED = {Op.EQ: Op.EQ, Op.NE: Op.NE, Op.LT: Op.GT, Op.LE: Op.GE, Op.GT: Op.LT, Op.GE: Op.LE}
 
 
 class Node:
-    """Base of every tree node. Subclasses are frozen dataclasses naming their ``child_fields``."""
+    """Base of every tree node. Subclasses are frozen dataclasses naming their ``child_fields``
+    and their ``kind``, the ``NodeVisitor`` method they go to (``node_visitor.py``)."""
 
     __slots__ = ()
     child_fields: ClassVar[tuple[str, ...]] = ()
+    kind: ClassVar[str] = ""
+
+    def __init_subclass__(cls, kind: str = "", **rest) -> None:
+        super().__init_subclass__(**rest)
+        if kind:
+            if not has_method(kind):
+                raise TypeError(f"NodeVisitor has no visit_{kind} for {cls.__name__}")
+            cls.kind = kind
+            KINDS[kind] = cls
 
     # ---- generic structure -------------------------------------------------------------
     def children(self) -> tuple[Node, ...]:
@@ -285,7 +298,7 @@ def transform(root: Node, fn: Callable[[Node], Node]) -> Node:
 
 # ---- node classes ----------------------------------------------------------------------
 @dataclass(frozen=True, eq=False, repr=False)
-class Column(Node):
+class Column(Node, kind="column"):
     """A data column, or with ``fields`` a field of a struct column: ``address.city`` is
     ``Column("address", ("city",))``. ``name`` is always the top-level column."""
 
@@ -299,7 +312,7 @@ class Column(Node):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Literal(Node):
+class Literal(Node, kind="literal"):
     """A constant. ``value`` is a Python value (None = NULL); ``type`` an optional Arrow type."""
 
     value: Any
@@ -307,7 +320,7 @@ class Literal(Node):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Compare(Node):
+class Compare(Node, kind="compare"):
     op: Op
     left: Node
     right: Node
@@ -315,31 +328,31 @@ class Compare(Node):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class And(Node):
+class And(Node, kind="and"):
     args: tuple[Node, ...]
     child_fields: ClassVar[tuple[str, ...]] = ("args",)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Or(Node):
+class Or(Node, kind="or"):
     args: tuple[Node, ...]
     child_fields: ClassVar[tuple[str, ...]] = ("args",)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Not(Node):
+class Not(Node, kind="not"):
     arg: Node
     child_fields: ClassVar[tuple[str, ...]] = ("arg",)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class IsNull(Node):
+class IsNull(Node, kind="is_null"):
     arg: Node
     child_fields: ClassVar[tuple[str, ...]] = ("arg",)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class IsBool(Node):
+class IsBool(Node, kind="is_bool"):
     """``arg IS TRUE`` (value=True) or ``arg IS FALSE``; never NULL. ``IS NOT`` wraps it in Not."""
 
     arg: Node
@@ -348,7 +361,7 @@ class IsBool(Node):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class DistinctFrom(Node):
+class DistinctFrom(Node, kind="distinct_from"):
     """``left IS DISTINCT FROM right``; ``<=>`` is its negation. Never NULL."""
 
     left: Node
@@ -357,14 +370,14 @@ class DistinctFrom(Node):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class In(Node):
+class In(Node, kind="in"):
     arg: Node
     values: tuple[Node, ...]
     child_fields: ClassVar[tuple[str, ...]] = ("arg", "values")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Between(Node):
+class Between(Node, kind="between"):
     arg: Node
     low: Node
     high: Node
@@ -372,7 +385,7 @@ class Between(Node):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Like(Node):
+class Like(Node, kind="like"):
     arg: Node
     pattern: str
     escape: str = "\\"
@@ -380,20 +393,20 @@ class Like(Node):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class StartsWith(Node):
+class StartsWith(Node, kind="starts_with"):
     arg: Node
     prefix: Node
     child_fields: ClassVar[tuple[str, ...]] = ("arg", "prefix")
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class IsNan(Node):
+class IsNan(Node, kind="is_nan"):
     arg: Node
     child_fields: ClassVar[tuple[str, ...]] = ("arg",)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Cast(Node):
+class Cast(Node, kind="cast"):
     arg: Node
     to: pa.DataType
     safe: bool = False  # TRY_CAST
@@ -401,13 +414,13 @@ class Cast(Node):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Neg(Node):
+class Neg(Node, kind="neg"):
     arg: Node
     child_fields: ClassVar[tuple[str, ...]] = ("arg",)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
-class Func(Node):
+class Func(Node, kind="func"):
     """A function prunekit does not reason about: it weakens only its own leaf."""
 
     name: str

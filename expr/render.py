@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import math
+from dataclasses import dataclass
 
 import pyarrow as pa
 
@@ -20,14 +21,12 @@ from prunekit.errors import UnsupportedError
 from .domains import unscaled_to_decimal
 from .identifiers import quote_identifier
 from .intervals import Interval
+from .node_visitor import NodeVisitor, visit
 from .paths import split_leaf_key
 from .zones import is_session_wall
 
 _INFIX = {"+", "-", "*", "/", "%", "div", "||", "&", "|", "^", "<<", ">>"}  # sql.py's operators
 
-# Binding strength: a child binding more loosely than its parent gets parentheses.
-_PRECEDENCE = {"Or": 1, "And": 2, "Not": 3}
-_ATOM = 9
 
 
 def key_sql(key: str) -> str:
@@ -162,66 +161,104 @@ def type_sql(t: pa.DataType, strict: bool = True) -> str:
 
 def to_sql(root: object, strict: bool = True) -> str:
     """Render a tree as Spark SQL, iteratively (deep trees are fine). ``strict=False`` names
-    types Spark SQL lacks by their Arrow names (for display) instead of raising.
-
-    Nodes are told apart by their class name (as sqlglot's generator does by key), so this
-    module does not import ``nodes``, whose ``sql()`` calls it."""
-
-    def wrap(child_text: str, child: object, parent_prec: int) -> str:
-        prec = _PRECEDENCE.get(_kind(child), _ATOM if _kind(child) not in _PREDICATES else 4)
-        return f"({child_text})" if prec < parent_prec else child_text
-
-    def render(node: object, kids: tuple[str, ...]) -> str:
-        c, kind = node.children(), _kind(node)
-        if kind == "Column":
-            return ".".join(quote_identifier(p) for p in node.parts)
-        if kind == "Literal":
-            return literal_sql(node.value, node.type)
-        if kind in ("And", "Or"):
-            word = " AND " if kind == "And" else " OR "
-            p = _PRECEDENCE[kind]
-            return word.join(wrap(k, ch, p + 1 if _kind(ch) == kind else p)
-                             for k, ch in zip(kids, c, strict=True))
-        if kind == "Not":
-            return "NOT " + wrap(kids[0], c[0], 4)
-        if kind == "Compare":
-            return f"{wrap(kids[0], c[0], 5)} {node.op.value} {wrap(kids[1], c[1], 5)}"
-        if kind == "IsNull":
-            return f"{wrap(kids[0], c[0], 5)} IS NULL"
-        if kind == "IsBool":
-            return f"{wrap(kids[0], c[0], 5)} IS {'TRUE' if node.value else 'FALSE'}"
-        if kind == "DistinctFrom":
-            return f"{wrap(kids[0], c[0], 5)} IS DISTINCT FROM {wrap(kids[1], c[1], 5)}"
-        if kind == "In":
-            return f"{wrap(kids[0], c[0], 5)} IN ({', '.join(kids[1:])})"
-        if kind == "Between":
-            return f"{wrap(kids[0], c[0], 5)} BETWEEN {kids[1]} AND {kids[2]}"
-        if kind == "Like":
-            esc = "" if node.escape == "\\" else f" ESCAPE {literal_sql(node.escape)}"
-            return f"{wrap(kids[0], c[0], 5)} LIKE {literal_sql(node.pattern)}{esc}"
-        if kind == "StartsWith":
-            return f"startswith({kids[0]}, {kids[1]})"
-        if kind == "IsNan":
-            return f"isnan({kids[0]})"
-        if kind == "Cast":
-            cast = "TRY_CAST" if node.safe else "CAST"
-            return f"{cast}({kids[0]} AS {type_sql(node.to, strict)})"
-        if kind == "Neg":
-            # "--x" would start a SQL comment: parenthesise anything but a plain column.
-            return f"-{kids[0]}" if _kind(c[0]) == "Column" else f"-({kids[0]})"
-        if kind == "Func" and node.name in _INFIX and len(kids) == 2:
-            return f"({kids[0]} {node.name.upper()} {kids[1]})"  # parenthesised: no precedence
-        if kind == "Func" and node.name == "~" and len(kids) == 1:
-            return f"~({kids[0]})"
-        if kind == "Func":
-            return f"{node.name}({', '.join(kids)})"
-        raise TypeError(f"cannot render {kind}")
-
-    return root.fold(render)
+    types Spark SQL lacks by their Arrow names (for display) instead of raising."""
+    return visit(root, _SparkSql(strict)).text
 
 
-def _kind(node: object) -> str:
-    return type(node).__name__
+@dataclass(frozen=True)
+class _Text:
+    """A node's SQL and how tightly it binds: a child binding more loosely than its parent
+    gets parentheses."""
+
+    text: str
+    precedence: int
+    kind: str
 
 
-_PREDICATES = {"Compare", "IsNull", "IsBool", "DistinctFrom", "In", "Between", "Like"}
+_OR, _AND, _NOT, _PREDICATE, _ATOM = 1, 2, 3, 4, 9
+
+
+class _SparkSql(NodeVisitor[_Text]):
+    def __init__(self, strict: bool) -> None:
+        self.strict = strict
+
+    @staticmethod
+    def _wrap(child: _Text, parent_precedence: int) -> str:
+        return f"({child.text})" if child.precedence < parent_precedence else child.text
+
+    def _predicate(self, node, text: str) -> _Text:
+        return _Text(text, _PREDICATE, node.kind)
+
+    def _atom(self, node, text: str) -> _Text:
+        return _Text(text, _ATOM, node.kind)
+
+    def visit_column(self, node, results: tuple) -> _Text:
+        return self._atom(node, ".".join(quote_identifier(p) for p in node.parts))
+
+    def visit_literal(self, node, results: tuple) -> _Text:
+        return self._atom(node, literal_sql(node.value, node.type))
+
+    def _chain(self, node, results: tuple, word: str, precedence: int) -> _Text:
+        # A nested chain of the same kind keeps its parentheses: (a AND b) AND c was written so.
+        return _Text(word.join(self._wrap(k, precedence + (k.kind == node.kind))
+                               for k in results), precedence, node.kind)
+
+    def visit_and(self, node, results: tuple) -> _Text:
+        return self._chain(node, results, " AND ", _AND)
+
+    def visit_or(self, node, results: tuple) -> _Text:
+        return self._chain(node, results, " OR ", _OR)
+
+    def visit_not(self, node, results: tuple) -> _Text:
+        return _Text("NOT " + self._wrap(results[0], 4), _NOT, node.kind)
+
+    def visit_compare(self, node, results: tuple) -> _Text:
+        left, right = (self._wrap(k, 5) for k in results)
+        return self._predicate(node, f"{left} {node.op.value} {right}")
+
+    def visit_is_null(self, node, results: tuple) -> _Text:
+        return self._predicate(node, f"{self._wrap(results[0], 5)} IS NULL")
+
+    def visit_is_bool(self, node, results: tuple) -> _Text:
+        word = "TRUE" if node.value else "FALSE"
+        return self._predicate(node, f"{self._wrap(results[0], 5)} IS {word}")
+
+    def visit_distinct_from(self, node, results: tuple) -> _Text:
+        left, right = (self._wrap(k, 5) for k in results)
+        return self._predicate(node, f"{left} IS DISTINCT FROM {right}")
+
+    def visit_in(self, node, results: tuple) -> _Text:
+        values = ", ".join(k.text for k in results[1:])
+        return self._predicate(node, f"{self._wrap(results[0], 5)} IN ({values})")
+
+    def visit_between(self, node, results: tuple) -> _Text:
+        arg, low, high = results
+        return self._predicate(node, f"{self._wrap(arg, 5)} BETWEEN {low.text} AND {high.text}")
+
+    def visit_like(self, node, results: tuple) -> _Text:
+        esc = "" if node.escape == "\\" else f" ESCAPE {literal_sql(node.escape)}"
+        return self._predicate(
+            node, f"{self._wrap(results[0], 5)} LIKE {literal_sql(node.pattern)}{esc}")
+
+    def visit_starts_with(self, node, results: tuple) -> _Text:
+        return self._atom(node, f"startswith({results[0].text}, {results[1].text})")
+
+    def visit_is_nan(self, node, results: tuple) -> _Text:
+        return self._atom(node, f"isnan({results[0].text})")
+
+    def visit_cast(self, node, results: tuple) -> _Text:
+        cast = "TRY_CAST" if node.safe else "CAST"
+        return self._atom(node, f"{cast}({results[0].text} AS {type_sql(node.to, self.strict)})")
+
+    def visit_neg(self, node, results: tuple) -> _Text:
+        # "--x" would start a SQL comment: parenthesise anything but a plain column.
+        arg = results[0]
+        return self._atom(node, f"-{arg.text}" if arg.kind == "column" else f"-({arg.text})")
+
+    def visit_func(self, node, results: tuple) -> _Text:
+        kids = [k.text for k in results]
+        if node.name in _INFIX and len(kids) == 2:  # parenthesised: no precedence
+            return self._atom(node, f"({kids[0]} {node.name.upper()} {kids[1]})")
+        if node.name == "~" and len(kids) == 1:
+            return self._atom(node, f"~({kids[0]})")
+        return self._atom(node, f"{node.name}({', '.join(kids)})")

@@ -48,6 +48,7 @@ import pyarrow.parquet as pq
 
 import prunekit as pk
 from prunekit.expr import nodes as n
+from prunekit.expr.node_visitor import NodeVisitor, visit
 from tests.support import reference as ref
 
 D = decimal.Decimal
@@ -157,43 +158,63 @@ def _lit_value(d: dict) -> object:
 
 def tree_to_json(node: n.Node) -> dict:
     """A predicate tree as JSON (the reference evaluates this, not a parse of the SQL text)."""
-    j = tree_to_json
-    if isinstance(node, n.Column):
+    return visit(node, _Json())
+
+
+class _Json(NodeVisitor):
+    def visit_column(self, node: n.Column, kids: tuple) -> dict:
         return {"col": node.name}
-    if isinstance(node, n.Literal):
+
+    def visit_literal(self, node: n.Literal, kids: tuple) -> dict:
         out = _lit_json(node.value)
         if node.type is not None:
             out["type"] = type_spec(node.type)
         return out
-    if isinstance(node, n.Compare):
-        return {"op": node.op.value, "args": [j(node.left), j(node.right)]}
-    if isinstance(node, n.And):
-        return {"and": [j(a) for a in node.args]}
-    if isinstance(node, n.Or):
-        return {"or": [j(a) for a in node.args]}
-    if isinstance(node, n.Not):
-        return {"not": j(node.arg)}
-    if isinstance(node, n.IsNull):
-        return {"isnull": j(node.arg)}
-    if isinstance(node, n.IsBool):
-        return {"isbool": j(node.arg), "value": node.value}
-    if isinstance(node, n.DistinctFrom):
-        return {"distinct": [j(node.left), j(node.right)]}
-    if isinstance(node, n.In):
-        return {"in": j(node.arg), "values": [j(v) for v in node.values]}
-    if isinstance(node, n.Between):
-        return {"between": [j(node.arg), j(node.low), j(node.high)]}
-    if isinstance(node, n.Like):
-        return {"like": j(node.arg), "pattern": node.pattern, "escape": node.escape}
-    if isinstance(node, n.StartsWith):
-        return {"startswith": [j(node.arg), j(node.prefix)]}
-    if isinstance(node, n.IsNan):
-        return {"isnan": j(node.arg)}
-    if isinstance(node, n.Cast):
-        return {"cast": j(node.arg), "to": type_spec(node.to), "safe": node.safe}
-    if isinstance(node, n.Neg):
-        return {"neg": j(node.arg)}
-    raise TypeError(f"cannot encode {type(node).__name__}")
+
+    def visit_compare(self, node: n.Compare, kids: tuple) -> dict:
+        return {"op": node.op.value, "args": list(kids)}
+
+    def visit_and(self, node: n.And, kids: tuple) -> dict:
+        return {"and": list(kids)}
+
+    def visit_or(self, node: n.Or, kids: tuple) -> dict:
+        return {"or": list(kids)}
+
+    def visit_not(self, node: n.Not, kids: tuple) -> dict:
+        return {"not": kids[0]}
+
+    def visit_is_null(self, node: n.IsNull, kids: tuple) -> dict:
+        return {"isnull": kids[0]}
+
+    def visit_is_bool(self, node: n.IsBool, kids: tuple) -> dict:
+        return {"isbool": kids[0], "value": node.value}
+
+    def visit_distinct_from(self, node: n.DistinctFrom, kids: tuple) -> dict:
+        return {"distinct": list(kids)}
+
+    def visit_in(self, node: n.In, kids: tuple) -> dict:
+        return {"in": kids[0], "values": list(kids[1:])}
+
+    def visit_between(self, node: n.Between, kids: tuple) -> dict:
+        return {"between": list(kids)}
+
+    def visit_like(self, node: n.Like, kids: tuple) -> dict:
+        return {"like": kids[0], "pattern": node.pattern, "escape": node.escape}
+
+    def visit_starts_with(self, node: n.StartsWith, kids: tuple) -> dict:
+        return {"startswith": list(kids)}
+
+    def visit_is_nan(self, node: n.IsNan, kids: tuple) -> dict:
+        return {"isnan": kids[0]}
+
+    def visit_cast(self, node: n.Cast, kids: tuple) -> dict:
+        return {"cast": kids[0], "to": type_spec(node.to), "safe": node.safe}
+
+    def visit_neg(self, node: n.Neg, kids: tuple) -> dict:
+        return {"neg": kids[0]}
+
+    def visit_func(self, node: n.Func, kids: tuple) -> dict:
+        raise TypeError(f"cannot encode the function {node.name}")
 
 
 def tree_from_json(d: dict) -> n.Node:

@@ -58,6 +58,7 @@ import numpy as np
 import pyarrow as pa
 
 from prunekit.expr import nodes as n
+from prunekit.expr.node_visitor import NodeVisitor, visit
 
 NS_PER_UNIT = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
 NS_PER_DAY = 86_400 * 10**9
@@ -1294,56 +1295,75 @@ def evaluate(tree: n.Node, types: dict[str, pa.DataType], row: dict[str, object]
 
 def evaluate_value(tree: n.Node, types: dict[str, pa.DataType], row: dict[str, object]):
     """The value of any expression ``tree`` for one ``row``: a V, a Wild, or None (NULL)."""
+    return visit(tree, _RowValue(types, row))
 
-    def step(node: n.Node, kids: tuple):
-        if isinstance(node, n.Column):
-            return column_value(node, types, row)
-        if isinstance(node, n.Literal):
-            return literal_value(node)
-        if isinstance(node, n.Compare):
-            return _b(_cmp(node.op, kids[0], kids[1]))
-        if isinstance(node, n.And):
-            return _b(_and(kids))
-        if isinstance(node, n.Or):
-            return _b(_or(kids))
-        if isinstance(node, n.Not):
-            t = truth(kids[0])
-            return _b(None if t is None else not t)
-        if isinstance(node, n.IsNull):
-            return _is_null(kids[0])
-        if isinstance(node, n.IsBool):
-            return _b(truth(kids[0]) is node.value)
-        if isinstance(node, n.DistinctFrom):
-            return _distinct(kids[0], kids[1])
-        if isinstance(node, n.In):
-            return _b(_in(kids[0], kids[1:]))
-        if isinstance(node, n.Between):
-            return _b(_and((_b(_cmp(n.Op.GE, kids[0], kids[1])),
-                            _b(_cmp(n.Op.LE, kids[0], kids[2])))))
-        if isinstance(node, n.Like):
-            return _like(node, kids[0])
-        if isinstance(node, n.StartsWith):
-            return _starts(kids[0], kids[1])
-        if isinstance(node, n.IsNan):
-            return _is_nan(kids[0])
-        if isinstance(node, n.Cast):
-            return cast(kids[0], node.to)
-        if isinstance(node, n.Neg):
-            return negate(kids[0])
-        if isinstance(node, n.Func):
-            if node.name in FUNCTIONS:
-                value = FUNCTIONS[node.name](*kids) if len(kids) in ARITY[node.name] else \
-                    NOT_INTEGER
-                if value is not NOT_INTEGER:
-                    return value
-            if node.name in ("+", "-", "*", "/") and len(kids) == 2:
-                value = arithmetic(node, kids)
-                if value is not NOT_INTEGER:
-                    return value
-            return Wild(_hash(node.name, kids))
-        raise TypeError(f"unknown node {type(node).__name__}")
 
-    return n.fold(tree, step)
+class _RowValue(NodeVisitor):
+    """Each node's value on one row, from its children's (Spark's three-valued logic)."""
+
+    def __init__(self, types: dict[str, pa.DataType], row: dict[str, object]) -> None:
+        self.types, self.row = types, row
+
+    def visit_column(self, node: n.Column, kids: tuple):
+        return column_value(node, self.types, self.row)
+
+    def visit_literal(self, node: n.Literal, kids: tuple):
+        return literal_value(node)
+
+    def visit_compare(self, node: n.Compare, kids: tuple):
+        return _b(_cmp(node.op, kids[0], kids[1]))
+
+    def visit_and(self, node: n.And, kids: tuple):
+        return _b(_and(kids))
+
+    def visit_or(self, node: n.Or, kids: tuple):
+        return _b(_or(kids))
+
+    def visit_not(self, node: n.Not, kids: tuple):
+        t = truth(kids[0])
+        return _b(None if t is None else not t)
+
+    def visit_is_null(self, node: n.IsNull, kids: tuple):
+        return _is_null(kids[0])
+
+    def visit_is_bool(self, node: n.IsBool, kids: tuple):
+        return _b(truth(kids[0]) is node.value)
+
+    def visit_distinct_from(self, node: n.DistinctFrom, kids: tuple):
+        return _distinct(kids[0], kids[1])
+
+    def visit_in(self, node: n.In, kids: tuple):
+        return _b(_in(kids[0], kids[1:]))
+
+    def visit_between(self, node: n.Between, kids: tuple):
+        return _b(_and((_b(_cmp(n.Op.GE, kids[0], kids[1])), _b(_cmp(n.Op.LE, kids[0], kids[2])))))
+
+    def visit_like(self, node: n.Like, kids: tuple):
+        return _like(node, kids[0])
+
+    def visit_starts_with(self, node: n.StartsWith, kids: tuple):
+        return _starts(kids[0], kids[1])
+
+    def visit_is_nan(self, node: n.IsNan, kids: tuple):
+        return _is_nan(kids[0])
+
+    def visit_cast(self, node: n.Cast, kids: tuple):
+        return cast(kids[0], node.to)
+
+    def visit_neg(self, node: n.Neg, kids: tuple):
+        return negate(kids[0])
+
+    def visit_func(self, node: n.Func, kids: tuple):
+        if node.name in FUNCTIONS:
+            value = FUNCTIONS[node.name](*kids) if len(kids) in ARITY[node.name] else \
+                NOT_INTEGER
+            if value is not NOT_INTEGER:
+                return value
+        if node.name in ("+", "-", "*", "/") and len(kids) == 2:
+            value = arithmetic(node, kids)
+            if value is not NOT_INTEGER:
+                return value
+        return Wild(_hash(node.name, kids))
 
 
 # ---- session time zones (tests/expr/test_zones.py) -------------------------------------------
