@@ -19,10 +19,11 @@ from prunekit.errors import (
 )
 from prunekit.expr.nodes import Node as Expression
 from prunekit.expr.nodes import and_, col, isnan, lit, or_
+from prunekit.kernels.ops import ALL_MATCH, MAYBE_MATCH, NONE_MATCH
 
 from .joins import prune_query
 from .plot import plot
-from .predicate import ALL_MATCH, MAYBE_MATCH, NONE_MATCH, Explanation, PruningPredicate
+from .predicate import Explanation, PruningPredicate
 from .statistics import Statistics
 
 __all__ = [

@@ -64,11 +64,11 @@ from prunekit.expr.moments import fix_moments, instant, zone
 from prunekit.expr.query import JoinKey, Pushdown, pushdowns
 from prunekit.expr.resolve import leaves
 from prunekit.expr.rewrite import Rewriter
+from prunekit.kernels.ops import NONE_MATCH
 
 from .evaluation import outcomes
 from .statistics import Statistics
 
-NONE_MATCH = 0
 DEFAULT_ROW_BUDGET = 100_000  # rows of another table read to carry its exact keys (a dimension)
 MAX_LIST = 1_000  # exact keys carried as one IN list; more become ranges
 MAX_RANGES = 64  # ranges carried per join, the closest ones merged

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+# The outcome of a container, as every evaluator returns it (int8); defined here only, and
+# re-exported as ``prunekit.NONE_MATCH`` and so on.
 NONE_MATCH, MAYBE_MATCH, ALL_MATCH = 0, 1, 2
+OUTCOME_NAMES = ("NONE_MATCH", "MAYBE_MATCH", "ALL_MATCH")
 
 
 # ---- NumPy references over whole arrays ----------------------------------------------------

@@ -29,9 +29,10 @@ import pyarrow as pa
 from prunekit.errors import PrunekitError, StatisticsError, UnsupportedError
 from prunekit.expr.resolve import nest
 from prunekit.kernels.inputs import prepare
+from prunekit.kernels.ops import NONE_MATCH
 from prunekit.kernels.run import evaluate
 from prunekit.kernels.slots import compatible
-from prunekit.predicate import NONE_MATCH, PruningPredicate
+from prunekit.predicate import PruningPredicate
 from prunekit.statistics import Statistics
 
 from . import to_sql as S
