@@ -1,5 +1,7 @@
-"""SQL text to a predicate tree, through sqlglot's Spark dialect. The only module that imports
-sqlglot: it converts at the boundary and turns sqlglot's parse errors into ours, with position.
+"""SQL text to a predicate tree, through sqlglot's Spark dialect: it converts at the boundary
+and turns sqlglot's parse errors into ours, with position. sqlglot's other users read SQL too:
+``dialects.py`` (another dialect's text, checked and written as Spark's), ``query.py`` (a whole
+query) and ``identifiers.py`` (whether a name needs quoting).
 
 >>> parse("x > 5 AND s LIKE 'ab%'").sql()
 "x > 5 AND s LIKE 'ab%'"
