@@ -19,8 +19,9 @@ import numpy as np
 import pyarrow as pa
 
 from prunekit.expr import bound as b
+from prunekit.kernels.ops import ALL_MATCH, NONE_MATCH
 
-from .predicate import ALL_MATCH, NONE_MATCH, PruningPredicate
+from .predicate import PruningPredicate
 from .statistics import Statistics
 
 COLORS = {NONE_MATCH: "#b0b0b0", 1: "#1f77b4", ALL_MATCH: "#2ca02c"}
@@ -58,7 +59,7 @@ def plot(pred: PruningPredicate, statistics: Statistics | pa.Table, column: str,
     left, right = (finite.min(), finite.max()) if finite.size else (0.0, 1.0)
     pad = (right - left) * 0.05 or 1.0
     left, right = left - pad, right + pad
-    for a, z in _ranges(pred._rewriter.root, column, t):
+    for a, z in _ranges(pred.bound, column, t):
         if a == z and left <= a <= right:  # one value (IN, =): a line
             ax.axvline(a, color="#ff7f0e", alpha=0.6, lw=1.5)
         elif a <= right and z >= left:
@@ -118,45 +119,60 @@ def _value(v: object, t: pa.DataType | None) -> float | None:
         return None
 
 
-def _ranges(root: object, column: str, t: pa.DataType | None) -> list[tuple[float, float]]:
+def _ranges(root: b.BPredicate, column: str, t: pa.DataType | None
+            ) -> list[tuple[float, float]]:
     """Intervals the predicate may accept on ``column`` (a superset; for display only)."""
-    def leaf(x: object) -> list[tuple[float, float]]:
-        col = getattr(x, "col", None)
-        if col is None or col.name != column or col.convert or col.domain == "code":
+    return b.visit(root, _Ranges(column, t))
+
+
+class _Ranges(b.BoundVisitor[list]):
+    """Per node, intervals of ``column`` its TRUE rows lie in: AND intersects, OR unites; a
+    comparison with a literal is its interval; anything else may be everything."""
+
+    def __init__(self, column: str, t: pa.DataType | None) -> None:
+        self.column, self.t = column, t
+
+    def _on_column(self, leaf: b.BLeaf) -> bool:
+        col = leaf.col
+        return col.name == self.column and not col.convert and col.domain != "code"
+
+    def visit_compare(self, leaf: b.BCompare) -> list:
+        v = _value(leaf.value, self.t) if self._on_column(leaf) else None
+        if v is None:
             return _EVERYTHING
-        if isinstance(x, b.Bound):
-            v = _value(x.value, t)
-            if v is None:
-                return _EVERYTHING
-            return [(-math.inf, v)] if x.op in ("lt", "le") else [(v, math.inf)]
-        if isinstance(x, b.InRange):
-            a, z = _value(x.first, t), _value(x.last, t)
-            return _EVERYTHING if a is None or z is None else [(a, z)]
-        if isinstance(x, b.InList):
-            pts = [_value(v, t) for v in x.values]
-            return _EVERYTHING if None in pts or x.nan else [(p, p) for p in pts]
+        return [(-math.inf, v)] if leaf.op in ("lt", "le") else [(v, math.inf)]
+
+    def visit_in_range(self, leaf: b.BInRange) -> list:
+        if not self._on_column(leaf):
+            return _EVERYTHING
+        a, z = _value(leaf.first, self.t), _value(leaf.last, self.t)
+        return _EVERYTHING if a is None or z is None else [(a, z)]
+
+    def visit_in_list(self, leaf: b.BInList) -> list:
+        if not self._on_column(leaf):
+            return _EVERYTHING
+        pts = [_value(v, self.t) for v in leaf.values]
+        return _EVERYTHING if None in pts or leaf.nan else [(p, p) for p in pts]
+
+    def _everything(self, leaf: b.BLeaf) -> list:
         return _EVERYTHING
 
-    # Post-order with an explicit stack: AND intersects, OR unites, anything else is everything.
-    done: dict[int, list] = {}
-    stack: list[tuple[object, bool]] = [(root, False)]
-    while stack:
-        x, expanded = stack.pop()
-        kids = x.args if isinstance(x, (b.BAnd, b.BOr)) else ()
-        if kids and not expanded:
-            stack.append((x, True))
-            stack.extend((k, False) for k in kids)
-            continue
-        if isinstance(x, b.BAnd):
-            acc = _EVERYTHING
-            for k in kids:
-                acc = [(max(a, c), min(z, d)) for a, z in acc for c, d in done[id(k)]
-                       if max(a, c) <= min(z, d)][:1000]
-            done[id(x)] = acc
-        elif isinstance(x, b.BOr):
-            done[id(x)] = [r for k in kids for r in done[id(k)]][:1000]
-        elif isinstance(x, (b.BNot, b.BIsBool, b.Either, b.Widen)):
-            done[id(x)] = _EVERYTHING
-        else:
-            done[id(x)] = leaf(x)
-    return done[id(root)]
+    # a range of the column cannot be drawn from these leaves
+    visit_const = visit_opaque = visit_non_null = visit_nan_eq = _everything
+    visit_is_null = visit_is_nan = visit_column_compare = visit_prefix = _everything
+    visit_pattern = _everything
+
+    def visit_and(self, node: b.BAnd, results: list[list]) -> list:
+        acc = _EVERYTHING
+        for ranges in results:
+            acc = [(max(a, c), min(z, d)) for a, z in acc for c, d in ranges
+                   if max(a, c) <= min(z, d)][:1000]
+        return acc
+
+    def visit_or(self, node: b.BOr, results: list[list]) -> list:
+        return [r for ranges in results for r in ranges][:1000]
+
+    def _whole(self, node: b.BCombinator, results: list[list]) -> list:
+        return _EVERYTHING
+
+    visit_not = visit_is_bool = visit_either = visit_widen = visit_rewritten = _whole

@@ -14,19 +14,16 @@ from prunekit.expr import bound as b
 from prunekit.expr import nodes as n
 from prunekit.expr.bind import bind
 from prunekit.expr.dialects import SPARK, check_dialect, to_spark, warn_quoted_names
-from prunekit.expr.explain import explain_tree, leaf_sql, printable
+from prunekit.expr.explain import explain_tree, outline, printable
 from prunekit.expr.moments import fix_moments, instant, uses_moment, zone
 from prunekit.expr.nodes import Node
 from prunekit.expr.resolve import leaves
 from prunekit.expr.rewrite import Rewriter
 from prunekit.expr.sql import parse
-from prunekit.kernels.run import evaluate
+from prunekit.kernels.ops import NONE_MATCH, OUTCOME_NAMES
 
 from .evaluation import outcomes
 from .statistics import Statistics, with_legacy_keys
-
-NONE_MATCH, MAYBE_MATCH, ALL_MATCH = 0, 1, 2
-OUTCOME_NAMES = ("NONE_MATCH", "MAYBE_MATCH", "ALL_MATCH")
 
 
 class PruningPredicate:
@@ -134,6 +131,19 @@ class PruningPredicate:
         self._bound = bind(self.expression, schema, zone(time_zone))
         self.program = self._rewriter.program(self._bound)
         self._prune_program = None
+
+    @property
+    def bound(self) -> b.BPredicate:
+        """The predicate bound to the schema (``prunekit.expr.bound``): names resolved,
+        literals in the columns' domains, functions rewritten into predicates on columns. The
+        program is made from it; walkers read it with a ``BoundVisitor``.
+
+        >>> import pyarrow as pa
+        >>> p = PruningPredicate("x > 5 AND s IS NULL", {"x": pa.int32(), "s": pa.string()})
+        >>> p.bound
+        BAnd(args=(BCompare(col=x, op='gt', value=5), BIsNull(col=s)))
+        """
+        return self._bound
 
     @classmethod
     def from_query(cls, sql: str, table: str, schema: pa.Schema | Mapping[str, pa.DataType], *,
@@ -384,16 +394,6 @@ def _pushdown_lines(found) -> list[str]:
     return out
 
 
-def _label(x: object) -> str:
-    if isinstance(x, b.BIsBool):
-        return f"IS {'TRUE' if x.value else 'FALSE'}"
-    names = {b.BAnd: "AND", b.BOr: "OR", b.BNot: "NOT", b.Either: "EITHER (ANSI or legacy)",
-             b.Widen: "WIDENED"}
-    if isinstance(x, b.Rewritten):
-        return printable(x.text)
-    return names.get(type(x)) or printable(leaf_sql(x))
-
-
 class ExplainedNode:
     """One node of the bound tree: ``none`` (bool per container, None if it could not be
     evaluated alone) marks where its own outcome is NONE_MATCH; ``ruled_out`` counts them."""
@@ -419,21 +419,17 @@ class Explanation:
         self.predicate = pred.expression.display()
         self.header = header
         self.outcomes = pred.classify(stats)
-        batches, caches = stats.batches_and_caches()
-        root = pred._rewriter.root
+        root = pred.bound
         top = root.args if isinstance(root, b.BAnd) else (root,)
         self.nodes: list[ExplainedNode] = []
-        stack: list[tuple[object, int]] = [(root, 0)]
-        while stack:
-            x, depth = stack.pop()
+        for depth, x, label in outline(root, short=True):
             try:  # the subtree alone, as its own program (interpreted: no kernel to compile)
-                none = evaluate(Rewriter().program(x), batches, stats.nan_in_bounds,
-                                stats.no_nan, backend="numpy", caches=caches) == NONE_MATCH
-            except Exception:  # a node kind this walk does not know: no count, never a guess
+                none = outcomes(Rewriter().program(x), stats, pred._leaf_keys,
+                                "numpy") == NONE_MATCH
+            except Exception:  # a subtree that cannot be evaluated alone: no count, no guess
                 none = None
             index = next((i for i, t in enumerate(top, 1) if t is x), None)
-            self.nodes.append(ExplainedNode(depth, _label(x), none, index))
-            stack.extend((k, depth + 1) for k in reversed(b.children(x)))
+            self.nodes.append(ExplainedNode(depth, label, none, index))
         self.conjuncts = sorted((nd for nd in self.nodes if nd.conjunct), key=lambda d: d.conjunct)
 
     def counts(self) -> dict[str, int]:

@@ -7,7 +7,7 @@ the thresholds).
 >>> x = ColOp(b.BColumn("x", pa.int64(), pa.int64(), "int"))
 >>> f = Monotone("f(x)", x, pa.int64(), *int_valued(lambda m: at_least(x.col, m)))
 >>> f.compare(n.Op.GT, LitOp(5))
-Rewritten(arg=Bound(col=x, op='ge', value=6), text='f(x) > 5')
+BRewritten(arg=BCompare(col=x, op='ge', value=6), text='f(x) > 5')
 """
 
 from __future__ import annotations
@@ -85,12 +85,12 @@ class OfColumn(Applied):
 
     def compare(self, op: n.Op, lit: LitOp) -> object:
         if lit.value is None:
-            return b.Const(None)
+            return b.BConst(None)
         if op is n.Op.NE:
             return b.BNot(self.compare(n.Op.EQ, lit))
         # The literal is already cast to the comparison's type (comparisons.typed_comparison).
         placed = self._placed(op, L.coerce(lit.value, self.type))
-        return b.Rewritten(self._unknown_where_failing(placed), self.shown(op, lit))
+        return b.BRewritten(self._unknown_where_failing(placed), self.shown(op, lit))
 
     def _unknown_where_failing(self, got: object) -> object:
         """``got`` off the rows where f fails, unknown on them."""
@@ -102,7 +102,7 @@ class OfColumn(Applied):
         raise NotImplementedError
 
     def is_null(self) -> object:
-        got = b.IsNullLeaf(self.arg.col)  # f(x) is NULL exactly when x is
+        got = b.BIsNull(self.arg.col)  # f(x) is NULL exactly when x is
         return got if self.fails is None else b.BOr((got, self.fails))
 
 
@@ -114,7 +114,7 @@ class Monotone(OfColumn):
     >>> x = ColOp(b.BColumn("x", pa.int64(), pa.int64(), "int"))
     >>> f = Monotone("f(x)", x, pa.int64(), *int_valued(lambda m: at_least(x.col, m)))
     >>> f.compare(n.Op.LT, LitOp(5)), f.is_null()
-    (Rewritten(arg=BNot(arg=Bound(col=x, op='ge', value=5)), text='f(x) < 5'), IsNullLeaf(col=x))
+    (BRewritten(arg=BNot(arg=BCompare(col=x, op='ge', value=5)), text='f(x) < 5'), BIsNull(col=x))
     """
 
     label: str
@@ -134,10 +134,10 @@ class Monotone(OfColumn):
         col = self.arg.col
         nan = isinstance(c, L.Exact) and isinstance(c.value, float) and c.value != c.value
         if nan and self.keeps_nan:  # f(x) is NaN exactly where x is, above every number
-            return {n.Op.EQ: b.NanEq(col), n.Op.GE: b.NanEq(col), n.Op.LT: b.BNot(b.NanEq(col)),
-                    n.Op.LE: b.NonNull(col, True), n.Op.GT: b.NonNull(col, False)}[op]
+            return {n.Op.EQ: b.BNanEq(col), n.Op.GE: b.BNanEq(col), n.Op.LT: b.BNot(b.BNanEq(col)),
+                    n.Op.LE: b.BNonNull(col, True), n.Op.GT: b.BNonNull(col, False)}[op]
         if isinstance(c, (L.BelowMin, L.AboveMax)) or nan:  # NaN is above every number
-            return b.NonNull(col, L.truth_beyond(op, above=not isinstance(c, L.BelowMin)))
+            return b.BNonNull(col, L.truth_beyond(op, above=not isinstance(c, L.BelowMin)))
         if op is n.Op.GE:
             return self.ge(c.first)
         if op is n.Op.LT:
@@ -147,25 +147,25 @@ class Monotone(OfColumn):
         if op is n.Op.LE:
             return b.BNot(self.gt(c.last))
         if c.first > c.last:  # a literal between two results: equals none
-            return b.NonNull(col, False)
+            return b.BNonNull(col, False)
         if self.between is not None:
             return self.between(c.first, c.last)
         lower, upper = self.ge(c.first), self.gt(c.last)
         if lower == upper and _decided(lower):  # no x has f(x) = m (a DATE skipped in the
-            return b.NonNull(col, False)  # session zone); not when either may be anything
+            return b.BNonNull(col, False)  # session zone); not when either may be anything
         return b.BAnd((lower, b.BNot(upper)))
 
 
 def _decided(x: object) -> bool:
-    """Whether a bound predicate has no part that may be anything (``Opaque``, ``Widen``):
+    """Whether a bound predicate has no part that may be anything (``BOpaque``, ``BWiden``):
     two equal ones then hold on the same rows.
 
-    >>> _decided(b.BAnd((b.Const(True), b.BNot(b.Const(False))))), _decided(b.Opaque("?"))
+    >>> _decided(b.BAnd((b.BConst(True), b.BNot(b.BConst(False))))), _decided(b.BOpaque("?"))
     (True, False)
     """
-    if isinstance(x, (b.Opaque, b.Widen)):
+    if isinstance(x, (b.BOpaque, b.BWiden)):
         return False
-    if isinstance(x, (b.BAnd, b.BOr, b.Either)):
+    if isinstance(x, (b.BAnd, b.BOr, b.BEither)):
         return all(_decided(a) for a in x.args)
     if isinstance(x, (b.BNot, b.BIsBool)):
         return _decided(x.arg)
@@ -177,14 +177,14 @@ def at_least(col: b.BColumn, a: object) -> object:
 
     >>> x = b.BColumn("x", pa.int8(), pa.int8(), "int")
     >>> at_least(x, 3), at_least(x, 200)
-    (Bound(col=x, op='ge', value=3), NonNull(col=x, truth=False))
+    (BCompare(col=x, op='ge', value=3), BNonNull(col=x, truth=False))
     """
     lo, hi = int_range(col.type)
     if a <= lo:
-        return b.NonNull(col, True)
+        return b.BNonNull(col, True)
     if a > hi:
-        return b.NonNull(col, False)
-    return b.Bound(col, "ge", a)
+        return b.BNonNull(col, False)
+    return b.BCompare(col, "ge", a)
 
 
 def int_valued(ge_of) -> tuple:
@@ -192,6 +192,6 @@ def int_valued(ge_of) -> tuple:
 
     >>> ge, gt = int_valued(lambda m: at_least(b.BColumn("x", pa.int8(), pa.int8(), "int"), m))
     >>> gt(5)
-    Bound(col=x, op='ge', value=6)
+    BCompare(col=x, op='ge', value=6)
     """
     return ge_of, lambda m: ge_of(m + 1)

@@ -231,7 +231,7 @@ def decimal_result(op: str, t1: pa.DataType, t2: pa.DataType) -> pa.DataType | N
     return _adjusted(max(p1 - s1, p2 - s2) + s + 1, s)
 
 
-def _as_decimal(t: pa.DataType) -> pa.DataType | None:
+def as_decimal(t: pa.DataType) -> pa.DataType | None:
     if pa.types.is_decimal(t):
         return t
     if pa.types.is_signed_integer(t):
@@ -239,7 +239,7 @@ def _as_decimal(t: pa.DataType) -> pa.DataType | None:
     return None
 
 
-def _literal_decimal(lit: LitOp) -> tuple[pa.DataType, int] | None:
+def literal_decimal(lit: LitOp) -> tuple[pa.DataType, int] | None:
     """Spark's DECIMAL type of a literal next to a decimal, and its unscaled value: an integer
     takes the fewest digits that hold it (``spark.sql.legacy.literal.pickMinimumPrecision``,
     default true), ``2.50`` is DECIMAL(3, 2)."""
@@ -247,7 +247,7 @@ def _literal_decimal(lit: LitOp) -> tuple[pa.DataType, int] | None:
     if isinstance(v, bool) or not isinstance(v, (int, decimal.Decimal)):
         return None
     if t is not None:
-        t = _as_decimal(t)
+        t = as_decimal(t)
         if t is None:
             return None
         d = decimal.Decimal(v).scaleb(t.scale, context=EXACT)
@@ -269,7 +269,7 @@ def _decimal_base(x: ColOp) -> b.BColumn | None:
     arithmetic can extend (its statistics are unscaled int64 values)."""
     col = x.col
     if not isinstance(col, b.BColumn) or col.domain != "int" or (
-            col.convert and col.convert[0] != "affine") or _as_decimal(col.type) is None:
+            col.convert and col.convert[0] != "affine") or as_decimal(col.type) is None:
         return None
     if not (pa.types.is_signed_integer(col.stats_type) or pa.types.is_decimal(
             col.stats_type) and col.stats_type.precision <= 18):
@@ -292,11 +292,11 @@ def _decimal_arith(op: str, left: object, right: object) -> object | None:
     x, lit = (right, left) if flipped else (left, right)
     if not (isinstance(x, ColOp) and isinstance(lit, LitOp)):
         return None
-    base, c = _decimal_base(x), _literal_decimal(lit)
+    base, c = _decimal_base(x), literal_decimal(lit)
     if base is None or c is None or not (pa.types.is_decimal(base.type) or
                                          pa.types.is_decimal(c[0])):
         return None
-    (tc, cu), tx = c, _as_decimal(base.type)
+    (tc, cu), tx = c, as_decimal(base.type)
     t = decimal_result(op, tx, tc) if not flipped else decimal_result(op, tc, tx)
     if t is None:
         return None
@@ -325,7 +325,7 @@ def _decimal_pair(op: str, left: ColOp, right: ColOp) -> object | None:
     if a is None or c is None or not (pa.types.is_decimal(a.type) or
                                       pa.types.is_decimal(c.type)):
         return None
-    ta, tc = _as_decimal(a.type), _as_decimal(c.type)
+    ta, tc = as_decimal(a.type), as_decimal(c.type)
     t = decimal_result(op, ta, tc)
     if t is None:
         return None

@@ -9,7 +9,7 @@ type fold to constants (``x > 300`` on an int8 column is FALSE for every non-NUL
 >>> from .sql import parse
 >>> schema = pa.schema([("x", pa.int8())])
 >>> bind(parse("5 < x AND x <= 300"), schema)
-BAnd(args=(Bound(col=x, op='gt', value=5), NonNull(col=x, truth=True)))
+BAnd(args=(BCompare(col=x, op='gt', value=5), BNonNull(col=x, truth=True)))
 """
 
 from __future__ import annotations
@@ -106,23 +106,23 @@ def _like(node: n.Like, kids: tuple) -> object:
     arg = kids[0]
     if form.kind == "equal":  # no wildcard: plain equality, when comparing strings
         if isinstance(arg, ColOp) and not is_stringlike(arg.col.type):
-            return b.Opaque(f"LIKE on {arg.col.name} of type {arg.col.type}")
+            return b.BOpaque(f"LIKE on {arg.col.name} of type {arg.col.type}")
         return compare(n.Op.EQ, arg, LitOp(form.prefix))
     prefix = form.prefix.encode("utf-8", "surrogatepass")
     if form.kind == "prefix":
         return _prefix(arg, prefix, exact=True)
     leaf = _prefix(arg, prefix, exact=False)
-    if not isinstance(leaf, b.Prefix):
+    if not isinstance(leaf, b.BPrefix):
         return leaf
-    return b.Pattern(leaf.col, prefix, form.floor, form.regex, node.pattern)
+    return b.BPattern(leaf.col, prefix, form.floor, form.regex, node.pattern)
 
 
 def _startswith(node: n.StartsWith, kids: tuple) -> object:
     arg, prefix = kids
     if not isinstance(prefix, LitOp):
-        return b.Opaque("startswith with a non-literal prefix")
+        return b.BOpaque("startswith with a non-literal prefix")
     if prefix.value is None:
-        return b.Const(None)
+        return b.BConst(None)
     if isinstance(prefix.value, str):
         return _prefix(arg, prefix.value.encode("utf-8", "surrogatepass"), exact=True)
     if isinstance(prefix.value, bytes):
@@ -132,23 +132,23 @@ def _startswith(node: n.StartsWith, kids: tuple) -> object:
     text = C.cast_literal(prefix.value, C.literal_type(prefix.value, prefix.type), pa.string(),
                           C.LEGACY)
     if not isinstance(text, str):
-        return b.Opaque(f"startswith with the prefix {shown_literal(prefix)}")
+        return b.BOpaque(f"startswith with the prefix {shown_literal(prefix)}")
     return _prefix(arg, text.encode("utf-8"), exact=True)
 
 
 def _prefix(arg: object, prefix: bytes, exact: bool) -> object:
     if isinstance(arg, LitOp):
         if arg.value is None:
-            return b.Const(None)
+            return b.BConst(None)
         raw = arg.value.encode() if isinstance(arg.value, str) else arg.value
-        return b.Const(raw.startswith(prefix)) if exact else b.Opaque("LIKE on a literal")
+        return b.BConst(raw.startswith(prefix)) if exact else b.BOpaque("LIKE on a literal")
     if isinstance(arg, OpaqueOp) or not isinstance(arg, ColOp) or arg.negated:
-        return b.Opaque(getattr(arg, "why", "LIKE of an expression"))
+        return b.BOpaque(getattr(arg, "why", "LIKE of an expression"))
     if not is_stringlike(arg.col.type):
-        return b.Opaque(f"LIKE on {arg.col.name} of type {arg.col.type}")
+        return b.BOpaque(f"LIKE on {arg.col.name} of type {arg.col.type}")
     if exact and not prefix:
-        return b.NonNull(arg.col, True)
-    return b.Prefix(arg.col, prefix, exact)
+        return b.BNonNull(arg.col, True)
+    return b.BPrefix(arg.col, prefix, exact)
 
 
 def _is_nan(node: n.IsNan, kids: tuple) -> object:
@@ -160,18 +160,18 @@ def _is_nan(node: n.IsNan, kids: tuple) -> object:
         value = x.value
         if isinstance(value, str):
             value = C.cast_literal(value, pa.string(), pa.float64(), C.LEGACY)
-        return b.Const(isinstance(value, float) and value != value)
+        return b.BConst(isinstance(value, float) and value != value)
     if isinstance(x, ColOp) and not x.col.convert:
         k = C.kind(x.col.type)
         if x.col.domain == "float":
-            return b.IsNanLeaf(x.col)
+            return b.BIsNan(x.col)
         if k in ("integral", "decimal", "boolean"):
-            return b.Const(False)
+            return b.BConst(False)
         if k in ("string", "binary"):
-            return b.BIsBool(b.Opaque(f"isnan({x.col.label()}) casts a string to DOUBLE: "
+            return b.BIsBool(b.BOpaque(f"isnan({x.col.label()}) casts a string to DOUBLE: "
                                       "'NaN' is NaN, which bounds do not rule out"), True)
         raise TypeMismatchError(f"isnan takes a number; {x.col.label()} is {x.col.type}")
-    return b.Opaque(getattr(x, "why", "isnan of an expression"))
+    return b.BOpaque(getattr(x, "why", "isnan of an expression"))
 
 
 def _distinct(node: n.DistinctFrom, kids: tuple) -> object:
@@ -190,7 +190,7 @@ def _distinct(node: n.DistinctFrom, kids: tuple) -> object:
             eq = reading(n.Op.EQ, left, left_t, right, lit_t, t, mode)
             if eq is None:
                 return None
-            if eq == b.Const(None):
+            if eq == b.BConst(None):
                 return b.BNot(is_null(left))
             return b.BNot(b.BIsBool(as_predicate(eq), True))
 
@@ -198,7 +198,7 @@ def _distinct(node: n.DistinctFrom, kids: tuple) -> object:
     eq = b.BIsBool(as_predicate(compare(n.Op.EQ, left, right)), True)
     if isinstance(right, LitOp):  # x IS DISTINCT FROM c  ==  (x = c) IS NOT TRUE
         if isinstance(left, LitOp) and left.value is None:
-            return b.Const(True)
+            return b.BConst(True)
         return b.BNot(eq)
     both_null = b.BAnd((is_null(left), is_null(right)))
     return b.BNot(b.BOr((eq, both_null)))

@@ -3,7 +3,14 @@
 Before binding, a tree holds names and Python values (``nodes.py``); after, each leaf knows its
 column's Arrow type and *domain* (how its statistics are compared in a kernel) and holds
 literals already placed in that domain (``literals.py``). ``rewrite.py`` turns these into the
-statistics program, one small function per class.
+statistics program.
+
+Every class derives from ``BoundNode`` and is named ``B`` and what it is: *operands*
+(``BOperand``: ``BColumn``, sums, products, calendar fields) are values; *leaves* (``BLeaf``)
+are predicates their operands' statistics decide; *combinators* (``BCombinator``) are
+predicates over predicates. Each leaf and combinator has a *kind*, and every walk over the tree
+is a ``BoundVisitor`` with one method per kind, run by ``visit``: adding a kind without a
+method in the visitor fails this module's import, and a visitor without it cannot be made.
 
 Domains: ``int`` (signed integers, dates, timestamps, decimals of precision <= 18 as unscaled
 int64), ``uint`` (uint64), ``float``, ``code`` (strings, binary and wide decimals, compared
@@ -12,13 +19,131 @@ through order-preserving integer codes assigned per batch), ``bool`` (0/1).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod, update_abstractmethods
 from dataclasses import dataclass
+from typing import ClassVar, Generic, TypeVar
 
 import pyarrow as pa
 
+T = TypeVar("T")
+
+
+class BoundNode:
+    """The base of every class of the bound tree. ``BOperand``: a value a leaf reads (a column,
+    a sum, a calendar field); ``BLeaf``: a predicate its statistics decide alone;
+    ``BCombinator``: a predicate over predicates. Every class is named ``B`` and what it is."""
+
+    __slots__ = ()
+
+    def children(self) -> tuple:
+        """The predicates this one combines, in the order visitors get their results."""
+        return ()
+
+
+class BOperand(BoundNode):
+    """A value the leaves compare (``BColumn`` and the computed operands above)."""
+
+    __slots__ = ()
+
+
+class BPredicate(BoundNode):
+    """A node of the predicate tree; ``kind`` names the ``BoundVisitor`` method it goes to
+    (``visit_<kind>``), given as ``class BX(BLeaf, kind="x")``."""
+
+    __slots__ = ()
+    kind: ClassVar[str] = ""
+
+    def __init_subclass__(cls, kind: str = "", **rest) -> None:
+        super().__init_subclass__(**rest)
+        if kind:  # every kind has its visitor method before it can exist
+            base = LeafVisitor if issubclass(cls, BLeaf) else BoundVisitor
+            if not getattr(getattr(base, f"visit_{kind}", None), "__isabstractmethod__", False):
+                raise TypeError(f"{base.__name__} has no visit_{kind} for {cls.__name__}")
+            cls.kind = kind
+            KINDS[kind] = cls
+
+
+class BLeaf(BPredicate):
+    """A predicate the statistics of its operands decide (``leaves.py`` has one rule each)."""
+
+    __slots__ = ()
+
+
+class BCombinator(BPredicate):
+    """A predicate over predicates; ``children()`` lists them."""
+
+    __slots__ = ()
+
+
+KINDS: dict[str, type] = {}  # kind -> class, filled as the classes below are made
+
+
+class LeafVisitor(ABC, Generic[T]):
+    """One method per leaf kind, ``visit_<kind>(leaf)``; ``BoundVisitor`` adds the
+    combinators. Every method is abstract: a visitor that misses a kind cannot be made
+    (``TypeError`` naming the method), and a kind with no method here fails this module's
+    import, so a new kind is handled by every walker before anything runs."""
+
+    @abstractmethod
+    def visit_const(self, leaf: BConst) -> T: ...
+    @abstractmethod
+    def visit_opaque(self, leaf: BOpaque) -> T: ...
+    @abstractmethod
+    def visit_compare(self, leaf: BCompare) -> T: ...
+    @abstractmethod
+    def visit_in_range(self, leaf: BInRange) -> T: ...
+    @abstractmethod
+    def visit_non_null(self, leaf: BNonNull) -> T: ...
+    @abstractmethod
+    def visit_nan_eq(self, leaf: BNanEq) -> T: ...
+    @abstractmethod
+    def visit_is_null(self, leaf: BIsNull) -> T: ...
+    @abstractmethod
+    def visit_is_nan(self, leaf: BIsNan) -> T: ...
+    @abstractmethod
+    def visit_column_compare(self, leaf: BColumnCompare) -> T: ...
+    @abstractmethod
+    def visit_in_list(self, leaf: BInList) -> T: ...
+    @abstractmethod
+    def visit_prefix(self, leaf: BPrefix) -> T: ...
+    @abstractmethod
+    def visit_pattern(self, leaf: BPattern) -> T: ...
+
+
+class BoundVisitor(LeafVisitor[T]):
+    """One method per kind of bound predicate, as ``visit`` calls them: a leaf's gets the leaf;
+    a combinator's gets the node and its children's results, in ``children()`` order.
+
+    A visitor to which every leaf is alike derives from ``EveryLeafAlike`` instead of
+    writing one method per leaf kind.
+
+    >>> import pyarrow as pa
+    >>> x = BColumn("x", pa.int64(), pa.int64(), "int")
+    >>> class Depth(EveryLeafAlike):
+    ...     def visit_leaf(self, leaf): return 1
+    ...     def visit_combinator(self, node, results): return 1 + max(results)
+    >>> visit(BAnd((BCompare(x, "gt", 5), BNot(BIsNull(x)))), Depth())
+    3
+    """
+
+    @abstractmethod
+    def visit_not(self, node: BNot, results: list[T]) -> T: ...
+    @abstractmethod
+    def visit_and(self, node: BAnd, results: list[T]) -> T: ...
+    @abstractmethod
+    def visit_or(self, node: BOr, results: list[T]) -> T: ...
+    @abstractmethod
+    def visit_is_bool(self, node: BIsBool, results: list[T]) -> T: ...
+    @abstractmethod
+    def visit_widen(self, node: BWiden, results: list[T]) -> T: ...
+    @abstractmethod
+    def visit_either(self, node: BEither, results: list[T]) -> T: ...
+    @abstractmethod
+    def visit_rewritten(self, node: BRewritten, results: list[T]) -> T: ...
+
 
 @dataclass(frozen=True)
-class BColumn:
+class BColumn(BOperand):
     """A column reference, possibly through an order-preserving cast.
 
     ``convert`` is how the kernel maps the column's statistic values into the compared domain:
@@ -61,7 +186,7 @@ class BColumn:
         return f"unscaled({text})" if pa.types.is_decimal(self.type) else text
 
 
-class _Expression:
+class _Expression(BOperand):
     """What a computed operand shares with a column for the leaves: its statistics are of its
     own type, and it shows as its label."""
 
@@ -186,21 +311,21 @@ class BRemainder(_Expression):
 
 
 @dataclass(frozen=True)
-class Const:
+class BConst(BLeaf, kind="const"):
     """TRUE, FALSE or NULL (None) for every row."""
 
     value: bool | None
 
 
 @dataclass(frozen=True)
-class Opaque:
+class BOpaque(BLeaf, kind="opaque"):
     """Anything at all: unknown functions, non-monotonic casts. ``why`` is shown by explain."""
 
     why: str
 
 
 @dataclass(frozen=True)
-class Bound:
+class BCompare(BLeaf, kind="compare"):
     """``col op value`` with op one of lt, le, gt, ge and value a non-NaN domain value."""
 
     col: BColumn
@@ -209,7 +334,7 @@ class Bound:
 
 
 @dataclass(frozen=True)
-class InRange:
+class BInRange(BLeaf, kind="in_range"):
     """``first <= col <= last`` (equality when first == last)."""
 
     col: BColumn
@@ -218,7 +343,7 @@ class InRange:
 
 
 @dataclass(frozen=True)
-class NonNull:
+class BNonNull(BLeaf, kind="non_null"):
     """Every non-NULL row has truth ``truth`` (a literal beyond the type's range); NULL rows
     give NULL."""
 
@@ -227,26 +352,28 @@ class NonNull:
 
 
 @dataclass(frozen=True)
-class NanEq:
+class BNanEq(BLeaf, kind="nan_eq"):
     """``col = NaN``: TRUE exactly for NaN rows, NULL for NULL rows."""
 
     col: BColumn
 
 
 @dataclass(frozen=True)
-class IsNullLeaf:
+class BIsNull(BLeaf, kind="is_null"):
+    """``col IS NULL``: never NULL."""
+
     col: BColumn
 
 
 @dataclass(frozen=True)
-class IsNanLeaf:
+class BIsNan(BLeaf, kind="is_nan"):
     """``isnan(col)``: never NULL (``isnan(NULL)`` is FALSE in Spark)."""
 
     col: BColumn
 
 
 @dataclass(frozen=True)
-class ColCmp:
+class BColumnCompare(BLeaf, kind="column_compare"):
     """``a op b`` for two columns in one domain; op one of lt, le, eq."""
 
     a: BColumn
@@ -255,7 +382,7 @@ class ColCmp:
 
 
 @dataclass(frozen=True)
-class InList:
+class BInList(BLeaf, kind="in_list"):
     """``col IN (values)``: values sorted, distinct, non-NaN; ``nan``/``null`` mark NaN or NULL
     among the listed values."""
 
@@ -266,7 +393,7 @@ class InList:
 
 
 @dataclass(frozen=True)
-class Prefix:
+class BPrefix(BLeaf, kind="prefix"):
     """``col`` starts with ``prefix`` (bytes). ``exact`` False: the predicate implies the
     prefix but is not implied by it (``LIKE 'ab%c'``)."""
 
@@ -276,7 +403,7 @@ class Prefix:
 
 
 @dataclass(frozen=True)
-class Pattern:
+class BPattern(BLeaf, kind="pattern"):
     """``col LIKE pattern`` beyond a plain prefix (``expr/likes.py``): every match starts with
     ``prefix`` and is at least ``floor`` (bytes); ``regex`` decides one known value;
     ``text`` is the pattern as written, for explain()."""
@@ -289,39 +416,54 @@ class Pattern:
 
 
 @dataclass(frozen=True)
-class BNot:
+class BNot(BCombinator, kind="not"):
     arg: object
 
+    def children(self) -> tuple:
+        return (self.arg,)
+
 
 @dataclass(frozen=True)
-class BAnd:
+class BAnd(BCombinator, kind="and"):
     args: tuple
 
+    def children(self) -> tuple:
+        return self.args
+
 
 @dataclass(frozen=True)
-class BOr:
+class BOr(BCombinator, kind="or"):
     args: tuple
 
+    def children(self) -> tuple:
+        return self.args
+
 
 @dataclass(frozen=True)
-class BIsBool:
+class BIsBool(BCombinator, kind="is_bool"):
     """``arg IS TRUE`` (value True) or ``arg IS FALSE``."""
 
     arg: object
     value: bool
 
+    def children(self) -> tuple:
+        return (self.arg,)
+
 
 @dataclass(frozen=True)
-class Widen:
+class BWiden(BCombinator, kind="widen"):
     """``arg``, except that where ``guard`` may be TRUE anything is possible (``-x`` at the
     integer minimum, where negation overflows)."""
 
     arg: object
     guard: object
 
+    def children(self) -> tuple:
+        return (self.arg, self.guard)
+
 
 @dataclass(frozen=True)
-class Either:
+class BEither(BCombinator, kind="either"):
     """One of ``args``, depending on the engine's settings: Spark's ANSI mode (the default
     since 4.0) and its legacy mode read some literals and casts differently (``float_col =
     16777217`` compares in DOUBLE under ANSI, in FLOAT otherwise). Whatever any reading allows
@@ -329,27 +471,73 @@ class Either:
 
     args: tuple
 
+    def children(self) -> tuple:
+        return self.args
+
 
 @dataclass(frozen=True)
-class Rewritten:
+class BRewritten(BCombinator, kind="rewritten"):
     """``arg``, a predicate on a column that a function of it was rewritten into
     (``functions/``); ``text`` is what explain() shows: the original and any assumption."""
 
     arg: object
     text: str
 
-
-def children(x: object) -> tuple:
-    """The operands of a combinator (``()`` for a leaf)."""
-    if isinstance(x, (BAnd, BOr, Either)):
-        return x.args
-    if isinstance(x, (BNot, BIsBool, Rewritten)):
-        return (x.arg,)
-    if isinstance(x, Widen):
-        return (x.arg, x.guard)
-    return ()
+    def children(self) -> tuple:
+        return (self.arg,)
 
 
-LEAVES = (Const, Opaque, Bound, InRange, NonNull, NanEq, IsNullLeaf, IsNanLeaf, ColCmp, InList,
-          Prefix, Pattern)
-COMBINATORS = (BNot, BAnd, BOr, BIsBool, Widen, Either, Rewritten)
+class EveryLeafAlike(BoundVisitor[T]):
+    """A visitor to which every leaf kind is alike (``visit_leaf``), and every combinator too
+    unless it has its own method (``visit_combinator``): a new leaf kind needs nothing here.
+    A walker whose answer depends on the leaf's kind derives from ``BoundVisitor``."""
+
+    @abstractmethod
+    def visit_leaf(self, leaf: BLeaf) -> T: ...
+
+    def visit_combinator(self, node: BCombinator, results: list[T]) -> T:
+        raise NotImplementedError(f"{type(self).__name__} has no rule for {node.kind}")
+
+
+def _to_leaf(kind: str):
+    def method(self, leaf):
+        return self.visit_leaf(leaf)
+
+    method.__name__ = f"visit_{kind}"
+    return method
+
+
+def _to_combinator(kind: str):
+    def method(self, node, results):
+        return self.visit_combinator(node, results)
+
+    method.__name__ = f"visit_{kind}"
+    return method
+
+
+for _kind, _cls in KINDS.items():
+    setattr(EveryLeafAlike, f"visit_{_kind}", _to_leaf(_kind) if issubclass(_cls, BLeaf)
+            else _to_combinator(_kind))
+update_abstractmethods(EveryLeafAlike)
+del _kind, _cls
+
+
+def visit(root: BPredicate, visitor: LeafVisitor[T]) -> T:
+    """``visitor``'s result for ``root``: each node's method runs once per node (a subtree
+    shared by two parents is visited once), after its children's. An explicit stack, not
+    recursion: trees run 10,000 deep."""
+    done: dict[int, object] = {}
+    stack: list[tuple[object, bool]] = [(root, False)]
+    while stack:
+        x, expanded = stack.pop()
+        if id(x) in done:
+            continue
+        kids = x.children()
+        if kids and not expanded:
+            stack.append((x, True))
+            stack.extend((k, False) for k in kids)  # the last child first, as ever
+            continue
+        method = getattr(visitor, f"visit_{x.kind}")
+        done[id(x)] = method(x, [done[id(k)] for k in kids]) if isinstance(
+            x, BCombinator) else method(x)
+    return done[id(root)]

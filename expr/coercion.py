@@ -3,7 +3,7 @@
 Before Spark runs a comparison whose sides have different types it casts both to one common
 type, and its two modes choose that type differently: ANSI mode (the default since Spark 4) and
 legacy mode (``spark.sql.ansi.enabled=false``). prunekit cannot know the mode, so it reads a
-comparison once per mode that accepts it (``bound.Either`` takes the union of the readings,
+comparison once per mode that accepts it (``bound.BEither`` takes the union of the readings,
 sound under both), and refuses a comparison both modes refuse.
 
 What the common type means for pruning: the column is seen through its cast, which is usable

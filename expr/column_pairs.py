@@ -6,7 +6,7 @@ statistics do not follow.
 >>> a = ColOp(b.BColumn("a", pa.int32(), pa.int32(), "int"))
 >>> c = ColOp(b.BColumn("c", pa.int64(), pa.int64(), "int"))
 >>> column_vs_column(n.Op.GT, a, c)
-ColCmp(a=c, op='lt', b=a)
+BColumnCompare(a=c, op='lt', b=a)
 """
 
 from __future__ import annotations
@@ -25,33 +25,33 @@ def column_vs_column(op: n.Op, a: ColOp, c: ColOp) -> object:
 
     >>> a = ColOp(b.BColumn("a", pa.int32(), pa.int32(), "int"))
     >>> column_vs_column(n.Op.NE, a, ColOp(b.BColumn("c", pa.int64(), pa.int64(), "int")))
-    BNot(arg=ColCmp(a=a, op='eq', b=c))
+    BNot(arg=BColumnCompare(a=a, op='eq', b=c))
     >>> column_vs_column(n.Op.LT, a, ColOp(b.BColumn("s", pa.string(), pa.string(), "code")))
-    Opaque(why='a (int32) and s (string) are not compared from statistics')
+    BOpaque(why='a (int32) and s (string) are not compared from statistics')
     """
     if a.negated or c.negated:
-        return b.Opaque("negated column compared with a column")
+        return b.BOpaque("negated column compared with a column")
     if "none" in (a.col.domain, c.col.domain):
-        return b.Opaque(f"{a.col.name} or {c.col.name} has a type without an order")
+        return b.BOpaque(f"{a.col.name} or {c.col.name} has a type without an order")
     left, right = _common_domain(a.col, c.col)
     if left is None:
-        return b.Opaque(f"{a.col.name} ({a.col.type}) and {c.col.name} ({c.col.type}) are "
+        return b.BOpaque(f"{a.col.name} ({a.col.type}) and {c.col.name} ({c.col.type}) are "
                         "not compared from statistics")
     for x, y in ((a.col, c.col), (c.col, a.col)):
         if y.type == pa.float32() and not y.convert and _rounds_to_float32(x):
             # ANSI Spark compares an integer with a FLOAT in DOUBLE, legacy Spark in FLOAT.
             as_float = b.BColumn(x.name, x.stats_type, pa.float32(), "float", ("tofloat32",))
             pair = (as_float, y) if x is a.col else (y, as_float)
-            return b.Either((_col_cmp(op, left, right), _col_cmp(op, *pair)))
+            return b.BEither((_col_cmp(op, left, right), _col_cmp(op, *pair)))
     return _col_cmp(op, left, right)
 
 
 def _col_cmp(op: n.Op, left: b.BColumn, right: b.BColumn) -> object:
     if op is n.Op.NE:
-        return b.BNot(b.ColCmp(left, "eq", right))
+        return b.BNot(b.BColumnCompare(left, "eq", right))
     if op in (n.Op.GT, n.Op.GE):
         op, left, right = op.flipped, right, left
-    return b.ColCmp(left, {n.Op.EQ: "eq", n.Op.LT: "lt", n.Op.LE: "le"}[op], right)
+    return b.BColumnCompare(left, {n.Op.EQ: "eq", n.Op.LT: "lt", n.Op.LE: "le"}[op], right)
 
 
 def _common_domain(x: b.BColumn, y: b.BColumn) -> tuple:

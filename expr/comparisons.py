@@ -6,7 +6,7 @@ Bind, the IN lists and the function rules all compare through here.
 >>> import pyarrow as pa
 >>> x = ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))
 >>> compare(n.Op.LT, LitOp(5), x), compare(n.Op.LT, x, LitOp(5.5))
-(Bound(col=x, op='gt', value=5), Bound(col=x, op='lt', value=6))
+(BCompare(col=x, op='gt', value=5), BCompare(col=x, op='lt', value=6))
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def compare(op: n.Op, left: object, right: object) -> object:
 
     >>> x = ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))
     >>> compare(n.Op.NE, x, LitOp(5)), compare(n.Op.EQ, x, LitOp(None))
-    (BNot(arg=InRange(col=x, first=5, last=5)), Const(value=None))
+    (BNot(arg=BInRange(col=x, first=5, last=5)), BConst(value=None))
     """
     if isinstance(left, LitOp) and not isinstance(right, LitOp):
         op, left, right = op.flipped, right, left
@@ -43,12 +43,12 @@ def compare(op: n.Op, left: object, right: object) -> object:
     if isinstance(left, Applied) or isinstance(right, Applied):
         if isinstance(right, LitOp):  # f(x) op literal: a predicate on x (functions/)
             return typed_comparison(op, left, right)
-        return b.Opaque(getattr(left, "why", None) or right.why)
+        return b.BOpaque(getattr(left, "why", None) or right.why)
     for side in (left, right):
         if isinstance(side, OpaqueOp):
-            return b.Opaque(side.why)
+            return b.BOpaque(side.why)
         if not isinstance(side, (ColOp, LitOp)):  # (x > 5) = TRUE: legal, but not used
-            return b.Opaque("comparison of a predicate with a value")
+            return b.BOpaque("comparison of a predicate with a value")
     if isinstance(left, LitOp):  # both literals
         return fold_literals(op, left, right)
     if isinstance(right, ColOp):
@@ -56,9 +56,9 @@ def compare(op: n.Op, left: object, right: object) -> object:
     if op is n.Op.NE:
         return b.BNot(compare(n.Op.EQ, left, right))
     if right.value is None:
-        return b.Const(None)
+        return b.BConst(None)
     if left.col.domain == "none":
-        return b.Opaque(f"{left.col.name} has type {left.col.type}, which has no order")
+        return b.BOpaque(f"{left.col.name} has type {left.col.type}, which has no order")
     return typed_comparison(op, left, right)
 
 
@@ -66,10 +66,10 @@ def _quotient_vs_literal(op: n.Op, q: Quotient, lit: LitOp) -> object:
     if op is n.Op.NE:
         return b.BNot(_quotient_vs_literal(n.Op.EQ, q, lit))
     if lit.value is None:
-        return b.Const(None)
+        return b.BConst(None)
     if isinstance(lit.value, (bool, str, bytes)) or not isinstance(lit.value, (int, float,
                                                                              decimal.Decimal)):
-        return b.Opaque(f"{q.label()} compared with {lit.value!r}")
+        return b.BOpaque(f"{q.label()} compared with {lit.value!r}")
     return compare_quotient(op, q, lit, column_vs_literal)
 
 
@@ -89,12 +89,12 @@ def typed_comparison(op: n.Op, left: object, lit: LitOp) -> object:
     """``left op lit`` as Spark types it: per mode, both sides cast to the comparison type
     (``coercion.comparison_type``); the column read through the cast when it keeps order
     (else the leaf is unknown), the literal cast as Spark casts it. The modes' readings are
-    one leaf when they agree, else ``Either`` of them; a comparison both modes refuse is an
+    one leaf when they agree, else ``BEither`` of them; a comparison both modes refuse is an
     error, one whose literal fails in every mode that reads it is NULL (the query fails).
 
     >>> x = ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))
     >>> typed_comparison(n.Op.LT, x, LitOp(2.5)), typed_comparison(n.Op.GT, x, LitOp(200))
-    (Bound(col=x, op='lt', value=3), NonNull(col=x, truth=False))
+    (BCompare(col=x, op='lt', value=3), BNonNull(col=x, truth=False))
     """
     if isinstance(left, Applied) and getattr(left, "type", None) is None:
         return left.compare(op, lit)  # no one type (CASE of predicates): it says why
@@ -112,7 +112,7 @@ def each_mode(left: object, left_t: pa.DataType, lit: LitOp, lit_t: pa.DataType,
 
     >>> x = ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))
     >>> each_mode(x, pa.int8(), LitOp("7"), pa.string(), lambda t, mode: f"{mode}: {t}")
-    Either(args=('ansi: int64', 'legacy: int8'))
+    BEither(args=('ansi: int64', 'legacy: int8'))
     """
     return per_mode(lambda mode: C.comparison_type(left_t, lit_t, mode), reading,
                     lambda: f"cannot compare {operand_label(left)} ({left_t}) with "
@@ -125,9 +125,9 @@ def per_mode(common_type, reading, refused) -> object:
     that mode casts the operands to (None: the mode refuses them; ``refused()`` is the error
     when both do), as one leaf (``_one_of``).
 
-    >>> per_mode(lambda mode: pa.int32(), lambda t, mode: b.Const(True), lambda: "refused")
-    Const(value=True)
-    >>> per_mode(lambda mode: None, lambda t, mode: b.Const(True), lambda: "refused")
+    >>> per_mode(lambda mode: pa.int32(), lambda t, mode: b.BConst(True), lambda: "refused")
+    BConst(value=True)
+    >>> per_mode(lambda mode: None, lambda t, mode: b.BConst(True), lambda: "refused")
     Traceback (most recent call last):
     ...
     prunekit.errors.TypeMismatchError: refused
@@ -149,12 +149,12 @@ def per_mode(common_type, reading, refused) -> object:
 
 def _one_of(found: list) -> object:
     """The leaf of the modes' readings: NULL when none runs (the query fails), one when they
-    agree or are all unknown, else ``Either``."""
+    agree or are all unknown, else ``BEither``."""
     if not found:
-        return b.Const(None)
-    if len(found) == 1 or all(isinstance(x, b.Opaque) for x in found):
+        return b.BConst(None)
+    if len(found) == 1 or all(isinstance(x, b.BOpaque) for x in found):
         return found[0]
-    return b.Either(tuple(found))
+    return b.BEither(tuple(found))
 
 
 def typed_operand(x: object) -> bool:
@@ -176,30 +176,30 @@ def reading(op: n.Op, left: object, left_t: pa.DataType, lit: LitOp, lit_t: pa.D
 
     >>> x = ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))
     >>> reading(n.Op.GT, x, pa.int8(), LitOp(5), pa.int32(), pa.int32(), "ansi")
-    Bound(col=x, op='gt', value=5)
+    BCompare(col=x, op='gt', value=5)
     >>> reading(n.Op.EQ, x, pa.int8(), LitOp("a"), pa.string(), pa.int8(), "ansi") is None
     True
     """
     if not C.keeps_order(left_t, t):
-        return b.Opaque(f"Spark ({mode} mode) compares {operand_label(left)} as {t}: a cast "
+        return b.BOpaque(f"Spark ({mode} mode) compares {operand_label(left)} as {t}: a cast "
                         "that does "
                         "not keep its order")
     value = C.cast_literal(lit.value, lit_t, t, mode)
     if value is C.FAILS:
         return None
     if value is C.UNSURE:
-        return b.Opaque(f"prunekit does not work out {shown_literal(lit)} as {t} as Spark does")
+        return b.BOpaque(f"prunekit does not work out {shown_literal(lit)} as {t} as Spark does")
     if value is None:
-        return b.Const(None)
+        return b.BConst(None)
     if isinstance(left, Applied):
         if _rounds_in(left_t, t):  # the function's result rounded to FLOAT: no threshold
-            return b.Opaque(f"Spark ({mode} mode) compares {operand_label(left)} in FLOAT")
+            return b.BOpaque(f"Spark ({mode} mode) compares {operand_label(left)} in FLOAT")
         return left.compare(op, LitOp(value, t))
     if left.negated:
         return _negated(op, left, LitOp(value, t))
     col = seen_as(left.col, left_t, t)
     if col is None:
-        return b.Opaque(f"Spark ({mode} mode) compares {operand_label(left)} in FLOAT")
+        return b.BOpaque(f"Spark ({mode} mode) compares {operand_label(left)} in FLOAT")
     return column_vs_literal(op, col, clamp(col, L.coerce(value, col.type)))
 
 
@@ -235,45 +235,45 @@ def column_vs_literal(op: n.Op, col: b.BColumn, c: L.Coerced) -> object:
 
     >>> x = b.BColumn("x", pa.int8(), pa.int8(), "int")
     >>> column_vs_literal(n.Op.EQ, x, L.coerce(5, x.type))
-    InRange(col=x, first=5, last=5)
+    BInRange(col=x, first=5, last=5)
     >>> column_vs_literal(n.Op.LT, x, L.coerce(500, x.type))  # above every int8: always TRUE
-    NonNull(col=x, truth=True)
+    BNonNull(col=x, truth=True)
     """
     if isinstance(c, (L.BelowMin, L.AboveMax)):
-        return b.NonNull(col, L.truth_beyond(op, above=isinstance(c, L.AboveMax)))
+        return b.BNonNull(col, L.truth_beyond(op, above=isinstance(c, L.AboveMax)))
     if isinstance(c, L.Exact) and isinstance(c.value, float) and c.value != c.value:  # NaN
         # NaN is above every number and equal to itself (docs/semantics.md §2).
-        return {n.Op.EQ: b.NanEq(col), n.Op.GE: b.NanEq(col), n.Op.LT: b.BNot(b.NanEq(col)),
-                n.Op.LE: b.NonNull(col, True), n.Op.GT: b.NonNull(col, False)}[op]
+        return {n.Op.EQ: b.BNanEq(col), n.Op.GE: b.BNanEq(col), n.Op.LT: b.BNot(b.BNanEq(col)),
+                n.Op.LE: b.BNonNull(col, True), n.Op.GT: b.BNonNull(col, False)}[op]
     if op is n.Op.EQ:
         if c.first > c.last:
-            return b.NonNull(col, False)
-        return by_type(b.InRange(col, c.first, c.last))
+            return b.BNonNull(col, False)
+        return by_type(b.BInRange(col, c.first, c.last))
     value = c.first if op in (n.Op.LT, n.Op.GE) else c.last
-    return by_type(b.Bound(col, _OPS[op], value))
+    return by_type(b.BCompare(col, _OPS[op], value))
 
 
-def by_type(leaf: b.Bound | b.InRange) -> object:
+def by_type(leaf: b.BCompare | b.BInRange) -> object:
     """The leaf as a constant on non-NULL rows where every value the column's own type can
     produce decides it, whatever the statistics (known or not): ``CAST(t AS INT) > 300`` and
     ``t > 127`` on TINYINT are FALSE, ``t + 1 > 200`` too.
 
     >>> t = b.BColumn("t", pa.int8(), pa.int32(), "int")
-    >>> by_type(b.Bound(t, "gt", 127)), by_type(b.InRange(t, -500, 500))
-    (NonNull(col=t, truth=False), NonNull(col=t, truth=True))
+    >>> by_type(b.BCompare(t, "gt", 127)), by_type(b.BInRange(t, -500, 500))
+    (BNonNull(col=t, truth=False), BNonNull(col=t, truth=True))
     """
     span = values_range(leaf.col)
     if span is None:
         return leaf
     lo, hi = span
-    if isinstance(leaf, b.InRange):
+    if isinstance(leaf, b.BInRange):
         if leaf.last < lo or leaf.first > hi:
-            return b.NonNull(leaf.col, False)
-        return b.NonNull(leaf.col, True) if leaf.first <= lo and hi <= leaf.last else leaf
+            return b.BNonNull(leaf.col, False)
+        return b.BNonNull(leaf.col, True) if leaf.first <= lo and hi <= leaf.last else leaf
     v = leaf.value
     always, never = {"lt": (v > hi, v <= lo), "le": (v >= hi, v < lo),
                      "gt": (v < lo, v >= hi), "ge": (v <= lo, v > hi)}[leaf.op]
-    return b.NonNull(leaf.col, True) if always else b.NonNull(leaf.col, False) if never else \
+    return b.BNonNull(leaf.col, True) if always else b.BNonNull(leaf.col, False) if never else \
         leaf
 
 
@@ -312,7 +312,7 @@ def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:
     col = left.col
     if col.domain not in ("int", "float") or col.convert or pa.types.is_boolean(col.type) or (
             pa.types.is_temporal(col.type)) or pa.types.is_unsigned_integer(col.type):
-        return b.Opaque(f"negation of {col.name} ({col.type})")
+        return b.BOpaque(f"negation of {col.name} ({col.type})")
     value = right.value
     if not isinstance(value, (int, float)) and not hasattr(value, "as_tuple"):
         raise TypeMismatchError(f"cannot compare -{col.name} with {value!r}")
@@ -320,19 +320,19 @@ def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:
         return compare(op, ColOp(col), right)
     inner = compare(op.flipped, ColOp(col), LitOp(L.negate(value), right.type))
     if col.domain == "float":
-        return b.Widen(inner, b.NanEq(col))
+        return b.BWiden(inner, b.BNanEq(col))
     lo = int_range(col.type)[0]
-    return b.Widen(inner, b.InRange(col, lo, lo))
+    return b.BWiden(inner, b.BInRange(col, lo, lo))
 
 
 def fold_literals(op: n.Op, x: LitOp, y: LitOp) -> object:
     """Two literals compared as Spark types them in each mode (``'1' = 1`` is TRUE).
 
     >>> fold_literals(n.Op.EQ, LitOp("1"), LitOp(1)), fold_literals(n.Op.LT, LitOp(None), LitOp(1))
-    (Const(value=True), Const(value=None))
+    (BConst(value=True), BConst(value=None))
     """
     if x.value is None or y.value is None:
-        return b.Const(None)
+        return b.BConst(None)
     tx, ty = C.literal_type(x.value, x.type), C.literal_type(y.value, y.type)
     tx, ty = C.compared_literal_type(x.value, x.type, ty), C.compared_literal_type(
         y.value, y.type, tx)
@@ -342,15 +342,15 @@ def fold_literals(op: n.Op, x: LitOp, y: LitOp) -> object:
         if C.FAILS in (u, v):
             return None
         if C.UNSURE in (u, v):
-            return b.Opaque(f"prunekit does not work out {shown_literal(x)} {op.value} "
+            return b.BOpaque(f"prunekit does not work out {shown_literal(x)} {op.value} "
                             f"{shown_literal(y)} as "
                             "Spark does")
         if u is None or v is None:
-            return b.Const(None)
+            return b.BConst(None)
         cu, cv = L.coerce(u, t), L.coerce(v, t)
         if not (isinstance(cu, L.Exact) and isinstance(cv, L.Exact)):  # cast, so exact
-            return b.Opaque(f"{shown_literal(x)} {op.value} {shown_literal(y)} as {t}")
-        return b.Const(_ordered(op, cu.value, cv.value))
+            return b.BOpaque(f"{shown_literal(x)} {op.value} {shown_literal(y)} as {t}")
+        return b.BConst(_ordered(op, cu.value, cv.value))
 
     return each_mode(x, tx, y, ty, reading)
 

@@ -3,8 +3,8 @@ bounds of ``a`` prune too.
 
 >>> import pyarrow as pa
 >>> a, c = (b.BColumn(k, pa.int64(), pa.int64(), "int") for k in "ac")
->>> with_implied_equalities(b.BAnd((b.ColCmp(a, "eq", c), b.Bound(c, "ge", 5)))).args[-1]
-Bound(col=a, op='ge', value=5)
+>>> with_implied_equalities(b.BAnd((b.BColumnCompare(a, "eq", c), b.BCompare(c, "ge", 5)))).args[-1]
+BCompare(col=a, op='ge', value=5)
 """
 
 from __future__ import annotations
@@ -13,8 +13,26 @@ import dataclasses
 
 from . import bound as b
 
-# Leaves that compare one column with constants; an equal column satisfies the same leaf.
-_COLUMN_LEAVES = (b.Bound, b.InRange, b.InList, b.Prefix, b.NanEq, b.IsNanLeaf)
+
+class _HoldsForEqualColumn(b.LeafVisitor[bool]):
+    """Whether the leaf, moved onto a column equal to its own, holds there too: so for the
+    leaves that compare one column with constants."""
+
+    def _yes(self, leaf: b.BLeaf) -> bool:
+        return True
+
+    def _no(self, leaf: b.BLeaf) -> bool:
+        return False
+
+    visit_compare = visit_in_range = visit_in_list = visit_prefix = _yes
+    visit_nan_eq = visit_is_nan = _yes
+    # Not carried (an implied conjunct only narrows, so leaving one out is always sound):
+    # constants and unknowns, tests of NULL, column pairs, and LIKE patterns.
+    visit_const = visit_opaque = visit_non_null = visit_is_null = _no
+    visit_column_compare = visit_pattern = _no
+
+
+_TRANSFERS = _HoldsForEqualColumn()
 
 
 def with_implied_equalities(root: object) -> object:
@@ -29,7 +47,7 @@ def with_implied_equalities(root: object) -> object:
 
     >>> import pyarrow as pa
     >>> a, c = (b.BColumn(k, pa.int64(), pa.int64(), "int") for k in "ac")
-    >>> both = b.BAnd((b.ColCmp(a, "eq", c), b.InRange(c, 5, 5)))
+    >>> both = b.BAnd((b.BColumnCompare(a, "eq", c), b.BInRange(c, 5, 5)))
     >>> with_implied_equalities(b.BNot(both)) == b.BNot(both)  # under NOT: left alone
     True
     """
@@ -39,23 +57,28 @@ def with_implied_equalities(root: object) -> object:
         x = stack.pop()
         if isinstance(x, spine):
             stack.extend(x.args)
-        seen_eq = isinstance(x, b.ColCmp) and x.op == "eq"
+        seen_eq = isinstance(x, b.BColumnCompare) and x.op == "eq"
     if not seen_eq:
         return root
-    done: dict[int, object] = {}
-    work: list[tuple[object, bool]] = [(root, False)]
-    while work:  # post-order without recursion: chains may be 10,000 deep
-        x, expanded = work.pop()
-        if not isinstance(x, spine):
-            done[id(x)] = x
-        elif not expanded:
-            work.append((x, True))
-            work.extend((a, False) for a in x.args)
-        else:
-            args = tuple(done[id(a)] for a in x.args)
-            done[id(x)] = (b.BAnd(args + _implied_by_equalities(args))
-                           if isinstance(x, b.BAnd) else b.BOr(args))
-    return done[id(root)]
+    return b.visit(root, _WithImplied())
+
+
+class _WithImplied(b.EveryLeafAlike[object]):
+    """Each node with the implied conjuncts added along the AND/OR spine below it; a node off
+    the spine (under NOT, IS, a rewrite) is itself, whatever was found inside it."""
+
+    def visit_leaf(self, leaf: b.BLeaf) -> object:
+        return leaf
+
+    def visit_combinator(self, node: b.BCombinator, results: list) -> object:
+        return node
+
+    def visit_and(self, node: b.BAnd, results: list) -> object:
+        args = tuple(results)
+        return b.BAnd(args + _implied_by_equalities(args))
+
+    def visit_or(self, node: b.BOr, results: list) -> object:
+        return b.BOr(tuple(results))
 
 
 def _implied_by_equalities(args: tuple) -> tuple:
@@ -70,7 +93,7 @@ def _implied_by_equalities(args: tuple) -> tuple:
         return c
 
     for x in args:
-        if isinstance(x, b.ColCmp) and x.op == "eq" and x.a != x.b and not x.a.convert and \
+        if isinstance(x, b.BColumnCompare) and x.op == "eq" and x.a != x.b and not x.a.convert and \
                 not x.b.convert and x.a.type == x.b.type and x.a.domain == x.b.domain:
             group.setdefault(x.a, x.a)
             group.setdefault(x.b, x.b)
@@ -82,7 +105,7 @@ def _implied_by_equalities(args: tuple) -> tuple:
         members.setdefault(root(c), []).append(c)
     implied = []
     for x in args:
-        if isinstance(x, _COLUMN_LEAVES) and x.col in group:
+        if isinstance(x, b.BLeaf) and b.visit(x, _TRANSFERS) and x.col in group:
             for other in members[root(x.col)]:
                 if other != x.col:
                     implied.append(dataclasses.replace(x, col=other))

@@ -19,50 +19,138 @@ neither FALSE nor NULL; otherwise MAYBE_MATCH.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from . import bound as b
 from .render import domain_literal_sql, key_sql, literal_sql
 
 _SYMBOL = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "=", "ne": "<>"}
 
 
-def leaf_sql(leaf: object) -> str:
-    """A short SQL-like spelling of a bound leaf."""
-    if isinstance(leaf, b.Const):
+def leaf_sql(leaf: b.BLeaf) -> str:
+    """A short SQL-like spelling of a bound leaf.
+
+    >>> import pyarrow as pa
+    >>> x = b.BColumn("x", pa.int64(), pa.int64(), "int")
+    >>> leaf_sql(b.BInRange(x, 2, 5)), leaf_sql(b.BInList(x, (1, 2), nan=False, null=True))
+    ('x BETWEEN 2 AND 5', 'x IN (1, 2, NULL)')
+    """
+    return b.visit(leaf, _LEAF_SQL)
+
+
+class _LeafSql(b.LeafVisitor[str]):
+    def visit_const(self, leaf: b.BConst) -> str:
         return {True: "TRUE", False: "FALSE", None: "NULL"}[leaf.value]
-    if isinstance(leaf, b.Opaque):
+
+    def visit_opaque(self, leaf: b.BOpaque) -> str:
         return f"<anything: {leaf.why}>"
-    col = leaf.col.label() if hasattr(leaf, "col") else ""
-    t = leaf.col.type if hasattr(leaf, "col") else None
 
-    def lit(v: object) -> str:
-        return domain_literal_sql(v, t)
+    def visit_compare(self, leaf: b.BCompare) -> str:
+        return f"{leaf.col.label()} {_SYMBOL[leaf.op]} {_literal(leaf.value, leaf.col)}"
 
-    if isinstance(leaf, b.Bound):
-        return f"{col} {_SYMBOL[leaf.op]} {lit(leaf.value)}"
-    if isinstance(leaf, b.InRange):
-        return (f"{col} = {lit(leaf.first)}" if leaf.first == leaf.last
-                else f"{col} BETWEEN {lit(leaf.first)} AND {lit(leaf.last)}")
-    if isinstance(leaf, b.NonNull):
-        return f"{col} IS NOT NULL AND {'TRUE' if leaf.truth else 'FALSE'}  (literal out of range)"
-    if isinstance(leaf, b.NanEq):
-        return f"{col} = NaN"
-    if isinstance(leaf, b.IsNullLeaf):
-        return f"{col} IS NULL"
-    if isinstance(leaf, b.IsNanLeaf):
-        return f"isnan({col})"
-    if isinstance(leaf, b.ColCmp):
+    def visit_in_range(self, leaf: b.BInRange) -> str:
+        first, last = _literal(leaf.first, leaf.col), _literal(leaf.last, leaf.col)
+        return (f"{leaf.col.label()} = {first}" if leaf.first == leaf.last
+                else f"{leaf.col.label()} BETWEEN {first} AND {last}")
+
+    def visit_non_null(self, leaf: b.BNonNull) -> str:
+        return (f"{leaf.col.label()} IS NOT NULL AND {'TRUE' if leaf.truth else 'FALSE'}  "
+                "(literal out of range)")
+
+    def visit_nan_eq(self, leaf: b.BNanEq) -> str:
+        return f"{leaf.col.label()} = NaN"
+
+    def visit_is_null(self, leaf: b.BIsNull) -> str:
+        return f"{leaf.col.label()} IS NULL"
+
+    def visit_is_nan(self, leaf: b.BIsNan) -> str:
+        return f"isnan({leaf.col.label()})"
+
+    def visit_column_compare(self, leaf: b.BColumnCompare) -> str:
         return f"{key_sql(leaf.a.name)} {_SYMBOL[leaf.op]} {key_sql(leaf.b.name)}"
-    if isinstance(leaf, b.InList):
-        shown = ", ".join(lit(v) for v in leaf.values[:8])
+
+    def visit_in_list(self, leaf: b.BInList) -> str:
+        shown = ", ".join(_literal(v, leaf.col) for v in leaf.values[:8])
         more = f", ... ({len(leaf.values)} values)" if len(leaf.values) > 8 else ""
         extra = (", NaN" if leaf.nan else "") + (", NULL" if leaf.null else "")
-        return f"{col} IN ({shown}{more}{extra})"
-    if isinstance(leaf, b.Pattern):
-        return f"{col} LIKE {literal_sql(leaf.text)}"
-    if isinstance(leaf, b.Prefix):
+        return f"{leaf.col.label()} IN ({shown}{more}{extra})"
+
+    def visit_prefix(self, leaf: b.BPrefix) -> str:
         kind = "starts with" if leaf.exact else "implies prefix"
-        return f"{col} {kind} {lit(leaf.prefix)}"
-    return type(leaf).__name__
+        return f"{leaf.col.label()} {kind} {_literal(leaf.prefix, leaf.col)}"
+
+    def visit_pattern(self, leaf: b.BPattern) -> str:
+        return f"{leaf.col.label()} LIKE {literal_sql(leaf.text)}"
+
+
+_LEAF_SQL = _LeafSql()
+
+
+def _literal(value: object, col) -> str:
+    return domain_literal_sql(value, col.type)
+
+
+@dataclass(frozen=True)
+class _Line:
+    label: str
+    node: object
+    kids: list
+
+
+class _Outline(b.EveryLeafAlike[_Line]):
+    """Each node's line of an outline; ``short``: the labels of ``Explanation``."""
+
+    def __init__(self, short: bool) -> None:
+        self.short = short
+
+    def visit_leaf(self, leaf: b.BLeaf) -> _Line:
+        return _Line(printable(leaf_sql(leaf)), leaf, [])
+
+    def visit_not(self, node: b.BNot, results: list[_Line]) -> _Line:
+        return _Line("NOT", node, results)
+
+    def visit_and(self, node: b.BAnd, results: list[_Line]) -> _Line:
+        return _Line("AND", node, results)
+
+    def visit_or(self, node: b.BOr, results: list[_Line]) -> _Line:
+        return _Line("OR", node, results)
+
+    def visit_is_bool(self, node: b.BIsBool, results: list[_Line]) -> _Line:
+        return _Line(f"IS {'TRUE' if node.value else 'FALSE'}", node, results)
+
+    def visit_either(self, node: b.BEither, results: list[_Line]) -> _Line:
+        return _Line("EITHER (ANSI or legacy)" if self.short else
+                     "EITHER (Spark's ANSI and legacy readings; anything either allows)",
+                     node, results)
+
+    def visit_rewritten(self, node: b.BRewritten, results: list[_Line]) -> _Line:
+        text = printable(node.text)
+        return _Line(text if self.short else text + "  (as a predicate on the column:)",
+                     node, results)
+
+    def visit_widen(self, node: b.BWiden, results: list[_Line]) -> _Line:
+        return _Line("WIDENED" if self.short else "WIDENED (anything where the guard may hold)",
+                     node, results)
+
+
+def outline(root: b.BPredicate, short: bool = False) -> list[tuple[int, object, str]]:
+    """The bound tree parents first, as (depth, node, label); a subtree two parents share is
+    listed under each.
+
+    >>> import pyarrow as pa
+    >>> x = b.BColumn("x", pa.int64(), pa.int64(), "int")
+    >>> [(depth, label) for depth, _, label in outline(
+    ...     b.BNot(b.BOr((b.BCompare(x, "gt", 5), b.BIsNull(x)))))]
+    [(0, 'NOT'), (1, 'OR'), (2, 'x > 5'), (2, 'x IS NULL')]
+    """
+    top = b.visit(root, _Outline(short))
+    out: list[tuple[int, object, str]] = []
+    stack = [(top, 0)]
+    while stack:
+        line, depth = stack.pop()
+        out.append((depth, line.node, line.label))
+        stack.extend((k, depth + 1) for k in reversed(line.kids))
+    return out
 
 
 def render_step(r, step: int, depth: int = 0) -> str:
@@ -113,35 +201,14 @@ def printable(text: str) -> str:
 def explain_tree(r, predicate_sql: str) -> str:
     """The whole explanation: predicate, bound tree with each leaf's conditions, notes."""
     lines = [f"predicate: {printable(predicate_sql)}"]
-    stack: list[tuple[object, int]] = [(r.root, 0)]
-    while stack:
-        node, depth = stack.pop()
+    for depth, node, label in outline(r.root):
         pad = "    " * depth
-        if isinstance(node, (b.BAnd, b.BOr)):
-            lines.append(pad + ("AND" if isinstance(node, b.BAnd) else "OR"))
-            stack.extend((k, depth + 1) for k in reversed(node.args))
-        elif isinstance(node, b.BNot):
-            lines.append(pad + "NOT")
-            stack.append((node.arg, depth + 1))
-        elif isinstance(node, b.BIsBool):
-            lines.append(pad + f"IS {'TRUE' if node.value else 'FALSE'}")
-            stack.append((node.arg, depth + 1))
-        elif isinstance(node, b.Either):
-            lines.append(pad + "EITHER (Spark's ANSI and legacy readings; anything either allows)")
-            stack.extend((k, depth + 1) for k in reversed(node.args))
-        elif isinstance(node, b.Rewritten):
-            lines.append(pad + printable(node.text) + "  (as a predicate on the column:)")
-            stack.append((node.arg, depth + 1))
-        elif isinstance(node, b.Widen):
-            lines.append(pad + "WIDENED (anything where the guard may hold)")
-            stack.extend([(node.arg, depth + 1), (node.guard, depth + 1)])
-        else:
-            lines.append(pad + printable(leaf_sql(node)))
-            bits = r.leaf_bits.get(id(node))
-            if bits is not None:
-                for label, step in (("TRUE: ", bits.true), ("FALSE:", bits.false),
-                                    ("NULL: ", bits.null)):
-                    lines.append(f"{pad}    may be {label} {printable(render_step(r, step))}")
+        lines.append(pad + label)
+        bits = r.leaf_bits.get(id(node)) if isinstance(node, b.BLeaf) else None
+        if bits is not None:
+            for name, step in (("TRUE: ", bits.true), ("FALSE:", bits.false),
+                               ("NULL: ", bits.null)):
+                lines.append(f"{pad}    may be {name} {printable(render_step(r, step))}")
     lines.append("outcome: NONE_MATCH when row_count = 0 or the root cannot be TRUE; ALL_MATCH "
                  "when it can be\nneither FALSE nor NULL; otherwise MAYBE_MATCH.")
     for note in r.p.notes:

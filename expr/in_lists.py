@@ -1,11 +1,11 @@
 """``x IN (...)``: Spark casts ``x`` and every element to one type per mode
 (``coercion.list_type``), then it is exactly the OR of the equalities in three-valued logic;
-one ``InList`` leaf where the column is compared as itself.
+one ``BInList`` leaf where the column is compared as itself.
 
 >>> import pyarrow as pa
 >>> x = ColOp(b.BColumn("x", pa.int64(), pa.int64(), "int"))
 >>> bind_in(None, (x, LitOp(1), LitOp(3)))
-InList(col=x, values=(1, 3), nan=False, null=False)
+BInList(col=x, values=(1, 3), nan=False, null=False)
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ def bind_in(node: n.In, kids: tuple) -> object:
 
     >>> x = ColOp(b.BColumn("x", pa.int64(), pa.int64(), "int"))
     >>> bind_in(None, (x, LitOp(1.5), LitOp(2)))  # compared as DOUBLE: no integer is 1.5
-    InList(col=x, values=(2,), nan=False, null=False)
+    BInList(col=x, values=(2,), nan=False, null=False)
     """
     arg, values = kids[0], kids[1:]
     if not values:
-        return b.Const(False)
+        return b.BConst(False)
     if not typed_operand(arg):
         return b.BOr(tuple(compare(n.Op.EQ, arg, v) for v in values))
     if not all(isinstance(v, LitOp) for v in values):
@@ -55,11 +55,11 @@ def _in_with_columns(arg: object, values: tuple) -> object:
     kinds = [operand_type(v) if typed_operand(v) else C.literal_type(v.value, v.type)
              if isinstance(v, LitOp) else None for v in (arg, *values)]
     if None in kinds:
-        return b.Opaque("IN list with an element of unknown type")
+        return b.BOpaque("IN list with an element of unknown type")
 
     def reading(t: pa.DataType, mode: str) -> object:
         if not all(C.widens_exactly(k, t) for k in kinds):
-            return b.Opaque(f"Spark ({mode} mode) compares {operand_label(arg)} IN (...) as {t}")
+            return b.BOpaque(f"Spark ({mode} mode) compares {operand_label(arg)} IN (...) as {t}")
         return b.BOr(tuple(compare(n.Op.EQ, arg, v) for v in values))
 
     return per_mode(lambda mode: C.list_type(kinds, mode), reading,
@@ -75,7 +75,7 @@ def _list_reading(arg: object, arg_t: pa.DataType, values: tuple, types: list,
     if not C.keeps_order(arg_t, t):
         if C.kind(t) == "string":
             return _text_list_reading(arg, arg_t, values, types, t, mode)
-        return b.Opaque(f"Spark ({mode} mode) compares {operand_label(arg)} IN (...) as {t}: "
+        return b.BOpaque(f"Spark ({mode} mode) compares {operand_label(arg)} IN (...) as {t}: "
                         "a cast "
                         "that does not keep its order")
     cast = []
@@ -84,14 +84,14 @@ def _list_reading(arg: object, arg_t: pa.DataType, values: tuple, types: list,
         if c is C.FAILS:
             return None
         cast.append(c)
-    unsure = [b.Opaque(f"prunekit does not work out {shown_literal(v)} as {t} as Spark does")
+    unsure = [b.BOpaque(f"prunekit does not work out {shown_literal(v)} as {t} as Spark does")
               for v, c in zip(values, cast, strict=True) if c is C.UNSURE]
     known = [c for c in cast if c is not C.UNSURE]
     if isinstance(arg, ColOp) and not arg.negated and not decimal_expression(arg.col):
         leaf = _in_list(arg, arg_t, known, t, mode)
     else:
         leaf = b.BOr(tuple(reading(n.Op.EQ, arg, arg_t, LitOp(c, t), t, t, mode)
-                           for c in known)) if known else b.Const(False)
+                           for c in known)) if known else b.BConst(False)
     return b.BOr((leaf, *unsure)) if unsure else leaf
 
 
@@ -114,27 +114,27 @@ def _text_list_reading(arg: object, arg_t: pa.DataType, values: tuple, types: li
         if c is not C.UNSURE:
             own.append(LitOp(c, arg_t))
     if unsure:
-        return b.Opaque(f"Spark ({mode} mode) compares {operand_label(arg)} IN (...) as strings")
+        return b.BOpaque(f"Spark ({mode} mode) compares {operand_label(arg)} IN (...) as strings")
     if not own:
         return _false_unless_null(arg)
     inner = _list_reading(arg, arg_t, tuple(own), [arg_t] * len(own), arg_t, mode)
-    return None if inner is None else b.Either((inner, b.Const(False)))
+    return None if inner is None else b.BEither((inner, b.BConst(False)))
 
 
 def _false_unless_null(arg: object) -> object:
     """FALSE for every row where ``arg`` is not NULL, NULL where it is: ``arg IN (...)`` when
     no element can equal it."""
     if isinstance(arg, ColOp):
-        return b.NonNull(arg.col, False)
-    return b.BAnd((is_null(arg), b.Const(None)))
+        return b.BNonNull(arg.col, False)
+    return b.BAnd((is_null(arg), b.BConst(None)))
 
 
 def _in_list(arg: ColOp, arg_t: pa.DataType, values: list, t: pa.DataType,
              mode: str) -> object:
-    """One ``InList`` leaf for the values a column can equal (``Range`` elements apart)."""
+    """One ``BInList`` leaf for the values a column can equal (``Range`` elements apart)."""
     col = seen_as(arg.col, arg_t, t)
     if col is None:
-        return b.Opaque(f"Spark ({mode} mode) compares {operand_label(arg)} in FLOAT")
+        return b.BOpaque(f"Spark ({mode} mode) compares {operand_label(arg)} in FLOAT")
     exact, extra, nan, null = set(), [], False, False
     for v in values:
         if v is None:
@@ -146,6 +146,6 @@ def _in_list(arg: ColOp, arg_t: pa.DataType, values: list, t: pa.DataType,
         elif isinstance(c, L.Exact):
             exact.add(c.value)
         elif isinstance(c, L.Range):
-            extra.append(b.InRange(col, c.first, c.last))
-    leaf = b.InList(col, tuple(sorted(exact)), nan, null)
+            extra.append(b.BInRange(col, c.first, c.last))
+    leaf = b.BInList(col, tuple(sorted(exact)), nan, null)
     return b.BOr((leaf, *extra)) if extra else leaf

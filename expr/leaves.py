@@ -50,23 +50,24 @@ class Bits:
 
 
 # Every rule takes (rewriter, leaf) and returns Bits; see rewrite.Rewriter for the facts.
+# ``LeafBits`` at the end is the visitor that sends each leaf kind to its rule.
 
 
-def const(r, leaf: b.Const):
+def const(r, leaf: b.BConst):
     """TRUE, FALSE or NULL for every row."""
     p = r.p
     v = leaf.value
     return Bits(p.const(v is True), p.const(v is False), p.const(v is None))
 
 
-def opaque(r, leaf: b.Opaque):
+def opaque(r, leaf: b.BOpaque):
     """Anything is possible; the reason is kept for explain()."""
     r.p.note(leaf.why)
     t = r.p.const(True)
     return Bits(t, t, t)
 
 
-def bound_(r, leaf: b.Bound):
+def compare(r, leaf: b.BCompare):
     """``x < c``: TRUE needs ``min < c``; FALSE needs ``max >= c`` or a NaN (NaN is greatest).
     ``x > c``: TRUE needs ``max > c`` or a NaN; FALSE needs ``min <= c``. Likewise <=, >=."""
     p, f = r.p, r.facts(leaf.col)
@@ -81,7 +82,7 @@ def bound_(r, leaf: b.Bound):
         true = p.or_(p.and_(f.not_nan, numeric_true), f.nan)
         false = p.and_(f.not_nan,
                        p.or_(p.not_(f.lo_ok), p.cmp("le" if leaf.op == "gt" else "lt", f.lo, c)))
-    return r._on_values(f, true, false)
+    return r.on_values(f, true, false)
 
 
 def value_sets(r, col: b.BColumn, literals: tuple, true: int, false: int) -> tuple[int, int]:
@@ -108,7 +109,7 @@ def value_sets(r, col: b.BColumn, literals: tuple, true: int, false: int) -> tup
     return p.and_(true, may), p.and_(false, p.not_(only))
 
 
-def in_range(r, leaf: b.InRange):
+def in_range(r, leaf: b.BInRange):
     """``first <= x <= last``: TRUE needs the range to meet [min, max]; FALSE is impossible only
     when [min, max] lies inside the range (for equality, both bounds exact: an inexact bound
     never proves equality, docs/semantics.md §1) and no NaN is possible."""
@@ -123,34 +124,34 @@ def in_range(r, leaf: b.InRange):
     false = p.or_(p.not_(p.and_(*inside)), f.nan)
     if leaf.first == leaf.last:
         true, false = value_sets(r, leaf.col, (leaf.first,), true, false)
-    return r._on_values(f, true, false)
+    return r.on_values(f, true, false)
 
 
-def non_null(r, leaf: b.NonNull):
+def non_null(r, leaf: b.BNonNull):
     """Every non-NULL row has the same truth (a literal beyond the column's range)."""
     p, f = r.p, r.facts(leaf.col)
-    return r._on_values(f, p.const(leaf.truth), p.const(not leaf.truth))
+    return r.on_values(f, p.const(leaf.truth), p.const(not leaf.truth))
 
 
-def nan_eq(r, leaf: b.NanEq):
+def nan_eq(r, leaf: b.BNanEq):
     """``x = NaN``: TRUE needs a NaN, FALSE a number."""
     f = r.facts(leaf.col)
-    return r._on_values(f, *value_sets(r, leaf.col, (float("nan"),), f.nan, f.not_nan))
+    return r.on_values(f, *value_sets(r, leaf.col, (float("nan"),), f.nan, f.not_nan))
 
 
-def is_null(r, leaf: b.IsNullLeaf):
+def is_null(r, leaf: b.BIsNull):
     """``x IS NULL``: TRUE needs a NULL row, FALSE a non-NULL one; never NULL."""
     f = r.facts(leaf.col)
     return Bits(f.nulls, f.hn, r.p.const(False))
 
 
-def is_nan(r, leaf: b.IsNanLeaf):
+def is_nan(r, leaf: b.BIsNan):
     """``isnan(x)``: TRUE needs a NaN; FALSE a number or a NULL (``isnan(NULL)`` is FALSE)."""
     p, f = r.p, r.facts(leaf.col)
     return Bits(p.and_(f.hn, f.nan), p.or_(f.nulls, p.and_(f.hn, f.not_nan)), p.const(False))
 
 
-def col_cmp(r, leaf: b.ColCmp):
+def column_compare(r, leaf: b.BColumnCompare):
     """``a < b``: TRUE needs ``min(a) < max(b)`` (or a NaN in b); FALSE needs
     ``max(a) >= min(b)`` (or a NaN in a). ``a = b``: TRUE needs overlapping ranges; FALSE is
     impossible only when both are one and the same exact value. NULL if either may be NULL."""
@@ -175,7 +176,7 @@ def col_cmp(r, leaf: b.ColCmp):
     return Bits(p.and_(hn, true), p.and_(hn, false), p.or_(fa.nulls, fb.nulls))
 
 
-def in_list(r, leaf: b.InList):
+def in_list(r, leaf: b.BInList):
     """``x IN (v...)``: TRUE needs a listed value within [min, max] (one binary search); FALSE
     needs a value not listed: impossible when every integer of [min, max] is listed, or
     [min, max] is one exact listed value. A NULL in the list turns FALSE into NULL."""
@@ -199,10 +200,10 @@ def in_list(r, leaf: b.InList):
     true, false = value_sets(r, leaf.col, literals, true, false)
     if leaf.null:
         return Bits(p.and_(f.hn, true), p.const(False), p.or_(f.nulls, p.and_(f.hn, false)))
-    return r._on_values(f, true, false)
+    return r.on_values(f, true, false)
 
 
-def prefix(r, leaf: b.Prefix):
+def prefix(r, leaf: b.BPrefix):
     """``x`` starts with ``p``: the strings with prefix p are exactly [p, p+1) where p+1 is p
     with its last byte below 0xFF incremented (no upper end if there is none). TRUE needs
     [min, max] to meet it; FALSE is impossible when [min, max] lies inside it (exact form)."""
@@ -218,10 +219,10 @@ def prefix(r, leaf: b.Prefix):
         true = p.and_(meets_hi, p.or_(p.not_(f.lo_ok), p.lt(f.lo, hi_p)))
         inside = p.and_(f.lo_ok, f.hi_ok, p.ge(f.lo, lo_p), p.lt(f.hi, hi_p))
     false = p.not_(inside) if leaf.exact else p.const(True)
-    return r._on_values(f, true, false)
+    return r.on_values(f, true, false)
 
 
-def pattern(r, leaf: b.Pattern):
+def pattern(r, leaf: b.BPattern):
     """``x LIKE 'ab_c%'`` and other patterns (``expr/likes.py``): TRUE needs [min, max] to
     meet [floor, p+1), every match being at least the floor and starting with the prefix p.
     FALSE cannot be ruled out from a range. Where min = max, both exact, is the container's one
@@ -244,7 +245,7 @@ def pattern(r, leaf: b.Pattern):
         r.names.setdefault(matches, f"{col.label()}.min LIKE {literal_sql(leaf.text)}")
         true = p.and_(true, p.not_(p.and_(single, p.not_(matches))))
         false = p.not_(p.and_(single, matches))
-    return r._on_values(f, true, false)
+    return r.on_values(f, true, false)
 
 
 def prefix_successor(prefix: bytes) -> bytes | None:
@@ -259,8 +260,45 @@ def prefix_successor(prefix: bytes) -> bytes | None:
     return stripped[:-1] + bytes([stripped[-1] + 1])
 
 
-LEAF_RULES = {
-    b.Const: const, b.Opaque: opaque, b.Bound: bound_, b.InRange: in_range,
-    b.NonNull: non_null, b.NanEq: nan_eq, b.IsNullLeaf: is_null, b.IsNanLeaf: is_nan,
-    b.ColCmp: col_cmp, b.InList: in_list, b.Prefix: prefix, b.Pattern: pattern,
-}
+class LeafBits(b.LeafVisitor[Bits]):
+    """The bits of each leaf kind by the rules above, for the rewriter ``r`` (its program, its
+    facts and its names)."""
+
+    def __init__(self, r) -> None:
+        self.r = r
+
+    def visit_const(self, leaf: b.BConst) -> Bits:
+        return const(self.r, leaf)
+
+    def visit_opaque(self, leaf: b.BOpaque) -> Bits:
+        return opaque(self.r, leaf)
+
+    def visit_compare(self, leaf: b.BCompare) -> Bits:
+        return compare(self.r, leaf)
+
+    def visit_in_range(self, leaf: b.BInRange) -> Bits:
+        return in_range(self.r, leaf)
+
+    def visit_non_null(self, leaf: b.BNonNull) -> Bits:
+        return non_null(self.r, leaf)
+
+    def visit_nan_eq(self, leaf: b.BNanEq) -> Bits:
+        return nan_eq(self.r, leaf)
+
+    def visit_is_null(self, leaf: b.BIsNull) -> Bits:
+        return is_null(self.r, leaf)
+
+    def visit_is_nan(self, leaf: b.BIsNan) -> Bits:
+        return is_nan(self.r, leaf)
+
+    def visit_column_compare(self, leaf: b.BColumnCompare) -> Bits:
+        return column_compare(self.r, leaf)
+
+    def visit_in_list(self, leaf: b.BInList) -> Bits:
+        return in_list(self.r, leaf)
+
+    def visit_prefix(self, leaf: b.BPrefix) -> Bits:
+        return prefix(self.r, leaf)
+
+    def visit_pattern(self, leaf: b.BPattern) -> Bits:
+        return pattern(self.r, leaf)

@@ -5,7 +5,7 @@
 >>> import pyarrow as pa
 >>> x = ColOp(b.BColumn("x", pa.int32(), pa.int32(), "int"))
 >>> is_null(x), cast_column(x.col, pa.int64())
-(IsNullLeaf(col=x), x)
+(BIsNull(col=x), x)
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def as_predicate(x: object, where: str = "filter") -> object:
     OR), ``"is"`` (``IS [NOT] TRUE/FALSE``) or ``"case"`` (a CASE condition).
 
     >>> as_predicate(ColOp(b.BColumn("f", pa.bool_(), pa.bool_(), "bool")))
-    InRange(col=f, first=1, last=1)
+    BInRange(col=f, first=1, last=1)
     >>> as_predicate(ColOp(b.BColumn("x", pa.int32(), pa.int32(), "int")))
     Traceback (most recent call last):
     ...
@@ -51,17 +51,17 @@ def as_predicate(x: object, where: str = "filter") -> object:
         shown = shown_operand(x)
         if modes is None:
             raise TypeMismatchError(f"not a boolean predicate: {shown}")
-        return b.Opaque(f"{shown} is cast to BOOLEAN (Spark, {modes} mode)")
+        return b.BOpaque(f"{shown} is cast to BOOLEAN (Spark, {modes} mode)")
     if isinstance(x, Applied):
         return x.as_predicate()
     if isinstance(x, ColOp):
         if not x.negated and not x.col.convert:
-            return b.InRange(x.col, 1, 1)
-        return b.Opaque(f"{x.col.label()} as a boolean")
+            return b.BInRange(x.col, 1, 1)
+        return b.BOpaque(f"{x.col.label()} as a boolean")
     if isinstance(x, LitOp):
-        return b.Const(x.value)
+        return b.BConst(x.value)
     if isinstance(x, OpaqueOp):
-        return b.Opaque(x.why)
+        return b.BOpaque(x.why)
     return x
 
 
@@ -70,7 +70,7 @@ def kind_of(x: object) -> str | None:
     boolean.
 
     >>> x = ColOp(b.BColumn("x", pa.int32(), pa.int32(), "int"))
-    >>> kind_of(x), kind_of(LitOp("a")), kind_of(LitOp(None)), kind_of(b.Const(True))
+    >>> kind_of(x), kind_of(LitOp("a")), kind_of(LitOp(None)), kind_of(b.BConst(True))
     ('numeric', 'string', 'boolean', 'boolean')
     """
     if isinstance(x, ColOp):
@@ -124,20 +124,20 @@ def is_null(x: object) -> object:
     """``x IS NULL`` for a bound operand or predicate.
 
     >>> is_null(LitOp(None)), is_null(LitOp(1))
-    (Const(value=True), Const(value=False))
+    (BConst(value=True), BConst(value=False))
     """
     if isinstance(x, ColOp) and pa.types.is_struct(x.col.type):
         return _struct_is_null(x.col)
     if isinstance(x, Applied):
         return x.is_null()
     if isinstance(x, ColOp):
-        return b.IsNullLeaf(x.col)
+        return b.BIsNull(x.col)
     if isinstance(x, Quotient):  # a non-zero finite divisor: NULL exactly when x is
-        return b.IsNullLeaf(x.inner)
+        return b.BIsNull(x.inner)
     if isinstance(x, LitOp):
-        return b.Const(x.value is None)
+        return b.BConst(x.value is None)
     if isinstance(x, OpaqueOp):
-        return b.Opaque(x.why)
+        return b.BOpaque(x.why)
     # A predicate is NULL exactly when its value may be NULL: TRUE/FALSE rows give FALSE.
     return b.BAnd((b.BNot(b.BIsBool(x, True)), b.BNot(b.BIsBool(x, False))))
 
@@ -147,9 +147,9 @@ def _struct_is_null(col: b.BColumn) -> object:
     NULL (Parquet and Delta null counts count those rows), so one leaf without NULLs proves
     ``s`` is never NULL. Nothing proves it NULL (all-NULL leaves fit a non-NULL struct): the
     AND's last term may be TRUE or FALSE, never NULL, as ``s IS NULL`` itself."""
-    found = [b.IsNullLeaf(b.BColumn(leaf_key(p), t, t, domain_of(t) or "none"))
+    found = [b.BIsNull(b.BColumn(leaf_key(p), t, t, domain_of(t) or "none"))
              for p, t in walk_leaves(split_leaf_key(col.name), col.type)]
-    unknown = b.BIsBool(b.Opaque(f"{col.sql()} IS NULL: leaf statistics cannot prove a "
+    unknown = b.BIsBool(b.BOpaque(f"{col.sql()} IS NULL: leaf statistics cannot prove a "
                                  "struct NULL"), True)
     return b.BAnd((*found, unknown))
 

@@ -15,16 +15,16 @@ mirror (``NaN / -2`` is NaN, still the greatest), so NaN rows are given their ow
 >>> from .bind import bind
 >>> from .sql import parse
 >>> bind(parse("x / 3 > 5"), pa.schema([("x", pa.int64())]))
-Bound(col=x, op='ge', value=16)
+BCompare(col=x, op='ge', value=16)
 >>> bind(parse("x / -2.0E0 <= 1"), pa.schema([("x", pa.int32())]))
-Bound(col=x, op='ge', value=-2)
+BCompare(col=x, op='ge', value=-2)
 
 DECIMAL division (a DECIMAL operand, or an integer over a decimal constant) is the same over the
 unscaled values, with Spark's HALF_UP rounding to its result scale: ``p / 3`` on DECIMAL(15, 2)
 is DECIMAL(19, 6), and ``p / 3 > 1`` holds from p = 3.01 (unscaled 301) on.
 
 >>> bind(parse("p / 3 > 1"), pa.schema([("p", pa.decimal128(15, 2))]))
-Bound(col=p, op='ge', value=301)
+BCompare(col=p, op='ge', value=301)
 """
 
 from __future__ import annotations
@@ -132,10 +132,10 @@ def _decimal_division(inner: object, lit: LitOp) -> Quotient | None:
     """``inner / c`` in Spark's DECIMAL result type: scale max(6, s1 + p2 + 1), precision
     p1 - s1 + s2 + scale (a result that would need more than 38 digits is not used: Spark then
     cuts the scale). Its integer digits hold every quotient, so it never overflows."""
-    from .arith import _as_decimal, _literal_decimal
+    from .arith import as_decimal, literal_decimal
 
-    lit_t = _literal_decimal(lit)
-    t1 = _as_decimal(inner.type)
+    lit_t = literal_decimal(lit)
+    t1 = as_decimal(inner.type)
     if lit_t is None or t1 is None or lit_t[1] == 0 or not isinstance(inner, b.BColumn) or (
             pa.types.is_decimal(inner.type) and inner.type.precision > 18):
         return None
@@ -221,20 +221,20 @@ def _numbers(q: Quotient, halves: list[tuple[str, object | None]]) -> object:
     for kind, t in halves:
         if kind == "ge":
             if t is None:
-                return b.NonNull(col, False)
+                return b.BNonNull(col, False)
             lo = t if lo is None else max(lo, t)
         elif t is not None:
             hi = t if hi is None else min(hi, t)
     if lo is None and hi is None:
-        return b.NonNull(col, True)
+        return b.BNonNull(col, True)
     if hi is None:
-        return b.Bound(col, "ge", lo)
+        return b.BCompare(col, "ge", lo)
     if lo is None:
-        return b.Bound(col, "lt", hi)
+        return b.BCompare(col, "lt", hi)
     if lo >= hi:
-        return b.NonNull(col, False)
+        return b.BNonNull(col, False)
     last = hi - 1 if q.keys == "int" else _before(hi, q)
-    return b.InRange(col, lo, last)
+    return b.BInRange(col, lo, last)
 
 
 def _before(x: float, q: Quotient) -> float:
@@ -244,16 +244,16 @@ def _before(x: float, q: Quotient) -> float:
 
 def _nan_truth(leaf: object) -> bool:
     """How a leaf on a float inner value treats a NaN row (NaN is above every number)."""
-    if isinstance(leaf, b.NonNull):
+    if isinstance(leaf, b.BNonNull):
         return leaf.truth
-    return isinstance(leaf, b.Bound) and leaf.op in ("gt", "ge")
+    return isinstance(leaf, b.BCompare) and leaf.op in ("gt", "ge")
 
 
 def _with_nan(q: Quotient, leaf: object, truth: bool) -> object:
     """``leaf`` made to give ``truth`` on NaN rows (a NaN inner value gives a NaN quotient)."""
     if q.keys == "int" or _nan_truth(leaf) == truth:
         return leaf
-    nan = b.NanEq(q.inner)
+    nan = b.BNanEq(q.inner)
     return b.BOr((leaf, nan)) if truth else b.BAnd((leaf, b.BNot(nan)))
 
 
@@ -267,7 +267,7 @@ def compare_quotient(op: str, q: Quotient, lit: LitOp, placed: Callable) -> obje
     >>> from .comparisons import column_vs_literal
     >>> q = divide(ColOp(b.BColumn("f", pa.float64(), pa.float64(), "float")), LitOp(-2))
     >>> compare_quotient(n.Op.GT, q, LitOp(1), column_vs_literal)   # NaN / -2 is NaN: TRUE
-    BOr(args=(Bound(col=f, op='lt', value=-2.0), NanEq(col=f)))
+    BOr(args=(BCompare(col=f, op='lt', value=-2.0), BNanEq(col=f)))
     """
     t = q.result or _F64
     y = b.BColumn("", t, t, "int" if q.result else "float")
@@ -277,13 +277,13 @@ def compare_quotient(op: str, q: Quotient, lit: LitOp, placed: Callable) -> obje
 def _map(q: Quotient, leaf: object) -> object:
     if isinstance(leaf, b.BNot):
         return b.BNot(_map(q, leaf.arg))
-    if isinstance(leaf, b.NanEq):  # y = NaN exactly where the inner value is NaN
-        return b.NanEq(q.inner) if q.keys != "int" else b.NonNull(q.inner, False)
-    if isinstance(leaf, b.NonNull):
-        return _with_nan(q, b.NonNull(q.inner, leaf.truth), leaf.truth)
-    if isinstance(leaf, b.Bound):
+    if isinstance(leaf, b.BNanEq):  # y = NaN exactly where the inner value is NaN
+        return b.BNanEq(q.inner) if q.keys != "int" else b.BNonNull(q.inner, False)
+    if isinstance(leaf, b.BNonNull):
+        return _with_nan(q, b.BNonNull(q.inner, leaf.truth), leaf.truth)
+    if isinstance(leaf, b.BCompare):
         return _with_nan(q, _numbers(q, [_half(q, leaf.op, leaf.value)]), leaf.op in _UP)
-    if isinstance(leaf, b.InRange):
+    if isinstance(leaf, b.BInRange):
         halves = [_half(q, "ge", leaf.first), _half(q, "le", leaf.last)]
         return _with_nan(q, _numbers(q, halves), False)
     raise TypeError(f"unexpected leaf {type(leaf).__name__}")

@@ -67,7 +67,7 @@ import pyarrow as pa
 from . import bound as b
 from .arith import LIMIT, type_range
 from .calendar import PERIOD_OF, month_or_day_bounds
-from .leaves import LEAF_RULES, Bits
+from .leaves import Bits, LeafBits
 from .program import Program, ProgramBuilder
 from .remainders import remainder_bounds
 
@@ -96,6 +96,7 @@ class Rewriter:
         self._facts: dict[b.BColumn, Facts] = {}
         self.names: dict[int, str] = {}  # readable names of fact steps, for explain()
         self.leaf_bits: dict[int, Bits] = {}  # id(leaf) -> its bits, for explain()
+        self._rules = LeafBits(self)
         self.root: object = None
         rows = self.p.slot(None, "row_count")
         rc, rv = self.p.load(rows), self.p.valid(rows)
@@ -388,49 +389,23 @@ class Rewriter:
         return lo, lo_ok, hi, hi_ok, lo_x, hi_x
 
     # ---- nodes -------------------------------------------------------------------------
-    def bits(self, node: object) -> Bits:
-        return _post_order(node, None, lambda x, _: [(k, None) for k in b.children(x)],
-                           lambda x, _, kids: self._combine(x, kids) if kids else
-                           self._leaf(x))
+    def bits(self, node: b.BPredicate) -> Bits:
+        """The three bits of ``node`` (``_Bits``)."""
+        return b.visit(node, _Bits(self))
 
-    def _leaf(self, x: object) -> Bits:
+    def leaf(self, x: b.BLeaf) -> Bits:
+        """The bits of a leaf by its rule (``leaves.py``), once per leaf object."""
         bits = self.leaf_bits.get(id(x))
         if bits is None:
-            bits = self.leaf_bits[id(x)] = LEAF_RULES[type(x)](self, x)
+            bits = self.leaf_bits[id(x)] = b.visit(x, self._rules)
         return bits
 
-    def _combine(self, x: object, kids: list[Bits]) -> Bits:
-        p = self.p
-        if isinstance(x, b.BNot):
-            k = kids[0]
-            return Bits(k.false, k.true, k.null)
-        if isinstance(x, b.BAnd):
-            return Bits(p.and_(*(k.true for k in kids)), p.or_(*(k.false for k in kids)),
-                        p.and_(p.or_(*(k.null for k in kids)),
-                               *(p.or_(k.true, k.null) for k in kids)))
-        if isinstance(x, b.BOr):
-            return Bits(p.or_(*(k.true for k in kids)), p.and_(*(k.false for k in kids)),
-                        p.and_(p.or_(*(k.null for k in kids)),
-                               *(p.or_(k.false, k.null) for k in kids)))
-        if isinstance(x, b.BIsBool):
-            k = kids[0]
-            yes, no = (k.true, k.false) if x.value else (k.false, k.true)
-            return Bits(yes, p.or_(no, k.null), p.const(False))
-        if isinstance(x, b.Either):
-            return Bits(p.or_(*(k.true for k in kids)), p.or_(*(k.false for k in kids)),
-                        p.or_(*(k.null for k in kids)))
-        if isinstance(x, b.Rewritten):  # the same predicate, spelled on the column
-            return kids[0]
-        if isinstance(x, b.Widen):
-            k, g = kids[0], kids[1].true
-            return Bits(p.or_(k.true, g), p.or_(k.false, g), p.or_(k.null, g))
-        raise TypeError(type(x).__name__)
-
-    def decisive(self, node: object) -> tuple[int, int]:
+    def decisive(self, node: b.BPredicate) -> tuple[int, int]:
         """Steps of "may be TRUE" and "may be other than TRUE" (FALSE or NULL) of ``node``: all
         an outcome asks (docs/semantics.md, the lattice). AND and OR combine these pairs with
         one and/or per child, where their NULL bit took one per child and two more (``bits``);
-        below a NOT the dual pair, "may be FALSE" and "may be other than FALSE", is combined.
+        below a NOT the dual pair, "may be FALSE" and "may be other than FALSE", is combined
+        (``_Decisive``).
 
         "May be TRUE" is ``bits(node).true``. The other bit is never below ``bits``' FALSE or
         NULL, so an outcome from the pair is as sound; it is higher only where some child is
@@ -439,38 +414,15 @@ class Rewriter:
         >>> import pyarrow as pa
         >>> from .bind import bind
         >>> from .sql import parse
-        >>> import prunekit.expr.leaves  # the rule of each leaf kind registers itself
         >>> r = Rewriter()
         >>> bound = bind(parse("NOT (x > 5 OR x < 0)"), pa.schema([("x", pa.int64())]))
         >>> may, other = r.decisive(bound)
         >>> r.p.steps[may].op, r.p.steps[other].op  # NOT (a OR b): FALSE of both, other of one
         ('and', 'or')
         """
-        return _post_order(node, True, _pair_needs, self._pair)
+        return b.visit(node, _Decisive(self)).true
 
-    def _pair(self, x: object, positive: bool, kids: list[tuple[int, int]]) -> tuple[int, int]:
-        p = self.p
-        if not kids:  # a leaf
-            bits = self._leaf(x)
-            return ((bits.true, p.or_(bits.false, bits.null)) if positive
-                    else (bits.false, p.or_(bits.true, bits.null)))
-        if isinstance(x, (b.BNot, b.Rewritten)):
-            return kids[0]
-        if isinstance(x, (b.BAnd, b.BOr)):
-            every = isinstance(x, b.BAnd) == positive  # TRUE of AND, FALSE of OR: every child
-            mays, others = [k[0] for k in kids], [k[1] for k in kids]
-            return ((p.and_(*mays), p.or_(*others)) if every
-                    else (p.or_(*mays), p.and_(*others)))
-        if isinstance(x, b.BIsBool):  # never NULL: FALSE where the argument may be other
-            return kids[0] if positive else kids[0][::-1]
-        if isinstance(x, b.Either):
-            return p.or_(*(k[0] for k in kids)), p.or_(*(k[1] for k in kids))
-        if isinstance(x, b.Widen):
-            (may, other), (guard, _) = kids
-            return p.or_(may, guard), p.or_(other, guard)
-        raise TypeError(type(x).__name__)
-
-    def _on_values(self, f: Facts, true: int, false: int, nulls: int | None = None) -> Bits:
+    def on_values(self, f: Facts, true: int, false: int, nulls: int | None = None) -> Bits:
         """Bits of a comparison-like leaf: TRUE/FALSE need a non-NULL row, NULL rows give NULL."""
         p = self.p
         return Bits(p.and_(f.hn, true), p.and_(f.hn, false), f.nulls if nulls is None else nulls)
@@ -491,35 +443,112 @@ class Rewriter:
         return self.p.build(outcome)
 
 
-def _post_order(root: object, tag: object, needs, combine):
-    """``combine(x, tag, results)`` for each (node, tag) reached from ``(root, tag)``, once,
-    after the results of the (child, tag) pairs ``needs(x, tag)`` lists (none: a leaf), and
-    the root's result. An explicit stack, not recursion: trees run 10,000 deep. ``bits`` walks
-    with no tag, ``decisive`` with a child's sign (the dual pair below a NOT)."""
-    done: dict[tuple[int, object], object] = {}
-    stack: list[tuple[object, object, bool]] = [(root, tag, False)]
-    while stack:
-        x, t, expanded = stack.pop()
-        if (id(x), t) in done:
-            continue
-        kids = needs(x, t)
-        if kids and not expanded:
-            stack.append((x, t, True))
-            stack.extend((k, s, False) for k, s in kids)
-            continue
-        done[(id(x), t)] = combine(x, t, [done[(id(k), s)] for k, s in kids])
-    return done[(id(root), tag)]
+class _Bits(b.EveryLeafAlike[Bits]):
+    """The lattice: a leaf's bits by its rule, each combinator's from its children's (the
+    module's table)."""
+
+    def __init__(self, r: Rewriter) -> None:
+        self.r, self.p = r, r.p
+
+    def visit_leaf(self, leaf: b.BLeaf) -> Bits:
+        return self.r.leaf(leaf)
+
+    def visit_not(self, node: b.BNot, results: list[Bits]) -> Bits:
+        k = results[0]
+        return Bits(k.false, k.true, k.null)
+
+    def visit_and(self, node: b.BAnd, results: list[Bits]) -> Bits:
+        p = self.p
+        return Bits(p.and_(*(k.true for k in results)), p.or_(*(k.false for k in results)),
+                    p.and_(p.or_(*(k.null for k in results)),
+                           *(p.or_(k.true, k.null) for k in results)))
+
+    def visit_or(self, node: b.BOr, results: list[Bits]) -> Bits:
+        p = self.p
+        return Bits(p.or_(*(k.true for k in results)), p.and_(*(k.false for k in results)),
+                    p.and_(p.or_(*(k.null for k in results)),
+                           *(p.or_(k.false, k.null) for k in results)))
+
+    def visit_is_bool(self, node: b.BIsBool, results: list[Bits]) -> Bits:
+        k = results[0]
+        yes, no = (k.true, k.false) if node.value else (k.false, k.true)
+        return Bits(yes, self.p.or_(no, k.null), self.p.const(False))
+
+    def visit_either(self, node: b.BEither, results: list[Bits]) -> Bits:
+        p = self.p
+        return Bits(p.or_(*(k.true for k in results)), p.or_(*(k.false for k in results)),
+                    p.or_(*(k.null for k in results)))
+
+    def visit_rewritten(self, node: b.BRewritten, results: list[Bits]) -> Bits:
+        return results[0]  # the same predicate, spelled on the column
+
+    def visit_widen(self, node: b.BWiden, results: list[Bits]) -> Bits:
+        p = self.p
+        k, g = results[0], results[1].true
+        return Bits(p.or_(k.true, g), p.or_(k.false, g), p.or_(k.null, g))
 
 
-def _pair_needs(x: object, positive: bool) -> list[tuple[object, bool]]:
-    """The children whose pairs ``Rewriter._pair`` combines for ``x``, each with its sign."""
-    if isinstance(x, b.BNot):
-        return [(x.arg, not positive)]
-    if isinstance(x, b.BIsBool):
-        return [(x.arg, x.value)]
-    if isinstance(x, b.Widen):
-        return [(x.arg, positive), (x.guard, True)]
-    return [(k, positive) for k in b.children(x)]
+@dataclass(frozen=True)
+class _Pairs:
+    """A node's decisive pairs: ``true`` is (may be TRUE, may be other than TRUE); ``false``
+    is (may be FALSE, may be other than FALSE), what a NOT above it asks. Both are built for
+    every node; the program keeps only the steps its outcome reaches."""
+
+    true: tuple[int, int]
+    false: tuple[int, int]
+
+
+class _Decisive(b.EveryLeafAlike[_Pairs]):
+    """``Rewriter.decisive``: the pairs of each node from its children's."""
+
+    def __init__(self, r: Rewriter) -> None:
+        self.r, self.p = r, r.p
+
+    def visit_leaf(self, leaf: b.BLeaf) -> _Pairs:
+        bits, p = self.r.leaf(leaf), self.p
+        return _Pairs((bits.true, p.or_(bits.false, bits.null)),
+                      (bits.false, p.or_(bits.true, bits.null)))
+
+    def visit_not(self, node: b.BNot, results: list[_Pairs]) -> _Pairs:
+        return _Pairs(results[0].false, results[0].true)
+
+    def _every(self, pairs: list[tuple[int, int]]) -> tuple[int, int]:  # every child must
+        return self.p.and_(*(k[0] for k in pairs)), self.p.or_(*(k[1] for k in pairs))
+
+    def _any(self, pairs: list[tuple[int, int]]) -> tuple[int, int]:  # one child is enough
+        return self.p.or_(*(k[0] for k in pairs)), self.p.and_(*(k[1] for k in pairs))
+
+    def visit_and(self, node: b.BAnd, results: list[_Pairs]) -> _Pairs:
+        # TRUE of AND: every child TRUE; FALSE of AND: some child FALSE.
+        return _Pairs(self._every([k.true for k in results]),
+                      self._any([k.false for k in results]))
+
+    def visit_or(self, node: b.BOr, results: list[_Pairs]) -> _Pairs:
+        return _Pairs(self._any([k.true for k in results]),
+                      self._every([k.false for k in results]))
+
+    def visit_is_bool(self, node: b.BIsBool, results: list[_Pairs]) -> _Pairs:
+        # Never NULL: IS TRUE is TRUE where the argument may be TRUE, FALSE where it may be
+        # other than TRUE; IS FALSE likewise with the argument's FALSE.
+        pair = results[0].true if node.value else results[0].false
+        return _Pairs(pair, pair[::-1])
+
+    def visit_either(self, node: b.BEither, results: list[_Pairs]) -> _Pairs:
+        p = self.p
+
+        def union(pairs: list[tuple[int, int]]) -> tuple[int, int]:
+            return p.or_(*(k[0] for k in pairs)), p.or_(*(k[1] for k in pairs))
+
+        return _Pairs(union([k.true for k in results]), union([k.false for k in results]))
+
+    def visit_rewritten(self, node: b.BRewritten, results: list[_Pairs]) -> _Pairs:
+        return results[0]
+
+    def visit_widen(self, node: b.BWiden, results: list[_Pairs]) -> _Pairs:
+        p = self.p
+        arg, guard = results[0], results[1].true[0]  # anything where the guard may be TRUE
+        return _Pairs((p.or_(arg.true[0], guard), p.or_(arg.true[1], guard)),
+                      (p.or_(arg.false[0], guard), p.or_(arg.false[1], guard)))
 
 
 def rewrite(bound: object, prune_only: bool = False) -> Program:
@@ -528,7 +557,6 @@ def rewrite(bound: object, prune_only: bool = False) -> Program:
     >>> import pyarrow as pa
     >>> from prunekit.expr.bind import bind
     >>> from prunekit.expr.sql import parse
-    >>> import prunekit.expr.leaves  # the rule of each leaf kind registers itself
     >>> bound = bind(parse("x = 5"), pa.schema([("x", pa.int64())]))
     >>> full, prune = rewrite(bound), rewrite(bound, prune_only=True)
     >>> len(full.steps), len(prune.steps)

@@ -16,8 +16,8 @@ exactly when ``wall(t) >= L`` for the least wall time ``L`` with ``g(L) >= m``.
 >>> ts = b.BColumn("ts", pa.timestamp("us", "UTC"), pa.timestamp("us", "UTC"), "int")
 >>> with zone_of_session(zoneinfo.ZoneInfo("America/New_York")):  # the repeated 01:00
 ...     wall_at_least(ts, zones.wall_of(dt.datetime(2024, 11, 3, 1, 30)))
-BOr(args=(BAnd(args=(Bound(col=ts, op='ge', value=1730611800000000), BNot(arg=Bound(col=ts, \
-op='ge', value=1730613600000000)))), Bound(col=ts, op='ge', value=1730615400000000)))
+BOr(args=(BAnd(args=(BCompare(col=ts, op='ge', value=1730611800000000), BNot(arg=BCompare(col=ts, \
+op='ge', value=1730613600000000)))), BCompare(col=ts, op='ge', value=1730615400000000)))
 """
 
 from __future__ import annotations
@@ -44,17 +44,17 @@ def ticks_at_or_after(col: b.BColumn, micros) -> int:
 
 def wall_at_least(col: b.BColumn, wall: int) -> object:
     """Rows of the TIMESTAMP column ``col`` whose wall time in the session zone is at or after
-    ``wall`` (microseconds, ``zones``); unknown (``Opaque``) where the zone cannot be read.
+    ``wall`` (microseconds, ``zones``); unknown (``BOpaque``) where the zone cannot be read.
 
     >>> import pyarrow as pa
     >>> ts = b.BColumn("ts", pa.timestamp("s", "UTC"), pa.timestamp("s", "UTC"), "int")
     >>> wall_at_least(ts, 3_600_000_000)  # in UTC (no zone bound): the instant itself
-    Bound(col=ts, op='ge', value=3600)
+    BCompare(col=ts, op='ge', value=3600)
     """
     try:
         pieces = zones.local_at_least(session_zone(), wall)
     except (zones.OutOfRange, OverflowError):
-        return b.Opaque(f"{col.sql()} read in session time zone "
+        return b.BOpaque(f"{col.sql()} read in session time zone "
                         f"{zones.zone_name(session_zone())} near {zones.shown(wall)}: beyond "
                         "the years Python's time zones read")
     terms = []
@@ -64,8 +64,8 @@ def wall_at_least(col: b.BColumn, wall: int) -> object:
             parts.append(at_least(col, ticks_at_or_after(col, start)))
         if end is not None:
             parts.append(b.BNot(at_least(col, ticks_at_or_after(col, end))))
-        terms.append(b.NonNull(col, True) if not parts else parts[0] if len(parts) == 1 else
+        terms.append(b.BNonNull(col, True) if not parts else parts[0] if len(parts) == 1 else
                      b.BAnd(tuple(parts)))
     if not terms:
-        return b.NonNull(col, False)
+        return b.BNonNull(col, False)
     return terms[0] if len(terms) == 1 else b.BOr(tuple(terms))

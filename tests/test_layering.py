@@ -123,6 +123,70 @@ def layering_violations(edges: dict[str, set[str]]) -> list[str]:
     return bad
 
 
+def private_reads(found: dict[str, Path] | None = None) -> list[str]:
+    """Reads of another module's private names, one line each: ``from m import _name``
+    (a private module of the package is imported by name, as its siblings do), and
+    ``x._name`` where only other modules of the package define ``_name`` (a def, a class,
+    an assignment): such a name is theirs, whatever ``x`` is. ``self``/``cls`` read their own,
+    and a module may read its own private names on any object."""
+    found = modules() if found is None else found
+    trees = {m: ast.parse(p.read_text(), str(p)) for m, p in found.items()}
+    defined: dict[str, set[str]] = {}
+    for m, tree in trees.items():
+        names = defined[m] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+    owners: dict[str, set[str]] = {}
+    for m, names in defined.items():
+        for name in names:
+            owners.setdefault(name, set()).add(m)
+
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.startswith("__")
+
+    bad = []
+    for m, tree in trees.items():
+        is_package = found[m].name == "__init__.py"
+        here = m if is_package else m.rpartition(".")[0]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = here.split(".")
+                    parent = ".".join(parts[: len(parts) - node.level + 1])
+                    base = f"{parent}.{base}" if node.module else parent
+                for alias in node.names:
+                    if private(alias.name) and f"{base}.{alias.name}" not in found:
+                        bad.append(f"{m}:{node.lineno} imports {alias.name} from {base}")
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and \
+                    private(node.attr) and node.attr not in defined[m] and \
+                    node.attr in owners and not (isinstance(node.value, ast.Name) and
+                                                 node.value.id in ("self", "cls")):
+                bad.append(f"{m}:{node.lineno} reads {node.attr} of "
+                           f"{', '.join(sorted(owners[node.attr]))}")
+    return bad
+
+
+def test_no_module_reads_another_modules_private_names():
+    assert private_reads() == []
+
+
+def test_the_private_check_sees_imports_and_attributes(tmp_path):
+    found = {"prunekit.expr.a": tmp_path / "a.py", "prunekit.expr.b": tmp_path / "b.py"}
+    found["prunekit.expr.a"].write_text("_hidden = 1\nclass P:\n    def __init__(self):\n"
+                                        "        self._bound = 2\n")
+    found["prunekit.expr.b"].write_text("from .a import _hidden, P\n"
+                                        "def f(p):\n    return p._bound\n")
+    assert private_reads(found) == [
+        "prunekit.expr.b:1 imports _hidden from prunekit.expr.a",
+        "prunekit.expr.b:3 reads _bound of prunekit.expr.a"]
+
+
 def test_imports_run_one_way():
     edges = graph()
     assert {"prunekit.expr.bind", "prunekit.kernels.run", "prunekit.sources.parquet"} <= set(

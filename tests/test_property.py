@@ -97,7 +97,7 @@ def _three_bit_program(pred: pk.PruningPredicate):
     from prunekit.expr.rewrite import Rewriter
 
     r = Rewriter()
-    bits = r.bits(pred._bound)
+    bits = r.bits(pred.bound)
     return r.p.build(r.p.op("outcome", bits.true, bits.false, bits.null, r.empty))
 
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from prunekit.expr import bound as b
+
 __all__ = ["bucket", "equality_literals", "ruled_out"]
 
 _LONGS = ("int", "long", "date", "time", "timestamp", "timestamptz")
@@ -98,21 +100,18 @@ def equality_literals(predicate, kinds: dict) -> dict:
     >>> equality_literals(p, {"x": "long", "s": "string", "y": "int"})
     {'x': {1, 2}, 's': {b'a'}}
     """
-    bound = getattr(predicate, "_bound", None)
-    if bound is None:
-        return {}
-    args = bound.args if type(bound).__name__ == "BAnd" else (bound,)
+    bound = predicate.bound
+    args = bound.args if isinstance(bound, b.BAnd) else (bound,)
     out: dict = {}
     for arg in args:
-        name = type(arg).__name__
-        if name == "InRange" and arg.first == arg.last:
+        if isinstance(arg, b.BInRange) and arg.first == arg.last:
             found = (arg.first,)
-        elif name == "InList":
+        elif isinstance(arg, b.BInList):
             found = arg.values
         else:
             continue
         col = arg.col
-        if type(col).__name__ != "BColumn" or col.convert != () or col.name not in kinds:
+        if type(col) is not b.BColumn or col.convert != () or col.name not in kinds:
             continue
         if col.type != col.stats_type:  # literals coerced to another type than the column's
             continue

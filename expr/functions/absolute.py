@@ -15,10 +15,10 @@ minimum is placed by the legacy value; ``abs(NaN)`` is NaN (greatest), ``abs(-0.
 >>> from prunekit.expr.bind import bind
 >>> from prunekit.expr.sql import parse
 >>> bind(parse("abs(x) < 3"), pa.schema([("x", pa.int32())]))  # abs(INT_MIN) is INT_MIN
-Rewritten(arg=BOr(args=(InRange(col=x, first=-2, last=2), InRange(col=x, first=-2147483648, \
+BRewritten(arg=BOr(args=(BInRange(col=x, first=-2, last=2), BInRange(col=x, first=-2147483648, \
 last=-2147483648))), text='abs(x) < 3')
 >>> bind(parse("sign(x) = 1"), pa.schema([("x", pa.int32())]))  # sign is DOUBLE: 1 is 1.0
-Rewritten(arg=Bound(col=x, op='gt', value=0), text='sign(x) = CAST(1.0 AS DOUBLE)')
+BRewritten(arg=BCompare(col=x, op='gt', value=0), text='sign(x) = CAST(1.0 AS DOUBLE)')
 """
 
 from __future__ import annotations
@@ -90,31 +90,31 @@ def interval(col: b.BColumn, lo: object, hi: object) -> object | None:
 
     >>> x = b.BColumn("x", pa.int8(), pa.int8(), "int")
     >>> interval(x, -300, 5), interval(x, None, None), interval(x, 3, 2)
-    (Bound(col=x, op='le', value=5), NonNull(col=x, truth=True), None)
+    (BCompare(col=x, op='le', value=5), BNonNull(col=x, truth=True), None)
     """
     if col.domain == "float":
         lo = -math.inf if lo is None else lo
         hi = math.inf if hi is None else hi
-        return b.InRange(col, lo, hi) if lo <= hi else None
+        return b.BInRange(col, lo, hi) if lo <= hi else None
     tmin, tmax = int_range(col.type)
     lo = tmin if lo is None else max(lo, tmin)
     hi = tmax if hi is None else min(hi, tmax)
     if lo > hi:
         return None
     if lo == tmin and hi == tmax:
-        return b.NonNull(col, True)
+        return b.BNonNull(col, True)
     if lo == tmin:
-        return by_type(b.Bound(col, "le", hi))
+        return by_type(b.BCompare(col, "le", hi))
     if hi == tmax:
-        return by_type(b.Bound(col, "ge", lo))
-    return by_type(b.InRange(col, lo, hi))
+        return by_type(b.BCompare(col, "ge", lo))
+    return by_type(b.BInRange(col, lo, hi))
 
 
 def any_of(col: b.BColumn, parts: list) -> object:
     """An OR of leaves on one column (FALSE on every non-NULL row when there are none)."""
     parts = [p for p in parts if p is not None]
     if not parts:
-        return b.NonNull(col, False)
+        return b.BNonNull(col, False)
     return parts[0] if len(parts) == 1 else b.BOr(tuple(parts))
 
 
@@ -133,7 +133,7 @@ class Abs(OfColumn):
         col = self.arg.col
         floating = col.domain == "float"
         if isinstance(c, (L.BelowMin, L.AboveMax)):
-            return b.NonNull(col, L.truth_beyond(op, above=isinstance(c, L.AboveMax)))
+            return b.BNonNull(col, L.truth_beyond(op, above=isinstance(c, L.AboveMax)))
         if isinstance(c, L.Exact) and floating and c.value != c.value:
             # abs(x) is NaN exactly when x is: compared with NaN, abs(x) is x.
             return column_vs_literal(op, col, c)
@@ -149,13 +149,13 @@ class Abs(OfColumn):
                 parts += [interval(col, neg_hi, -a), interval(col, a, hi)]
         if floating:
             if nan:
-                parts.append(b.NanEq(col))
+                parts.append(b.BNanEq(col))
         elif pa.types.is_signed_integer(col.type):
             # abs(MIN) is MIN in legacy mode (ANSI fails the query): MIN belongs where MIN
             # itself is a result the comparison accepts, whatever |MIN| would say.
             tmin = int_range(col.type)[0]
             takes_min = (lo is None or lo <= tmin) and (hi is None or tmin <= hi)
-            minimum = b.InRange(col, tmin, tmin)
+            minimum = b.BInRange(col, tmin, tmin)
             parts = [p for p in parts if p is not None]
             holds = any(_holds(p, tmin) for p in parts)
             if takes_min and not holds:
@@ -167,9 +167,9 @@ class Abs(OfColumn):
 
 def _holds(leaf: object, v: int) -> bool:
     """Whether integer ``v`` satisfies a range leaf built by ``interval``."""
-    if isinstance(leaf, b.NonNull):
+    if isinstance(leaf, b.BNonNull):
         return leaf.truth
-    if isinstance(leaf, b.Bound):
+    if isinstance(leaf, b.BCompare):
         return v <= leaf.value if leaf.op == "le" else v >= leaf.value
     return leaf.first <= v <= leaf.last
 
@@ -194,10 +194,10 @@ class Sign(OfColumn):
             if _double_holds(op, value, c):
                 parts.append(column_vs_literal(test, col, zero))
         if col.domain == "float" and _double_holds(op, math.nan, c):
-            parts.append(b.NanEq(col))
+            parts.append(b.BNanEq(col))
         if col.domain == "float" and not _double_holds(op, math.nan, c):
             # x > 0 holds for NaN rows too (NaN is greatest), which sign(x) = 1 does not.
-            parts = [b.BAnd((p, b.BNot(b.NanEq(col)))) if isinstance(p, b.Bound) and
+            parts = [b.BAnd((p, b.BNot(b.BNanEq(col)))) if isinstance(p, b.BCompare) and
                      p.op == "gt" else p for p in parts]
         return any_of(col, parts)
 

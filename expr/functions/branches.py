@@ -25,7 +25,7 @@ from prunekit.expr.operands import ColOp, LitOp
 from .registry import Rule, register
 
 
-def _value_type(x: object) -> pa.DataType | None:
+def value_type(x: object) -> pa.DataType | None:
     if isinstance(x, ColOp):
         return C.spark_type(x.col.type)
     if isinstance(x, Monotone):
@@ -70,15 +70,15 @@ def _const_truth(op: n.Op, value: object, c: L.Coerced) -> bool:
             n.Op.LE: v <= last, n.Op.GT: v > last}[op]
 
 
-def _literal_branch(op: n.Op, value: LitOp, t: pa.DataType, lit: LitOp) -> object:
+def literal_branch(op: n.Op, value: LitOp, t: pa.DataType, lit: LitOp) -> object:
     """A constant branch compared with the literal (already cast by the comparison), in the
     branch type ``t``."""
     if value.value is None:
-        return b.Const(None)
+        return b.BConst(None)
     placed = L.coerce(value.value, t)
     if op is n.Op.NE:
-        return b.Const(not _const_truth(n.Op.EQ, placed.first, L.coerce(lit.value, t)))
-    return b.Const(_const_truth(op, placed.first, L.coerce(lit.value, t)))
+        return b.BConst(not _const_truth(n.Op.EQ, placed.first, L.coerce(lit.value, t)))
+    return b.BConst(_const_truth(op, placed.first, L.coerce(lit.value, t)))
 
 
 def _fits(value: LitOp, t: pa.DataType) -> bool:
@@ -108,8 +108,8 @@ class Coalesce(Applied):
 
     def compare(self, op: n.Op, lit: LitOp) -> object:
         if lit.value is None:
-            return b.Const(None)
-        branch = _literal_branch(op, self.const, self.type, lit)
+            return b.BConst(None)
+        branch = literal_branch(op, self.const, self.type, lit)
         # x op lit is NULL exactly where x is, and there the constant decides: c op lit FALSE
         # gives (x op lit) IS TRUE, TRUE gives NOT (x op lit) IS FALSE. One node, so the
         # lattice keeps NULL rows and the others apart.
@@ -117,7 +117,7 @@ class Coalesce(Applied):
         return b.BNot(b.BIsBool(inner, False)) if branch.value else b.BIsBool(inner, True)
 
     def is_null(self) -> object:
-        return b.Const(False)
+        return b.BConst(False)
 
     def as_predicate(self) -> object:
         if not isinstance(self.const.value, bool):
@@ -151,21 +151,21 @@ class Case(Applied):
         terms = []
         for sel, v in zip(self._selectors(), self.values, strict=True):
             t = branch(v)
-            if isinstance(t, b.Const) and t.value is False:
+            if isinstance(t, b.BConst) and t.value is False:
                 continue  # FALSE AND anything is FALSE, which OR ignores
-            terms.append(sel if isinstance(t, b.Const) and t.value is True else
+            terms.append(sel if isinstance(t, b.BConst) and t.value is True else
                          b.BAnd((sel, t)))
-        return b.BOr(tuple(terms)) if len(terms) > 1 else terms[0] if terms else b.Const(False)
+        return b.BOr(tuple(terms)) if len(terms) > 1 else terms[0] if terms else b.BConst(False)
 
     def compare(self, op: n.Op, lit: LitOp) -> object:
         if lit.value is None:
-            return b.Const(None)
+            return b.BConst(None)
         if self.type is None:
-            return b.Opaque(self.why)
+            return b.BOpaque(self.why)
 
         def branch(v: object) -> object:
             if isinstance(v, LitOp):
-                return _literal_branch(op, v, self.type, lit)
+                return literal_branch(op, v, self.type, lit)
             return as_predicate(compare(op, v, lit))
 
         return self._each(branch)
@@ -186,7 +186,7 @@ def case(kids: tuple) -> Applied | None:
         values += other.values
     else:
         values.append(other)
-    typed = [_value_type(v) for v in values if not isinstance(v, LitOp)]
+    typed = [value_type(v) for v in values if not isinstance(v, LitOp)]
     lits = [v for v in values if isinstance(v, LitOp)]
     t = None if None in typed else branch_type(typed, lits)  # None: a predicate among them
     return Case(tuple(conds), tuple(values), t)
@@ -198,7 +198,7 @@ def coalesce(kids: tuple) -> object | None:
     x, c = kids
     if c.value is None:
         return x  # coalesce(x, NULL) is x
-    t = _value_type(x)
+    t = value_type(x)
     t = None if t is None else branch_type([t], [c])
     if t is None:
         return None

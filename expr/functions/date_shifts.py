@@ -124,7 +124,7 @@ def _plus_months(x: object, k: int) -> object | None:
         """``d >= A(m)``: the least day whose result is at least ``m``, by bisection."""
         lo, hi = INT32
         if add_months_days(hi, k) < m:
-            return b.NonNull(col, False)
+            return b.BNonNull(col, False)
         while lo < hi:
             mid = (lo + hi) // 2
             if add_months_days(mid, k) >= m:

@@ -31,7 +31,7 @@ instant itself. In another zone:
 >>> from prunekit.expr.bind import bind
 >>> from prunekit.expr.sql import parse
 >>> bind(parse("year(d) = 2024"), pa.schema([("d", pa.date32())]))
-Rewritten(arg=BAnd(args=(Bound(col=d, op='ge', value=19723), BNot(arg=Bound(col=d, op='ge', \
+BRewritten(arg=BAnd(args=(BCompare(col=d, op='ge', value=19723), BNot(arg=BCompare(col=d, op='ge', \
 value=20089)))), text='year(d) = 2024')
 """
 
@@ -80,7 +80,7 @@ def _guarded(build):
         try:
             return build(m)
         except (zones.OutOfRange, OverflowError, ValueError):
-            return b.Opaque(f"{m} beyond the years prunekit reads in the session time zone")
+            return b.BOpaque(f"{m} beyond the years prunekit reads in the session time zone")
 
     return ge
 
@@ -106,7 +106,7 @@ def local_date(col: b.BColumn) -> Monotone | None:
     >>> ts = b.BColumn("ts", pa.timestamp("s", "UTC"), pa.timestamp("s", "UTC"), "int")
     >>> with zone_of_session(dt.timezone(dt.timedelta(hours=-5))):
     ...     local_date(ts).ge(1)  # 1970-01-02 starts at 05:00Z
-    Bound(col=ts, op='ge', value=104400)
+    BCompare(col=ts, op='ge', value=104400)
     >>> local_date(ts) is None  # in UTC: the floor of the day
     True
     """
@@ -126,7 +126,7 @@ def local_wall(col: b.BColumn, to: pa.DataType) -> Monotone | None:
     >>> ts = b.BColumn("ts", pa.timestamp("s", "UTC"), pa.timestamp("s", "UTC"), "int")
     >>> with zone_of_session(zoneinfo.ZoneInfo("Asia/Kolkata")):
     ...     local_wall(ts, pa.timestamp("us")).ge(0)  # 1970-01-01 00:00 there is 18:30Z
-    Bound(col=ts, op='ge', value=-19800)
+    BCompare(col=ts, op='ge', value=-19800)
     """
     if not (pa.types.is_timestamp(col.type) and col.type.tz is not None and not col.convert
             and pa.types.is_timestamp(to) and to.tz is None and col.domain == "int"):
@@ -245,7 +245,7 @@ def _zoned_truncation(name: str, u: str, col: b.BColumn) -> Monotone:
                                                          for x in (t, bo, ao)}
             if all(x % unit == 0 for x in offsets):
                 return _utc_truncation_ge(col, u, m)  # the wall clock's units are UTC's
-            return b.Opaque(f"date_trunc('{u}', {col.label()}) near a change of offset of "
+            return b.BOpaque(f"date_trunc('{u}', {col.label()}) near a change of offset of "
                             f"session time zone {zones.zone_name(tz)} by part of a {u}")
 
         ge = _guarded(ge_clock)

@@ -30,9 +30,9 @@ unknown. ``to_timestamp(x)`` is a CAST to TIMESTAMP (the casts' rules).
 >>> from prunekit.expr.bind import bind
 >>> from prunekit.expr.sql import parse
 >>> bind(parse("unix_seconds(t) >= 1"), pa.schema([("t", pa.timestamp("us", "UTC"))]))
-Rewritten(arg=Bound(col=t, op='ge', value=1000000), text='unix_seconds(t) >= 1')
+BRewritten(arg=BCompare(col=t, op='ge', value=1000000), text='unix_seconds(t) >= 1')
 >>> bind(parse("unix_timestamp(t) >= 0"), pa.schema([("t", pa.timestamp("us", "UTC"))]))
-Rewritten(arg=Bound(col=t, op='ge', value=-999999), text='unix_timestamp(t) >= 0')
+BRewritten(arg=BCompare(col=t, op='ge', value=-999999), text='unix_timestamp(t) >= 0')
 """
 
 from __future__ import annotations
@@ -174,7 +174,7 @@ def _overflowing(col: b.BColumn, per: int) -> object | None:
     if lo <= t_lo and t_hi <= hi:
         return None
     outside = b.BOr((b.BNot(at_least(col, lo)), at_least(col, hi + 1)))
-    return b.BAnd((outside, b.Opaque(f"beyond BIGINT microseconds: Spark fails ({per} per)")))
+    return b.BAnd((outside, b.BOpaque(f"beyond BIGINT microseconds: Spark fails ({per} per)")))
 
 
 _T = (("t", pa.timestamp("us", "UTC")),)

@@ -16,7 +16,7 @@ when greatest is. ``least`` mirrors it. The arguments' type is the one both mode
 >>> from prunekit.expr.bind import bind
 >>> from prunekit.expr.sql import parse
 >>> bind(parse("greatest(x, 0) > 25"), pa.schema([("x", pa.int32())])).arg
-BIsBool(arg=Bound(col=x, op='gt', value=25), value=True)
+BIsBool(arg=BCompare(col=x, op='gt', value=25), value=True)
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from prunekit.expr.comparisons import compare
 from prunekit.expr.operand_rules import as_predicate, is_null
 from prunekit.expr.operands import ColOp, LitOp, operand_label, shown_literal
 
-from .branches import _literal_branch, _value_type, branch_type
+from .branches import branch_type, literal_branch, value_type
 from .registry import Rule, register
 
 # greatest: ops for which "some argument op m" decides; least mirrors.
@@ -64,9 +64,9 @@ class Extreme(Applied):
     def compare(self, op: n.Op, lit: LitOp) -> object:
         # Not OfColumn's: the literal stays as written, each argument compares with it.
         if lit.value is None:
-            return b.Const(None)
+            return b.BConst(None)
         shown = f"{self.label} {op.value} {shown_literal(lit)}"
-        return b.Rewritten(self._placed(op, lit), shown)
+        return b.BRewritten(self._placed(op, lit), shown)
 
     def _placed(self, op: n.Op, lit: LitOp) -> object:
         if op is n.Op.NE:
@@ -79,20 +79,20 @@ class Extreme(Applied):
         terms, null_or_false = [], []
         for a in self.args:
             if isinstance(a, LitOp):  # never NULL: decides TRUE or nothing
-                if _literal_branch(op, a, self.type, lit).value:
-                    return b.Const(True)
+                if literal_branch(op, a, self.type, lit).value:
+                    return b.BConst(True)
                 continue
             terms.append(b.BIsBool(as_predicate(compare(op, a, lit)), True))
-            null_or_false.append(b.NonNull(_column(a), False))
+            null_or_false.append(b.BNonNull(_column(a), False))
         if len(null_or_false) == len(self.args):  # NULL when every argument is
             terms.append(null_or_false[0] if len(null_or_false) == 1 else
                          b.BAnd(tuple(null_or_false)))
         return terms[0] if len(terms) == 1 else b.BOr(tuple(terms)) if terms else \
-            b.Const(False)
+            b.BConst(False)
 
     def is_null(self) -> object:
         if any(isinstance(a, LitOp) for a in self.args):
-            return b.Const(False)
+            return b.BConst(False)
         return b.BAnd(tuple(is_null(a) for a in self.args))
 
 
@@ -113,7 +113,7 @@ def extreme(name: str):
             return None  # Spark wants two arguments at least
         if all(isinstance(a, LitOp) for a in args):
             return None
-        typed = [_value_type(a) for a in args if not isinstance(a, LitOp)]
+        typed = [value_type(a) for a in args if not isinstance(a, LitOp)]
         t = branch_type(typed, [a for a in args if isinstance(a, LitOp)])
         if t is None or C.kind(t) in ("boolean", "null"):
             return None

@@ -9,7 +9,7 @@ Spark's types and edges (Spark 4, ``RoundBase``):
 
 - integers keep their type; ``k >= 0`` leaves them as they are. ``k < 0`` rounds in
   BigDecimal and narrows back: beyond the type legacy mode wraps (``round(127Y, -1)`` is -126)
-  and ANSI fails the query, so those values of x (found exactly) may give anything (``Widen``);
+  and ANSI fails the query, so those values of x (found exactly) may give anything (``BWiden``);
 - DECIMAL(p, s) gives DECIMAL(min(p - s + 1 + min(s, k), 38), min(s, k)) for ``k >= 0``
   (never overflows) and DECIMAL(min(max(p - s + 1, 1 - k), 38), 0) for ``k < 0``, which fails
   in both modes beyond 38 digits (those values may give anything);
@@ -19,14 +19,14 @@ Spark's types and edges (Spark 4, ``RoundBase``):
   double range: infinity). That decimal is some number that rounds back to ``d`` (the shortest
   one from JDK 19 on), so where a tie point falls between two neighbouring doubles' rounding
   intervals the answer is exact, and the one or two doubles whose interval holds the tie point
-  may give either result (``Widen``: never used to prune on them).
+  may give either result (``BWiden``: never used to prune on them).
 - FLOAT is not used (Spark rounds the float's widened double and narrows the result to FLOAT).
 
 >>> import pyarrow as pa
 >>> from prunekit.expr.bind import bind
 >>> from prunekit.expr.sql import parse
 >>> bind(parse("round(d, 1) >= 2.5"), pa.schema([("d", pa.decimal128(6, 2))])).arg
-Bound(col=d, op='ge', value=245)
+BCompare(col=d, op='ge', value=245)
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def _scaled(col: b.BColumn, k: int, half_even: bool, name: str) -> Monotone | No
         got = at_least(col, at(_ceil_to(m * to_x, unit)))
         if not guard:
             return got
-        return b.Widen(got, guard[0] if len(guard) == 1 else b.BOr(tuple(guard)))
+        return b.BWiden(got, guard[0] if len(guard) == 1 else b.BOr(tuple(guard)))
 
     def gt(m: int) -> object:
         return ge(m + 1)
@@ -148,7 +148,7 @@ def _double(col: b.BColumn, k: int, half_even: bool, name: str) -> Monotone:
 
     def ge(m: float) -> object:
         if m == -math.inf:
-            return b.NonNull(col, True)  # every number, and NaN (the greatest)
+            return b.BNonNull(col, True)  # every number, and NaN (the greatest)
         r = _ceil_to(_lowest_rounding_to(m), unit)  # least result decimal giving >= m
         if to_double(r) < m:  # a tie that rounds down
             r += unit
@@ -156,13 +156,13 @@ def _double(col: b.BColumn, k: int, half_even: bool, name: str) -> Monotone:
         # which decimal Spark reads for a double both vary within the neighbouring doubles.
         y = _double_at_least(tie)
         z = _double_at_most(tie)
-        got = b.Bound(col, "ge", y)
-        guard = b.InRange(col, max(z, -_MAX), min(y, _MAX))
-        return b.Widen(got, guard)
+        got = b.BCompare(col, "ge", y)
+        guard = b.BInRange(col, max(z, -_MAX), min(y, _MAX))
+        return b.BWiden(got, guard)
 
     def gt(m: float) -> object:
         if m == math.inf:
-            return b.NanEq(col)  # only NaN is above infinity
+            return b.BNanEq(col)  # only NaN is above infinity
         return ge(math.nextafter(m, math.inf))
 
     return Monotone(f"{name}({col.label()}, {k})", ColOp(col), pa.float64(), ge, gt,

@@ -33,7 +33,7 @@ matter, a string literal with a time, and a ``roundOff`` that is not a boolean l
 >>> from prunekit.expr.bind import bind
 >>> from prunekit.expr.sql import parse
 >>> bind(parse("months_between(d, DATE '2024-01-31') >= 1"), pa.schema([("d", pa.date32())])).arg
-Bound(col=d, op='ge', value=19782)
+BCompare(col=d, op='ge', value=19782)
 """
 
 from __future__ import annotations
@@ -158,8 +158,8 @@ def _months_between(kids: tuple) -> object | None:
         """``lo <= d <= hi`` (no lo: no day; no hi: every day from lo on)."""
         hi = INT32[1] if hi is None else hi
         if lo is None or lo > hi:
-            return b.NonNull(col, False)
-        return b.InRange(col, lo, hi)
+            return b.BNonNull(col, False)
+        return b.BInRange(col, lo, hi)
 
     if col_first:  # non-decreasing in the column: f(d) >= m is d >= A(m)
         def ge(m: float) -> object:
@@ -193,12 +193,12 @@ def _months_between(kids: tuple) -> object | None:
 
 def _from(col: b.BColumn, day: int | None) -> object:
     """``d >= day``; no such day: FALSE for every non-NULL row."""
-    return b.NonNull(col, False) if day is None else at_least(col, day)
+    return b.BNonNull(col, False) if day is None else at_least(col, day)
 
 
 def _below(col: b.BColumn, day: int | None) -> object:
     """``d < day``; no such day: TRUE for every non-NULL row."""
-    return b.NonNull(col, True) if day is None else b.BNot(at_least(col, day))
+    return b.BNonNull(col, True) if day is None else b.BNot(at_least(col, day))
 
 
 register(Rule("months_between", _months_between,

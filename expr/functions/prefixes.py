@@ -6,7 +6,7 @@ literal is one on s itself (a prefix successor where the literal is longer than 
 >>> from prunekit.expr.bind import bind
 >>> from prunekit.expr.sql import parse
 >>> bind(parse("left(s, 2) = 'ab'"), pa.schema([("s", pa.string())]))  # doctest: +ELLIPSIS
-Rewritten(arg=BAnd(args=(Bound(col=s, op='ge', value=b'ab'), BNot(arg=Bound(col=s, \
+BRewritten(arg=BAnd(args=(BCompare(col=s, op='ge', value=b'ab'), BNot(arg=BCompare(col=s, \
 op='ge', value=b'ac')))), text="left(s, 2) = 'ab'")
 """
 
@@ -36,17 +36,17 @@ def _prefix_of(x: ColOp, k: int, label: str) -> object | None:
 
     def at_least_succ(m: bytes) -> object:
         succ = prefix_successor(chars(m)[:k].encode("utf-8", "surrogatepass"))
-        return b.NonNull(col, False) if succ is None else b.Bound(col, "ge", succ)
+        return b.BNonNull(col, False) if succ is None else b.BCompare(col, "ge", succ)
 
     def ge(m: bytes) -> object:
         if k <= 0:
-            return b.NonNull(col, m == b"")  # '' >= m
-        return b.Bound(col, "ge", m) if len(chars(m)) <= k else at_least_succ(m)
+            return b.BNonNull(col, m == b"")  # '' >= m
+        return b.BCompare(col, "ge", m) if len(chars(m)) <= k else at_least_succ(m)
 
     def gt(m: bytes) -> object:
         if k <= 0:
-            return b.NonNull(col, False)
-        return b.Bound(col, "gt", m) if len(chars(m)) < k else at_least_succ(m)
+            return b.BNonNull(col, False)
+        return b.BCompare(col, "gt", m) if len(chars(m)) < k else at_least_succ(m)
 
     return Monotone(label, x, pa.string(), ge, gt)
 

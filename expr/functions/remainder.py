@@ -21,7 +21,7 @@ dividend with a column divisor.
 >>> from prunekit.expr.bind import bind
 >>> from prunekit.expr.sql import parse
 >>> bind(parse("pmod(x, 7) = 3"), pa.schema([("x", pa.int64())]))
-InRange(col=BRemainder(col=x, divisor=7, floor=True, type=DataType(int64), domain='int', \
+BInRange(col=BRemainder(col=x, divisor=7, floor=True, type=DataType(int64), domain='int', \
 convert=('remainder',)), first=3, last=3)
 """
 

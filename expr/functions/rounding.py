@@ -7,7 +7,7 @@ is ``x > m - 1``, exactly (doubles: the nearest double at or above).
 >>> from prunekit.expr.bind import bind
 >>> from prunekit.expr.sql import parse
 >>> bind(parse("floor(x) >= 3"), pa.schema([("x", pa.float64())]))
-Rewritten(arg=InRange(col=x, first=3.0, last=inf), text='floor(x) >= 3')
+BRewritten(arg=BInRange(col=x, first=3.0, last=inf), text='floor(x) >= 3')
 """
 
 from __future__ import annotations
@@ -59,13 +59,13 @@ def _rounding(name: str, x: ColOp) -> object | None:
                 _ceil_threshold(first) if ceil else _double_at_least(first))
             hi = math.inf if last >= INT64_MAX else math.nextafter(
                 _ceil_threshold(last + 1) if ceil else _double_at_least(last + 1), -math.inf)
-            parts = ([b.InRange(col, lo, hi)] if lo <= hi else []) + (
-                [b.NanEq(col)] if first <= 0 <= last else [])
+            parts = ([b.BInRange(col, lo, hi)] if lo <= hi else []) + (
+                [b.BNanEq(col)] if first <= 0 <= last else [])
             return b.BOr(tuple(parts)) if len(parts) > 1 else parts[0] if parts else \
-                b.NonNull(col, False)
+                b.BNonNull(col, False)
 
         def gt(m: int) -> object:
-            return between(m + 1, INT64_MAX) if m < INT64_MAX else b.NonNull(col, False)
+            return between(m + 1, INT64_MAX) if m < INT64_MAX else b.BNonNull(col, False)
 
         return Monotone(f"{name}({col.label()})", x, pa.int64(),
                         lambda m: between(m, INT64_MAX), gt, between=between)

@@ -24,7 +24,7 @@ fields in another order are not monotone, and proving a format monotone is not a
 >>> from prunekit.expr.bind import bind
 >>> from prunekit.expr.sql import parse
 >>> bind(parse("from_unixtime(x) >= '2024'"), pa.schema([("x", pa.int32())])).arg
-Bound(col=x, op='ge', value=1704067200)
+BCompare(col=x, op='ge', value=1704067200)
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def _from_unixtime(kids: tuple) -> object | None:
     first, last = _FIRST_LOCAL - offset, _LAST_LOCAL - offset  # the window, in counts
     t_lo, t_hi = int_range(col.type)
     all_inside = first <= t_lo and t_hi <= last  # INT and narrower: every count
-    unknown = b.Opaque("from_unixtime beyond years 0000-9999 (a sign before the year) or "
+    unknown = b.BOpaque("from_unixtime beyond years 0000-9999 (a sign before the year) or "
                        "beyond BIGINT microseconds (wrapped)")
 
     def within(lo: int, hi: int) -> object:  # lo <= x <= hi, whatever the column's type
@@ -95,14 +95,14 @@ def _from_unixtime(kids: tuple) -> object | None:
 
     def ge(m: bytes) -> object:
         if m == b"" or m[:1] < b"+":
-            return b.NonNull(col, True)  # every text starts with a digit, + or -
+            return b.BNonNull(col, True)  # every text starts with a digit, + or -
         if m[:1] <= b"-":  # above the outside texts' first byte: they are unknown
             if all_inside:
-                return b.NonNull(col, True)
+                return b.BNonNull(col, True)
             inside = within(first, last)
             return b.BOr((inside, b.BAnd((b.BNot(inside), unknown))))
         if text_of(last, offset).encode() < m:  # above every text but wrapped ones
-            return or_wrapped(b.NonNull(col, False))
+            return or_wrapped(b.BNonNull(col, False))
         lo, hi = first, last
         while lo < hi:  # the least count in the window whose text reaches m
             mid = (lo + hi) // 2

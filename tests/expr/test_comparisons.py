@@ -4,7 +4,7 @@ They differ for an integer literal against a FLOAT column (ANSI: DOUBLE, legacy:
 integer column against a FLOAT column, and a string literal against a numeric column (legacy
 casts the string to the column's type, truncating, and gives NULL beyond its range). prunekit
 does not know which mode the query will run in, so its answer must be sound under both
-(``bound.Either``). Each row below was run in Spark 4.3 with ``spark.sql.ansi.enabled`` true
+(``bound.BEither``). Each row below was run in Spark 4.3 with ``spark.sql.ansi.enabled`` true
 and false (``ERROR``: the query fails under ANSI, so no outcome can be wrong there).
 """
 

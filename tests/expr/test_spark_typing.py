@@ -57,7 +57,7 @@ def test_a_reintroduced_fold_is_caught(spark, monkeypatch):
     def folded(node, kids):
         x = kids[0]
         if isinstance(x, bind.ColOp) and x.col.domain != "float":
-            return bind.b.Const(False)
+            return bind.b.BConst(False)
         return bind._is_nan(node, kids)
 
     monkeypatch.setitem(bind._BIND, nodes.IsNan, folded)
