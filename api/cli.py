@@ -167,7 +167,7 @@ def _scan(args) -> int:
         print(f"prunekit: warning: {w.message}", file=sys.stderr)
     wanted = [c for c, used in pred.required_columns.items() if "bloom" in used]
     if args.bloom and kind == "parquet" and wanted:
-        from prunekit.sources.bloom import attach_bloom_filters
+        from prunekit.sources.parquet.bloom import attach_bloom_filters
 
         stats = Statistics.from_arrow(attach_bloom_filters(table, wanted))
     outcome = pred.classify(stats)

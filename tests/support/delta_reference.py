@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 
 from prunekit.errors import StatisticsError
 from prunekit.expr.paths import leaf_key, leaf_selector
-from prunekit.sources._recent import Recent
+from prunekit.sources.recent import Recent
 from prunekit.statistics import Statistics
 
 __all__ = ["Snapshot", "file_statistics", "is_delta_table", "snapshot", "statistics"]

@@ -18,8 +18,8 @@ import prunekit as pk
 import prunekit.delta as pd
 from prunekit.parquet import data_schema
 from prunekit.sources import delta as D
-from prunekit.sources._delta_rules import bound, float32_bounds, string
-from prunekit.sources._delta_values import bounds, successors
+from prunekit.sources.delta.rules import bound, float32_bounds, string
+from prunekit.sources.delta.values import bounds, successors
 from tests.support import delta_logs
 from tests.support import delta_reference as ref
 
@@ -119,7 +119,7 @@ def _as_pyarrow_reads(texts: list[str], json_type) -> dict:
 
 
 def _json_type(t):
-    from prunekit.sources._delta_json import json_type as _json_type
+    from prunekit.sources.delta.stats_json import json_type as _json_type
 
     return _json_type(t)
 
@@ -174,7 +174,7 @@ def test_vector_bounds_agree_with_the_exact_rules(t):
 def test_writers_spellings_need_no_exact_rules(tmp_path, monkeypatch):
     """Statistics as Spark and delta-rs write them are read by the vector rules alone (the
     exact ones are there for odd values, not for every file)."""
-    from prunekit.sources import _delta_stats
+    from prunekit.sources.delta import stats as _delta_stats
 
     rng = np.random.default_rng(11)
     kinds = {f"c{i}": k for i, k in enumerate(delta_logs.KINDS)}
@@ -310,7 +310,7 @@ def test_a_bad_row_does_not_spoil_its_batch(tmp_path):
 
 def test_a_few_bad_rows_cost_a_few_rows(tmp_path, monkeypatch):
     """Only the failing rows of a large batch go to the exact rules."""
-    from prunekit.sources import _delta_stats
+    from prunekit.sources.delta import stats as _delta_stats
 
     exact = []
     real = _delta_stats.file_cells

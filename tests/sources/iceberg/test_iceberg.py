@@ -41,8 +41,9 @@ from pyiceberg.typedef import Record  # noqa: E402
 import prunekit as pk  # noqa: E402
 import prunekit.iceberg as pi  # noqa: E402
 from prunekit.cli import main  # noqa: E402
-from prunekit.sources import _iceberg_values as V  # noqa: E402
 from prunekit.sources import iceberg as iceberg_source  # noqa: E402
+from prunekit.sources.iceberg import planner  # noqa: E402
+from prunekit.sources.iceberg import values as V  # noqa: E402
 
 UTC = dt.timezone.utc
 SCHEMA = Schema(
@@ -100,7 +101,7 @@ def _rows(n, seed, schema, hours=72):
 def decoder(monkeypatch):
     """prunekit's own manifest decoder, even on small tables and a cold Numba cache (which
     otherwise leave small tables to pyiceberg's reader)."""
-    monkeypatch.setattr(iceberg_source, "COMPILE_WORTH_BYTES", 0)
+    monkeypatch.setattr(planner, "COMPILE_WORTH_BYTES", 0)
 
 
 def _catalog(path):
@@ -618,11 +619,11 @@ def _both_readers(table, monkeypatch, **kwargs):
     """The statistics as pyiceberg's reader and as prunekit's decoder give them (which must
     have decoded every data manifest of the snapshot, or the comparison says nothing)."""
     out, decoded = {}, []
-    real = iceberg_source._decoded_table
-    monkeypatch.setattr(iceberg_source, "_decoded_table",
+    real = planner.decoded_table
+    monkeypatch.setattr(planner, "decoded_table",
                         lambda e, m, *a: decoded.append(m) or real(e, m, *a))
     for reader in ("pyiceberg", "prunekit"):
-        monkeypatch.setattr(iceberg_source, "READER", reader)
+        monkeypatch.setattr(planner, "READER", reader)
         iceberg_source._CACHE.clear()
         decoded.clear()
         out[reader] = pi.file_statistics(table, **kwargs)
@@ -707,7 +708,7 @@ def _zigzag(v):
 
 def _rewrite_header(path, **changes):
     """The manifest at ``path`` with header metadata replaced (blocks kept)."""
-    from prunekit.sources._avro_file import _header
+    from prunekit.sources.iceberg.avro_file import _header
 
     data = open(path, "rb").read()
     meta, pos = _header(data)
@@ -738,7 +739,7 @@ def test_a_truncated_manifest_is_an_error_naming_it(tmp_path, codec):
 def test_a_corrupted_block_is_an_error_naming_the_manifest(tmp_path, monkeypatch):
     t, path = _small_table(tmp_path, "gzip")
     data = bytearray(open(path, "rb").read())
-    from prunekit.sources._avro_file import _header
+    from prunekit.sources.iceberg.avro_file import _header
 
     _, pos = _header(bytes(data))
     rng = random.Random(1)
@@ -751,12 +752,12 @@ def test_a_corrupted_block_is_an_error_naming_the_manifest(tmp_path, monkeypatch
             f.write(broken)
         try:
             theirs = None
-            monkeypatch.setattr(iceberg_source, "READER", "pyiceberg")
+            monkeypatch.setattr(planner, "READER", "pyiceberg")
             iceberg_source._CACHE.clear()
             theirs = pi.file_statistics(t).to_pylist()
         except pk.StatisticsError:
             pass
-        monkeypatch.setattr(iceberg_source, "READER", "prunekit")
+        monkeypatch.setattr(planner, "READER", "prunekit")
         iceberg_source._CACHE.clear()
         errors += theirs is None
         try:  # a flip that still inflates: the reference's reading, or an error (pyiceberg
@@ -789,7 +790,7 @@ def test_an_invalid_union_branch_is_an_error_naming_the_manifest(tmp_path):
     t, path = _small_table(tmp_path, "null")
     data = bytearray(open(path, "rb").read())
     # The first entry's snapshot_id union: after status (one byte), its branch index.
-    from prunekit.sources._avro_file import _header, _py_long
+    from prunekit.sources.iceberg.avro_file import _header, _py_long
 
     _, pos = _header(bytes(data))
     pos += 16
@@ -806,7 +807,7 @@ def test_an_unknown_avro_type_falls_back_to_pyiceberg_or_names_the_file(tmp_path
     t, path = _small_table(tmp_path, "null")
     good = pi.file_statistics(t).to_pylist()
     data = open(path, "rb").read()
-    from prunekit.sources._avro_file import _header
+    from prunekit.sources.iceberg.avro_file import _header
 
     meta, _ = _header(data)
     schema = meta["avro.schema"]
@@ -863,7 +864,7 @@ def test_bounds_of_the_wrong_length_are_unknown(tmp_path, monkeypatch):
 
 # ---- bucket[N] partitions ------------------------------------------------------------------
 def test_bucket_hash_matches_pyiceberg_for_every_type():
-    from prunekit.sources._iceberg_buckets import bucket
+    from prunekit.sources.iceberg.buckets import bucket
 
     rng = random.Random(11)
     cases = [
@@ -988,7 +989,7 @@ def test_bucket_pruning_needs_the_exact_literal(bucketed):
     bucket."""
     schema = pi.data_schema(bucketed)
     everything = pi.file_statistics(bucketed).num_rows
-    from prunekit.sources._iceberg_buckets import equality_literals
+    from prunekit.sources.iceberg.buckets import equality_literals
 
     kinds = {f.name: str(f.field_type) for f in bucketed.schema().fields}
     for text in ["l + 0 = 5", "CAST(l AS STRING) = '5'", "l = 5 OR l IS NULL",
@@ -1005,32 +1006,32 @@ def test_small_tables_are_read_by_pyiceberg_until_the_decoder_is_loaded(monkeypa
     import sys
     from types import SimpleNamespace
 
-    from prunekit.sources import _avro_decode
+    from prunekit.sources.iceberg import avro_decode as _avro_decode
 
-    monkeypatch.setattr(iceberg_source, "COMPILE_WORTH_BYTES", 4 << 20)
+    monkeypatch.setattr(planner, "COMPILE_WORTH_BYTES", 4 << 20)
     small, middle, large = ([SimpleNamespace(manifest_length=n)]
                             for n in (1_000, 1 << 20, 5 << 20))
-    name = f"{iceberg_source.__package__}._avro_decode"
-    assert _avro_decode.compiled() or iceberg_source._use_decoder(small) is False
+    name = _avro_decode.__name__
+    assert _avro_decode.compiled() or planner.use_decoder(small) is False
     monkeypatch.delitem(sys.modules, name)  # a process that has not loaded it
-    assert not iceberg_source._use_decoder(small)
-    assert iceberg_source._use_decoder(large)
+    assert not planner.use_decoder(small)
+    assert planner.use_decoder(large)
     monkeypatch.setattr(_avro_decode, "on_disk", lambda: False)
     sys.modules[name] = _avro_decode
     monkeypatch.setattr(_avro_decode, "compiled", lambda: False)
-    assert not iceberg_source._use_decoder(middle)
+    assert not planner.use_decoder(middle)
     monkeypatch.setattr(_avro_decode, "on_disk", lambda: True)
-    assert iceberg_source._use_decoder(middle) and not iceberg_source._use_decoder(small)
+    assert planner.use_decoder(middle) and not planner.use_decoder(small)
     monkeypatch.setattr(_avro_decode, "compiled", lambda: True)
-    assert iceberg_source._use_decoder(small)
-    monkeypatch.setattr(iceberg_source, "READER", "pyiceberg")
-    assert not iceberg_source._use_decoder(large)
+    assert planner.use_decoder(small)
+    monkeypatch.setattr(planner, "READER", "pyiceberg")
+    assert not planner.use_decoder(large)
 
 
 def test_manifests_of_other_buckets_are_not_opened(tmp_path, monkeypatch):
     """One manifest per bucket (appends of one bucket each): an equality opens only the
     manifests whose bucket summary holds the literal's bucket."""
-    from prunekit.sources._iceberg_buckets import bucket
+    from prunekit.sources.iceberg.buckets import bucket
 
     spec = PartitionSpec(PartitionField(3, 1000, BucketTransform(4), "lb"))
     t = _catalog(tmp_path).create_table("ns.mb", Schema(T.NestedField(3, "l", T.LongType())),
@@ -1042,8 +1043,8 @@ def test_manifests_of_other_buckets_are_not_opened(tmp_path, monkeypatch):
     for vs in by_bucket.values():
         t.append(pa.table({"l": pa.array(vs, pa.int64())}))
     opened = []
-    real = iceberg_source._entries
-    monkeypatch.setattr(iceberg_source, "_entries",
+    real = planner.entries_of
+    monkeypatch.setattr(planner, "entries_of",
                         lambda io, m, *a: opened.append(m) or real(io, m, *a))
     pred = pk.PruningPredicate("l = 7", pi.data_schema(t))
     kept = pi.file_statistics(t, predicate=pred)
@@ -1086,8 +1087,8 @@ def test_delete_manifests_decoded_as_pyiceberg_reads_them(added, tmp_path, monke
         file_size_in_bytes=os.path.getsize(deletes), equality_ids=[1]))
     t.append(pa.table({"x": pa.array([3], pa.int64())}))
     decoded = []
-    real = iceberg_source._index_decoded
-    monkeypatch.setattr(iceberg_source, "_index_decoded",
+    real = planner.index_decoded
+    monkeypatch.setattr(planner, "index_decoded",
                         lambda index, e, spec_id: decoded.append(e) or real(index, e, spec_id))
     for table in (added[0], t):
         decoded.clear()
@@ -1105,7 +1106,7 @@ def test_every_codec_reads_the_same_entries(tmp_path, codec, monkeypatch):
 
     import zstandard
 
-    from prunekit.sources._avro_file import SYNC, _frame, _header
+    from prunekit.sources.iceberg.avro_file import SYNC, _frame, _header
 
     t, path = _small_table(tmp_path, "null")
     before = pi.file_statistics(t).to_pylist()
@@ -1135,7 +1136,7 @@ def test_every_codec_reads_the_same_entries(tmp_path, codec, monkeypatch):
     _rewrite_header(path, **{"avro.codec": codec.encode()})
     iceberg_source._CACHE.clear()
     decoded = []
-    real = iceberg_source._decoded_table
-    monkeypatch.setattr(iceberg_source, "_decoded_table",
+    real = planner.decoded_table
+    monkeypatch.setattr(planner, "decoded_table",
                         lambda e, m, *a: decoded.append(m) or real(e, m, *a))
     assert pi.file_statistics(t).to_pylist() == before and len(decoded) == 2

@@ -1,5 +1,5 @@
-"""The Numba footer decoder (``prunekit.sources._thrift_footer`` and friends) against pyarrow's own
-reading of the same footers, on nested columns, and on corrupt or hostile footers."""
+"""The Numba footer decoder (``prunekit.sources.parquet.thrift_footer`` and friends) against
+pyarrow's own reading of the same footers, on nested columns, and on corrupt or hostile footers."""
 
 import datetime
 import decimal
@@ -414,7 +414,7 @@ def test_encrypted_footers_are_clear_errors(source, tmp_path):
 
 
 def test_walk_reads_sizes_like_pyarrow(source):
-    from prunekit.sources import _thrift_footer as tf
+    from prunekit.sources.parquet import thrift_footer as tf
     _, footer = _parts(source)
     buf = np.frombuffer(footer + bytes(64), np.uint8)
     files, elements, orders, rgs, chunks = tf.walk(
@@ -462,7 +462,7 @@ def test_unknown_column_order_hides_that_columns_bounds(tmp_path):
 def test_finer_file_units_round_outwards():
     """Bounds in a finer unit than the Arrow type (ns in the file, us asked): the minimum
     rounds down, the maximum up, so both still hold."""
-    from prunekit.sources import _footer_values as fv
+    from prunekit.sources.parquet import footer_values as fv
     vals = np.array([1500, -1500, 2000], np.int64)
     buf = np.frombuffer(vals.tobytes() + bytes(64), np.uint8)
     off, length, ok = np.array([0, 8, 16]), np.array([8, 8, 8]), np.ones(3, bool)
@@ -495,7 +495,7 @@ def test_exactness_flags(tmp_path):
 def test_decimal_encodings(t):
     """Big-endian of any length (sign extension beyond the width is fine, anything else is
     unknown), little-endian INT32/INT64, and the precision as a limit."""
-    from prunekit.sources import _footer_values as fv
+    from prunekit.sources.parquet import footer_values as fv
     values = [(b"\xff\x85", True, -123), (b"\x00" * 20 + b"\x7b", True, 123),
               (b"\x01" + b"\x00" * 19 + b"\x7b", True, None), (b"\x27\x10", True, 10**4),
               (b"", True, None), ((-123).to_bytes(4, "little", signed=True), False, -123),

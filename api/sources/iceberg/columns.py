@@ -1,10 +1,10 @@
 """The statistics of one manifest's data files built column by column from its decoded
-entries (``_iceberg_entries``), for ``prunekit.sources.iceberg``: the same rules and the same
+entries (``entries``), for ``prunekit.sources.iceberg``: the same rules and the same
 table as its per-file path (see that module's docstring), with bounds decoded by NumPy views
 per column instead of per value in Python.
 
 Decimal bounds, and the partition ranges of sources that are not integers in raw form
-(floats, decimals, strings, binary), keep the per-value rules of ``_iceberg_values``.
+(floats, decimals, strings, binary), keep the per-value rules of ``values``.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import _iceberg_values as values
-from ._iceberg_entries import LOWER, NANS, NULLS, UPPER, gather
+from . import values as values
+from .entries import LOWER, NANS, NULLS, UPPER, gather
 
 __all__ = ["bounds_of", "manifest_table"]
 
@@ -44,7 +44,7 @@ def manifest_table(e, plan, leaves, counts, absent, texts) -> dict:
     rows: table, entry, key, value or payload start, length):
 
     >>> from types import SimpleNamespace as NS
-    >>> from prunekit.sources._iceberg_entries import Entries
+    >>> from prunekit.sources.iceberg.entries import Entries
     >>> payload = np.frombuffer((5).to_bytes(8, "little") + (9).to_bytes(8, "little"), np.uint8)
     >>> e = Entries(payload=payload, paths=pa.array(["file:///d/a.parquet"]),
     ...             records=np.array([3]), size=np.array([100]), partition=[], count=1,
@@ -152,7 +152,7 @@ def bounds_of(e, field_id: int, upper: bool) -> list:
     """One field's lower (or upper) bounds as bytes per file of entries ``e``; None where
     missing or given twice.
 
-    >>> from prunekit.sources._iceberg_entries import Entries
+    >>> from prunekit.sources.iceberg.entries import Entries
     >>> e = Entries(payload=np.frombuffer(b"ab", np.uint8), count=2,
     ...             pairs=np.array([[2, 1, 7, 0, 2]]))
     >>> bounds_of(e, 7, upper=False)

@@ -4,7 +4,7 @@ All footers of a scan are concatenated into one byte buffer and walked by one Nu
 (``cache=True``), so 10,000 files cost no Python object per row group, column chunk or statistic.
 The walk reads only what prunekit uses and skips every other field, known or not, by its wire
 type (Thrift's rule for unknown fields). Its output is integer tables of byte offsets into the
-buffer; values are decoded later, vectorised, by ``prunekit.sources._footer_values``.
+buffer; values are decoded later, vectorised, by ``prunekit.sources.parquet.footer_values``.
 
 A footer the walk cannot read (a varint or length running past its end, an unknown wire type,
 nesting deeper than 64, a list header with a negative size) gets an error code and the byte
@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._thrift_compact import (
+from ..varints import grow, zigzag
+from .thrift_compact import (
     BINARY,
     DEPTH,
     FALSE,
@@ -31,10 +32,8 @@ from ._thrift_compact import (
     TRUE,
     binary,
     field,
-    grow,
     list_header,
     skip,
-    zigzag,
 )
 
 # Column-chunk table columns (one row per ColumnChunk, in footer order).

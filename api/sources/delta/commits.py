@@ -1,4 +1,4 @@
-"""A Delta log's JSON commits as action rows (``_delta_actions``), each commit in one
+"""A Delta log's JSON commits as action rows (``actions``), each commit in one
 ``pyarrow.json`` read with a schema of the fields a reader needs.
 
 A commit that read cannot take (a field of another JSON type, a key written twice) or that
@@ -27,7 +27,7 @@ import pyarrow.json as pj
 
 from prunekit.errors import StatisticsError
 
-from ._delta_actions import ADD, DV, REMOVE, actions, base_types, dv_columns
+from .actions import ADD, DV, REMOVE, actions, base_types, dv_columns
 
 __all__ = ["commit_actions", "commit_meta"]
 

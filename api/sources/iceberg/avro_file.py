@@ -1,4 +1,4 @@
-"""Avro object container files as bytes for ``_avro_decode``: the header (magic, metadata
+"""Avro object container files as bytes for ``avro_decode``: the header (magic, metadata
 map, sync marker), the block framing found in one Numba pass, and each block inflated by its
 codec (null, deflate, snappy, bzip2, zstandard when installed) into one payload buffer.
 
@@ -16,8 +16,8 @@ import zlib
 import numpy as np
 from numba import njit
 
-from ._thrift_compact import grow
-from ._thrift_compact import zigzag as _long  # Avro longs are zigzag varints too
+from ..varints import grow
+from ..varints import zigzag as _long  # Avro longs are zigzag varints too
 
 __all__ = ["Malformed", "Unsupported", "read_container"]
 

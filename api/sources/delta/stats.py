@@ -1,18 +1,18 @@
 """The canonical statistics table of a Delta snapshot's live files, built column by column.
 
-Every file's JSON ``stats`` text is read at once (``_delta_json``); rows of a checkpoint
-with ``stats_parsed`` are read from it, typed, instead. Bounds then follow ``_delta_values``
+Every file's JSON ``stats`` text is read at once (``stats_json``); rows of a checkpoint
+with ``stats_parsed`` are read from it, typed, instead. Bounds then follow ``values``
 (vector rules). What those leave out goes, one file at a time, to
-``_delta_rules.file_cells``, the definition of every rule: whole files whose text
-``_delta_json`` could not or must not read, single odd cells of the others (only those
+``rules.file_cells``, the definition of every rule: whole files whose text
+``stats_json`` could not or must not read, single odd cells of the others (only those
 cells are replaced).
 
-Partition columns are read once per distinct value text (``_delta_rules.partition_cell``), or
+Partition columns are read once per distinct value text (``rules.partition_cell``), or
 from ``partitionValues_parsed`` where a checkpoint types them (never for a TIMESTAMP, whose
 text says whether a zone was written).
 
 >>> import pyarrow as pa
->>> from prunekit.sources._delta_rules import Layout
+>>> from prunekit.sources.delta.rules import Layout
 >>> stats = '{"numRecords": 2, "minValues": {"x": 1}, "maxValues": {"x": NaN}}'
 >>> live = pa.table({"path": ["a"], "size": [1], "dv": [False],
 ...                  "dv_cardinality": pa.array([None], pa.int64()), "stats": [stats]})
@@ -29,17 +29,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._delta_json import guard_decimals, read_stats
-from ._delta_log import local_paths
-from ._delta_rules import FIELDS, Layout, file_cells, jsonable, partition_cell
-from ._delta_values import bounds, partition_bounds
+from .log import local_paths
+from .rules import FIELDS, Layout, file_cells, jsonable, partition_cell
+from .stats_json import guard_decimals, read_stats
+from .values import bounds, partition_bounds
 
 __all__ = ["table"]
 
 
 def table(root: str, live: pa.Table, lay: Layout) -> pa.Table:
     """The statistics table (``prunekit.sources.delta``'s layout) of the live files
-    ``_delta_log.replay`` returns, in its order."""
+    ``log.replay`` returns, in its order."""
     n = live.num_rows
     dv = live.column("dv").to_numpy()
     cardinality = live.column("dv_cardinality").combine_chunks()

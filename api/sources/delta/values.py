@@ -1,4 +1,4 @@
-"""Delta statistics bounds for a whole column at once: the rules of ``_delta_rules.bound`` as
+"""Delta statistics bounds for a whole column at once: the rules of ``rules.bound`` as
 Arrow and NumPy operations, with no Python object per value.
 
 ``bounds(raw, t, prefix, upper)`` takes one leaf's minima or maxima as a reader has them:
@@ -6,7 +6,7 @@ from the JSON ``stats`` (read by ``pyarrow.json``: numbers as int64, float64 or 
 decimal, timestamps and dates as their text) or typed, from a checkpoint's ``stats_parsed``.
 It returns the bounds as type ``t``, whether each is exact, and the *odd* cells: values these
 vector rules do not cover (a timestamp in another spelling, a bound of another type), which
-the caller reads with ``_delta_rules``. Every vector rule gives what ``_delta_rules.bound``
+the caller reads with ``rules``. Every vector rule gives what ``rules.bound``
 gives on the values it accepts.
 
 >>> import pyarrow as pa
@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from prunekit.expr.calendar import days_from_civil
 
-from ._delta_rules import DAY_SLACK, float32_bounds
+from .rules import DAY_SLACK, float32_bounds
 
 __all__ = ["bounds", "partition_bounds"]
 
@@ -110,7 +110,7 @@ def _ints(raw: pa.Array, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _decimals(raw, t, upper, valid):
     """Rounded outwards to the column's scale (inexact where digits were dropped); unknown
-    beyond its precision, as ``_delta_rules.value``."""
+    beyond its precision, as ``rules.value``."""
     s, digits = t.scale, t.precision - t.scale
     rs = raw.type.scale
     wide = raw.cast(pa.decimal128(38, rs))
@@ -158,7 +158,7 @@ def _string_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _strings(raw, prefix, upper, valid):
-    """A bound of L - 2 UTF-8 bytes or more may have been cut (``_delta_rules.string``)."""
+    """A bound of L - 2 UTF-8 bytes or more may have been cut (``rules.string``)."""
     size = pc.fill_null(pc.binary_length(raw), 0).to_numpy(zero_copy_only=False)
     cut = valid & (size >= prefix - 2)
     exact = valid & ~cut
@@ -345,7 +345,7 @@ def parse_timestamps(raw: pa.Array):
 
 
 def _timestamp_bounds(us, zoned, fine, ok, t, upper, odd):
-    """Delta's timestamp rules (``_delta_rules.bound``) on µs values read from text."""
+    """Delta's timestamp rules (``rules.bound``) on µs values read from text."""
     if t.tz is None:
         ok = ok & ~zoned  # an instant for a column of local times: unknown
     local = ~zoned if t.tz is not None else np.zeros_like(zoned)  # unknown zone: widen

@@ -1,16 +1,16 @@
 """Footer bytes of many files to the canonical statistics table, one row per row group.
 
-One Numba walk over all footers concatenated (``_thrift_footer``), Python per distinct schema
-and per distinct writer (``_footer_schema``), then per (group of files alike, column) vectorised
-decoding (``_footer_values``): no Python object per row group or statistic. Files are alike
+One Numba walk over all footers concatenated (``thrift_footer``), Python per distinct schema
+and per distinct writer (``footer_schema``), then per (group of files alike, column) vectorised
+decoding (``footer_values``): no Python object per row group or statistic. Files are alike
 when they share the schema bytes, the column orders and the writer rules; a dataset written by
 one job is one group.
 
 Which statistics are usable follows pyarrow's reader (parquet-cpp), which the previous reader
 went through: a chunk's statistics (null count included) are hidden when the column's sort
-order is unknown or the writer is known to be wrong for it (``_footer_schema.writer``);
+order is unknown or the writer is known to be wrong for it (``footer_schema.writer``);
 ``min_value``/``max_value`` are read when the column order is type-defined, the deprecated
-``min``/``max`` otherwise (then only for signed orders, ``_footer_types.decoder``).
+``min``/``max`` otherwise (then only for signed orders, ``footer_types.decoder``).
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ import pyarrow.compute as pc
 from prunekit.errors import StatisticsError
 from prunekit.expr.paths import leaf_selector, split_leaf_key
 
-from . import _footer_schema as fs
-from . import _footer_values as fv
-from . import _thrift_footer as tf
-from ._footer_types import bytes_like, decoder, unify
+from . import footer_schema as fs
+from . import footer_values as fv
+from . import thrift_footer as tf
+from .footer_types import bytes_like, decoder, unify
 
 _PAD = 64  # zero bytes after the last footer: fixed-width gathers of rows without a value
 _ARROW_KEY = np.frombuffer(b"ARROW:schema", np.uint8)

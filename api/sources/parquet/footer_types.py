@@ -1,5 +1,5 @@
 """Which Parquet columns have usable bounds, and how to decode them (a spec for
-``prunekit.sources._footer_values.decode``); the one Arrow type of a column over many files.
+``prunekit.sources.parquet.footer_values.decode``); the one Arrow type of a column over many files.
 
 >>> bytes_like(pa.large_binary()), bytes_like(pa.int32())
 (True, False)
@@ -25,7 +25,7 @@ _DECODERS: dict = {}  # (physical type, logical type, Arrow type, typed order) -
 
 def decoder(c: pq.ColumnSchema, t: pa.DataType, typed: bool) -> tuple | None:
     """How to decode bounds of column ``c`` into Arrow type ``t`` (a spec for
-    ``_footer_values.decode``); None when they cannot be read exactly. ``typed``: the file says
+    ``footer_values.decode``); None when they cannot be read exactly. ``typed``: the file says
     the column's order is type-defined (bounds in ``min_value``/``max_value``), else only the
     deprecated ``min``/``max`` exist, ordered as signed values.
 

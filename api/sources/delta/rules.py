@@ -1,7 +1,7 @@
 """Delta's statistics rules, one value at a time: the exact reading of a file's JSON ``stats``
 and of a partition value (the rules are listed in ``prunekit.sources.delta``'s docstring).
 
-The columnar replay (``_delta_stats``) reads ordinary logs with vector operations and sends
+The columnar replay (``stats``) reads ordinary logs with vector operations and sends
 here only what it cannot read exactly: a stats text that is not the JSON it expects (``NaN``,
 a bound of another JSON type, a timestamp in another spelling, ...). So these functions are
 the definition; the vector paths must agree with them on every value they accept.
@@ -26,7 +26,7 @@ import pyarrow as pa
 from prunekit.errors import StatisticsError
 from prunekit.expr.paths import leaf_key
 
-from ._iceberg_values import successor
+from ..strings import successor
 
 RESERVED = ("path", "size", "row_count")
 FIELDS = ["min", "max", "null_count", "min_exact", "max_exact"]

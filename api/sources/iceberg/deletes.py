@@ -47,7 +47,7 @@ class DeleteIndex:
             self.by_partition.setdefault((f.spec_id, partition_key(f.partition)), []).append(seq)
 
     def add_decoded(self, spec_id, named: list, keys: list, seqs: list) -> None:
-        """Delete files decoded by column (``_iceberg_entries``): per file the data file path
+        """Delete files decoded by column (``entries``): per file the data file path
         it names (or None), its partition values as a tuple, its sequence number.
 
         >>> index = DeleteIndex({0: type("Spec", (), {"fields": ["day"]})()})

@@ -3,7 +3,7 @@ summaries of the manifest list (for ``prunekit.sources.iceberg``).
 
 Each manifest becomes one container: per partition field, its summary's ``lower_bound`` and
 ``upper_bound`` (values of the transform's result, every file's partition value between them)
-are carried back to the source column through the transform (``_iceberg_values``), which
+are carried back to the source column through the transform (``values``), which
 keeps order: the source lies in ``[start of the lower one's range, end of the upper one's]``.
 ``contains_null = false`` means no NULL in the source. Nothing else is known (no row count),
 bounds are never exact, and a manifest whose spec is unknown is always opened. The predicate
@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from prunekit.statistics import Statistics
 
-from . import _iceberg_values as values
+from . import values as values
 
 __all__ = ["manifests_to_open"]
 

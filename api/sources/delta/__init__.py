@@ -6,11 +6,11 @@ log's path is relative or ``file:``), ``size`` (``add.size``, bytes), ``row_coun
 (``numRecords`` minus the deletion vector's cardinality) and, per leaf of a primitive type (a
 top-level column or a field of a struct, keyed by ``leaf_key``: ``address.city``), a struct
 ``{min, max, null_count, min_exact, max_exact}``; nested statistics follow the same rules.
-The log is replayed columnar (``_delta_log``: the checkpoint's columns, each commit in one
-``pyarrow.json`` read) and every file's statistics are read together (``_delta_stats``,
-``_delta_values``): the JSON ``stats`` texts in one ``pyarrow.json`` read, or a checkpoint's
+The log is replayed columnar (``log``: the checkpoint's columns, each commit in one
+``pyarrow.json`` read) and every file's statistics are read together (``stats``,
+``values``): the JSON ``stats`` texts in one ``pyarrow.json`` read, or a checkpoint's
 typed ``stats_parsed`` where a row has it (then its ``partitionValues_parsed`` too), bounds
-by vector operations; a value those do not cover is read by ``_delta_rules``, one file at a
+by vector operations; a value those do not cover is read by ``rules``, one file at a
 time, which defines every rule. Delta's statistics are deliberately loose; each rule below
 keeps every bound a true bound (docs/semantics.md §1):
 
@@ -59,10 +59,10 @@ import pyarrow as pa
 from prunekit.expr.paths import leaf_selector
 from prunekit.statistics import Statistics
 
-from . import _delta_stats
-from ._delta_log import commit_versions, local_paths, replay
-from ._delta_rules import RESERVED, layout
-from ._recent import Recent
+from ..recent import Recent
+from . import stats as file_stats
+from .log import commit_versions, local_paths, replay
+from .rules import RESERVED, layout
 
 __all__ = ["Snapshot", "file_statistics", "is_delta_table", "snapshot", "statistics"]
 
@@ -153,7 +153,7 @@ def snapshot(table_path: str | os.PathLike, version: int | None = None) -> Snaps
         version=version,
         schema_string=meta["schemaString"],
         configuration=dict(meta.get("configuration") or {}),
-        statistics=_delta_stats.table(root, live, layout(meta)),
+        statistics=file_stats.table(root, live, layout(meta)),
         deletion_vectors=frozenset(local_paths(root, with_dv).to_pylist()),
     )
     if key is not None:

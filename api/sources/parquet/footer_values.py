@@ -2,12 +2,12 @@
 
 ``decode(spec, t, buf, off, length, ok, upper)`` turns the plain-encoded statistic values at
 ``buf[off[i]:off[i] + length[i]]`` (for rows where ``ok``) into one Arrow array of type ``t``.
-``spec`` is what ``_footer_types.decoder`` chose for a (physical type, logical type, Arrow
+``spec`` is what ``footer_types.decoder`` chose for a (physical type, logical type, Arrow
 type) triple; it says how, while the rules (which bounds are usable at all) stay there. A
 value that cannot be read exactly (wrong length, out of the type's range, invalid UTF-8 for a
 string, NaN for a float, a decimal beyond its precision) becomes null: unknown, never a guess.
 
-Imports Numba (decimals, UTF-8 validation); loaded lazily with ``_thrift_footer``.
+Imports Numba (decimals, UTF-8 validation); loaded lazily with ``thrift_footer``.
 """
 
 from __future__ import annotations

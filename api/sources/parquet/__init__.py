@@ -19,10 +19,9 @@ type. Anything the footer does not say exactly is an Arrow null (unknown), never
 - INT96, float16, time, duration, interval: unknown bounds. A field of a struct is a column
   named ``a.b`` (``prunekit.expr.paths.leaf_key``); leaves under lists and maps are left out.
 
-The footers' Thrift bytes are walked by one Numba pass over all files
-(``prunekit.sources._thrift_footer``), and bounds decoded by vector operations
-(``prunekit.sources._footer_values``, ``prunekit.sources._footer_table``): no Python object per
-statistic. Numba is imported on the first call, not by ``import prunekit``.
+The footers' Thrift bytes are walked by one Numba pass over all files (``thrift_footer``),
+and bounds decoded by vector operations (``footer_values``, ``footer_table``): no Python object
+per statistic. Numba is imported on the first call, not by ``import prunekit``.
 
 Footers are read by threads; a progress line goes to stderr when it is a terminal and there
 are many files.
@@ -104,7 +103,7 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
     table then costs what its few columns cost. ``progress``
     defaults to "stderr is a terminal and there are 100 files or more". ``bloom_filters``
     (True, or column names) also reads those columns' bloom filters into a ``bloom`` field
-    (``prunekit.sources.bloom``).
+    (``prunekit.sources.parquet.bloom``).
 
     >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as pq, prunekit as pk
     >>> d = tempfile.mkdtemp()
@@ -125,9 +124,9 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
     if progress is None:
         progress = len(files) >= 100 and sys.stderr.isatty()
     footers = list(_footers(files, threads, progress))
-    from . import _footer_table  # imports Numba: not at `import prunekit`
+    from . import footer_table  # imports Numba: not at `import prunekit`
 
-    table = _footer_table.statistics_table(files, footers, columns)
+    table = footer_table.statistics_table(files, footers, columns)
     if bloom_filters:
         from .bloom import attach_bloom_filters
 

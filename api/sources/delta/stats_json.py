@@ -4,7 +4,7 @@ the table's (``read_stats``), and which texts it must not be trusted with.
 The texts become one newline-separated buffer, read in one call; if that fails (a bound of
 another JSON type, a key written twice, a number beyond int64) or reads more rows than it has
 (two objects on one line), it is read again in parts until the failing rows are found, which
-go to the exact rules (``_delta_rules``). Some texts never reach ``pyarrow.json``, as
+go to the exact rules (``rules``). Some texts never reach ``pyarrow.json``, as
 it reads them otherwise than Python's ``json`` (the definition) or not safely: ``NaN`` and
 ``Inf`` spellings, control characters (a line break could start a line with a bare ``null``,
 which crashes it), texts that are no JSON object. Decimal bounds are read as DECIMAL at the

@@ -3,7 +3,7 @@
 ``replay(root, version)`` reads the last complete checkpoint at or before the version (Parquet,
 one or many parts, V2 sidecars; only the ``add`` fields a reader needs, its other rows kept
 as rows of no kind rather than copied out), then the JSON commits after it
-(``_delta_commits``), and keeps the live adds (``_delta_actions``, which lists the columns).
+(``commits``), and keeps the live adds (``actions``, which lists the columns).
 A checkpoint that cannot be read, or whose adds lack a path or (in a partitioned table) a
 ``partitionValues`` map, is a ``StatisticsError`` naming it.
 
@@ -33,9 +33,9 @@ import pyarrow.parquet as pq
 
 from prunekit.errors import StatisticsError
 
-from ._delta_actions import ADD, actions, concat, dv_columns, live
-from ._delta_commits import commit_actions, commit_meta
-from ._delta_rules import layout
+from .actions import ADD, actions, concat, dv_columns, live
+from .commits import commit_actions, commit_meta
+from .rules import layout
 
 __all__ = ["local_paths", "partition_keys", "replay"]
 

@@ -18,11 +18,12 @@ import struct
 
 import pyarrow as pa
 
+from ..strings import successor
+
 # The statistics fields of an Iceberg leaf, in the canonical order.
 FIELDS = ["min", "max", "null_count", "nan_count", "min_exact", "max_exact"]
 
-__all__ = ["arrow_type", "decode_bound", "intersect", "partition_range", "raw_value",
-           "successor"]
+__all__ = ["arrow_type", "decode_bound", "intersect", "partition_range", "raw_value"]
 
 _SIMPLE = {
     "boolean": pa.bool_(), "int": pa.int32(), "long": pa.int64(), "float": pa.float32(),
@@ -146,29 +147,6 @@ def raw_value(kind: str, value):
         value = getattr(value, "bytes", value)
     if isinstance(value, (bytes, bytearray)):
         return bytes(value)
-    return None
-
-
-def successor(prefix: str | bytes) -> str | bytes | None:
-    """The least string above every string that starts with ``prefix`` (its last code point,
-    or byte, incremented; trailing ones at their maximum dropped); None if there is none.
-    Code point order is UTF-8 byte order, the order Iceberg and Spark compare strings in.
-
-    >>> successor("ab"), successor(b"a\\xff"), successor("\\U0010ffff")
-    ('ac', b'b', None)
-    """
-    items = list(prefix)
-    top = 0xFF if isinstance(prefix, bytes) else 0x10FFFF
-    while items:
-        c = items.pop()
-        c = c if isinstance(c, int) else ord(c)
-        if c < top:
-            c += 1
-            if isinstance(prefix, bytes):
-                return bytes([*items, c])
-            if c == 0xD800:  # surrogates are no code points of UTF-8 text
-                c = 0xE000
-            return "".join(items) + chr(c)
     return None
 
 

@@ -1,4 +1,4 @@
-"""Avro records decoded into columns by one Numba pass (for ``_iceberg_columns``).
+"""Avro records decoded into columns by one Numba pass (for ``columns``).
 
 The writer's schema (JSON, from the file's header) is compiled in Python into a flat list of
 instructions, and one kernel interprets that list once per record: the schema is data given
@@ -27,9 +27,9 @@ import os
 import numpy as np
 from numba import njit
 
-from ._avro_file import Unsupported
-from ._thrift_compact import grow
-from ._thrift_compact import zigzag as _long  # Avro longs are zigzag varints too
+from ..varints import grow
+from ..varints import zigzag as _long  # Avro longs are zigzag varints too
+from .avro_file import Unsupported
 
 __all__ = ["Program", "compile_schema", "decode"]
 

@@ -1,5 +1,5 @@
 """An Iceberg manifest's entries as columns (for ``prunekit.sources.iceberg``): the Avro file
-read by ``_avro_file`` and decoded by ``_avro_decode``, keeping only what planning uses:
+read by ``avro_file`` and decoded by ``avro_decode``, keeping only what planning uses:
 status, snapshot id and sequence number (inherited from the manifest list where the entry
 leaves them out, as the spec says), content, path, record count, size, the partition tuple,
 and the null and NaN counts and bounds of the wanted field ids.
@@ -17,8 +17,8 @@ import uuid
 import numpy as np
 import pyarrow as pa
 
-from ._avro_decode import compile_schema, decode
-from ._avro_file import Malformed, Unsupported, read_container
+from .avro_decode import compile_schema, decode
+from .avro_file import Malformed, Unsupported, read_container
 
 __all__ = ["Entries", "Malformed", "Unsupported", "gather", "read_entries"]
 

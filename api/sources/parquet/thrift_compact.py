@@ -1,5 +1,5 @@
-"""Thrift compact protocol primitives for Numba: varints, field and list headers, binaries,
-and skipping any value by its wire type (the rule that lets a reader pass fields it does not
+"""Thrift compact protocol primitives for Numba: field and list headers, binaries, and
+skipping any value by its wire type (the rule that lets a reader pass fields it does not
 know). Each returns the new position, -1 when a value runs past ``end``; ``skip`` is iterative,
 so a hostile footer cannot overflow the call stack.
 """
@@ -9,33 +9,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..varints import varint, zigzag
+
 # Thrift compact wire types.
 TRUE, FALSE, I8, I16, I32, I64, DOUBLE, BINARY, LIST, SET, MAP, STRUCT = range(1, 13)
 _FRAME_STRUCT, _FRAME_LIST, _FRAME_MAP = 0, 1, 2
 DEPTH = 64
-
-
-@njit(cache=True)
-def varint(buf, pos, end):
-    """(unsigned value, new pos); pos -1 when the varint runs past ``end`` or 10 bytes."""
-    result = np.uint64(0)
-    shift = np.uint64(0)
-    for _ in range(10):
-        if pos >= end:
-            return np.uint64(0), -1
-        b = buf[pos]
-        pos += 1
-        result |= np.uint64(b & 0x7F) << shift
-        if b < 0x80:
-            return result, pos
-        shift += np.uint64(7)
-    return np.uint64(0), -1
-
-
-@njit(cache=True)
-def zigzag(buf, pos, end):
-    u, pos = varint(buf, pos, end)
-    return np.int64(u >> np.uint64(1)) ^ -np.int64(u & np.uint64(1)), pos
 
 
 @njit(cache=True)
@@ -164,17 +143,3 @@ def skip(buf, pos, end, t, stack):
                     return -1
                 continue
             break
-
-
-@njit(cache=True)
-def grow(table, n):
-    """``table`` with room for row ``n`` (doubling)."""
-    if n < table.shape[0]:
-        return table
-    out = np.empty((max(2 * table.shape[0], n + 1), table.shape[1]), table.dtype)
-    # Element by element: a slice assignment makes Numba compile its shape-mismatch error,
-    # with the string formatting that needs (5 s of a 20 s cold compile of the decoder).
-    for i in range(table.shape[0]):
-        for j in range(table.shape[1]):
-            out[i, j] = table[i, j]
-    return out
