@@ -70,6 +70,7 @@ from prunekit.expr.dialects import SPARK
 from prunekit.expr.query import tables_read
 from prunekit.joins import joint_outcomes
 from prunekit.sources import parquet
+from prunekit.sources.recent import Recent
 from prunekit.statistics import Statistics
 
 from ._spark import session_time_zone
@@ -464,12 +465,13 @@ def _session_parquet(spark, name: str) -> _Parquet | None:
 
 
 class _Recent:
-    """Per session, what was found of the tables read lately (at most ``MAX``), each with
-    the digest of Spark's listing of its folder (``spark_listing``) when it was found. While
-    the digest is unchanged, a query reuses the table's plain read (Spark listed the folder
-    once, and its frame reads the same files as a new one would), schema and statistics: on
-    the scale-10 TPC-DS lake that is about 45 ms of planning per table and query. A frame
-    belongs to its session, so entries go with the session (a weak key)."""
+    """Per session, what was found of the tables read lately (``Recent``: at most ``MAX``,
+    the least recently used dropped first), each with the digest of Spark's listing of its
+    folder (``spark_listing``) when it was found. While the digest is unchanged, a query
+    reuses the table's plain read (Spark listed the folder once, and its frame reads the same
+    files as a new one would), schema and statistics: on the scale-10 TPC-DS lake that is
+    about 45 ms of planning per table and query. A frame belongs to its session, so entries
+    go with the session (a weak key)."""
 
     MAX = 64
 
@@ -477,21 +479,21 @@ class _Recent:
         self._by_session: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
 
-    def get(self, spark, key: tuple, listing: str | None):
+    def _of(self, spark) -> Recent:
         with self._lock:
-            held = self._by_session.get(spark, {}).get(key)
+            kept = self._by_session.get(spark)
+            if kept is None:
+                kept = self._by_session[spark] = Recent(self.MAX)
+            return kept
+
+    def get(self, spark, key: tuple, listing: str | None):
+        held = self._of(spark).get(key)
         return held[1] if held is not None and listing is not None and held[0] == listing \
             else None
 
     def put(self, spark, key: tuple, listing: str | None, found: tuple) -> None:
-        if listing is None:
-            return
-        with self._lock:
-            held = self._by_session.setdefault(spark, {})
-            held.pop(key, None)
-            held[key] = (listing, found)
-            while len(held) > self.MAX:  # the oldest goes first
-                del held[next(iter(held))]
+        if listing is not None:
+            self._of(spark).put(key, (listing, found))
 
 
 _RECENT = _Recent()
