@@ -35,20 +35,24 @@ def modules() -> dict[str, Path]:
     return found
 
 
+def imported_from(node: ast.ImportFrom, name: str, path: Path) -> str:
+    """The absolute name of the module a ``from ... import`` in module ``name`` reads."""
+    if not node.level:
+        return node.module or ""
+    here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    parts = here.split(".")
+    parent = ".".join(parts[: len(parts) - node.level + 1])
+    return f"{parent}.{node.module}" if node.module else parent
+
+
 def imports(name: str, path: Path, known: set[str]) -> set[str]:
     """The package's modules that module ``name`` imports anywhere in its source."""
-    is_package = path.name == "__init__.py"
-    here = name if is_package else name.rpartition(".")[0]
     out = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = here.split(".")
-                parent = ".".join(parts[: len(parts) - node.level + 1])
-                base = f"{parent}.{base}" if node.module else parent
+            base = imported_from(node, name, path)
             # `from pkg import mod` imports the module; `from mod import name` the module.
             targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
                        for a in node.names]
@@ -151,15 +155,9 @@ def private_reads(found: dict[str, Path] | None = None) -> list[str]:
 
     bad = []
     for m, tree in trees.items():
-        is_package = found[m].name == "__init__.py"
-        here = m if is_package else m.rpartition(".")[0]
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = here.split(".")
-                    parent = ".".join(parts[: len(parts) - node.level + 1])
-                    base = f"{parent}.{base}" if node.module else parent
+                base = imported_from(node, m, found[m])
                 for alias in node.names:
                     if private(alias.name) and f"{base}.{alias.name}" not in found:
                         bad.append(f"{m}:{node.lineno} imports {alias.name} from {base}")
