@@ -99,6 +99,16 @@ def test_tables_that_keep_no_file_are_answered_while_spark_plans(spark, lake):
     optimized = df._jdf.queryExecution().optimizedPlan().toString()
     assert "LocalRelation" in optimized and "parquet" not in optimized.lower(), optimized
     assert df.inputFiles() == []
+    # The same with a Delta fact table: a live file under LIMIT 0, which is no scan either.
+    tables, delta_path = lake
+    df = sg.sql(spark, query, {**tables, "store_sales": delta_path})
+    assert _same(df.collect(), _native(spark, query, tables))
+    optimized = df._jdf.queryExecution().optimizedPlan().toString()
+    assert "LocalRelation" in optimized and "parquet" not in optimized.lower(), optimized
+    assert df.inputFiles() == []
+    fact = next(t for t in sg.plan_sql(spark, query, {**tables, "store_sales": delta_path})
+                .tables if t.name == "store_sales")
+    assert fact.kind == "delta" and fact.kept_files == 0, fact
 
 
 def test_explain_names_what_kept_each_table(spark, lake):
