@@ -75,3 +75,80 @@ def test_the_repository_speaks_of_itself():
                     found.append(f"{name}:{i}: {line.strip()}")
     assert found == []
     assert (ROOT / "docs" / "semantics.md").is_file()
+
+
+# ---- the names and files the README and docs/ speak of ----------------------------------------
+def _documents() -> str:
+    return "\n".join(p.read_text() for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob(
+        "*.md"))])
+
+
+def _resolve(dotted: str):
+    """The object a dotted name stands for: the longest importable module, then attributes."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(dotted)
+
+
+def names_in_documents(text: str) -> set[str]:
+    """``prunekit.x.y`` and ``pk.X`` as the documents write them (``pk`` is ``prunekit``), and
+    the names of ``from prunekit... import a, b`` lines in their code."""
+    import re
+
+    found = {m.replace("pk.", "prunekit.", 1) for m in re.findall(
+        r"(?<![\w.])(?:prunekit|pk)(?:\.[A-Za-z_]\w*)+", text)}
+    for module, names in re.findall(r"from (prunekit(?:\.\w+)*) import ([\w, ]+)", text):
+        found |= {f"{module}.{n.strip()}" for n in names.split(",") if n.strip()}
+    return {n.rstrip(".") for n in found}
+
+
+def test_names_are_read_in_both_forms():
+    assert names_in_documents("`pk.col` and `prunekit.sources.delta`; a sentence ends with "
+                              "prunekit.expr. Then: from prunekit.spark_glue import sql, "
+                              "read_parquet") == {
+        "prunekit.col", "prunekit.sources.delta", "prunekit.expr", "prunekit.spark_glue",
+        "prunekit.spark_glue.sql",
+        "prunekit.spark_glue.read_parquet"}
+
+
+def test_every_name_the_documents_use_imports():
+    names = names_in_documents(_documents())
+    assert {"prunekit.PruningPredicate", "prunekit.spark_glue.sql",
+            "prunekit.sources.iceberg"} <= names, sorted(names)
+    broken = []
+    for name in sorted(names):
+        try:
+            _resolve(name)
+        except (ImportError, AttributeError) as e:
+            broken.append(f"{name}: {type(e).__name__}: {e}")
+    assert broken == []
+
+
+def test_the_architecture_names_every_module_and_only_modules_that_exist():
+    """``docs/architecture.md`` matches the tree: each ``*.py`` it names is a file of the
+    repository (named by its path, or its name where the row's folder says where), and each
+    module of the package is named."""
+    import re
+
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    named = set(re.findall(r"`([\w/]*\w+\.py)`", text))
+    files = {str(p.relative_to(ROOT)) for folder in ("api", "expr", "kernels", "spark_glue",
+                                                      "benchmarks", "tests")
+             for p in (ROOT / folder).rglob("*.py") if "__pycache__" not in p.parts}
+
+    def matches(name: str, path: str) -> bool:
+        return path == name or path.endswith("/" + name)
+
+    assert sorted(n for n in named if not any(matches(n, f) for f in files)) == []
+    package = sorted(f for f in files if f.split("/")[0] in ("api", "expr", "kernels",
+                                                             "spark_glue")
+                     and not f.endswith("__init__.py")
+                     and not any(matches(n, f) for n in named))
+    assert package == []
