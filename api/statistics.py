@@ -43,6 +43,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pyarrow as pa
 
+from prunekit.conformance import conform_timestamps, values_compatible
 from prunekit.errors import StatisticsError
 from prunekit.expr.paths import split_leaf_key
 
@@ -223,8 +224,7 @@ def _other_unit(values, t: pa.DataType) -> bool:
 def _timestamps(values, t: pa.DataType, stat: str) -> tuple[pa.Array, np.ndarray]:
     """datetime64 bounds as values of the timestamp column ``t``, read at their own unit (naive
     ones as UTC instants when ``t`` has a zone) and converted exactly, a bound finer than ``t``
-    widened outwards (``kernels.inputs.conform_timestamps``); and where one was widened."""
-    from prunekit.kernels.inputs import conform_timestamps
+    widened outwards (``conformance.conform_timestamps``); and where one was widened."""
 
     data = np.asarray(values.data if isinstance(values, np.ma.MaskedArray) else values)
     unit = np.datetime_data(data.dtype)[0]
@@ -451,8 +451,6 @@ def with_legacy_keys(stats: Statistics, wanted: Iterable[str],
 def _validate_value_sets(name: str, sub: dict) -> None:
     """``values`` must be a list of the column's type, ``bloom`` binary (module docstring)."""
     if "values" in sub:
-        from prunekit.kernels.valuesets import values_compatible  # kernels know the domains
-
         t = sub["values"]
         if not pa.types.is_null(t):
             if not (pa.types.is_list(t) or pa.types.is_large_list(t)):

@@ -22,12 +22,14 @@ import struct
 import numpy as np
 import pyarrow as pa
 
+from prunekit.conformance import BLOCK
+
 _M = (1 << 64) - 1
 P1, P2, P3 = 11400714785074694791, 14029467366897019727, 1609587929392839161
 P4, P5 = 9650029242287828579, 2870177450012600261
 SALT = (0x47B6137B, 0x44974D91, 0x8824AD5B, 0xA2B7289D,
         0x705495C7, 0x2DF1424B, 0x9EFC4947, 0x5C6BFB31)
-BLOCK = 32  # bytes per block
+
 
 
 def _rotl(x: int, r: int) -> int:

@@ -26,6 +26,12 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from prunekit.conformance import (
+    compatible,
+    conform_decimals,
+    conform_timestamps,
+    timestamp_readable,
+)
 from prunekit.errors import StatisticsError
 from prunekit.expr.domains import domain_of, is_stringlike, unscaled_to_decimal
 from prunekit.expr.program import Program
@@ -44,7 +50,6 @@ from .slots import (
     READ_VALUES,
     TABLE_COLUMNS,
     SlotData,
-    compatible,
     read_kind,
     short_key,
     slot_data,
@@ -669,7 +674,7 @@ def _conformed(out: dict, name: str, expected: pa.DataType) -> dict:
             out[bound] = out[bound].cast(pa.decimal128(t.precision, t.scale))
     for bound in ("min", "max"):
         arr = out.get(bound)
-        if arr is not None and _timestamp_readable(arr.type, expected):
+        if arr is not None and timestamp_readable(arr.type, expected):
             out[bound], widened = conform_timestamps(arr, expected, bound)
             if widened.any():  # a widened bound is no value of the container
                 flag, keep = out.get(f"{bound}_exact"), pa.array(~widened)
@@ -686,81 +691,10 @@ def _conformed(out: dict, name: str, expected: pa.DataType) -> dict:
     return out
 
 
-_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
-
-
-def _timestamp_readable(stats_type: pa.DataType, column_type: pa.DataType) -> bool:
-    """Timestamp bounds of another unit that stand for a timestamp column once converted:
-    naive ones, for a column with a zone read as UTC instants (as Arrow stores them), for a
-    naive column as wall-clock times; or bounds with the column's own zone. Another zone label
-    stays an error (a writer that labels bounds differently from the data says something
-    prunekit does not guess), and so do zoned bounds for a naive column."""
-    if not (pa.types.is_timestamp(stats_type) and pa.types.is_timestamp(column_type)):
-        return False
-    return stats_type != column_type and stats_type.tz in (None, column_type.tz)
-
-
-def conform_timestamps(arr: pa.Array, t: pa.DataType, bound: str) -> tuple[pa.Array, np.ndarray]:
-    """Timestamp bounds as values of the column's type ``t`` (same instants, or wall-clock
-    times, counted in ``t``'s unit), and where one was widened: a bound finer than ``t``'s unit
-    is floored (``min``) or ceiled (``max``) to it; a coarser one that overflows int64 is
-    unknown.
-
-    >>> import datetime as dt
-    >>> a = pa.array([1_500, -1_500, 2_000, None], pa.timestamp("ns"))
-    >>> lo, widened = conform_timestamps(a, pa.timestamp("us", tz="UTC"), "min")
-    >>> lo.cast(pa.int64()).to_pylist(), widened.tolist()
-    ([1, -2, 2, None], [True, True, False, False])
-    >>> conform_timestamps(a, pa.timestamp("us"), "max")[0].cast(pa.int64()).to_pylist()
-    [2, -1, 2, None]
-    """
-    raw = arr.cast(pa.int64())
-    valid = raw.is_valid().to_numpy(zero_copy_only=False)
-    v = raw.fill_null(0).to_numpy().astype(np.int64)
-    have, want = _PER_SECOND[arr.type.unit], _PER_SECOND[t.unit]
-    widened = np.zeros(len(v), bool)
-    if have > want:  # finer: round outwards
-        k = have // want
-        q, r = np.divmod(v, k)  # floor division
-        widened = (r != 0) & valid
-        v = q + (widened if bound == "max" else 0)
-    elif have < want:  # coarser: exact, unless beyond int64
-        k = want // have
-        limit = (2**63 - 1) // k
-        valid = valid & (v <= limit) & (v >= -limit)
-        v = np.where(valid, v, 0) * k
-    return pa.array(v, pa.int64(), mask=~valid).cast(t), widened
-
-
 def _and_flags(flag: pa.Array, keep: pa.Array) -> pa.Array:
     import pyarrow.compute as pc
 
     return pc.and_kleene(flag.cast(pa.bool_()), keep)
-
-
-def conform_decimals(arr: pa.Array, t: pa.DataType) -> pa.Array:
-    """DECIMAL bounds of another precision or scale as values of the column's type ``t``; a
-    bound that is no value of ``t`` (more digits than it holds) is unknown, never rounded.
-
-    >>> from decimal import Decimal
-    >>> conform_decimals(pa.array([Decimal("1.5"), Decimal("1.25"), None]),
-    ...                  pa.decimal128(10, 1)).to_pylist()
-    [Decimal('1.5'), None, None]
-    """
-    try:
-        return arr.cast(t)  # exact, or it raises
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        pass
-    import decimal
-
-    unit = decimal.Decimal(1).scaleb(-t.scale)
-    context = decimal.Context(prec=200)
-
-    def fits(v: decimal.Decimal) -> bool:
-        q = v.quantize(unit, context=context)
-        return q == v and len(q.as_tuple().digits) <= t.precision
-
-    return pa.array([v if v is not None and fits(v) else None for v in arr.to_pylist()], t)
 
 
 def _rank_key(t: pa.DataType) -> str:

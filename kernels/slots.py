@@ -16,8 +16,6 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from prunekit.expr.domains import is_stringlike
-
 
 @dataclass(slots=True)
 class SlotData:
@@ -228,23 +226,6 @@ def _learn_kind(t: pa.DataType) -> tuple[str, np.dtype | None]:
         kind = ("plain", np.dtype(t.to_pandas_dtype()))
     _KINDS[t] = kind
     return kind
-
-
-def compatible(stats_type: pa.DataType, expected: pa.DataType) -> bool:
-    """Whether statistics of ``stats_type`` can stand for a column of ``expected`` type.
-
-    >>> compatible(pa.int32(), pa.int64()), compatible(pa.uint64(), pa.int64())
-    (True, False)
-    """
-    if stats_type == expected:
-        return True
-    if pa.types.is_decimal(stats_type) and pa.types.is_decimal(expected):
-        return (stats_type.precision, stats_type.scale) == (expected.precision, expected.scale)
-    if is_stringlike(stats_type) and is_stringlike(expected):
-        return True
-    if pa.types.is_integer(stats_type) and pa.types.is_integer(expected):
-        return pa.types.is_uint64(stats_type) == pa.types.is_uint64(expected)
-    return pa.types.is_floating(stats_type) and pa.types.is_floating(expected)
 
 
 def short_keys(offsets: np.ndarray, data: np.ndarray, n: int) -> np.ndarray:

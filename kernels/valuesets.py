@@ -27,21 +27,13 @@ import struct
 import numpy as np
 import pyarrow as pa
 
+from prunekit.conformance import bloom_encoding, values_compatible
 from prunekit.expr.domains import domain_of, is_stringlike, unscaled_to_decimal
 
 from .bloomfilter import probe, xxh64
-from .slots import SlotData, compatible, slot_data
+from .slots import SlotData, slot_data
 
 VALUE_SET_STATS = ("values", "bloom")
-
-
-def values_compatible(value_type: pa.DataType, column_type: pa.DataType) -> bool:
-    """Whether a ``values`` list of ``value_type`` can describe a column of ``column_type``.
-
-    >>> values_compatible(pa.int32(), pa.int64()), values_compatible(pa.string(), pa.int64())
-    (True, False)
-    """
-    return pa.types.is_null(value_type) or compatible(value_type, column_type)
 
 
 def _slot(codes: np.ndarray, known: np.ndarray) -> SlotData:
@@ -145,32 +137,9 @@ def value_set_slot(slot, fields: dict, t: pa.DataType) -> SlotData:
 _FORMATS = {"i32": "<i", "i64": "<q", "f32": "<f", "f64": "<d"}
 
 
-def encoding(t: pa.DataType) -> str | None:
-    """The Parquet physical type whose PLAIN bytes a ``t`` column's bloom filter hashes, as
-    ``i32``/``i64``/``f32``/``f64``/``bytes``; None where no encoding is fixed by the Arrow
-    type alone (decimals: INT32, INT64 or FIXED_LEN_BYTE_ARRAY; booleans; date64).
-
-    >>> encoding(pa.int8()), encoding(pa.timestamp("ms")), encoding(pa.decimal128(5, 2))
-    ('i32', 'i64', None)
-    """
-    if pa.types.is_integer(t):
-        return "i64" if t.bit_width == 64 else "i32"
-    if pa.types.is_date32(t) or pa.types.is_time32(t):
-        return "i32"
-    if pa.types.is_timestamp(t) or pa.types.is_time64(t):
-        return "i64"
-    if pa.types.is_float32(t):
-        return "f32"
-    if pa.types.is_float64(t):
-        return "f64"
-    if is_stringlike(t) and not pa.types.is_decimal(t):
-        return "bytes"
-    return None
-
-
 def literal_hashes(literals: tuple, t: pa.DataType) -> list[int] | None:
     """XXH64 of every form a literal may take in the file; None if one cannot be hashed."""
-    kind = encoding(t)
+    kind = bloom_encoding(t)
     if kind is None:
         return None
     out = []

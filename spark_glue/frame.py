@@ -26,12 +26,12 @@ from collections.abc import Iterable, Iterator, Mapping
 import numpy as np
 import pyarrow as pa
 
+from prunekit.conformance import compatible
 from prunekit.errors import PrunekitError, StatisticsError, UnsupportedError
 from prunekit.expr.resolve import nest
 from prunekit.kernels.inputs import prepare
 from prunekit.kernels.ops import NONE_MATCH
 from prunekit.kernels.run import evaluate
-from prunekit.kernels.slots import compatible
 from prunekit.predicate import PruningPredicate
 from prunekit.statistics import Statistics
 

@@ -7,7 +7,7 @@ A filter is kept only when everything about it is what prunekit hashes literals 
 
 - the header says split-block, XXH64 and uncompressed, and the bitset is whole 32-byte blocks;
 - the file's column has the Arrow type of the statistics table, and its physical type is the
-  one ``kernels.valuesets.encoding`` derives from that type (timestamps in the same unit: a
+  one ``prunekit.conformance.bloom_encoding`` derives from that type (timestamps in the same unit: a
   file in milliseconds read as ``timestamp[s]`` hashed other values than the literal's).
 
 Anything else is a NULL filter (unknown), never a guess.
@@ -30,9 +30,8 @@ from collections.abc import Iterable
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from prunekit.conformance import BLOCK, bloom_encoding
 from prunekit.errors import StatisticsError
-from prunekit.kernels.bloomfilter import BLOCK
-from prunekit.kernels.valuesets import encoding
 
 _PHYSICAL = {"i32": ("INT32",), "i64": ("INT64",), "f32": ("FLOAT",), "f64": ("DOUBLE",),
              "bytes": ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY")}
@@ -114,10 +113,10 @@ def read_bloom_filters(path: str, types: dict[str, pa.DataType]) -> dict:
 
 def _hashable(c: pq.ColumnSchema, file_type: pa.DataType | None, t: pa.DataType) -> bool:
     """The file stores ``t`` values in the physical type whose bytes the literals hash as."""
-    kind = encoding(t)
+    kind = bloom_encoding(t)
     if kind is None or file_type is None or c.physical_type not in _PHYSICAL[kind]:
         return False
-    if file_type != t and not (kind == "bytes" and encoding(file_type) == "bytes"):
+    if file_type != t and not (kind == "bytes" and bloom_encoding(file_type) == "bytes"):
         return False
     logical = json.loads(c.logical_type.to_json())
     if pa.types.is_timestamp(t) or pa.types.is_time64(t) or pa.types.is_time32(t):
