@@ -17,8 +17,8 @@ from prunekit.errors import (
     UnknownTableError,
     UnsupportedError,
 )
-from prunekit.expr.nodes import Node as Expression
-from prunekit.expr.nodes import and_, col, isnan, lit, or_
+from prunekit.expr.syntax.nodes import Node as Expression
+from prunekit.expr.syntax.nodes import and_, col, isnan, lit, or_
 from prunekit.kernels.ops import ALL_MATCH, MAYBE_MATCH, NONE_MATCH
 
 from .joins import prune_query

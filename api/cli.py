@@ -51,7 +51,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from prunekit.errors import PrunekitError
-from prunekit.expr.dialects import column_names
+from prunekit.expr.syntax.dialects import column_names
 from prunekit.sources import delta, iceberg, parquet
 
 from .predicate import PruningPredicate

@@ -2,9 +2,9 @@
 kernels, shared by ``PruningPredicate.classify`` and the join fixpoint (``prunekit.joins``).
 
 >>> import numpy as np, pyarrow as pa
->>> from prunekit.expr.bind import bind
->>> from prunekit.expr.sql import parse
->>> from prunekit.expr.rewrite import Rewriter
+>>> from prunekit.expr.binding.bind import bind
+>>> from prunekit.expr.syntax.sql import parse
+>>> from prunekit.expr.program.rewrite import Rewriter
 >>> program = Rewriter().program(bind(parse("x > 5"), pa.schema([("x", pa.int64())])))
 >>> stats = Statistics.from_numpy(row_count=np.array([3, 3]), columns={"x": {
 ...     "min": np.array([0, 6]), "max": np.array([4, 9]), "null_count": np.array([0, 0])}})
@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from prunekit.errors import PrunekitError, StatisticsError
-from prunekit.expr.program import Program
+from prunekit.expr.program.ir import Program
 from prunekit.kernels.identity import PerObject
 from prunekit.kernels.run import evaluate
 

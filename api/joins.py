@@ -58,12 +58,12 @@ import numpy as np
 import pyarrow as pa
 
 from prunekit.errors import PrunekitError
-from prunekit.expr import nodes as n
-from prunekit.expr.bind import bind, bind_conjunction
-from prunekit.expr.moments import fix_moments, instant, zone
+from prunekit.expr.binding.bind import bind, bind_conjunction
+from prunekit.expr.program.rewrite import Rewriter
 from prunekit.expr.query import JoinKey, Pushdown, pushdowns
 from prunekit.expr.resolve import leaves
-from prunekit.expr.rewrite import Rewriter
+from prunekit.expr.syntax import nodes as n
+from prunekit.expr.syntax.moments import fix_moments, instant, zone
 from prunekit.kernels.ops import NONE_MATCH
 
 from .evaluation import outcomes
@@ -110,7 +110,7 @@ def joint(sql: str, tables: Mapping[str, tuple], *, dialect: str = "spark",
     """Per table of ``tables`` (name to ``(Statistics or None, schema)``) that the query
     reads, keyed by its lower-case name: its predicate with the keys its joins carry (module
     docstring). A table without statistics receives keys but gives none. ``now`` and
-    ``time_zone`` fix the moment of the query (``prunekit.expr.moments``), one for all."""
+    ``time_zone`` fix the moment of the query (``prunekit.expr.syntax.moments``), one for all."""
     if not isinstance(row_budget, int) or row_budget < 0:
         raise ValueError(f"row_budget must be a non-negative integer, got {row_budget!r}")
     given = {}

@@ -18,7 +18,7 @@ import math
 import numpy as np
 import pyarrow as pa
 
-from prunekit.expr import bound as b
+from prunekit.expr.binding import bound as b
 from prunekit.kernels.ops import ALL_MATCH, NONE_MATCH
 
 from .predicate import PruningPredicate

@@ -10,16 +10,16 @@ import numpy as np
 import pyarrow as pa
 
 from prunekit.errors import AliasError
-from prunekit.expr import bound as b
-from prunekit.expr import nodes as n
-from prunekit.expr.bind import bind
-from prunekit.expr.dialects import SPARK, check_dialect, to_spark, warn_quoted_names
-from prunekit.expr.explain import explain_tree, outline, printable
-from prunekit.expr.moments import fix_moments, instant, uses_moment, zone
-from prunekit.expr.nodes import Node
+from prunekit.expr.binding import bound as b
+from prunekit.expr.binding.bind import bind
+from prunekit.expr.program.explain import explain_tree, outline, printable
+from prunekit.expr.program.rewrite import Rewriter
 from prunekit.expr.resolve import leaves
-from prunekit.expr.rewrite import Rewriter
-from prunekit.expr.sql import parse
+from prunekit.expr.syntax import nodes as n
+from prunekit.expr.syntax.dialects import SPARK, check_dialect, to_spark, warn_quoted_names
+from prunekit.expr.syntax.moments import fix_moments, instant, uses_moment, zone
+from prunekit.expr.syntax.nodes import Node
+from prunekit.expr.syntax.sql import parse
 from prunekit.kernels.ops import NONE_MATCH, OUTCOME_NAMES
 
 from .evaluation import outcomes
@@ -56,7 +56,7 @@ class PruningPredicate:
         ``"databricks"``, ``"duckdb"``, ``"postgres"``, ``"trino"``, ``"snowflake"``,
         ``"bigquery"``...). Its own quoting and case rules apply; a construct whose rows differ
         from Spark's (integer division, collations, coercions, NaN) is refused with an
-        ``UnsupportedError`` naming it (``prunekit.expr.dialects``). In Spark's dialect a
+        ``UnsupportedError`` naming it (``prunekit.expr.syntax.dialects``). In Spark's dialect a
         double-quoted column name (``"x" = 5``, a string in Spark) warns.
     time_zone : str
         Spark's session time zone (``spark.sql.session.timeZone``), in which
@@ -134,7 +134,7 @@ class PruningPredicate:
 
     @property
     def bound(self) -> b.BPredicate:
-        """The predicate bound to the schema (``prunekit.expr.bound``): names resolved,
+        """The predicate bound to the schema (``prunekit.expr.binding.bound``): names resolved,
         literals in the columns' domains, functions rewritten into predicates on columns. The
         program is made from it; walkers read it with a ``BoundVisitor``.
 

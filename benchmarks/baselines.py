@@ -25,7 +25,7 @@ from numba import njit
 from numba.typed import List
 
 import prunekit as pk
-from prunekit.expr.program import Program
+from prunekit.expr.program.ir import Program
 
 NONE_MATCH, MAYBE_MATCH, ALL_MATCH = 0, 1, 2
 DEFAULTS = {"min_exact": True, "max_exact": True}  # as kernels/inputs.py: absent means exact

@@ -77,7 +77,7 @@ def civil_steps(p, days: int) -> tuple[int, int]:
     products with constants, sums). The month count ``12 * year + month - 1`` is monotone in
     the day; the years of the March-based 400-year eras never overflow int64 here.
 
-    >>> from prunekit.expr.program import ProgramBuilder
+    >>> from prunekit.expr.program.ir import ProgramBuilder
     >>> p = ProgramBuilder()
     >>> steps = civil_steps(p, p.load(p.slot("d", "min")))
     >>> len(p.steps), civil_steps(p, p.load(p.slot("d", "min"))) == steps  # built once
@@ -119,7 +119,7 @@ def clock_bounds(p, lo: int, hi: int, lo_ok: int, hi_ok: int, field: str,
     ``same`` says both are known and fall in one day (hour, minute), the only case where the
     field of each bounds it.
 
-    >>> from prunekit.expr.program import ProgramBuilder
+    >>> from prunekit.expr.program.ir import ProgramBuilder
     >>> p = ProgramBuilder()
     >>> lo, hi, ok = p.load(p.slot("t", "min")), p.load(p.slot("t", "max")), p.const(True)
     >>> [p.steps[i].op for i in clock_bounds(p, lo, hi, ok, ok, "hour", 86_400)]
@@ -144,7 +144,7 @@ def month_or_day_bounds(p, lo_days: int, hi_days: int, lo_ok: int, hi_ok: int,
     ``same`` says both are known and fall in one year (one month), the only case where they
     bound the field (it is monotone only within a year, a month).
 
-    >>> from prunekit.expr.program import ProgramBuilder
+    >>> from prunekit.expr.program.ir import ProgramBuilder
     >>> p = ProgramBuilder()
     >>> lo, hi, ok = p.load(p.slot("d", "min")), p.load(p.slot("d", "max")), p.const(True)
     >>> [p.steps[i].op for i in month_or_day_bounds(p, lo, hi, ok, ok, "day")]

@@ -48,11 +48,10 @@ from sqlglot.errors import ParseError, SqlglotError, TokenError
 from sqlglot.optimizer.simplify import simplify
 
 from prunekit.errors import PrunekitError, SqlSyntaxError, TableNotReadError, UnsupportedError
-
-from . import nodes as n
-from .bind import bind
-from .dialects import SPARK, check_dialect, warn_quoted_names, why_not_portable
-from .sql import parse
+from prunekit.expr.binding.bind import bind
+from prunekit.expr.syntax import nodes as n
+from prunekit.expr.syntax.dialects import SPARK, check_dialect, warn_quoted_names, why_not_portable
+from prunekit.expr.syntax.sql import parse
 
 _MARK = "\x00out"  # qualifier of a pushed conjunct's references to a query's output columns
 _KEY = "\x00join key"  # a join key pushed into a derived table as a conjunct (_Scope.carry)

@@ -15,7 +15,7 @@ select: ``diff`` is 0 in one block, else 1, and ``min2(r(lo), g_lo + (1 - diff) 
 No step overflows int64 for ``2 <= |c| <= 2**61``: ``x`` is split as ``2 * h + e`` (``e`` 0 or
 1) so no product reaches beyond ``x`` itself (``floordiv(MIN, 3) * 3`` would).
 
->>> from prunekit.expr.program import ProgramBuilder
+>>> from prunekit.expr.program.ir import ProgramBuilder
 >>> p = ProgramBuilder()
 >>> lo, hi, ok = p.load(p.slot("x", "min")), p.load(p.slot("x", "max")), p.const(True)
 >>> lo2, hi2, same = remainder_bounds(p, lo, hi, 7, floor=True)
@@ -32,7 +32,7 @@ def floor_parts(p, x: int, a: int) -> tuple[int, int]:
     """Steps for ``(x // a, x mod a)`` (floor division, remainder in ``[0, a-1]``) of an int64
     ``x`` and a constant ``2 <= a <= 2**61``, without an intermediate overflow.
 
-    >>> from prunekit.expr.program import ProgramBuilder
+    >>> from prunekit.expr.program.ir import ProgramBuilder
     >>> p = ProgramBuilder()
     >>> q, r = floor_parts(p, p.load(p.slot("x", "min")), 3)
     >>> p.steps[r].op

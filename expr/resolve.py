@@ -23,8 +23,7 @@ from collections.abc import Iterator, Mapping, Sequence
 import pyarrow as pa
 
 from prunekit.errors import StatisticsError, TypeMismatchError, UnknownColumnError
-
-from .paths import leaf_key, split_leaf_key
+from prunekit.expr.paths import leaf_key, split_leaf_key
 
 
 def _pick(name: str, names: Sequence[str]) -> str | None:

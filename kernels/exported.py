@@ -5,13 +5,13 @@ kernel: a Python object for each column, child and buffer, a NumPy array for eac
 Here the batch is exported once (``RecordBatch._export_to_c``: a tree of C structs holding
 lengths, offsets and buffer addresses), and one compiled function (``fill``) walks the tree
 and writes the kernel's table (``slots.TABLE_COLUMNS``) and each slot's layout code, as
-``inputs._Recipe.kernel_inputs`` would from the same batch. It handles the recipe's common
+``recipe.Recipe.kernel_inputs`` would from the same batch. It handles the recipe's common
 slots, plain numbers, booleans and short strings keyed in the kernel; a recipe with other
 slots (exactness flags) reads through pyarrow, and a batch whose structs have nulls in it, or
 whose tree is not what its schema says, is left to the general path (``fill`` returns -1).
 
 Numba loads with this module: ``inputs.prepare`` uses it only once a kernel has been loaded
-in the process (``inputs.use_compiled_read``), so an answer that needs no Numba never waits
+in the process (``recipe.use_compiled_read``), so an answer that needs no Numba never waits
 for it.
 
 >>> import pyarrow as pa
@@ -195,7 +195,7 @@ def fill(top_address, paths, slots, n, table, codes):  # pragma: no cover - comp
         table[k, 4] = (first + n + 7) >> 3
         codes[k] = FOUND_MASKED
         if mate >= 0 and codes[mate] == FOUND_MASKED and table[mate, 2] == first:
-            # the pair's bitmaps compared by whole bytes, as ``inputs.same_bits`` does
+            # the pair's bitmaps compared by whole bytes, as ``recipe.same_bits`` does
             if _same_bytes(table[mate, 3], bitmaps[j], first >> 3, table[k, 4]):
                 codes[k] = FOUND_SHARED
     return 0

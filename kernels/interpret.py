@@ -13,10 +13,11 @@ from concurrent.futures import Executor
 
 import numpy as np
 
-from prunekit.expr.program import Program
+from prunekit.expr.program.ir import Program
 
-from .inputs import DEFAULTS, Prepared
+from .inputs import Prepared
 from .ops import OPS
+from .recipe import DEFAULTS
 from .slots import SlotData
 
 CHUNK = 65_536  # containers per pass: each step's array stays in cache (512 KiB at most)

@@ -1,8 +1,8 @@
 """LIKE-pattern slots: whether a container's ``min`` matches a whole pattern, computed once
 per batch before the kernel (as value sets are, ``valuesets.py``).
 
-A ``like`` slot (``expr/program.py``) holds an RE2 expression made from a LIKE pattern
-(``expr/likes.py``). Per container the slot is an int8: 1 where ``min`` matches it, 0 where
+A ``like`` slot (``expr/program/ir.py``) holds an RE2 expression made from a LIKE pattern
+(``expr/binding/likes.py``). Per container the slot is an int8: 1 where ``min`` matches it, 0 where
 it does not, NULL where ``min`` is unknown, is not valid UTF-8 (Spark would match the value
 decoded with U+FFFD for invalid bytes), or need not be tested because ``max`` differs from it.
 The program uses the answer only where ``min = max``, both exact: the container's one value.

@@ -1,9 +1,9 @@
 """Run a statistics program over record batches: prepare inputs, pick a kernel, fill the output.
 
 >>> import pyarrow as pa
->>> from prunekit.expr.sql import parse
->>> from prunekit.expr.bind import bind
->>> from prunekit.expr.rewrite import rewrite
+>>> from prunekit.expr.syntax.sql import parse
+>>> from prunekit.expr.binding.bind import bind
+>>> from prunekit.expr.program.rewrite import rewrite
 >>> prog = rewrite(bind(parse("x = 5"), pa.schema([("x", pa.int64())])))
 >>> x = pa.StructArray.from_arrays([pa.array([0, 2, 5]), pa.array([4, 10, 8]),
 ...                                 pa.array([0, 0, 0])], ["min", "max", "null_count"])
@@ -23,13 +23,14 @@ import numpy as np
 import pyarrow as pa
 
 from prunekit.errors import UnsupportedError
-from prunekit.expr.program import Program
+from prunekit.expr.program.ir import Program
 
 from . import codegen, machine
 from .codegen import CHUNK, UNROLL, emit, kernel_args, load_kernel, on_disk
 from .identity import PerObject
-from .inputs import prepare, use_compiled_read
+from .inputs import prepare
 from .interpret import interpret
+from .recipe import use_compiled_read
 from .slots import LongStrings
 from .vmcode import NotAssembled, assemble
 

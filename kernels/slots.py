@@ -32,7 +32,7 @@ class SlotData:
     # values are the Arrow offsets of strings of at most 7 bytes (entry i spans
     # data[values[i]:values[i + 1]]), keyed by ``compiled.short_string_keys`` where read
     keys_of: np.ndarray | None = None  # the strings' bytes
-    # an earlier slot whose validity bits are these (``inputs.same_validity``), else -1: the
+    # an earlier slot whose validity bits are these (``recipe.same_validity``), else -1: the
     # kernel unpacks and tests them once (only the kernel reads this; others use ``bitmap``)
     validity_of: int = -1
 

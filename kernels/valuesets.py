@@ -1,7 +1,7 @@
 """Value-set statistics as kernel slots: membership computed once per batch, before the kernel.
 
 A leaf ``x = v``, ``x IN (...)`` or ``x = NaN`` reads two extra slots whose ``Slot.literals``
-hold the literals (in the column's domain, ``expr/leaves.py``):
+hold the literals (in the column's domain, ``expr/program/leaves.py``):
 
 - ``values``: an int8 per container from the ``values`` list statistic: 0 no literal is listed,
   1 some is, 2 every listed value is a literal (and the list is not empty); NULL where the list

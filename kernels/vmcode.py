@@ -18,9 +18,9 @@ later step reads them.
 Nothing here imports Numba: the table is plain int64 arrays.
 
 >>> import pyarrow as pa
->>> from prunekit.expr.sql import parse
->>> from prunekit.expr.bind import bind
->>> from prunekit.expr.rewrite import rewrite
+>>> from prunekit.expr.syntax.sql import parse
+>>> from prunekit.expr.binding.bind import bind
+>>> from prunekit.expr.program.rewrite import rewrite
 >>> from prunekit.kernels.inputs import prepare
 >>> prog = rewrite(bind(parse("x > 5"), pa.schema([("x", pa.int64())])))
 >>> x = pa.StructArray.from_arrays([pa.array([0, 6]), pa.array([4, 9]), pa.array([0, 0])],
@@ -36,10 +36,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from prunekit.expr.program import Program
+from prunekit.expr.program.ir import Program
 
-from .inputs import DEFAULTS, Prepared
+from .inputs import Prepared
 from .interpret import last_uses
+from .recipe import DEFAULTS
 from .slots import SlotData, address
 from .vmtypes import List, NotAssembled, Reg, Scalar, Weak, arithmetic_dtype, compare_kind, kind_of
 

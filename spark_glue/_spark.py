@@ -117,7 +117,7 @@ def session_time_zone(spark) -> str | None:
     >>> session_time_zone(Session())
     'America/New_York'
     """
-    from prunekit.expr.moments import zone
+    from prunekit.expr.syntax.moments import zone
 
     name = spark.conf.get("spark.sql.session.timeZone")
     try:

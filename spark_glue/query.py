@@ -20,7 +20,9 @@ files stands in for it, and the user's view is put back afterwards with its own 
 Any other (a view over a join or a filter, a cached one, a Hive table, a qualified name
 ``db.t``) is read as the session reads it; its columns still resolve the query's names, but no
 keys come from it. A table whose every file prunekit keeps is read whole, as
-``spark.read.parquet(path)`` reads it (a Delta table: its live files).
+``spark.read.parquet(path)`` reads it (a Delta table: its live files). A table that keeps no
+file is read under ``LIMIT 0`` (its plain read, or for Delta one live file), which Spark's
+optimizer turns into an empty relation while it plans, so a join over it runs no scan.
 
 Every table of ``tables`` is read whole, with a warning, where pruning could go wrong:
 
@@ -66,8 +68,8 @@ from prunekit.errors import (
     UnknownTableError,
     UnsupportedError,
 )
-from prunekit.expr.dialects import SPARK
 from prunekit.expr.query import tables_read
+from prunekit.expr.syntax.dialects import SPARK
 from prunekit.joins import joint_outcomes
 from prunekit.sources import parquet
 from prunekit.sources.recent import Recent

@@ -50,9 +50,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from prunekit.errors import StatisticsError, UnknownColumnError, UnsupportedError
-from prunekit.expr.dialects import column_names
-from prunekit.expr.moments import uses_moment
-from prunekit.expr.sql import parse
+from prunekit.expr.syntax.dialects import column_names
+from prunekit.expr.syntax.moments import uses_moment
+from prunekit.expr.syntax.sql import parse
 from prunekit.predicate import PruningPredicate
 from prunekit.sources import parquet
 from prunekit.statistics import Statistics
@@ -389,8 +389,8 @@ def partition_names(root, files: list[str]) -> set[str]:
 def _check_text(text: str, known: set[str], more=None) -> None:
     """A ``SqlSyntaxError`` for malformed text, an ``UnknownColumnError`` for a column not in
     ``known`` (nor in ``more()``, asked only then)."""
-    from prunekit.expr.nodes import Column
-    from prunekit.expr.sql import parse
+    from prunekit.expr.syntax.nodes import Column
+    from prunekit.expr.syntax.sql import parse
 
     named = {node.name for node in parse(text).walk() if isinstance(node, Column)}
     lowered = {k.lower() for k in known}

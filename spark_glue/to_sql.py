@@ -22,9 +22,9 @@ import pyarrow as pa
 
 from prunekit.errors import UnsupportedError
 from prunekit.expr.domains import domain_of, unscaled_to_decimal
-from prunekit.expr.program import LEAF_OPS, Program  # noqa: F401 - LEAF_OPS re-used
-from prunekit.expr.render import literal_sql, type_sql
-from prunekit.kernels.inputs import DEFAULTS
+from prunekit.expr.program.ir import LEAF_OPS, Program  # noqa: F401 - LEAF_OPS re-used
+from prunekit.expr.syntax.render import literal_sql, type_sql
+from prunekit.kernels.recipe import DEFAULTS
 
 STAT_FIELDS = ("min", "max", "null_count", "nan_count", "min_exact", "max_exact")
 # Inline SQL beyond this many characters is refused (shared steps are repeated in inline text);

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pytest
 
 import prunekit as pk
-from prunekit.expr import nodes as n
+from prunekit.expr.syntax import nodes as n
 from tests.support import differential as diff
 
 CI_SEED0 = 1_000  # datasets from seed CI_SEED0 on, as many as the budget (fuzz runs use others)

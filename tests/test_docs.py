@@ -51,7 +51,7 @@ def test_every_installed_module_is_collected():
         installed.update(f"{package}.{f.stem}" for f in folder.glob("*.py")
                          if f.name != "__init__.py")
     assert installed == set(MODULES)
-    assert {"prunekit.expr.functions.absolute", "prunekit.spark_glue.reader",
+    assert {"prunekit.expr.binding.functions.absolute", "prunekit.spark_glue.reader",
             "prunekit.sources.parquet"} <= installed
 
 

@@ -141,7 +141,7 @@ def test_hostile_column_name_in_explain_and_never_in_kernel_source(name):
     plain = pk.PruningPredicate(f"{PLAIN} > 5 AND {PLAIN} IN (1, 2)", schema)
     text = pred.explain()
     # Control characters and separators are shown escaped (explain.printable), never raw.
-    from prunekit.expr.explain import printable
+    from prunekit.expr.program.explain import printable
 
     shown = printable(quote(name))
     assert shown in text, text

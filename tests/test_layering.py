@@ -28,10 +28,22 @@ PACKAGES = ("prunekit", "prunekit.expr", "prunekit.kernels", "prunekit.spark_glu
 #  4 the demo, an application of all of them.
 VOCABULARY = {"prunekit.errors", "prunekit.statistics", "prunekit.conformance",
               "prunekit.expr.paths", "prunekit.expr.domains", "prunekit.expr.calendar",
-              "prunekit.expr.resolve", "prunekit.expr.program"}
+              "prunekit.expr.resolve", "prunekit.expr.program", "prunekit.expr.program.ir"}
 # Iceberg's planner reads the literals of a predicate's bound top-level conjuncts: the one
 # import of sources from expr beyond the vocabulary.
-ACROSS = {("prunekit.sources.iceberg.buckets", "prunekit.expr.bound")}
+ACROSS = {("prunekit.sources.iceberg.buckets", "prunekit.expr.binding.bound")}
+
+
+# expr's stages, in order (each package's __init__ is its map): what they share (statistics keys,
+# domains, the calendar, column paths, remainders' bounds), Spark's types and time, the syntax
+# of trees, binding, the program, and whole queries (which bind).
+EXPR_STAGES = ("shared", "spark_types", "syntax", "binding", "program", "query")
+
+
+def expr_stage(name: str) -> int:
+    """The stage of a module of expr (``shared`` for a module at its top)."""
+    rest = name.removeprefix("prunekit.expr").lstrip(".").split(".")[0]
+    return EXPR_STAGES.index(rest) if rest in EXPR_STAGES else 0
 
 
 def layer(name: str) -> tuple[int, str]:
@@ -82,7 +94,7 @@ def imports(name: str, path: Path, known: set[str]) -> set[str]:
         else:
             continue
         for t in targets:
-            while t and t not in known:  # `import prunekit.expr.bind as B` -> that module
+            while t and t not in known:  # `import prunekit.expr.syntax.sql as S` -> that module
                 t = t.rpartition(".")[0]
             if t and t != name:
                 out.add(t)
@@ -145,6 +157,9 @@ def layering_violations(edges: dict[str, set[str]]) -> list[str]:
             (there, other) = layer(t)
             if there > here or (there == here and other != part and (m, t) not in ACROSS):
                 bad.append(f"{m} imports {t} (layer {part} may not import {other})")
+            elif part == other == "expr" and expr_stage(t) > expr_stage(m):
+                bad.append(f"{m} imports {t} (stage {EXPR_STAGES[expr_stage(m)]} of expr "
+                           f"may not import stage {EXPR_STAGES[expr_stage(t)]})")
     return bad
 
 
@@ -208,21 +223,22 @@ def test_the_private_check_sees_imports_and_attributes(tmp_path):
 
 def test_imports_run_one_way():
     edges = graph()
-    assert {"prunekit.expr.bind", "prunekit.kernels.run", "prunekit.sources.parquet"} <= set(
-        edges), "the walk must see every part of the package"
+    assert {"prunekit.expr.binding.bind", "prunekit.kernels.run",
+            "prunekit.sources.parquet"} <= set(edges), "the walk must see every part"
     assert layering_violations(edges) == []
 
 
 def test_the_check_fails_on_a_cycle_and_on_an_import_against_the_layers():
     edges = graph()
-    looped = {**edges, "prunekit.expr.program": edges["prunekit.expr.program"] | {
-        "prunekit.expr.rewrite"}}
-    assert any("import cycle" in v and "prunekit.expr.program" in v
+    looped = {**edges, "prunekit.expr.program.ir": edges["prunekit.expr.program.ir"] | {
+        "prunekit.expr.program.rewrite"}}
+    assert any("import cycle" in v and "prunekit.expr.program.ir" in v
                for v in layering_violations(looped))
-    for m, t in [("prunekit.kernels.run", "prunekit.expr.bind"),  # beside, not above
+    for m, t in [("prunekit.kernels.run", "prunekit.expr.binding.bind"),  # beside, not above
                  ("prunekit.statistics", "prunekit.kernels.inputs"),  # vocabulary, no kernel
                  ("prunekit.sources.parquet.bloom", "prunekit.kernels.valuesets"),
-                 ("prunekit.sources.delta.rules", "prunekit.expr.sql"),  # beside, not above
+                 ("prunekit.sources.delta.rules", "prunekit.expr.syntax.sql"),  # beside
+                 ("prunekit.expr.binding.likes", "prunekit.expr.program.leaves"),  # a later stage
                  ("prunekit.predicate", "prunekit.spark_glue.reader")]:
         leaking = {**edges, m: edges[m] | {t}}
         assert any(v.startswith(f"{m} imports {t}") for v in layering_violations(leaking)), m
@@ -232,10 +248,10 @@ def test_the_reader_sees_function_level_and_relative_imports(tmp_path):
     source = tmp_path / "m.py"
     source.write_text("from . import bound as b\n"
                       "def f():\n    from .bind import bind\n    import prunekit.kernels.run\n")
-    known = {"prunekit.expr.bound", "prunekit.expr.bind", "prunekit.kernels.run",
-             "prunekit.expr", "prunekit.expr.m"}
-    assert imports("prunekit.expr.m", source, known) == {
-        "prunekit.expr.bound", "prunekit.expr.bind", "prunekit.kernels.run"}
+    known = {"prunekit.expr.binding.bound", "prunekit.expr.binding.bind", "prunekit.kernels.run",
+             "prunekit.expr.binding", "prunekit.expr.binding.m"}
+    assert imports("prunekit.expr.binding.m", source, known) == {
+        "prunekit.expr.binding.bound", "prunekit.expr.binding.bind", "prunekit.kernels.run"}
 
 
 def test_every_error_is_defined_in_prunekit_errors_and_exported():

@@ -22,7 +22,7 @@ from hypothesis import event, given, settings, target
 from hypothesis import strategies as st
 
 import prunekit as pk
-from prunekit.expr import nodes as n
+from prunekit.expr.syntax import nodes as n
 from tests.support import reference as ref
 from tests.support import strategies as strat
 from tests.support import tiers
@@ -94,7 +94,7 @@ def test_compiled_interpreter_matches_numpy(example):
 # ---- (b'') classify's pairs: the same outcomes as the lattice's three bits ----------------------
 def _three_bit_program(pred: pk.PruningPredicate):
     """The classify program as the lattice spells it: three bits at every node."""
-    from prunekit.expr.rewrite import Rewriter
+    from prunekit.expr.program.rewrite import Rewriter
 
     r = Rewriter()
     bits = r.bits(pred.bound)

@@ -281,7 +281,7 @@ SPARK_4_3_ROUNDING = [
 @pytest.mark.parametrize(("sql", "t", "value"), SPARK_4_3_ROUNDING,
                          ids=[c[0] for c in SPARK_4_3_ROUNDING])
 def test_reference_rounds_as_spark(sql, t, value):
-    from prunekit.expr.sql import parse
+    from prunekit.expr.syntax.sql import parse
 
     got = ref.evaluate_value(parse(f"{sql} > 0").left, ROUNDING_TYPES, ROUNDING_ROW)
     assert got.type == _spark_type(t) and got.value == ref.Fraction(value)
@@ -296,7 +296,7 @@ def _spark_type(text: str) -> pa.DataType:
 
 @pytest.mark.parametrize(("sql", "t", "value"), SPARK_4_3, ids=[c[0] for c in SPARK_4_3])
 def test_reference_and_binding_follow_spark(sql, t, value):
-    from prunekit.expr.sql import parse
+    from prunekit.expr.syntax.sql import parse
 
     tree = parse(f"{sql} > 0").left
     types = {f.name: f.type for f in SPARK_TYPES}
@@ -311,7 +311,7 @@ def test_reference_and_binding_follow_spark(sql, t, value):
         return
     assert got.type == _spark_type(t) and got.value == ref.Fraction(value)
     if t.startswith("decimal") and "/" not in sql:  # prunekit binds the same type
-        from prunekit.expr.bind import bind
+        from prunekit.expr.binding.bind import bind
 
         leaf = bind(pred.expression, SPARK_TYPES)
         if "w" in sql:  # DECIMAL(38, 1) statistics are not int64: its arithmetic is not used
@@ -353,7 +353,7 @@ def test_float_arithmetic(rows, sql, expected, why, backend):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from prunekit.expr import nodes as n  # noqa: E402
+from prunekit.expr.syntax import nodes as n  # noqa: E402
 
 PAIR_TYPES = {
     "decimal": [pa.decimal128(5, 2), DEC, pa.decimal128(9, 0), pa.decimal128(18, 4), I32, I8],

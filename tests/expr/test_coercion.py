@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 
 import prunekit as pk
-from prunekit.expr import coercion as C
+from prunekit.expr.spark_types import coercion as C
 from tests.support.cases import ALL, BACKENDS, MAYBE, NONE
 
 

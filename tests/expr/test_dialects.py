@@ -1,4 +1,4 @@
-"""Predicates in other SQL dialects (``prunekit.expr.dialects``): the table of
+"""Predicates in other SQL dialects (``prunekit.expr.syntax.dialects``): the table of
 docs/semantics.md §7 both ways for each listed dialect (what is accepted prunes as the same
 predicate in Spark SQL and soundly against DuckDB's own rows; what differs is refused by
 name), and the warning for a double-quoted column name in Spark's dialect."""

@@ -1,12 +1,12 @@
-"""Interval literals (``expr/intervals.py``): year-month and day-time values parsed as Spark
-reads them (a fraction finer than a microsecond is refused), an interval is no value to compare
-a column with, and a DATE plus hours (a TIMESTAMP in the session time zone) is not used."""
+"""Interval literals (``expr/spark_types/intervals.py``): year-month and day-time values parsed as
+Spark reads them (a fraction finer than a microsecond is refused), an interval is no value to
+compare a column with, and a DATE plus hours (a TIMESTAMP in the session time zone) is not used."""
 
 import pyarrow as pa
 import pytest
 
 import prunekit as pk
-from prunekit.expr.intervals import interval
+from prunekit.expr.spark_types.intervals import interval
 
 D = {"d": pa.date32()}
 

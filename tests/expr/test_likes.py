@@ -1,4 +1,4 @@
-"""LIKE beyond a literal prefix (expr/likes.py, leaves.pattern, kernels/patterns.py): a
+"""LIKE beyond a literal prefix (expr/binding/likes.py, leaves.pattern, kernels/patterns.py): a
 container's one value tested against the whole pattern, the floor every match reaches, and
 DataFusion's own LIKE pruning cases, which prunekit must prune at least as well."""
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import prunekit as pk
 from prunekit.errors import SqlSyntaxError
-from prunekit.expr import likes
+from prunekit.expr.binding import likes
 from prunekit.kernels.patterns import like_slot
 from tests.support.cases import ALL, BACKENDS, MAYBE, NONE, check, row
 from tests.support.reference import like_regex
@@ -258,7 +258,7 @@ VALUES = st.lists(st.one_of(st.none(), st.text(ALPHABET, max_size=4)), min_size=
 
 def _cut_max(v: bytes, k: int) -> bytes | None:
     """A truncated max: the first k bytes' successor (a writer's inexact upper bound)."""
-    from prunekit.expr.leaves import prefix_successor
+    from prunekit.expr.binding.likes import prefix_successor
     return v if len(v) <= k else prefix_successor(v[:k])
 
 

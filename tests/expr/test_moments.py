@@ -1,4 +1,4 @@
-"""The moment of a query (``expr/moments.py``): ``current_date()``, ``now()``,
+"""The moment of a query (``expr/syntax/moments.py``): ``current_date()``, ``now()``,
 ``localtimestamp()`` fixed as one literal in the session time zone (across a daylight-saving
 change too), a window of the last days pruned from that moment, and clear errors for a bad time
 zone or moment."""

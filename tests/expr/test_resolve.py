@@ -21,10 +21,10 @@ from hypothesis import given, settings
 
 import prunekit as pk
 import prunekit.delta as pd
-from prunekit.expr import nodes as n
 from prunekit.expr.paths import leaf_key
 from prunekit.expr.resolve import leaves, nest
-from prunekit.expr.sql import parse
+from prunekit.expr.syntax import nodes as n
+from prunekit.expr.syntax.sql import parse
 from tests.support import strategies as strat
 from tests.support.cases import ALL, BACKENDS, MAYBE, NAMES, NONE, stats_table
 from tests.support.soundness import assert_sound, violations

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from prunekit.expr import bind, nodes
+from prunekit.expr.binding import bind
+from prunekit.expr.syntax import nodes
 from tests.support import spark_typing as st
 
 pytest.importorskip("pyspark")

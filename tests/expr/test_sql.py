@@ -465,8 +465,8 @@ def test_cast_between_string_kinds_keeps_pruning(source, to):
 def test_nested_and_or_bind_as_their_sql_text():
     # And(And(p, q), r) is p AND q AND r: the same program, so the same statistics are read
     # (an opaque conjunct makes ALL_MATCH impossible, so a's exactness flags are not needed).
-    from prunekit.expr import nodes as n
-    from prunekit.expr.sql import parse
+    from prunekit.expr.syntax import nodes as n
+    from prunekit.expr.syntax.sql import parse
 
     schema = pa.schema([("a", pa.int8()), ("b", pa.int8()), ("c", pa.bool_())])
     inner = parse("-128 = b AND -128 = a AND 0 = CAST(c AS INT)")

@@ -1,5 +1,6 @@
-"""prunekit's reading of string literals (``expr/text_casts.py``) against Spark's own casts, in
-both modes: ``CAST(s AS t)`` for every string of the corpus, evaluated by Spark row by row.
+"""prunekit's reading of string literals (``expr/spark_types/text_casts.py``) against Spark's own
+casts, in both modes: ``CAST(s AS t)`` for every string of the corpus, evaluated by Spark row by
+row.
 
 A string Spark reads as a value must give that value (or UNSURE, where prunekit does not work it
 out); one Spark refuses must give INVALID (NULL in legacy mode, an error under ANSI).
@@ -15,9 +16,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from prunekit.expr import text_casts as tc
-from prunekit.expr import zones
 from prunekit.expr.domains import round_to_float32
+from prunekit.expr.spark_types import text_casts as tc
+from prunekit.expr.spark_types import zones
 from tests.support import spark_typing as st
 
 pytest.importorskip("pyspark")

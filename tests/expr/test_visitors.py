@@ -1,5 +1,5 @@
-"""Every walk over a tree is a visitor with one method per kind (``expr/bound.py``,
-``expr/node_visitor.py``): a kind added without its method fails at import, and a visitor
+"""Every walk over a tree is a visitor with one method per kind (``expr/binding/bound.py``,
+``expr/syntax/node_visitor.py``): a kind added without its method fails at import, and a visitor
 that misses a kind is found here even if no other test makes one."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import inspect
 import pyarrow as pa
 import pytest
 
-from prunekit.expr import bound as b
-from prunekit.expr import nodes as n
-from prunekit.expr.node_visitor import NodeVisitor
+from prunekit.expr.binding import bound as b
+from prunekit.expr.syntax import nodes as n
+from prunekit.expr.syntax.node_visitor import NodeVisitor
 from tests.test_layering import modules
 
 # Test helpers that walk trees too: the row-by-row reference and the JSON the engines read.

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 import prunekit as pk
-from prunekit.expr import zones
-from prunekit.expr.moments import zone
+from prunekit.expr.spark_types import zones
+from prunekit.expr.syntax.moments import zone
 from tests.support import reference as ref
 from tests.support import strategies as strat
 from tests.support.cases import ALL, MAYBE, NONE, stats_table

@@ -17,7 +17,7 @@ import pytest
 
 import prunekit as pk
 import prunekit.spark_glue as sg
-from prunekit.expr.moments import zone
+from prunekit.expr.syntax.moments import zone
 from tests.support import reference as ref
 from tests.support import strategies as strat
 from tests.support.cases import ALL, NONE, stats_table

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 import prunekit as pk
-from prunekit.expr.program import ALL_OPS
+from prunekit.expr.program.ir import ALL_OPS
 from prunekit.kernels import codegen, compiled, ops, run
 from tests.support.layouts import PREDICATES, SCHEMA, random_statistics
 

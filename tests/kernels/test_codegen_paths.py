@@ -10,7 +10,8 @@ import pyarrow as pa
 import pytest
 
 import prunekit as pk
-from prunekit.kernels import codegen, compiled, inputs, run, slots
+from prunekit.kernels import codegen, compiled, inputs, run, slots, string_codes
+from prunekit.kernels import recipe as recipes
 from prunekit.kernels.codegen import emit
 from tests.support import tiers
 
@@ -250,12 +251,13 @@ def test_short_string_keys_answer_as_ranks(monkeypatch):
 
     def outcomes(path):
         used = []
-        real_slot, real_rank = inputs._string_slot, inputs._code_bounds
+        real_slot, real_rank = string_codes.string_slot, string_codes.code_bounds
         with monkeypatch.context() as m:
-            m.setattr(inputs, "_string_slot", lambda a: used.append("keyed") or real_slot(a))
-            m.setattr(inputs, "_code_bounds", lambda *a: used.append("ranked") or real_rank(*a))
+            m.setattr(string_codes, "string_slot", lambda a: used.append("keyed") or real_slot(a))
+            m.setattr(string_codes, "code_bounds",
+                      lambda *a: used.append("ranked") or real_rank(*a))
             if path == "ranked":
-                m.setattr(inputs, "_keyable", lambda owners: False)
+                m.setattr(string_codes, "_keyable", lambda owners: False)
             got = [_agree(pk.PruningPredicate(q, {"x": pa.string()}),
                           pk.Statistics.from_arrow(table)) for q in queries]
         assert set(used) == {path}
@@ -301,9 +303,9 @@ def test_long_string_in_a_keyed_batch_ranks_instead(monkeypatch, n, long_at, par
         monkeypatch.setattr(run, "MIN_PIECE", 1)
     pred = pk.PruningPredicate("x = 'kaa' OR x > 'y'", {"x": pa.string()})
     attempts, ranked = [], []  # per reading of the batch: whether strings are keyed
-    real_prepare, real_rank = run.prepare, inputs._code_bounds
+    real_prepare, real_rank = run.prepare, string_codes.code_bounds
     monkeypatch.setattr(run, "prepare", lambda *a: attempts.append(a[5]) or real_prepare(*a))
-    monkeypatch.setattr(inputs, "_code_bounds", lambda *a: ranked.append(1) or real_rank(*a))
+    monkeypatch.setattr(string_codes, "code_bounds", lambda *a: ranked.append(1) or real_rank(*a))
     got = _agree(pred, pk.Statistics.from_arrow(table))
     assert attempts[:2] == [True, False] and ranked  # keyed in the kernel first, then ranked
     truth = np.array([(a <= "kaa" <= b) or b > "y" for a, b in zip(lo, hi, strict=True)])
@@ -621,13 +623,13 @@ def test_same_validity_compares_every_byte_of_small_and_large_bitmaps(n, offset)
     the first or last container is seen."""
     mask = np.arange(n + offset) % 7 == 0
     a = slots.slot_data(pa.array(np.arange(n + offset), mask=mask).slice(offset))
-    assert inputs.same_validity(a, slots.slot_data(
+    assert recipes.same_validity(a, slots.slot_data(
         pa.array(np.arange(n + offset), mask=mask).slice(offset)), n)
     for flip in (offset, n + offset - 1):
         other = mask.copy()
         other[flip] = not other[flip]
         b = slots.slot_data(pa.array(np.arange(n + offset), mask=other).slice(offset))
-        assert not inputs.same_validity(a, b, n)
+        assert not recipes.same_validity(a, b, n)
 
 
 @pytest.mark.parametrize("sql", [

@@ -1,5 +1,5 @@
-"""Batches read through a schema's recipe (``inputs._Recipe``) give the slots and parameters
-the general path (``inputs._read_slots``) gives (and, read straight into a kernel's
+"""Batches read through a schema's recipe (``recipe.Recipe``) give the slots and parameters
+the general path (``inputs.read_slots``) gives (and, read straight into a kernel's
 arguments, the arguments its slots give), and every batch the recipe does not cover
 goes the general way: struct nulls, bounds to conform, uint64 counts, value sets, malformed
 statistics (whose errors stay the general path's)."""
@@ -15,6 +15,7 @@ import pytest
 import prunekit as pk
 from prunekit.errors import StatisticsError
 from prunekit.kernels import codegen, inputs, slots
+from prunekit.kernels import recipe as recipes
 
 N = 23
 
@@ -89,7 +90,7 @@ def _statistics(column, rows, offset):
 
 def _general(monkeypatch, program, batch):
     with monkeypatch.context() as m:
-        m.setattr(inputs._Plan, "recipe", lambda self, schema: None)
+        m.setattr(recipes.Plan, "recipe", lambda self, schema: None)
         return inputs.prepare(program, batch, {}, frozenset())
 
 
@@ -141,13 +142,13 @@ def _same_kernel_inputs(program, batch, want, read_by_recipe):
     """A batch read straight into a kernel's table (``for_kernel``), through pyarrow and in
     compiled code (``exported``), gives the layout, dtypes, keyed bounds, parameters and the
     statistics behind the table's addresses that the general path's slots give."""
-    inputs.use_compiled_read(wait=True)
-    plan = inputs._plans.get(program, inputs._Plan)
+    recipes.use_compiled_read(wait=True)
+    plan = recipes.plans.get(program, recipes.Plan)
     recipe = plan.recipe(batch.schema)
     got = [inputs.prepare(program, batch, {}, frozenset(), for_kernel=True)]
     assert (got[0].slots is None) == read_by_recipe  # else the general path's slots
     if read_by_recipe:
-        assert (recipe.compiled is None) == any(kind == inputs._FLAG for kind, _, _ in
+        assert (recipe.compiled is None) == any(kind == recipes.READ_FLAG for kind, _, _ in
                                                 recipe.slots)
         with_pyarrow = recipe.kernel_inputs(plan, batch, len(batch), None, True)
         got.append(inputs.Prepared(len(batch), None, want.params, want.flags, with_pyarrow[3]))
@@ -178,11 +179,11 @@ def test_a_recipe_reads_what_the_general_path_reads(case, offset, monkeypatch):
     pred = pk.PruningPredicate(sql, {"x": t, "y": pa.int64()})
     batch = _statistics(column, rows, offset)
     for program in (pred.program, pred.prune_program):
-        recipe = inputs._plans.get(program, inputs._Plan).recipe(batch.schema)
+        recipe = recipes.plans.get(program, recipes.Plan).recipe(batch.schema)
         if covered is not None:
             assert (recipe is not None) == covered
         if covered is None:  # struct nulls: a recipe, but this batch goes the general way
-            assert recipe.read(inputs._plans.get(program, inputs._Plan), batch, len(batch),
+            assert recipe.read(recipes.plans.get(program, recipes.Plan), batch, len(batch),
                                None, True) is None
         got = inputs.prepare(program, batch, {}, frozenset())
         want = _general(monkeypatch, program, batch)
@@ -267,8 +268,8 @@ def test_a_pickled_statistics_leaves_its_kept_batches_behind():
 
 
 def _compiled_read(program, batch):
-    inputs.use_compiled_read(wait=True)
-    plan = inputs._plans.get(program, inputs._Plan)
+    recipes.use_compiled_read(wait=True)
+    plan = recipes.plans.get(program, recipes.Plan)
     return plan.recipe(batch.schema).compiled_inputs(plan, batch, len(batch))
 
 
@@ -361,7 +362,7 @@ def test_a_statistics_object_keeps_its_batch_exported_from_the_second_call():
 
     from prunekit.kernels import exported
 
-    inputs.use_compiled_read(wait=True)
+    recipes.use_compiled_read(wait=True)
     stats = pk.Statistics.from_arrow(pa.Table.from_batches([_children_with_offsets()]))
     preds = [pk.PruningPredicate(sql, {"x": pa.int64()})
              for sql in ("x > 40 AND x < 150", "x = 55 OR x IS NULL")]
@@ -415,7 +416,7 @@ def test_kernels_kept_per_layout_follow_the_layout_and_the_flags():
     """A kernel kept with a layout the compiled read found (``Prepared.kernels``) answers only
     batches of that layout and those flags: batches of one schema, with and without NULL
     bounds, under both settings of ``no_nan``, in turn, answer as NumPy does."""
-    inputs.use_compiled_read(wait=True)
+    recipes.use_compiled_read(wait=True)
     pred = pk.PruningPredicate("x > 40 AND f < 2.5", {"x": pa.int64(), "f": pa.float64()})
     f_lo = np.linspace(0, 5, N)
     f_hi = np.where(np.arange(N) % 3 == 0, np.nan, f_lo + 1)
@@ -479,7 +480,7 @@ def test_a_ranked_decimal_without_bounds_in_the_batch_takes_the_general_path():
     """A DECIMAL beyond 18 digits is ranked, not keyed: where the batch holds no statistics
     for it, the compiled read must not take its literal for a string's key (it raised a
     TypeError from deep inside once the compiled read was loaded)."""
-    inputs.use_compiled_read(wait=True)
+    recipes.use_compiled_read(wait=True)
     table = pa.table({"row_count": np.full(N, 3), "x": _ints()})
     schema = {"x": pa.int64(), "b": pa.decimal128(19, 0)}
     for sql in ("0 = b", "b > 5 OR x > 40", "x = 50 AND b IN (1, 2)"):

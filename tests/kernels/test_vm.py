@@ -20,7 +20,7 @@ from benchmarks.bench_latency import new_shape_sql
 from benchmarks.workload import QUERIES
 from benchmarks.workload import SCHEMA as BENCH_SCHEMA
 from prunekit.errors import UnsupportedError
-from prunekit.expr.program import Param, Program, Slot, Step
+from prunekit.expr.program.ir import Param, Program, Slot, Step
 from prunekit.kernels import interpret, machine, run, vmcode
 from prunekit.kernels.inputs import Prepared
 from prunekit.kernels.slots import SlotData

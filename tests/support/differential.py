@@ -47,8 +47,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import prunekit as pk
-from prunekit.expr import nodes as n
-from prunekit.expr.node_visitor import NodeVisitor, visit
+from prunekit.expr.syntax import nodes as n
+from prunekit.expr.syntax.node_visitor import NodeVisitor, visit
 from tests.support import reference as ref
 
 D = decimal.Decimal

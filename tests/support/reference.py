@@ -1,10 +1,10 @@
 """A brute-force row evaluator: the truth that pruning outcomes are checked against.
 
-``evaluate(tree, types, row)`` gives the value of a predicate tree (``prunekit.expr.nodes``) for
-one row under Spark SQL semantics as docs/semantics.md §2 states them: ``True``, ``False`` or
-``None`` (NULL). It is written from the semantics, not from prunekit's binding or coercion
-code, and it is slow on purpose: one Python object per value, exact rationals for every exact
-number.
+``evaluate(tree, types, row)`` gives the value of a predicate tree
+(``prunekit.expr.syntax.nodes``) for one row under Spark SQL semantics as docs/semantics.md §2
+states them: ``True``, ``False`` or ``None`` (NULL). It is written from the semantics, not from
+prunekit's binding or coercion code, and it is slow on purpose: one Python object per value, exact
+rationals for every exact number.
 
 Row values (``None`` is NULL):
 
@@ -57,8 +57,8 @@ from fractions import Fraction
 import numpy as np
 import pyarrow as pa
 
-from prunekit.expr import nodes as n
-from prunekit.expr.node_visitor import NodeVisitor, visit
+from prunekit.expr.syntax import nodes as n
+from prunekit.expr.syntax.node_visitor import NodeVisitor, visit
 
 NS_PER_UNIT = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
 NS_PER_DAY = 86_400 * 10**9

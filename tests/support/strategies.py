@@ -27,9 +27,9 @@ import pyarrow as pa
 from hypothesis import strategies as st
 
 import prunekit as pk
-from prunekit.expr import nodes as n
-from prunekit.expr.coercion import literal_type
 from prunekit.expr.paths import leaf_key
+from prunekit.expr.spark_types.coercion import literal_type
+from prunekit.expr.syntax import nodes as n
 from tests.support import reference as ref
 
 D = decimal.Decimal
@@ -802,7 +802,7 @@ TRUNC_UNITS = ["year", "yy", "quarter", "month", "mon", "week", "day", "hour", "
 
 
 def functions(draw, ctx: Ctx, op: Operand) -> Operand:
-    """A function of ``op`` with a rule (``prunekit.expr.functions.RULES``: ``year``,
+    """A function of ``op`` with a rule (``prunekit.expr.binding.functions.RULES``: ``year``,
     ``month``, ``day``, ``dayofmonth``, ``hour``, ``minute``, ``second``, ``date_trunc``,
     ``trunc``, ``floor``, ``ceil``,
     ``round``, ``bround``, ``abs``, ``sign``, ``signum``, ``negative``, ``greatest``, ``least``,
@@ -1314,7 +1314,7 @@ def zone_transitions(name: str) -> tuple[int, ...]:
     """Instants (microseconds) where the zone's offset changes, in a few chosen years: found
     by sampling every day and bisecting to the second (a test helper, independent of
     prunekit's own search)."""
-    from prunekit.expr.moments import zone
+    from prunekit.expr.syntax.moments import zone
 
     tz = zone(name)
 

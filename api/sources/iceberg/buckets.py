@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from prunekit.expr import bound as b
+from prunekit.expr.binding import bound as b
 
 __all__ = ["bucket", "equality_literals", "ruled_out"]
 

@@ -1,6 +1,7 @@
-"""``abs``, ``sign``/``signum`` and ``negative`` in predicates (``expr/functions/absolute.py``):
-hand-written edges (NULL, NaN, -0.0, the integer minimum, DECIMAL, unknown rewrites), and what
-explain() says of these rewrites next to ``greatest`` and ``round``.
+"""``abs``, ``sign``/``signum`` and ``negative`` in predicates
+(``expr/binding/functions/absolute.py``): hand-written edges (NULL, NaN, -0.0, the integer minimum,
+DECIMAL, unknown rewrites), and what explain() says of these rewrites next to ``greatest`` and
+``round``.
 
 Each case is one container of rows: the outcome must be sound for every row the reference
 evaluates (``tests/support/reference.py``, Spark's semantics) and equal the expected one.

@@ -1,6 +1,6 @@
 """``coalesce(x, c)`` and ``CASE WHEN`` (Spark's ``if``) in predicates
-(``expr/functions/branches.py``): hand-written edges (NULL rows and NULL conditions, no ELSE,
-NaN, branches of different types, functions inside and around coalesce), and CASE parsed into
+(``expr/binding/functions/branches.py``): hand-written edges (NULL rows and NULL conditions, no
+ELSE, NaN, branches of different types, functions inside and around coalesce), and CASE parsed into
 nested ``if`` that reads back the same.
 
 Each case is one container of rows: the outcome must be sound for every row the reference

@@ -1,4 +1,4 @@
-"""Date arithmetic in predicates (``expr/functions/date_shifts.py``): ``date_add``,
+"""Date arithmetic in predicates (``expr/binding/functions/date_shifts.py``): ``date_add``,
 ``date_sub``, ``add_months``, ``datediff`` and ``+``/``-`` of an interval, on DATE and TIMESTAMP
 columns. Hand-written edges (month ends, leap days, NULL steps, steps that may leave INT,
 intervals finer than the column's unit), and random containers judged against rows computed

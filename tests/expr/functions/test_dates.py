@@ -1,7 +1,7 @@
-"""Calendar functions in predicates (``expr/functions/dates.py``): ``year`` (and ``EXTRACT``,
-``date_part``, ``to_date``), ``month``, ``day``, ``date_trunc`` and ``trunc``. Hand-written
-edges per rule (New Year, leap days, years beyond Python's dates, periods that wrap, unknown
-units), inexact bounds, and what explain() says of the rewrite.
+"""Calendar functions in predicates (``expr/binding/functions/dates.py``): ``year`` (and
+``EXTRACT``, ``date_part``, ``to_date``), ``month``, ``day``, ``date_trunc`` and ``trunc``.
+Hand-written edges per rule (New Year, leap days, years beyond Python's dates, periods that wrap,
+unknown units), inexact bounds, and what explain() says of the rewrite.
 
 Each case is one container of rows: the outcome must be sound for every row the reference
 evaluates (``tests/support/reference.py``, Spark's semantics) and equal the expected one.

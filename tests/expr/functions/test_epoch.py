@@ -1,4 +1,4 @@
-"""Counts since the epoch (``expr/functions/epoch.py``): ``unix_seconds``, ``unix_millis``,
+"""Counts since the epoch (``expr/binding/functions/epoch.py``): ``unix_seconds``, ``unix_millis``,
 ``unix_micros``, ``unix_timestamp`` of a TIMESTAMP or DATE, ``timestamp_seconds``,
 ``timestamp_millis``, ``timestamp_micros`` of an integer column. Spark's semantics written out
 here with Python integers (the values in ``test_semantics_as_spark_shows_them`` are Spark 4's,

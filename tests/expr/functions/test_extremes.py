@@ -1,5 +1,5 @@
-"""``greatest`` and ``least`` in predicates (``expr/functions/extremes.py``): hand-written edges
-(NULL arguments skipped, every argument NULL, NaN the greatest, two columns deciding row by
+"""``greatest`` and ``least`` in predicates (``expr/binding/functions/extremes.py``): hand-written
+edges (NULL arguments skipped, every argument NULL, NaN the greatest, two columns deciding row by
 row, arguments widened to one type).
 
 Each case is one container of rows (several columns where named): the outcome must be sound

@@ -1,5 +1,5 @@
 """``round(x, k)`` (HALF_UP) and ``bround(x, k)`` (HALF_EVEN) in predicates
-(``expr/functions/halfround.py``): hand-written edges (ties, doubles next to a tie, NaN and
+(``expr/binding/functions/halfround.py``): hand-written edges (ties, doubles next to a tie, NaN and
 infinity, negative places, integers that wrap, DECIMAL beyond 38 digits), and the reference's
 own rounding of doubles, which the cases are judged by.
 

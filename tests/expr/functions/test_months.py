@@ -1,9 +1,8 @@
-"""``months_between`` of a DATE column and a DATE literal (``expr/functions/months.py``): the
-reference (``tests/reference.months_between_seconds``, Spark's algorithm written out) checked
-against Spark on a sample of pairs, the order the rule relies on checked over every day of
-several years, and prunekit's outcome on every one-day container and on windows of days
-compared with the rows, exactly (the bounds are exact, so the outcome is decided where the
-rows decide it)."""
+"""``months_between`` of a DATE column and a DATE literal (``expr/binding/functions/months.py``):
+the reference (``tests/reference.months_between_seconds``, Spark's algorithm written out) checked
+against Spark on a sample of pairs, the order the rule relies on checked over every day of several
+years, and prunekit's outcome on every one-day container and on windows of days compared with the
+rows, exactly (the bounds are exact, so the outcome is decided where the rows decide it)."""
 
 import datetime as dt
 import random

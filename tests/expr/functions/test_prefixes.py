@@ -1,4 +1,4 @@
-"""``left(s, k)`` and ``substring(s, 1, k)`` in predicates (``expr/functions/prefixes.py``):
+"""``left(s, k)`` and ``substring(s, 1, k)`` in predicates (``expr/binding/functions/prefixes.py``):
 hand-written edges (strings shorter than k, characters of several bytes, literals longer than
 k, positions Spark reads as 1, k <= 0), and the string functions that are not used: ``upper``
 and ``lower`` (not monotone in byte order) and calls whose arguments no rule takes, with the

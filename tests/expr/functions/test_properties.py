@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import prunekit as pk
-from prunekit.expr import nodes as n
+from prunekit.expr.syntax import nodes as n
 from tests.support import reference as ref
 from tests.support import strategies as strat
 from tests.support import tiers

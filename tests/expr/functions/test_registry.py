@@ -1,6 +1,6 @@
-"""The table of function rules (``prunekit.expr.functions.RULES``): every rule is drawn by the
-property tests' generator, so its soundness is checked against the reference evaluator, and
-every rule's own example is used for pruning, as explain() shows."""
+"""The table of function rules (``prunekit.expr.binding.functions.RULES``): every rule is
+drawn by the property tests' generator, so its soundness is checked against the reference evaluator,
+and every rule's own example is used for pruning, as explain() shows."""
 
 import re
 
@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import NoSuchExample
 
 import prunekit as pk
-from prunekit.expr import nodes as n
-from prunekit.expr.functions import RULES
+from prunekit.expr.binding.functions import RULES
+from prunekit.expr.syntax import nodes as n
 from tests.support import strategies as strat
 
 

@@ -1,7 +1,8 @@
-"""``x % c`` and ``pmod(x, c)`` of integer columns (``expr/functions/remainder.py``): Spark's
-semantics written out here with Python integers (Java's remainder: the dividend's sign), checked
-against Spark on the edges in ``tests/expr/test_spark_typing.py``; hand-written edges (the integer
-minimum, negative divisors, division by zero, NULL) and random containers judged row by row."""
+"""``x % c`` and ``pmod(x, c)`` of integer columns (``expr/binding/functions/remainder.py``):
+Spark's semantics written out here with Python integers (Java's remainder: the dividend's sign),
+checked against Spark on the edges in ``tests/expr/test_spark_typing.py``; hand-written edges (the
+integer minimum, negative divisors, division by zero, NULL) and random containers judged row by
+row."""
 
 import pyarrow as pa
 import pytest

@@ -1,6 +1,6 @@
-"""``floor`` and ``ceil`` in predicates (``expr/functions/rounding.py``): hand-written edges of
-DOUBLE and FLOAT (NaN is 0, infinity and huge values saturate, the double just above an
-integer), of DECIMAL and of integers (their own value, widened to BIGINT).
+"""``floor`` and ``ceil`` in predicates (``expr/binding/functions/rounding.py``): hand-written edges
+of DOUBLE and FLOAT (NaN is 0, infinity and huge values saturate, the double just above an integer),
+of DECIMAL and of integers (their own value, widened to BIGINT).
 
 Each case is one container of rows: the outcome must be sound for every row the reference
 evaluates (``tests/support/reference.py``, Spark's semantics) and equal the expected one.

@@ -1,4 +1,4 @@
-"""``from_unixtime(x)`` of an integer column (``expr/functions/unixtime.py``), compared with
+"""``from_unixtime(x)`` of an integer column (``expr/binding/functions/unixtime.py``), compared with
 strings: the text written out here (``tests/reference.from_unixtime_text``, checked against
 Spark on a sample), hand-written edges (the epoch, years 0000 and 9999 and beyond them, the
 count that wraps, zones) and random containers judged row by row."""

@@ -1,0 +1,100 @@
+"""``floor(x)`` and ``ceil(x)``: Spark gives BIGINT for integers (their own value) and for
+DOUBLE/FLOAT (NaN is 0, beyond the range saturates: ANSI mode fails instead), and
+DECIMAL(p - s + 1, 0) for DECIMAL(p, s). ``floor(x) >= m`` is ``x >= m`` and ``ceil(x) >= m``
+is ``x > m - 1``, exactly (doubles: the nearest double at or above).
+
+>>> import pyarrow as pa
+>>> from prunekit.expr.binding.bind import bind
+>>> from prunekit.expr.syntax.sql import parse
+>>> bind(parse("floor(x) >= 3"), pa.schema([("x", pa.float64())]))
+BRewritten(arg=BInRange(col=x, first=3.0, last=inf), text='floor(x) >= 3')
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+from fractions import Fraction
+
+import pyarrow as pa
+
+from prunekit.expr.binding import bound as b
+from prunekit.expr.binding.applied import Monotone, int_valued
+from prunekit.expr.binding.comparisons import column_vs_literal
+from prunekit.expr.binding.functions.registry import Rule, register
+from prunekit.expr.binding.operand_rules import cast_column
+from prunekit.expr.binding.operands import ColOp, LitOp
+from prunekit.expr.spark_types import literals as L
+from prunekit.expr.syntax import nodes as n
+
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _double_at_least(x: Fraction | int) -> float:
+    """The smallest double >= x (x finite)."""
+    f = float(x)
+    return f if Fraction(f) >= x else math.nextafter(f, math.inf)
+
+
+def _rounding(name: str, x: ColOp) -> object | None:
+    """``floor(x)`` or ``ceil(x)``: Spark gives BIGINT for integers (their own value) and for
+    DOUBLE/FLOAT (NaN is 0, beyond the range saturates: ANSI mode fails instead), and
+    DECIMAL(p - s + 1, 0) for DECIMAL(p, s)."""
+    col = x.col
+    if col.domain == "int" and pa.types.is_integer(col.type) and pa.types.is_signed_integer(
+            col.stats_type):
+        if isinstance(col, b.BColumn) and not col.convert and not x.negated:
+            return ColOp(cast_column(col, pa.int64()) or col)  # BIGINT, the same values
+        return x  # an integer is its own floor
+    if x.negated:
+        return None
+    ceil = name == "ceil"
+    if col.domain == "float" and (isinstance(col, b.BFloatOp) or pa.types.is_floating(col.type)):
+        def between(first: int, last: int) -> object:
+            """first <= f(x) <= last. The numbers x with that are one interval [lo, hi] (the
+            ends saturate), which InRange tests for numbers only (NaN is above inf); NaN rows
+            are 0. One leaf each, so a NaN the statistics cannot rule out costs no pruning."""
+            lo = -math.inf if first == INT64_MIN else (
+                _ceil_threshold(first) if ceil else _double_at_least(first))
+            hi = math.inf if last >= INT64_MAX else math.nextafter(
+                _ceil_threshold(last + 1) if ceil else _double_at_least(last + 1), -math.inf)
+            parts = ([b.BInRange(col, lo, hi)] if lo <= hi else []) + (
+                [b.BNanEq(col)] if first <= 0 <= last else [])
+            return b.BOr(tuple(parts)) if len(parts) > 1 else parts[0] if parts else \
+                b.BNonNull(col, False)
+
+        def gt(m: int) -> object:
+            return between(m + 1, INT64_MAX) if m < INT64_MAX else b.BNonNull(col, False)
+
+        return Monotone(f"{name}({col.label()})", x, pa.int64(),
+                        lambda m: between(m, INT64_MAX), gt, between=between)
+    if pa.types.is_decimal(col.type) and not col.convert:
+        p, s = col.type.precision, col.type.scale
+
+        def ge_dec(m: int) -> object:
+            # floor(x) >= m iff x >= m; ceil(x) >= m iff x > m - 1
+            lit = LitOp(decimal.Decimal(m - 1 if ceil else m))
+            return column_vs_literal(n.Op.GT if ceil else n.Op.GE, col,
+                                        L.coerce(lit.value, col.type))
+
+        ge, gt = int_valued(ge_dec)
+        return Monotone(f"{name}({col.label()})", x, pa.decimal128(min(38, p - s + 1), 0), ge,
+                        gt)
+    return None
+
+
+def _ceil_threshold(m: int) -> float:
+    """The smallest double above m - 1: ``ceil(x) >= m`` iff ``x > m - 1``."""
+    t = _double_at_least(m - 1)
+    return math.nextafter(t, math.inf) if Fraction(t) == m - 1 else t
+
+
+def _bind(name: str):
+    def bind(kids: tuple) -> object | None:
+        return _rounding(name, kids[0]) if len(kids) == 1 and isinstance(kids[0], ColOp) else None
+
+    return bind
+
+
+register(Rule("floor", _bind("floor"), "floor(x) = 3", (("x", pa.float64()),)),
+         Rule("ceil", _bind("ceil"), "ceil(x) = 3", (("x", pa.float64()),)))

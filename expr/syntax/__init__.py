@@ -1,0 +1,11 @@
+"""Predicate text and trees, before they meet a schema:
+
+- ``nodes``: the frozen tree SQL text and the Python builder both make, and its builder
+  operators; each node class names its kind;
+- ``node_visitor``: ``NodeVisitor``, one method per node kind, and ``visit`` (bottom-up,
+  iterative); every walk over a tree is one;
+- ``sql``: Spark-dialect text to a tree through sqlglot, errors with their position;
+- ``dialects``: text of another dialect, kept only where it has Spark's rows, as Spark SQL;
+- ``render``: a tree back to Spark SQL; ``identifiers``: names quoted only where needed;
+- ``moments``: ``current_date()`` and friends made literals of one instant.
+"""
