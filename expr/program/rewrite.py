@@ -420,7 +420,7 @@ class Rewriter:
         >>> r.p.steps[may].op, r.p.steps[other].op  # NOT (a OR b): FALSE of both, other of one
         ('and', 'or')
         """
-        return b.visit(node, _Decisive(self)).true
+        return b.visit(node, _Decisive(self, node))[True]
 
     def on_values(self, f: Facts, true: int, false: int, nulls: int | None = None) -> Bits:
         """Bits of a comparison-like leaf: TRUE/FALSE need a non-NULL row, NULL rows give NULL."""
@@ -488,29 +488,23 @@ class _Bits(b.EveryLeafAlike[Bits]):
         return Bits(p.or_(k.true, g), p.or_(k.false, g), p.or_(k.null, g))
 
 
-@dataclass(frozen=True)
-class _Pairs:
-    """A node's decisive pairs: ``true`` is (may be TRUE, may be other than TRUE); ``false``
-    is (may be FALSE, may be other than FALSE), what a NOT above it asks. Both are built for
-    every node; the program keeps only the steps its outcome reaches."""
+class _Decisive(b.EveryLeafAlike[dict]):
+    """``Rewriter.decisive``: each node's pairs from its children's, by sign. Under sign True
+    a pair is (may be TRUE, may be other than TRUE); under False (what a NOT above asks) it is
+    (may be FALSE, may be other than FALSE). Only the signs a node is asked under are built
+    (``_signs``), so no step is made that the outcome does not reach."""
 
-    true: tuple[int, int]
-    false: tuple[int, int]
-
-
-class _Decisive(b.EveryLeafAlike[_Pairs]):
-    """``Rewriter.decisive``: the pairs of each node from its children's."""
-
-    def __init__(self, r: Rewriter) -> None:
+    def __init__(self, r: Rewriter, root: b.BPredicate) -> None:
         self.r, self.p = r, r.p
+        self.signs = _signs(root)
 
-    def visit_leaf(self, leaf: b.BLeaf) -> _Pairs:
+    def visit_leaf(self, leaf: b.BLeaf) -> dict:
         bits, p = self.r.leaf(leaf), self.p
-        return _Pairs((bits.true, p.or_(bits.false, bits.null)),
-                      (bits.false, p.or_(bits.true, bits.null)))
+        return {s: (bits.true, p.or_(bits.false, bits.null)) if s else
+                (bits.false, p.or_(bits.true, bits.null)) for s in self.signs[id(leaf)]}
 
-    def visit_not(self, node: b.BNot, results: list[_Pairs]) -> _Pairs:
-        return _Pairs(results[0].false, results[0].true)
+    def visit_not(self, node: b.BNot, results: list[dict]) -> dict:
+        return {s: results[0][not s] for s in self.signs[id(node)]}
 
     def _every(self, pairs: list[tuple[int, int]]) -> tuple[int, int]:  # every child must
         return self.p.and_(*(k[0] for k in pairs)), self.p.or_(*(k[1] for k in pairs))
@@ -518,37 +512,60 @@ class _Decisive(b.EveryLeafAlike[_Pairs]):
     def _any(self, pairs: list[tuple[int, int]]) -> tuple[int, int]:  # one child is enough
         return self.p.or_(*(k[0] for k in pairs)), self.p.and_(*(k[1] for k in pairs))
 
-    def visit_and(self, node: b.BAnd, results: list[_Pairs]) -> _Pairs:
+    def visit_and(self, node: b.BAnd, results: list[dict]) -> dict:
         # TRUE of AND: every child TRUE; FALSE of AND: some child FALSE.
-        return _Pairs(self._every([k.true for k in results]),
-                      self._any([k.false for k in results]))
+        return {s: (self._every if s else self._any)([k[s] for k in results])
+                for s in self.signs[id(node)]}
 
-    def visit_or(self, node: b.BOr, results: list[_Pairs]) -> _Pairs:
-        return _Pairs(self._any([k.true for k in results]),
-                      self._every([k.false for k in results]))
+    def visit_or(self, node: b.BOr, results: list[dict]) -> dict:
+        return {s: (self._any if s else self._every)([k[s] for k in results])
+                for s in self.signs[id(node)]}
 
-    def visit_is_bool(self, node: b.BIsBool, results: list[_Pairs]) -> _Pairs:
+    def visit_is_bool(self, node: b.BIsBool, results: list[dict]) -> dict:
         # Never NULL: IS TRUE is TRUE where the argument may be TRUE, FALSE where it may be
         # other than TRUE; IS FALSE likewise with the argument's FALSE.
-        pair = results[0].true if node.value else results[0].false
-        return _Pairs(pair, pair[::-1])
+        pair = results[0][node.value]
+        return {s: pair if s else pair[::-1] for s in self.signs[id(node)]}
 
-    def visit_either(self, node: b.BEither, results: list[_Pairs]) -> _Pairs:
+    def visit_either(self, node: b.BEither, results: list[dict]) -> dict:
         p = self.p
+        return {s: (p.or_(*(k[s][0] for k in results)), p.or_(*(k[s][1] for k in results)))
+                for s in self.signs[id(node)]}
 
-        def union(pairs: list[tuple[int, int]]) -> tuple[int, int]:
-            return p.or_(*(k[0] for k in pairs)), p.or_(*(k[1] for k in pairs))
-
-        return _Pairs(union([k.true for k in results]), union([k.false for k in results]))
-
-    def visit_rewritten(self, node: b.BRewritten, results: list[_Pairs]) -> _Pairs:
+    def visit_rewritten(self, node: b.BRewritten, results: list[dict]) -> dict:
         return results[0]
 
-    def visit_widen(self, node: b.BWiden, results: list[_Pairs]) -> _Pairs:
+    def visit_widen(self, node: b.BWiden, results: list[dict]) -> dict:
         p = self.p
-        arg, guard = results[0], results[1].true[0]  # anything where the guard may be TRUE
-        return _Pairs((p.or_(arg.true[0], guard), p.or_(arg.true[1], guard)),
-                      (p.or_(arg.false[0], guard), p.or_(arg.false[1], guard)))
+        arg, guard = results[0], results[1][True][0]  # anything where the guard may be TRUE
+        return {s: (p.or_(arg[s][0], guard), p.or_(arg[s][1], guard))
+                for s in self.signs[id(node)]}
+
+
+def _signs(root: b.BPredicate) -> dict[int, tuple[bool, ...]]:
+    """The signs each node of ``root`` is asked under (True at the root), without recursion:
+    NOT flips its sign, IS TRUE / IS FALSE asks its argument under its own value, a widening
+    asks its guard under True; every other combinator asks its children under its own. A
+    kind that asked otherwise would find a child's pair missing (a ``KeyError``), never a
+    wrong one."""
+    found: dict[int, set] = {}
+    stack = [(root, True)]
+    while stack:
+        x, sign = stack.pop()
+        signs = found.setdefault(id(x), set())
+        if sign in signs:
+            continue
+        signs.add(sign)
+        kids = x.children()
+        if isinstance(x, b.BNot):
+            stack.append((x.arg, not sign))
+        elif isinstance(x, b.BIsBool):
+            stack.append((x.arg, x.value))
+        elif isinstance(x, b.BWiden):
+            stack.extend([(x.arg, sign), (x.guard, True)])
+        else:
+            stack.extend((k, sign) for k in kids)
+    return {k: tuple(sorted(v, reverse=True)) for k, v in found.items()}
 
 
 def rewrite(bound: object, prune_only: bool = False) -> Program:
