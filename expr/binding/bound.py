@@ -52,6 +52,8 @@ class BPredicate(BoundNode):
 
     __slots__ = ()
     kind: ClassVar[str] = ""
+    method: ClassVar[str] = ""  # ``visit_<kind>``, spelled once per class for ``visit``
+    combines: ClassVar[bool] = False  # a combinator: its method gets its children's results
 
     def __init_subclass__(cls, kind: str = "", **rest) -> None:
         super().__init_subclass__(**rest)
@@ -59,7 +61,8 @@ class BPredicate(BoundNode):
             base = LeafVisitor if issubclass(cls, BLeaf) else BoundVisitor
             if not getattr(getattr(base, f"visit_{kind}", None), "__isabstractmethod__", False):
                 raise TypeError(f"{base.__name__} has no visit_{kind} for {cls.__name__}")
-            cls.kind = kind
+            cls.kind, cls.method = kind, f"visit_{kind}"
+            cls.combines = issubclass(cls, BCombinator)
             KINDS[kind] = cls
 
 
@@ -537,7 +540,6 @@ def visit(root: BPredicate, visitor: LeafVisitor[T]) -> T:
             stack.append((x, True))
             stack.extend((k, False) for k in kids)  # the last child first, as ever
             continue
-        method = getattr(visitor, f"visit_{x.kind}")
-        done[id(x)] = method(x, [done[id(k)] for k in kids]) if isinstance(
-            x, BCombinator) else method(x)
+        method = getattr(visitor, x.method)
+        done[id(x)] = method(x, [done[id(k)] for k in kids]) if x.combines else method(x)
     return done[id(root)]

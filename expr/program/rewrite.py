@@ -397,7 +397,7 @@ class Rewriter:
         """The bits of a leaf by its rule (``leaves.py``), once per leaf object."""
         bits = self.leaf_bits.get(id(x))
         if bits is None:
-            bits = self.leaf_bits[id(x)] = b.visit(x, self._rules)
+            bits = self.leaf_bits[id(x)] = getattr(self._rules, x.method)(x)  # its rule
         return bits
 
     def decisive(self, node: b.BPredicate) -> tuple[int, int]:
@@ -548,14 +548,14 @@ def _signs(root: b.BPredicate) -> dict[int, tuple[bool, ...]]:
     asks its guard under True; every other combinator asks its children under its own. A
     kind that asked otherwise would find a child's pair missing (a ``KeyError``), never a
     wrong one."""
-    found: dict[int, set] = {}
+    found: dict[int, tuple[bool, ...]] = {}
     stack = [(root, True)]
     while stack:
         x, sign = stack.pop()
-        signs = found.setdefault(id(x), set())
+        signs = found.get(id(x), ())
         if sign in signs:
             continue
-        signs.add(sign)
+        found[id(x)] = (*signs, sign)
         kids = x.children()
         if isinstance(x, b.BNot):
             stack.append((x.arg, not sign))
@@ -565,7 +565,7 @@ def _signs(root: b.BPredicate) -> dict[int, tuple[bool, ...]]:
             stack.extend([(x.arg, sign), (x.guard, True)])
         else:
             stack.extend((k, sign) for k in kids)
-    return {k: tuple(sorted(v, reverse=True)) for k, v in found.items()}
+    return found
 
 
 def rewrite(bound: object, prune_only: bool = False) -> Program:
