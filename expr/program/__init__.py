@@ -8,8 +8,8 @@
 - ``leaves``: one rule per leaf kind, each with its derivation;
 - ``explain``: the program as text for people.
 
->>> from prunekit.expr.program import Program, ProgramBuilder
->>> Program is __import__("prunekit.expr.program.ir", fromlist=["Program"]).Program
+>>> from prunekit.expr.program import Program, ir
+>>> Program is ir.Program
 True
 """
 

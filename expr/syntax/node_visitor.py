@@ -1,6 +1,7 @@
 """The visitor over the predicate tree of ``nodes.py``: one method per node kind, run bottom-up
-by ``visit``. Apart from ``nodes.py`` so that rendering (``render.py``), which ``Node.sql()``
-calls, is a visitor too without an import loop.
+by ``visit`` over ``fold`` (the walk every bottom-up pass over a tree uses). Apart from
+``nodes.py`` so that rendering (``render.py``), which ``Node.sql()`` calls, is a visitor too
+without an import loop.
 
 Each node class names its kind (``class Compare(Node, kind="compare")``); ``nodes.py`` checks
 at import that every kind has its method here, and a visitor that misses one cannot be made
@@ -21,6 +22,7 @@ at import that every kind has its method here, and a visitor that misses one can
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -70,20 +72,30 @@ def has_method(kind: str) -> bool:
     return getattr(getattr(NodeVisitor, f"visit_{kind}", None), "__isabstractmethod__", False)
 
 
-def visit(root: Any, visitor: NodeVisitor[T]) -> T:
-    """``visitor``'s result for ``root``, each node's method after its children's; an explicit
-    stack, not recursion (sqlglot parses a 5,000-term OR into a chain 5,000 deep)."""
+def fold(root: Any, fn: Callable[[Any, tuple], Any]) -> Any:
+    """Compute ``fn(node, values_of_children)`` bottom-up over the tree, without recursion.
+
+    >>> from prunekit.expr.syntax.nodes import col
+    >>> fold(col("a") > 1, lambda n, kids: 1 + sum(kids))
+    3
+    """
     results: list[Any] = []
     stack: list[tuple[Any, bool]] = [(root, False)]
     while stack:
         node, expanded = stack.pop()
         kids = node.children()
-        if kids and not expanded:
+        if not kids:
+            results.append(fn(node, ()))
+        elif not expanded:
             stack.append((node, True))
             stack.extend((k, False) for k in reversed(kids))
-            continue
-        values = tuple(results[len(results) - len(kids):]) if kids else ()
-        if kids:
-            del results[len(results) - len(kids):]
-        results.append(getattr(visitor, f"visit_{node.kind}")(node, values))
+        else:
+            values = tuple(results[len(results) - len(kids) :])
+            del results[len(results) - len(kids) :]
+            results.append(fn(node, values))
     return results[0]
+
+
+def visit(root: Any, visitor: NodeVisitor[T]) -> T:
+    """``visitor``'s result for ``root``: each node's method after its children's (``fold``)."""
+    return fold(root, lambda node, values: getattr(visitor, node.method)(node, values))

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
-from prunekit.expr.syntax.node_visitor import has_method
+from prunekit.expr.syntax.node_visitor import fold, has_method
 from prunekit.expr.syntax.render import to_sql
 
 
@@ -58,13 +58,14 @@ class Node:
     __slots__ = ()
     child_fields: ClassVar[tuple[str, ...]] = ()
     kind: ClassVar[str] = ""
+    method: ClassVar[str] = ""  # ``visit_<kind>``, spelled once per class for ``visit``
 
     def __init_subclass__(cls, kind: str = "", **rest) -> None:
         super().__init_subclass__(**rest)
         if kind:
             if not has_method(kind):
                 raise TypeError(f"NodeVisitor has no visit_{kind} for {cls.__name__}")
-            cls.kind = kind
+            cls.kind, cls.method = kind, f"visit_{kind}"
             KINDS[kind] = cls
 
     # ---- generic structure -------------------------------------------------------------
@@ -257,29 +258,6 @@ def _key(node: Node) -> tuple:
         )
         out.append((n.kind, attrs, len(n.children())))
     return tuple(out)
-
-
-def fold(root: Node, fn: Callable[[Node, tuple], Any]) -> Any:
-    """Compute ``fn(node, values_of_children)`` bottom-up over the tree, without recursion.
-
-    >>> fold(col("a") > 1, lambda n, kids: 1 + sum(kids))
-    3
-    """
-    results: list[Any] = []
-    stack: list[tuple[Node, bool]] = [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        kids = node.children()
-        if not kids:
-            results.append(fn(node, ()))
-        elif not expanded:
-            stack.append((node, True))
-            stack.extend((k, False) for k in reversed(kids))
-        else:
-            values = tuple(results[len(results) - len(kids) :])
-            del results[len(results) - len(kids) :]
-            results.append(fn(node, values))
-    return results[0]
 
 
 def transform(root: Node, fn: Callable[[Node], Node]) -> Node:
