@@ -118,13 +118,15 @@ class BoundVisitor(LeafVisitor[T]):
     a combinator's gets the node and its children's results, in ``children()`` order.
 
     A visitor to which every leaf is alike derives from ``EveryLeafAlike`` instead of
-    writing one method per leaf kind.
+    writing one method per leaf kind; it still writes one per combinator.
 
     >>> import pyarrow as pa
     >>> x = BColumn("x", pa.int64(), pa.int64(), "int")
     >>> class Depth(EveryLeafAlike):
     ...     def visit_leaf(self, leaf): return 1
-    ...     def visit_combinator(self, node, results): return 1 + max(results)
+    ...     def deeper(self, node, results): return 1 + max(results)
+    ...     visit_not = visit_and = visit_or = visit_is_bool = visit_widen = deeper
+    ...     visit_either = visit_rewritten = deeper
     >>> visit(BAnd((BCompare(x, "gt", 5), BNot(BIsNull(x)))), Depth())
     3
     """
@@ -491,15 +493,12 @@ class BRewritten(BCombinator, kind="rewritten"):
 
 
 class EveryLeafAlike(BoundVisitor[T]):
-    """A visitor to which every leaf kind is alike (``visit_leaf``), and every combinator too
-    unless it has its own method (``visit_combinator``): a new leaf kind needs nothing here.
-    A walker whose answer depends on the leaf's kind derives from ``BoundVisitor``."""
+    """A visitor to which every leaf kind is alike (``visit_leaf``): a new leaf kind needs
+    nothing here, a new combinator kind still needs its method in every visitor. A walker
+    whose answer depends on the leaf's kind derives from ``BoundVisitor``."""
 
     @abstractmethod
     def visit_leaf(self, leaf: BLeaf) -> T: ...
-
-    def visit_combinator(self, node: BCombinator, results: list[T]) -> T:
-        raise NotImplementedError(f"{type(self).__name__} has no rule for {node.kind}")
 
 
 def _to_leaf(kind: str):
@@ -510,17 +509,9 @@ def _to_leaf(kind: str):
     return method
 
 
-def _to_combinator(kind: str):
-    def method(self, node, results):
-        return self.visit_combinator(node, results)
-
-    method.__name__ = f"visit_{kind}"
-    return method
-
-
 for _kind, _cls in KINDS.items():
-    setattr(EveryLeafAlike, f"visit_{_kind}", _to_leaf(_kind) if issubclass(_cls, BLeaf)
-            else _to_combinator(_kind))
+    if issubclass(_cls, BLeaf):
+        setattr(EveryLeafAlike, f"visit_{_kind}", _to_leaf(_kind))
 update_abstractmethods(EveryLeafAlike)
 del _kind, _cls
 

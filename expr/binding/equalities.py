@@ -70,8 +70,10 @@ class _WithImplied(b.EveryLeafAlike[object]):
     def visit_leaf(self, leaf: b.BLeaf) -> object:
         return leaf
 
-    def visit_combinator(self, node: b.BCombinator, results: list) -> object:
+    def _itself(self, node: b.BCombinator, results: list) -> object:
         return node
+
+    visit_not = visit_is_bool = visit_widen = visit_either = visit_rewritten = _itself
 
     def visit_and(self, node: b.BAnd, results: list) -> object:
         args = tuple(results)
