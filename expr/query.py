@@ -40,7 +40,7 @@ Rules (each keeps a row the query could need; anything not understood pushes not
 from __future__ import annotations
 
 import decimal
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sqlglot
 from sqlglot import exp
@@ -54,7 +54,6 @@ from prunekit.expr.syntax.dialects import SPARK, check_dialect, warn_quoted_name
 from prunekit.expr.syntax.sql import parse
 
 _MARK = "\x00out"  # qualifier of a pushed conjunct's references to a query's output columns
-_KEY = "\x00join key"  # a join key pushed into a derived table as a conjunct (_Scope.carry)
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like, exp.Add, exp.Sub,
                 exp.Mul, exp.Div)
 _GENERATORS = tuple(getattr(exp, "SET_RETURNING_FUNCTIONS", ())) + (exp.Explode, exp.Unnest)
@@ -72,6 +71,16 @@ class JoinKey:
     scan: int
     key: str  # lower-case name in the other table
     text: str  # the conjunct, as Spark SQL
+
+
+class _CarriedKey(exp.Expression):
+    """A join key pushed into a derived table or CTE (``_Scope.carry``): a pseudo-conjunct on
+    the output column it keys (``this``), so that it moves in as filters do, through
+    projections, UNION branches and grouping keys, to the scans it reaches. ``key`` is the
+    ``JoinKey`` itself, as data; the column's name in the scan that receives it fills in
+    ``JoinKey.column``. It is never a filter and never rendered as SQL."""
+
+    arg_types = {"this": True, "key": True}
 
 
 @dataclass
@@ -231,10 +240,9 @@ def _result(w: _Walker, table: str, schema) -> Pushdown:
         kept: dict[str, n.Node] = {}
         keys = list(keys)
         for c in conjs or ():
-            if _is_key_conjunct(c):  # a join key carried in from a query above
+            if isinstance(c, _CarriedKey):  # a join key carried in from a query above
                 if isinstance(c.this, exp.Column) and isinstance(c.this.this, exp.Identifier):
-                    table_, scan, key, text_ = c.expressions[0].this.split("\x00")[2:]
-                    keys.append(JoinKey(c.this.name.lower(), table_, int(scan), key, text_))
+                    keys.append(replace(c.args["key"], column=c.this.name.lower()))
                 continue
             text = _fold(_strip(c)).sql(dialect="spark")
             if why_not_portable(_strip(c), w.dialect, types) is not None:
@@ -285,11 +293,16 @@ class _Walker:
         self.scan_joins.append([])
         self.notes.append(f"a scan of {self.table} is read unfiltered: {why}")
 
+    def note_dropped(self, pushed: list, why: str) -> None:
+        """Note filters from above that stop here; carried join keys are not filters."""
+        if any(not isinstance(c, _CarriedKey) for c in pushed):
+            self.notes.append(why)
+
     # ---- queries -----------------------------------------------------------------------
     def query(self, q: exp.Expression, env: dict, pushed: list) -> None:
         if isinstance(q, exp.Subquery):
             if pushed and any(q.args.get(k) for k in ("limit", "offset", "fetch")):
-                self.notes.append("not pushed below a LIMIT/OFFSET")
+                self.note_dropped(pushed, "not pushed below a LIMIT/OFFSET")
                 pushed = []
             return self.query(q.this, env, pushed)
         w = q.args.get("with_")
@@ -321,7 +334,7 @@ class _Walker:
 
     def setop(self, q: exp.SetOperation, env: dict, pushed: list) -> None:
         if pushed and any(q.args.get(k) for k in ("limit", "offset", "fetch")):
-            self.notes.append("not pushed below a LIMIT/OFFSET")
+            self.note_dropped(pushed, "not pushed below a LIMIT/OFFSET")
             pushed = []
         names = _names(q)
         for branch in (q.this, q.expression):
@@ -329,8 +342,7 @@ class _Walker:
             if isinstance(q, exp.Except) and branch is q.expression:
                 self.query(branch, env, [])
             elif names is None or mine is None or len(mine) != len(names):
-                if pushed:
-                    self.notes.append(f"not pushed into a {q.key} branch with SELECT *")
+                self.note_dropped(pushed, f"not pushed into a {q.key} branch with SELECT *")
                 self.query(branch, env, [])
             else:
                 pos = {}
@@ -490,7 +502,7 @@ class _Walker:
             return []
         why = _blocks(q)
         if why:
-            self.notes.append(f"not pushed below {why}")
+            self.note_dropped(pushed, f"not pushed below {why}")
             return []
         outs: dict = {}
         stars = [p for p in q.selects if _is_star(p)]
@@ -521,7 +533,7 @@ class _Walker:
             new = c.copy().transform(sub)
             if ok:
                 out.append(new)
-            elif not _is_key_conjunct(c):
+            elif not isinstance(c, _CarriedKey):
                 self.notes.append(f"not pushed onto an aggregate or unknown output: "
                                   f"{_strip(c).sql()}")
         return out
@@ -686,20 +698,12 @@ class _Scope:
         projections, UNION branches and grouping keys) to the scans it reaches."""
         src = self.sources[i]
         if src.kind == "target":
-            self.joins[i].append(JoinKey(col.name.lower(), key.table, key.scan, key.key,
-                                         key.text))
+            self.joins[i].append(replace(key, column=col.name.lower()))
         elif src.kind == "query":
-            # One string literal carries the key: a function here would read as a generator.
-            tag = exp.Literal.string("\x00".join((_KEY, key.table, str(key.scan), key.key,
-                                                  key.text)))
-            filters[i].append(exp.In(this=col.copy(), expressions=[tag]))
+            filters[i].append(_CarriedKey(this=col.copy(), key=key))
 
 
 # ---- helpers ---------------------------------------------------------------------------
-def _is_key_conjunct(c: exp.Expression) -> bool:
-    return isinstance(c, exp.In) and len(c.expressions) == 1 and isinstance(
-        c.expressions[0], exp.Literal) and c.expressions[0].this.startswith(_KEY + "\x00")
-
 
 def _conjuncts(e: exp.Expression | None) -> list:
     out, stack = [], [e] if e is not None else []
@@ -823,7 +827,7 @@ def _nullish(e: exp.Expression) -> bool:
     """NULL whenever the columns it names are NULL (they all belong to one source)."""
     if isinstance(e, exp.Column):
         return True
-    if isinstance(e, (exp.Paren, exp.Neg, exp.Cast, exp.Not, exp.Between, exp.In)):
+    if isinstance(e, (exp.Paren, exp.Neg, exp.Cast, exp.Not, exp.Between, exp.In, _CarriedKey)):
         return _nullish(e.this)  # x BETWEEN a AND b, x IN (...): NULL when x is
     if isinstance(e, exp.Escape):
         return _nullish(e.this)

@@ -310,3 +310,27 @@ def test_tables_read_are_the_base_tables_in_order_of_the_text():
     assert tables_read("SELECT * FROM `my table`") == ["my table"]
     with pytest.raises(pk.SqlSyntaxError):
         tables_read("SELECT * FROM (")
+
+
+def test_join_keys_travel_into_derived_tables_as_keys_not_filters():
+    """A join on a CTE's output reaches the scans inside it, renamed by each branch of a UNION
+    and through GROUP BY keys, as a JoinKey naming the scan's own column; it is never pushed as a
+    filter nor noted as one that was not pushed."""
+    from prunekit.expr.query import pushdowns
+
+    q = ("WITH s AS (SELECT ss_item AS it, ss_qty FROM sales UNION ALL "
+         "SELECT cs_item, cs_qty FROM csales) "
+         "SELECT it, sum(ss_qty) FROM (SELECT it, ss_qty FROM s) AS d "
+         "JOIN item ON d.it = i_key WHERE i_color = 'red' GROUP BY it")
+    found = pushdowns(q, {"sales": ["ss_item", "ss_qty"], "csales": ["cs_item", "cs_qty"],
+                          "item": ["i_key", "i_color"]})
+    item_scan = found["item"].scan_ids[0]
+    for table, column in (("sales", "ss_item"), ("csales", "cs_item")):
+        (keys,) = found[table].joins
+        assert [(k.column, k.table, k.scan, k.key) for k in keys] == [
+            (column, "item", item_scan, "i_key")]
+        assert found[table].scans == [None] and found[table].notes == []
+    # A key onto an aggregate output does not reach the scan, and is not noted as a filter.
+    q2 = ("SELECT * FROM (SELECT max(ss_item) AS m FROM sales) AS d JOIN item ON d.m = i_key")
+    found = pushdowns(q2, {"sales": ["ss_item", "ss_qty"], "item": ["i_key", "i_color"]})
+    assert found["sales"].joins == [()] and found["sales"].notes == []
