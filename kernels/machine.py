@@ -1,8 +1,8 @@
 """The compiled interpreter in a process: loaded once, in the background, and never waited for.
 
-``vm.py`` is compiled once per prunekit and Numba version (13 s on the 2-core VM) and then
-loaded from the disk cache (about 0.1 s once Numba is set up). A process loads it on a
-background thread once it has loaded Numba for a kernel anyway, under ``backend="auto"``
+``vm.py`` is compiled once per prunekit and Numba version (13 s on the 2-core VM, by the
+background compiler) and then loaded from the disk cache (about 0.1 s once Numba is set up). A
+process loads it once it has loaded Numba for a kernel anyway, under ``backend="auto"``
 (``run.py`` calls ``start``; a process that asks for the kernels, as Spark executors do, never
 uses it), so it never adds Numba's set-up to a first answer; until it is ready the NumPy
 interpreter answers instead.
@@ -22,7 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .codegen import load_kernel, on_disk, stamp
+from . import compiler
+from .codegen import first_call, load_kernel, on_disk, stamp
 
 # Arguments of the right types and no work: a call with them compiles (or loads) the kernel.
 EMPTY = [np.zeros((0, 7), np.int64), np.zeros((0, 9), np.int64), np.zeros(0, np.float64),
@@ -51,24 +52,26 @@ def wait():
     """The compiled interpreter, loading or compiling it now if needed."""
     with _lock:
         if not _kernel:
-            kernel = load_kernel(_source())
-            kernel(0, 0, np.empty(0, np.int8), *EMPTY)
+            source = _source()
+            kernel = load_kernel(source)
+            first_call(source, kernel, EMPTY)
             _kernel.append(kernel)
     return _kernel[0]
 
 
 def start() -> None:
-    """Load the compiled interpreter on a background thread, once per process.
-
-    The thread is a daemon unless the interpreter is in the disk cache: a short-lived process
-    (the command line) must not wait 13 s at exit for a first compilation it will not use; a
-    long-lived one compiles it once, and later processes load it."""
+    """Load the compiled interpreter, once per process, without blocking: from the disk cache
+    on a thread of its own (0.1 s); on a machine that never compiled it, through the
+    background compiler (``compiler.py``: 13 s in a child process, abandoned if the process
+    exits first, so a short-lived process neither waits for it nor leaves it half-done)."""
     with _lock:
         if _kernel or _started:
             return
         _started.append(True)
-    daemon = not on_disk(_source())
-    threading.Thread(target=_load, daemon=daemon, name="prunekit-compile-vm").start()
+    if on_disk(_source()):
+        threading.Thread(target=_load, daemon=False, name="prunekit-load-vm").start()
+    elif not compiler.submit("compiled interpreter", ("interpreter",), _load):
+        _started.clear()  # not queued (a full queue): asked again after the next kernel
 
 
 def _load() -> None:

@@ -339,9 +339,10 @@ compiled_read: list = [None]
 
 def use_compiled_read(wait: bool = False) -> None:
     """Read batches a recipe covers in compiled code (``exported``) once its reader is
-    loaded: now with ``wait``, else on a background thread (a machine's first load compiles
-    it, seconds; later processes load it from Numba's disk cache). Called once Numba is
-    loaded for a kernel; until the reader is ready, batches are read through pyarrow."""
+    loaded: now with ``wait``, else without blocking: from Numba's disk cache on a thread of
+    its own (milliseconds), or, on a machine that never compiled it, through the background
+    compiler (``compiler.py``, seconds in a child process). Called once Numba is loaded for a
+    kernel; until the reader is ready, batches are read through pyarrow."""
     if compiled_read[0] is not None:
         return
     if wait:
@@ -351,8 +352,14 @@ def use_compiled_read(wait: bool = False) -> None:
         if _compiled_started:
             return
         _compiled_started.append(True)
-    threading.Thread(target=_load_compiled_read, daemon=True,
-                     name="prunekit-compile-reader").start()
+    from . import compiler
+    from .exported import on_disk
+
+    if on_disk():
+        threading.Thread(target=_load_compiled_read, daemon=False,
+                         name="prunekit-load-reader").start()
+    elif not compiler.submit("compiled reader", ("reader",), _load_compiled_read):
+        _compiled_started.clear()  # not queued (a full queue): asked again later
 
 
 _compiled_lock = threading.Lock()

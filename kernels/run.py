@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
@@ -25,8 +26,8 @@ import pyarrow as pa
 from prunekit.errors import UnsupportedError
 from prunekit.expr.program.ir import Program
 
-from . import codegen, machine
-from .codegen import CHUNK, UNROLL, emit, kernel_args, load_kernel, on_disk
+from . import codegen, compiler, machine
+from .codegen import CHUNK, UNROLL, emit, first_call, kernel_args, load_kernel, on_disk
 from .identity import PerObject
 from .inputs import prepare
 from .interpret import interpret
@@ -108,20 +109,23 @@ def _source(key: tuple, program: Program, shape: tuple) -> str:
 
 
 # ---- first use of a shape ----------------------------------------------------------------
-# Compiling a fused kernel takes 0.2-2 s. A shape seen for the first time (in this process and
-# on disk) is answered by an interpreter while a background thread compiles its kernel; later
-# calls use the kernel once it is ready. The interpreter is the compiled one (``vm.py``) once
-# the process has it loaded (``machine.py``: after its first kernel), else NumPy's. Twelve
-# random shapes of 110-315 steps, 1M containers, one thread: 12-46 ms compiled, 18-106 ms NumPy.
-# Kernels already in Numba's disk cache load in milliseconds once Numba is set up in the
-# process (see NUMBA_SETUP_S).
+# A shape not yet compiled (in this process or on disk) is answered by an interpreter: the
+# compiled one (``vm.py``) once the process has it loaded (``machine.py``), else NumPy's. Its
+# fused kernel is compiled in the background only once interpreting it has cost what compiling
+# it would (``compiler.py``), and later calls use the kernel once it is ready. Compiling a fused
+# kernel takes 1-3 s. Kernels already in Numba's disk cache load in milliseconds once Numba is
+# set up in the process (see NUMBA_SETUP_S).
 # Numba's compile time grows faster than linearly with a kernel's size (a 1,000-term OR took
 # ~40 s); programs beyond this many steps are always interpreted (Q7 of the benchmarks, a
 # 20-leaf tree, has about 420).
 MAX_COMPILED_STEPS = 4_000
 _ready: dict[tuple, object] = {}
-_building: dict[tuple, threading.Event] = {}
-_building_lock = threading.Lock()
+_payback = compiler.Payback()
+
+
+def compiled_shapes() -> int:
+    """How many shapes' fused kernels this process has ready."""
+    return len(_ready)
 
 
 def ready_kernel(program: Program, prepared, args: list, wait: bool, total: int = 0,
@@ -129,16 +133,15 @@ def ready_kernel(program: Program, prepared, args: list, wait: bool, total: int 
     """The kernel for ``prepared``'s shape if it can run now, else None: then the caller
     interprets this batch and calls ``start_build``. ``wait``: compile it now if needed.
 
-    A call while the kernel compiles interprets too: the compiler competes for the GIL, which
-    slows interpreting (0.5-0.9 s instead of 0.1 s at 1M containers), but waiting for it took
-    1-4 s on the 2-core VM. ``shape``: ``shape_of(prepared)``, and ``key`` its kernel's key,
-    if the caller has them."""
+    A call while the kernel compiles interprets: waiting for the compiler took 1-4 s on the
+    2-core VM. ``shape``: ``shape_of(prepared)``, and ``key`` its kernel's key, if the caller
+    has them."""
     shape = shape_of(prepared) if shape is None else shape
     key = _key(program, shape) if key is None else key
     kernel = _ready.get(key)
     if kernel is not None:
         return kernel
-    if key in _building and not wait:
+    if not wait and compiler.pending(key):
         return None  # interpreting now beats waiting for the compiler (seconds)
     if len(program.steps) > MAX_COMPILED_STEPS:
         if wait:
@@ -150,7 +153,7 @@ def ready_kernel(program: Program, prepared, args: list, wait: bool, total: int 
     if wait or (on_disk(source) and (
             _ready or _interpreting_costs_more(program, max(total, prepared.n)))):
         kernel = load_kernel(source)
-        kernel(0, 0, np.empty(0, np.int8), *args)  # compile (or load) for these types now
+        first_call(source, kernel, args)  # compile (or load) for these types now
         # Numba is loaded now: batches are read in compiled code too. A caller that waits
         # for the kernel waits for the reader (milliseconds once in the disk cache), so that
         # its next calls do not share the interpreter with a thread loading it.
@@ -175,41 +178,30 @@ def _interpreting_costs_more(program: Program, containers: int) -> bool:
     return len(program.steps) * containers * INTERPRET_NS * 1e-9 > NUMBA_SETUP_S
 
 
-def start_build(program: Program, prepared, args: list) -> None:
-    """Compile the kernel for ``prepared``'s shape on a background thread (once), unless
+def start_build(program: Program, prepared, args: list, key: tuple, seconds: float) -> None:
+    """Count ``seconds`` spent interpreting ``key``'s shape; once that has cost what compiling
+    it would (``compiler.Payback``), compile its kernel in the background (once), unless
     ``PRUNEKIT_BACKGROUND_COMPILE=0``: then ``"auto"`` interprets shapes not yet compiled
     (kernels already in the disk cache still load), and which path answers no longer depends
-    on a compiler thread's timing. The test suite runs so; its tests of the kernels ask for
-    them (``backend="numba"``)."""
-    if len(program.steps) > MAX_COMPILED_STEPS:
+    on a compiler's timing. The test suite runs so; its tests of the kernels ask for them
+    (``backend="numba"``)."""
+    if len(program.steps) > MAX_COMPILED_STEPS or key in _ready:
         return
     if os.environ.get("PRUNEKIT_BACKGROUND_COMPILE", "1") == "0":
         return
+    if not _payback.spent(key, seconds):
+        return
     shape = shape_of(prepared)
-    key = _key(program, shape)
-    with _building_lock:
-        if key in _ready or key in _building:
-            return
-        _building[key] = threading.Event()
     source = _source(key, program, shape)
-    # Not a daemon: a short-lived process (the command line) waits for the compilation at exit,
-    # so that the next process finds the kernel in the disk cache.
-    threading.Thread(target=_build, args=(key, source, args), daemon=False,
-                     name="prunekit-compile").start()
 
-
-def _build(key: tuple, source: str, args: list) -> None:
-    try:
+    def loaded() -> None:  # on the compiler's thread, once the kernel is on disk
         kernel = load_kernel(source)
-        kernel(0, 0, np.empty(0, np.int8), *args)
-        use_compiled_read(wait=True)  # on this thread, already in the background
+        first_call(source, kernel, args)
+        use_compiled_read()
         _ready[key] = kernel
         machine.start()
-    except Exception:  # noqa: BLE001 - the interpreter keeps answering; a later wait=True
-        pass  # call compiles in the foreground and reports the error
-    finally:
-        with _building_lock:
-            _building.pop(key).set()
+
+    compiler.submit(key, ("kernel", source, compiler.type_twins(args)), loaded)
 
 
 # ---- threads ---------------------------------------------------------------------------
@@ -332,7 +324,7 @@ def evaluate(program: Program, batches: list[pa.RecordBatch], nan_in_bounds: dic
     total = batches[0].num_rows if len(batches) == 1 else sum(b.num_rows for b in batches)
     out = np.empty(total, np.int8)
     decided: dict[tuple, object] = {}  # per batch shape: the kernel, or None to interpret
-    to_build: list = []
+    interpreted: dict[tuple, list] = {}  # per shape interpreted: prepared, args, seconds
     start = 0
     for index, batch in enumerate(batches):
         n = batch.num_rows
@@ -345,10 +337,11 @@ def evaluate(program: Program, batches: list[pa.RecordBatch], nan_in_bounds: dic
             if built is not None:
                 break
         if built:
-            to_build.append(built)
+            prepared, args, key, seconds = built
+            interpreted.setdefault(key, [prepared, args, 0.0])[2] += seconds
         start += n
-    for prepared, args in to_build:  # after answering: the compiler would slow this call
-        start_build(program, prepared, args)
+    for key, (prepared, args, seconds) in interpreted.items():  # after answering
+        start_build(program, prepared, args, key, seconds)
     return out
 
 
@@ -358,9 +351,9 @@ _UNDECIDED = object()
 def _run_batch(program: Program, read, backend: str, total: int, decided: dict,
                out: np.ndarray):
     """Fill ``out`` for one batch, prepared by ``read(for_kernel)``. None if it holds a string
-    too long to key in the kernel; else ``(prepared, args)`` when its kernel should be built,
-    or ()."""
-    kernel, built = None, ()
+    too long to key in the kernel; else ``(prepared, args, key, seconds)`` when it was
+    interpreted for want of its kernel (``start_build``), or ()."""
+    kernel, wanted = None, None
     if backend in ("auto", "numba"):
         prepared = read(True)  # straight into a kernel's table, where a recipe reads it
         args = kernel_args(program, prepared)
@@ -375,16 +368,24 @@ def _run_batch(program: Program, read, backend: str, total: int, decided: dict,
                 kernel = decided[key] = ready_kernel(program, prepared, args,
                                                      wait=backend == "numba", total=total,
                                                      shape=shape, key=key)
-                if kernel is None and backend == "auto":
-                    built = (prepared, args)
+            if kernel is None and backend == "auto":
+                wanted = (prepared, args, key)
             if kernel is not None and kept is not None:
                 kept[flags] = kernel
     if kernel is not None:
         keyed = codegen.keyed_bounds(prepared) if args[0] is codegen.NO_KEYS else 0
-        ran = run_kernel(kernel, prepared.n, out, args, keyed=keyed)
-        return built if ran else None
+        return () if run_kernel(kernel, prepared.n, out, args, keyed=keyed) else None
+    started = time.perf_counter()
     if backend not in ("auto", "numba") or prepared.slots is None:
         prepared = read(False)  # the slots an interpreter reads
+    if not _interpret(program, prepared, backend, out):
+        return None
+    return (*wanted, time.perf_counter() - started) if wanted else ()
+
+
+def _interpret(program: Program, prepared, backend: str, out: np.ndarray) -> bool:
+    """Fill ``out`` by the compiled interpreter if loaded (or asked for), else NumPy's; False
+    if a string is too long for the compiled one's keys."""
     vm = machine.wait() if backend == "vm" else machine.ready() if backend == "auto" else None
     if vm is not None:
         try:
@@ -394,12 +395,12 @@ def _run_batch(program: Program, read, backend: str, total: int, decided: dict,
                 raise UnsupportedError(f"the compiled interpreter cannot run this predicate: "
                                        f"{e}; use backend='auto' or 'numpy'") from None
         else:
-            return built if run_kernel(vm, prepared.n, out, call.args) else None
+            return run_kernel(vm, prepared.n, out, call.args)
     # A new shape is interpreted while its kernel compiles: its chunks go to the pool too
     # (median of 12 random new shapes at 1M containers, one run: 113 ms on one thread, 84 on two)
     pool = _get_pool() if prepared.n >= PARALLEL_MIN and _workers() > 1 else None
     try:
         out[:] = interpret(program, prepared, pool)
     except LongStrings:
-        return None
-    return built
+        return False
+    return True

@@ -148,10 +148,10 @@ def _writable_numba_cache() -> None:
     read-only, point it at prunekit's writable cache directory (before Numba is imported)."""
     if "numba" in sys.modules or os.environ.get("NUMBA_CACHE_DIR"):
         return
-    from prunekit.kernels import codegen
+    from prunekit.kernels import cache
 
-    if not os.access(os.path.dirname(codegen.__file__), os.W_OK):
-        where = codegen.cache_dir()
+    if not os.access(os.path.dirname(cache.__file__), os.W_OK):
+        where = cache.cache_dir()
         if where is not None:
             os.environ["NUMBA_CACHE_DIR"] = str(where.parent / "numba")
 

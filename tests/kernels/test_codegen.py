@@ -14,7 +14,7 @@ import pytest
 
 import prunekit as pk
 from prunekit.expr.program.ir import ALL_OPS
-from prunekit.kernels import codegen, compiled, ops, run
+from prunekit.kernels import cache, codegen, compiled, compiler, ops, run
 from tests.support.layouts import PREDICATES, SCHEMA, random_statistics
 
 
@@ -73,15 +73,15 @@ def test_cache_dir_falls_back_when_not_writable(monkeypatch, tmp_path):
     blocker.write_text("")  # a path under a regular file can never be created
     monkeypatch.setenv("PRUNEKIT_CACHE_DIR", str(blocker / "sub"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    assert codegen.cache_dir() == tmp_path / "xdg" / "prunekit" / "kernels"
+    assert cache.cache_dir() == tmp_path / "xdg" / "prunekit" / "kernels"
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker / "xdg"))
-    monkeypatch.setattr(codegen.tempfile, "gettempdir", lambda: str(blocker / "tmp"))
-    assert codegen.cache_dir() is None
+    monkeypatch.setattr(cache.tempfile, "gettempdir", lambda: str(blocker / "tmp"))
+    assert cache.cache_dir() is None
 
 
 @pytest.mark.slow
 def test_kernels_work_without_any_cache_directory(monkeypatch):
-    monkeypatch.setattr(codegen, "_CACHE_DIR", [None])
+    monkeypatch.setattr(cache, "_CACHE_DIR", [None])
     monkeypatch.setattr(codegen, "_loaded", {})
     monkeypatch.setattr(run, "_sources", {})
     pred = pk.PruningPredicate("x BETWEEN 3 AND 4", SCHEMA)
@@ -92,35 +92,44 @@ def test_kernels_work_without_any_cache_directory(monkeypatch):
 
 def test_first_use_interprets_while_the_kernel_compiles(monkeypatch, tmp_path):
     monkeypatch.setenv("PRUNEKIT_BACKGROUND_COMPILE", "1")  # the suite turns it off
-    monkeypatch.setattr(codegen, "_CACHE_DIR", [tmp_path])  # nothing on disk yet
+    monkeypatch.setenv("PRUNEKIT_CACHE_DIR", str(tmp_path))  # the compiler's child's too
+    (tmp_path / "kernels").mkdir()
+    monkeypatch.setattr(cache, "_CACHE_DIR", [tmp_path / "kernels"])  # nothing on disk yet
     monkeypatch.setattr(run, "_ready", {})
+    monkeypatch.setattr(run, "_payback", compiler.Payback())
     # Nor would the compiled interpreter be: a built kernel starts compiling it (20 s), for a
     # cache directory that is gone when the test ends.
     monkeypatch.setattr(run.machine, "start", lambda: None)
-    built = []
-    real_build = run._build
-    monkeypatch.setattr(run, "_build", lambda *a: (built.append(a[0]), real_build(*a)))
+    submitted = []
+    real_submit = compiler.submit
+    monkeypatch.setattr(compiler, "submit", lambda key, *a: (
+        submitted.append(key), real_submit(key, *a))[1])
     # A small shape: what is checked is when the kernel answers (one that also reads the
     # string column compiled for seconds longer).
     pred = pk.PruningPredicate("x > 3 AND f < 2.5", SCHEMA)
     stats = random_statistics(np.random.default_rng(5), 300)
-    first = pred.classify(stats)  # interpreted; the kernel compiles on a thread
-    assert len(built) == 1  # a compilation was started for this shape
-    for thread in threading.enumerate():  # let the compilation finish
-        if thread.name == "prunekit-compile":
-            thread.join(timeout=300)
-    assert built[0] in run._ready
-    second = pred.classify(stats)  # now the kernel
+    first = pred.classify(stats)  # interpreted; far from paying for a compilation
+    assert submitted == []
+    monkeypatch.setattr(compiler, "COMPILE_S", 0.0)  # as if it had been asked for often
+    second = pred.classify(stats)  # interpreted, and now its kernel compiles in the background
+    assert len(submitted) == 1
+    assert compiler.wait_idle(timeout=300)
+    assert submitted[0] in run._ready
+    assert list((tmp_path / "kernels").glob("k_*.py"))  # compiled into this cache
+    third = pred.classify(stats)  # now the kernel
     np.testing.assert_array_equal(first, pred.classify(stats, backend="numpy"))
     np.testing.assert_array_equal(second, first)
-    assert len(built) == 1  # compiled once
+    np.testing.assert_array_equal(third, first)
+    pred.classify(stats)
+    assert len(submitted) == 1  # compiled once
 
 
 def test_disk_cache_is_reused_by_a_fresh_process(tmp_path):
     script = ("import numpy as np, pyarrow as pa, prunekit as pk;"
               "s = pk.Statistics.from_numpy(row_count=np.array([1]), columns={'q': {"
               "'min': np.array([1]), 'max': np.array([2]), 'null_count': np.array([0])}});"
-              "print(pk.PruningPredicate('q >= 2 AND q < 9', {'q': pa.int64()}).classify(s))")
+              "print(pk.PruningPredicate('q >= 2 AND q < 9', {'q': pa.int64()})"
+              ".classify(s, backend='numba'))")
     env = {"PRUNEKIT_CACHE_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
     for _ in range(2):
         out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
