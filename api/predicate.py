@@ -269,11 +269,12 @@ class PruningPredicate:
         """One outcome per container as int8: NONE_MATCH=0, MAYBE_MATCH=1, ALL_MATCH=2.
 
         ``backend``: ``"auto"`` runs the compiled kernel for this predicate's shape when it is
-        ready (in memory or in the disk cache); the first time a shape is seen it answers with
-        an interpreter while the kernel compiles in the background (unless the environment
-        sets ``PRUNEKIT_BACKGROUND_COMPILE=0``): the compiled interpreter once the process has
-        it loaded, else NumPy's. ``"numba"`` always uses the kernel,
-        compiling it first if needed; ``"vm"`` always uses the compiled interpreter (one Numba
+        ready (in memory or in the disk cache); until then an interpreter answers: the
+        compiled interpreter once the process has it loaded, else NumPy's. Once interpreting a
+        shape has cost about what compiling it would (a second in all), its kernel compiles in
+        a background process (unless the environment sets ``PRUNEKIT_BACKGROUND_COMPILE=0``),
+        which never holds up the process's exit: a one-off call never compiles. ``"numba"``
+        always uses the kernel, compiling it first if needed; ``"vm"`` always uses the compiled interpreter (one Numba
         function for every shape); ``"numpy"`` always interprets with NumPy. All give
         identical outcomes.
         """
