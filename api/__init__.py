@@ -21,8 +21,7 @@ from prunekit.expr.syntax.nodes import Node as Expression
 from prunekit.expr.syntax.nodes import and_, col, isnan, lit, or_
 from prunekit.kernels.ops import ALL_MATCH, MAYBE_MATCH, NONE_MATCH
 
-from .joins import prune_query
-from .plot import plot
+from .plot import plot  # matplotlib is imported by the call, not here
 from .predicate import Explanation, PruningPredicate
 from .statistics import Statistics
 
@@ -32,3 +31,12 @@ __all__ = [
     "TableNotReadError", "TypeMismatchError", "UnknownColumnError", "UnknownTableError",
     "UnsupportedError", "and_", "col", "isnan", "lit", "or_", "plot", "prune_query",
 ]
+
+
+def __getattr__(name: str):
+    # Whole queries load on first use (they parse SQL: sqlglot): ``import prunekit`` stays light.
+    if name == "prune_query":
+        from .joins import prune_query
+
+        return prune_query
+    raise AttributeError(f"module 'prunekit' has no attribute {name!r}")

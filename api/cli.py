@@ -52,7 +52,7 @@ import pyarrow.parquet as pq
 
 from prunekit.errors import PrunekitError
 from prunekit.expr.syntax.dialects import column_names
-from prunekit.sources import delta, iceberg, parquet
+from prunekit.sources import parquet
 
 from .predicate import PruningPredicate
 from .statistics import Statistics
@@ -137,14 +137,19 @@ def _scan(args) -> int:
         raise _BadInput("give PATH, or --catalog URI and --table NAME (not both)")
     # Only the columns the predicate names: a wide table costs what those cost.
     named = column_names(args.where, args.dialect)
+    # Each format's reader is imported for its format only: a Parquet scan never loads them.
     if args.catalog is not None or path.endswith(".json"):
+        from prunekit.sources import iceberg
+
         path = path or args.table
         kind, stats = "iceberg", iceberg.statistics(_iceberg_table(args), columns=named)
         table = stats.table
         files = table.column("path").to_pylist()
         groups = [None] * len(files)
         sizes = table.column("size").to_pylist()
-    elif delta.is_delta_table(path):
+    elif os.path.isdir(os.path.join(path, "_delta_log")):  # delta.is_delta_table
+        from prunekit.sources import delta
+
         kind, stats = "delta", delta.statistics(path, columns=named)
         table = stats.table
         files = [_relative(p, path) for p in table.column("path").to_pylist()]

@@ -16,10 +16,8 @@ from prunekit.expr.program.explain import explain_tree, outline, printable
 from prunekit.expr.program.rewrite import Rewriter
 from prunekit.expr.resolve import leaves
 from prunekit.expr.syntax import nodes as n
-from prunekit.expr.syntax.dialects import SPARK, check_dialect, to_spark, warn_quoted_names
 from prunekit.expr.syntax.moments import fix_moments, instant, uses_moment, zone
 from prunekit.expr.syntax.nodes import Node
-from prunekit.expr.syntax.sql import parse
 from prunekit.kernels.ops import NONE_MATCH, OUTCOME_NAMES
 
 from .evaluation import outcomes
@@ -105,6 +103,15 @@ class PruningPredicate:
                  dialect: str = "spark"):
         schema = _as_schema(schema)
         if isinstance(predicate, str):
+            # SQL text loads sqlglot; a builder predicate never does.
+            from prunekit.expr.syntax.dialects import (
+                SPARK,
+                check_dialect,
+                to_spark,
+                warn_quoted_names,
+            )
+            from prunekit.expr.syntax.sql import parse
+
             dialect = check_dialect(dialect)
             if dialect in SPARK:
                 warn_quoted_names(predicate, set(schema.names))
@@ -274,9 +281,9 @@ class PruningPredicate:
         shape has cost about what compiling it would (a second in all), its kernel compiles in
         a background process (unless the environment sets ``PRUNEKIT_BACKGROUND_COMPILE=0``),
         which never holds up the process's exit: a one-off call never compiles. ``"numba"``
-        always uses the kernel, compiling it first if needed; ``"vm"`` always uses the compiled interpreter (one Numba
-        function for every shape); ``"numpy"`` always interprets with NumPy. All give
-        identical outcomes.
+        always uses the kernel, compiling it first if needed; ``"vm"`` always uses the
+        compiled interpreter (one Numba function for every shape); ``"numpy"`` always
+        interprets with NumPy. All give identical outcomes.
         """
         if not isinstance(statistics, Statistics):
             statistics = Statistics.from_arrow(statistics)
@@ -341,6 +348,8 @@ def _expand_aliases(tree: Node, aliases: Mapping[str, str | Node], schema: pa.Sc
         if key in table:
             raise AliasError(f"aliases {table[key][0]!r} and {name!r} differ only in case")
         if isinstance(value, str):
+            from prunekit.expr.syntax.sql import parse
+
             value = parse(value)
         elif not isinstance(value, Node):
             raise TypeError(f"alias {name!r} must be SQL text or an expression, got "

@@ -10,10 +10,6 @@ from __future__ import annotations
 import functools
 import re
 
-import sqlglot
-from sqlglot import exp
-from sqlglot.errors import ParseError, TokenError
-
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _RESERVED = {"and", "or", "not", "null", "true", "false", "is", "in", "like", "between", "case"}
 
@@ -38,6 +34,10 @@ def reads_as_column(name: str) -> bool:
     >>> reads_as_column("price"), reads_as_column("select"), reads_as_column("current_date")
     (True, False, False)
     """
+    import sqlglot  # here: a builder predicate never names a column for text, nor loads it
+    from sqlglot import exp
+    from sqlglot.errors import ParseError, TokenError
+
     def plain_column(node: object) -> bool:
         return isinstance(node, exp.Column) and not node.table and node.name == name and \
             not node.this.args.get("quoted")

@@ -27,7 +27,6 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from prunekit.expr.syntax.node_visitor import fold, has_method
-from prunekit.expr.syntax.render import to_sql
 
 
 class Op(enum.Enum):
@@ -110,11 +109,15 @@ class Node:
     def sql(self) -> str:
         """Spark SQL text for this tree (identifiers quoted when needed). Raises
         UnsupportedError for a cast to a type Spark SQL cannot name (``uint8``)."""
+        from prunekit.expr.syntax.render import to_sql  # sqlglot: not for every builder user
+
         return to_sql(self)
 
     def display(self) -> str:
         """SQL-like text for people: as ``sql()``, but a cast to a type Spark SQL cannot name
         shows the Arrow type (``CAST(x AS uint8)``) instead of failing."""
+        from prunekit.expr.syntax.render import to_sql
+
         return to_sql(self, strict=False)
 
     def __repr__(self) -> str:

@@ -189,3 +189,40 @@ def test_iceberg_asv_benchmark_runs_once(tmp_path, monkeypatch):
     for name in dir(bench):
         if name.startswith("time_"):
             getattr(bench, name)(location)
+
+
+@pytest.mark.slow
+def test_fresh_process_scan_benchmarks_run_once(tmp_path, monkeypatch):
+    """``bench_scan`` once (one file, warm: the other parameters run the same code), and both
+    sides on both datasets, a lake of 12 files here: DuckDB's query finds the row groups
+    prunekit keeps (a benchmark of two different questions would mean nothing)."""
+    import json
+    import subprocess
+    import sys
+
+    from benchmarks import bench_parquet, bench_scan
+
+    monkeypatch.setenv("PRUNEKIT_BENCH_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(bench_scan, "write_dataset",
+                        lambda root: bench_parquet.write_dataset(root, files=12))
+    monkeypatch.setattr(bench_scan.FreshScan, "rounds", 1)
+    monkeypatch.setattr(bench_scan.Import, "rounds", 1)
+    bench = bench_scan.FreshScan()
+    bench.setup("one file", "warm")
+    try:
+        assert bench.track_prunekit_over_duckdb("one file", "warm") > 0
+        assert bench.track_prunekit_s("one file", "warm") > 0
+    finally:
+        bench.teardown("one file", "warm")
+    for path in (bench_scan.one_file(), bench_scan.lake()):
+        ours = subprocess.run([sys.executable, "-m", "prunekit", "scan", path, "--where",
+                               bench_scan.WHERE, "--format", "json"], capture_output=True,
+                              text=True, check=True)
+        kept = sum(c["outcome"] != "NONE_MATCH" for c in json.loads(ours.stdout)["containers"])
+        glob = path if path.endswith(".parquet") else os.path.join(path, "**", "*.parquet")
+        theirs = subprocess.run([sys.executable, "-c", bench_scan.DUCKDB.format(glob=glob)],
+                                capture_output=True, text=True, check=True)
+        assert kept == int(theirs.stdout) > 0, path
+    imports = bench_scan.Import()
+    assert imports.track_import_prunekit_s() > 0 and imports.track_import_over_pyarrow() > 0
+    assert imports.track_heavy_modules_loaded() in (0, 1, 2, 3)
