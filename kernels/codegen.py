@@ -23,7 +23,6 @@ later process fails to reload the cached overload.
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import hashlib
 import importlib.util
@@ -36,6 +35,11 @@ from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
 from typing import NamedTuple
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: processes sharing a cache do not take turns
+    fcntl = None
 
 import numpy as np
 
@@ -751,7 +755,7 @@ def first_call(source: str, kernel, args: list) -> None:
     old entry or the new one; an entry that still cannot be loaded (a file damaged on disk)
     is removed and compiled again, never trusted."""
     directory = kernel_directory()
-    if directory is None:
+    if directory is None or fcntl is None:
         kernel(0, 0, np.empty(0, np.int8), *args)
         return
     with open(directory / f"k_{_key(source)}.lock", "a") as lock:

@@ -249,9 +249,11 @@ atexit.register(shutdown)
 
 
 def _forget_after_fork() -> None:
-    # A forked child (a Spark worker forked by its daemon) has neither the thread nor the pipes.
-    global _state
+    # A forked child (a Spark worker forked by its daemon) has neither the thread nor the pipes,
+    # and its locks may have been held by a thread it does not have.
+    global _state, _starting
     _state = threading.Condition()
+    _starting = threading.Lock()
     _queue.clear()
     _running.clear()
     _worker.clear()
