@@ -191,8 +191,7 @@ def start_build(program: Program, prepared, args: list, key: tuple, seconds: flo
         return
     if not _payback.spent(key, seconds):
         return
-    shape = shape_of(prepared)
-    source = _source(key, program, shape)
+    source = _source(key, program, key[1])  # a kernel's key ends with its shape (``_key``)
 
     def loaded() -> None:  # on the compiler's thread, once the kernel is on disk
         kernel = load_kernel(source)
