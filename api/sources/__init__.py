@@ -14,10 +14,10 @@ the package itself, its parts plain names inside it:
   delete files matched in ``deletes``, manifests skipped by their partition summaries in
   ``manifests``, bucketed files by ``buckets``.
 
-Shared by the formats: ``varints`` (the varints of Thrift and Avro, for Numba), ``strings``
-(the least string above a cut prefix, for Delta and Iceberg bounds), ``recent`` (what a
-process keeps of snapshots that never change) and ``cache`` (row-group statistics kept beside
-a Parquet lake).
+Shared by the formats: ``varints`` (the varints of Thrift and Avro), ``jit`` (a decoder
+compiled by Numba for many footers, plain Python for a few), ``strings`` (the least string
+above a cut prefix, for Delta and Iceberg bounds), ``recent`` (what a process keeps of
+snapshots that never change) and ``cache`` (row-group statistics kept beside a Parquet lake).
 
 ``prunekit.parquet``, ``prunekit.delta`` and ``prunekit.iceberg`` are their public names.
 """

@@ -1,16 +1,18 @@
-"""Numba primitives the binary formats share: unsigned LEB128 varints and their zigzag form
+"""Primitives the binary formats share: unsigned LEB128 varints and their zigzag form
 (Thrift's compact protocol, which Parquet footers are written in, and Avro's ints and longs,
 which Iceberg manifests are written in), and a growable table of decoded rows. Each returns
-the new position, -1 when a value runs past ``end``.
+the new position, -1 when a value runs past ``end``. They are ``prunekit.sources.jit``
+functions: Numba-compiled, or plain Python for a small input.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .jit import jit
 
 
-@njit(cache=True)
+@jit
 def varint(buf, pos, end):
     """(unsigned value, new pos); pos -1 when the varint runs past ``end`` or 10 bytes."""
     result = np.uint64(0)
@@ -27,13 +29,13 @@ def varint(buf, pos, end):
     return np.uint64(0), -1
 
 
-@njit(cache=True)
+@jit
 def zigzag(buf, pos, end):
     u, pos = varint(buf, pos, end)
     return np.int64(u >> np.uint64(1)) ^ -np.int64(u & np.uint64(1)), pos
 
 
-@njit(cache=True)
+@jit
 def grow(table, n):
     """``table`` with room for row ``n`` (doubling)."""
     if n < table.shape[0]:

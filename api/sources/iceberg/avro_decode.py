@@ -27,9 +27,13 @@ import os
 import numpy as np
 from numba import njit
 
-from ..varints import grow
-from ..varints import zigzag as _long  # Avro longs are zigzag varints too
+from .. import varints
 from .avro_file import Unsupported
+
+# The compiled forms of the shared varint readers (this decoder is always compiled). Avro
+# longs are zigzag varints too.
+grow = varints.grow.compiled
+_long = varints.zigzag.compiled
 
 __all__ = ["Program", "compile_schema", "decode"]
 

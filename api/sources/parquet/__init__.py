@@ -19,9 +19,11 @@ type. Anything the footer does not say exactly is an Arrow null (unknown), never
 - INT96, float16, time, duration, interval: unknown bounds. A field of a struct is a column
   named ``a.b`` (``prunekit.expr.paths.leaf_key``); leaves under lists and maps are left out.
 
-The footers' Thrift bytes are walked by one Numba pass over all files (``thrift_footer``),
+The footers' Thrift bytes are walked by one pass over all files (``thrift_footer``),
 and bounds decoded by vector operations (``footer_values``, ``footer_table``): no Python object
-per statistic. Numba is imported on the first call, not by ``import prunekit``.
+per statistic. The walk is compiled by Numba when the footers are many (half a megabyte or
+more) and runs as plain Python when they are few, which is sooner than loading Numba
+(``prunekit.sources.jit``); ``import prunekit`` imports no Numba.
 
 Footers are read by threads; a progress line goes to stderr when it is a terminal and there
 are many files.
@@ -124,7 +126,7 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
     if progress is None:
         progress = len(files) >= 100 and sys.stderr.isatty()
     footers = list(_footers(files, threads, progress))
-    from . import footer_table  # imports Numba: not at `import prunekit`
+    from . import footer_table  # not at `import prunekit`
 
     table = footer_table.statistics_table(files, footers, columns)
     if bloom_filters:

@@ -1,6 +1,6 @@
 """Footer bytes of many files to the canonical statistics table, one row per row group.
 
-One Numba walk over all footers concatenated (``thrift_footer``), Python per distinct schema
+One walk over all footers concatenated (``thrift_footer``), Python per distinct schema
 and per distinct writer (``footer_schema``), then per (group of files alike, column) vectorised
 decoding (``footer_values``): no Python object per row group or statistic. Files are alike
 when they share the schema bytes, the column orders and the writer rules; a dataset written by
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from prunekit.errors import StatisticsError
 from prunekit.expr.paths import leaf_selector, split_leaf_key
 
+from ..jit import pick
 from . import footer_schema as fs
 from . import footer_values as fv
 from . import thrift_footer as tf
@@ -44,7 +44,9 @@ def statistics_table(files: list[str], footers: list[bytes], columns=None) -> pa
     ends = np.cumsum(lengths)
     starts = ends - lengths
     buf = np.frombuffer(b"".join(footers) + bytes(_PAD), np.uint8)
-    ftab, elements, orders, rgs, chunks = tf.walk(buf, starts, ends, _ARROW_KEY)
+    # A few footers are walked in Python, many by Numba (see prunekit.sources.jit).
+    walk = pick(tf.walk, buf.size)
+    ftab, elements, orders, rgs, chunks = walk(buf, starts, ends, _ARROW_KEY)
     bad = np.flatnonzero(ftab[:, tf.F_ERROR])
     if bad.size:
         f = int(bad[0])
@@ -68,7 +70,8 @@ def statistics_table(files: list[str], footers: list[bytes], columns=None) -> pa
     types = unify(seen.values())
     n = len(rgs)
     columns = {
-        "file": pa.array(files, pa.string()).take(pa.array(rg_file)),
+        # By NumPy: Array.take would import pyarrow.compute (50 ms of a one-file scan).
+        "file": pa.array(np.array(files, object)[rg_file], pa.string()),
         "row_group": pa.array((np.arange(n) - ftab[rg_file, tf.F_FIRST_RG]).astype(np.int32)),
         "row_count": pa.array(rgs[:, tf.R_NUM_ROWS], pa.int64(),
                               mask=rgs[:, tf.R_NUM_ROWS_SET] == 0),
@@ -174,12 +177,14 @@ def _column(buf, ch, leaf: fs.Leaf, order: int, who: fs.Writer, t: pa.DataType) 
         # today) is dropped rather than taken for a value.
         inexact = (min_flag == 0) | (max_flag == 0)
         if inexact.any():
+            import pyarrow.compute as pc  # 50 ms to import: only for this rare case
+
             lo, hi = (pc.if_else(pa.array(inexact), pa.nulls(len(ch), t), a) for a in (lo, hi))
         return {"min": lo, "max": hi, **counts}
     known = np.asarray(lo.is_valid()) & np.asarray(hi.is_valid())
     # Writers may truncate long values into wider bounds: a bound is a value only when the
     # writer says so or the pair meets (then it is the only value).
-    same = tf.bytes_equal(buf, min_off, min_len, max_off, max_len)
+    same = _bytes_equal(buf, min_off, min_len, max_off, max_len)
     min_exact = (min_flag == 1) | ((min_flag != 0) & same)
     max_exact = (max_flag == 1) | ((max_flag != 0) & same)
     return {"min": lo, "max": hi, "null_count": nulls,
@@ -208,12 +213,17 @@ def _writer_trusts(who, order, phys, buf, min_off, min_len, max_off, max_len):
         return ~ok
     if who.old:
         if order != fs.SIGNED:  # unsigned orders only when min == max (order does not matter)
-            ok = tf.bytes_equal(buf, min_off, min_len, max_off, max_len)
+            ok = _bytes_equal(buf, min_off, min_len, max_off, max_len)
         if fs.PHYSICAL[phys] not in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"):
             return ok
     if who.unknown:
         return ok
     return ok & (not who.pre_251)
+
+
+def _bytes_equal(buf, min_off, min_len, max_off, max_len) -> np.ndarray:
+    compared = int(np.maximum(min_len, 0).sum())
+    return pick(tf.bytes_equal, compared)(buf, min_off, min_len, max_off, max_len)
 
 
 def _assemble(parts: list, t: pa.DataType, n: int) -> pa.StructArray:

@@ -7,14 +7,15 @@ type) triple; it says how, while the rules (which bounds are usable at all) stay
 value that cannot be read exactly (wrong length, out of the type's range, invalid UTF-8 for a
 string, NaN for a float, a decimal beyond its precision) becomes null: unknown, never a guess.
 
-Imports Numba (decimals, UTF-8 validation); loaded lazily with ``thrift_footer``.
+Decimals and UTF-8 validation are ``prunekit.sources.jit`` functions, like the walk.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-from numba import njit
+
+from ..jit import jit, pick
 
 _I64_MAX = np.iinfo(np.int64).max
 
@@ -140,12 +141,13 @@ def _decimal(big_endian: bool, t, buf, off, length, ok) -> pa.Array:
     words = t.byte_width // 8
     limit = 10 ** t.precision
     limbs = np.array([(limit >> (64 * w)) & (2**64 - 1) for w in range(words)], np.uint64)
-    out, good = _decimal_words(buf, off.astype(np.int64), length.astype(np.int64), ok,
-                               big_endian, words, limbs)
+    decode = pick(_decimal_words, len(off) * words * 8)
+    out, good = decode(buf, off.astype(np.int64), length.astype(np.int64), ok, big_endian, words,
+                       limbs)
     return pa.Array.from_buffers(t, len(good), [_validity(good), pa.py_buffer(out)])
 
 
-@njit(cache=True)
+@jit
 def _decimal_words(buf, off, length, ok, big_endian, words, limit):
     """Two's complement little-endian words of big-endian (BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY)
     or little-endian (INT32, INT64) unscaled decimals; good where the value is readable and
@@ -196,7 +198,7 @@ def _decimal_words(buf, off, length, ok, big_endian, words, limit):
     return out.reshape(-1), good
 
 
-@njit(cache=True)
+@jit
 def _utf8_rows(data, offsets):
     n = offsets.size - 1
     out = np.ones(n, np.bool_)
@@ -237,4 +239,4 @@ def _utf8_rows(data, offsets):
 
 
 def _utf8_valid(data: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    return _utf8_rows(data, offsets)
+    return pick(_utf8_rows, data.size)(data, offsets)

@@ -1,14 +1,14 @@
-"""Thrift compact protocol primitives for Numba: field and list headers, binaries, and
-skipping any value by its wire type (the rule that lets a reader pass fields it does not
-know). Each returns the new position, -1 when a value runs past ``end``; ``skip`` is iterative,
-so a hostile footer cannot overflow the call stack.
+"""Thrift compact protocol primitives: field and list headers, binaries, and skipping any
+value by its wire type (the rule that lets a reader pass fields it does not know). Each returns
+the new position, -1 when a value runs past ``end``; ``skip`` is iterative, so a hostile footer
+cannot overflow the call stack. They are ``prunekit.sources.jit`` functions.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..jit import jit
 from ..varints import varint, zigzag
 
 # Thrift compact wire types.
@@ -17,7 +17,7 @@ _FRAME_STRUCT, _FRAME_LIST, _FRAME_MAP = 0, 1, 2
 DEPTH = 64
 
 
-@njit(cache=True)
+@jit
 def field(buf, pos, end, last):
     """(field id, wire type, new pos) of a struct field header; type 0 is the stop byte."""
     if pos >= end:
@@ -34,7 +34,7 @@ def field(buf, pos, end, last):
     return last + delta, t, pos
 
 
-@njit(cache=True)
+@jit
 def list_header(buf, pos, end):
     """(size, element type, new pos)."""
     if pos >= end:
@@ -48,7 +48,7 @@ def list_header(buf, pos, end):
     return n, b & 0x0F, pos
 
 
-@njit(cache=True)
+@jit
 def binary(buf, pos, end):
     """(offset, length, new pos) of a binary value; pos -1 when it runs past ``end``."""
     u, pos = varint(buf, pos, end)
@@ -58,7 +58,7 @@ def binary(buf, pos, end):
     return pos, n, pos + n
 
 
-@njit(cache=True)
+@jit
 def skip(buf, pos, end, t, stack):
     """Position after one value of wire type ``t`` (a struct field's value: booleans have no
     payload); -1 when it runs past ``end``, -2 for an unknown type, -3 too deep, -4 negative

@@ -1,7 +1,9 @@
 """A Parquet footer walker: Thrift compact-protocol ``FileMetaData`` bytes to flat tables.
 
-All footers of a scan are concatenated into one byte buffer and walked by one Numba pass
-(``cache=True``), so 10,000 files cost no Python object per row group, column chunk or statistic.
+All footers of a scan are concatenated into one byte buffer and walked by one pass, so
+10,000 files cost no Python object per row group, column chunk or statistic. The functions are
+``prunekit.sources.jit`` functions: compiled by Numba (``cache=True``) for many footers, plain
+Python for a few.
 The walk reads only what prunekit uses and skips every other field, known or not, by its wire
 type (Thrift's rule for unknown fields). Its output is integer tables of byte offsets into the
 buffer; values are decoded later, vectorised, by ``prunekit.sources.parquet.footer_values``.
@@ -10,16 +12,13 @@ A footer the walk cannot read (a varint or length running past its end, an unkno
 nesting deeper than 64, a list header with a negative size) gets an error code and the byte
 offset where it stopped; the caller names the file. A known field with an unexpected wire type
 is skipped and stays unset, so its statistic is unknown.
-
-This module imports Numba; ``prunekit.sources.parquet`` imports it only inside
-``row_group_statistics``, so ``import prunekit`` stays Numba-free.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..jit import jit
 from ..varints import grow, zigzag
 from .thrift_compact import (
     BINARY,
@@ -62,18 +61,18 @@ ERRORS = {1: "a value runs past the end of the footer", 2: "an unknown Thrift wi
           3: "nesting deeper than 64", 4: "a negative size", 5: "no schema"}
 
 
-@njit(cache=True)
+@jit
 def _fail(files, f, code, pos):
     files[f, F_ERROR] = code
     files[f, F_ERROR_POS] = pos
 
 
-@njit(cache=True)
+@jit
 def _skip_code(pos):
     return 1 if pos == -1 else (2 if pos == -2 else (3 if pos == -3 else 4))
 
 
-@njit(cache=True)
+@jit
 def _statistics(buf, pos, end, row, stack):
     """Fill one chunk row from a Statistics struct; new pos (negative: skip's codes)."""
     last = 0
@@ -108,7 +107,7 @@ def _statistics(buf, pos, end, row, stack):
             return pos
 
 
-@njit(cache=True)
+@jit
 def _column_meta(buf, pos, end, row, stack):
     """Fill one chunk row from a ColumnMetaData struct."""
     last = 0
@@ -141,7 +140,7 @@ def _column_meta(buf, pos, end, row, stack):
             return pos
 
 
-@njit(cache=True)
+@jit
 def _new_chunk(chunks, c, f, r, k):
     chunks[c, :] = 0
     chunks[c, C_FILE], chunks[c, C_RG], chunks[c, C_COL] = f, r, k
@@ -151,7 +150,7 @@ def _new_chunk(chunks, c, f, r, k):
         chunks[c, j] = -1
 
 
-@njit(cache=True)
+@jit
 def walk(buf, starts, ends, arrow_key):
     """Walk every footer ``buf[starts[f]:ends[f]]``; returns the tables
     (files, schema elements, column orders, row groups, chunks) described at the top."""
@@ -336,7 +335,7 @@ def walk(buf, starts, ends, arrow_key):
     return files, elements[:ne], orders[:no, 0], rgs[:nr], chunks[:nc]
 
 
-@njit(cache=True)
+@jit
 def bytes_equal(buf, off_a, len_a, off_b, len_b):
     """Per row: whether two byte ranges of ``buf`` hold the same bytes (lengths -1: False)."""
     n = off_a.size

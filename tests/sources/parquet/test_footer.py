@@ -413,11 +413,13 @@ def test_encrypted_footers_are_clear_errors(source, tmp_path):
         ppq.row_group_statistics(str(path))
 
 
-def test_walk_reads_sizes_like_pyarrow(source):
+@pytest.mark.parametrize("form", ["python", "compiled"])
+def test_walk_reads_sizes_like_pyarrow(source, form):
     from prunekit.sources.parquet import thrift_footer as tf
     _, footer = _parts(source)
     buf = np.frombuffer(footer + bytes(64), np.uint8)
-    files, elements, orders, rgs, chunks = tf.walk(
+    walk = tf.walk if form == "python" else tf.walk.compiled
+    files, elements, orders, rgs, chunks = walk(
         buf, np.array([0]), np.array([len(footer)]), np.frombuffer(b"ARROW:schema", np.uint8))
     meta = pq.read_metadata(source)
     assert files[0, tf.F_ERROR] == 0 and len(rgs) == meta.num_row_groups
@@ -554,3 +556,54 @@ def test_nested_leaf_bounds_are_the_data_bounds(tmp_path_factory, kinds, depth, 
                 else:
                     got, exp = got.as_py(), want[k].as_py()
                 assert got == exp, (key, g, k, got, exp)
+
+
+# ---- the two forms of the decoder (prunekit.sources.jit) -----------------------------------
+def _walk_both(footers):
+    """The walk's tables over these footers in its Python and its compiled form."""
+    from prunekit.sources.parquet import thrift_footer as tf
+    lengths = np.array([len(f) for f in footers], np.int64)
+    ends = np.cumsum(lengths)
+    args = (np.frombuffer(b"".join(footers) + bytes(64), np.uint8), ends - lengths, ends,
+            np.frombuffer(b"ARROW:schema", np.uint8))
+    return tf.walk(*args), tf.walk.compiled(*args)
+
+
+def test_python_and_compiled_walks_agree_on_damaged_footers(source):
+    """Flipped bytes, cut footers and footers of random bytes: the same tables, error codes
+    and error positions from both forms, footer by footer and all at once."""
+    _, footer = _parts(source)
+    rng = np.random.default_rng(11)
+    footers = [footer, footer[:len(footer) // 2], b"", bytes(rng.integers(0, 256, 300,
+                                                                      dtype=np.uint8))]
+    for _ in range(120):
+        bad = bytearray(footer)
+        for i in rng.integers(0, len(bad), int(rng.integers(1, 5))):
+            bad[i] = int(rng.integers(0, 256))
+        footers.append(bytes(bad))
+    python, compiled = _walk_both(footers)
+    for a, b in zip(python, compiled, strict=True):
+        np.testing.assert_array_equal(a, b)
+    errors = python[0][:, 0]
+    assert (errors != 0).sum() > 10 and (errors == 0).sum() > 10  # both kinds were walked
+    for one in footers[:40]:  # one at a time: the positions restart at zero
+        python, compiled = _walk_both([one])
+        for a, b in zip(python, compiled, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_python_and_compiled_forms_read_one_table(tmp_path):
+    """Every kind (decimals, strings: every @jit helper), nested leaves and an old writer,
+    read with each form throughout: equal tables."""
+    from prunekit.sources.jit import forced
+    paths = [str(tmp_path / "all.parquet"), str(tmp_path / "nested.parquet")]
+    pq.write_table(_table(KINDS, 60, 7, 0.2), paths[0], row_group_size=9)
+    pq.write_table(_nested_table(3), paths[1], row_group_size=8)
+    paths.append(str(tmp_path / "old.parquet"))  # a writer whose bounds are partly hidden
+    _set_created_by(paths[0], paths[2], b"parquet-mr version 1.7.0 (build abc)")
+    for path in paths:
+        with forced("python"):
+            python = ppq.row_group_statistics(path)
+        with forced("compiled"):
+            compiled = ppq.row_group_statistics(path)
+        assert python.equals(compiled), path
