@@ -1,4 +1,4 @@
-from prunekit.cli import main
+from prunekit.cli import program
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(program())

@@ -32,7 +32,6 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from importlib import metadata
 from pathlib import Path
 from typing import NamedTuple
 
@@ -93,8 +92,20 @@ def stamp() -> str:
     """Changes with the op spellings, the compiled helpers and Numba's version, so a kernel
     cached by an older prunekit or Numba is never loaded (read without importing Numba)."""
     helpers = Path(__file__).with_name("compiled.py").read_text()  # importing it loads Numba
-    text = inspect.getsource(ops) + helpers + metadata.version("numba")
+    text = inspect.getsource(ops) + helpers + _numba_version()
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _numba_version() -> str:
+    """Numba's version file as text, found without importing Numba or importlib.metadata
+    (which takes 40 ms to import and scans every installed distribution)."""
+    spec = importlib.util.find_spec("numba")
+    version = Path(spec.origin).with_name("_version.py") if spec and spec.origin else None
+    if version is not None and version.is_file():
+        return version.read_text()
+    from importlib import metadata
+
+    return metadata.version("numba")
 
 
 # Long IN lists are searched per block of this many containers, and only when the block does

@@ -162,3 +162,19 @@ def test_console_entry_points(data):
         bad = subprocess.run([*argv, "scan", str(data / "delta"), "--where", "nope > 1"],
                              capture_output=True, text=True, timeout=120)
         assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_the_program_runs_without_pandas_and_answers_as_main_does(data, capsys):
+    """``python -m prunekit`` makes pandas unimportable (pyarrow would import it only to
+    recognise pandas objects); its answers are main()'s in a process that has pandas."""
+    import pandas  # noqa: F401 - main() below runs in a process that has pandas
+    probe = ("import sys; from prunekit.cli import program; code = program(); "
+             "print('pandas' in sys.modules, code, file=sys.stderr)")
+    for path in (data / "pq", data / "delta"):
+        argv = ["scan", str(path), "--where", "x > 55 AND s < 'v090'", "--format", "json"]
+        done = subprocess.run([sys.executable, "-c", probe, *argv], capture_output=True,
+                              text=True, timeout=120)
+        assert done.stderr.split() == ["False", "0"], done.stderr
+        code, out, _ = run(capsys, *argv)
+        assert code == 0 and json.loads(done.stdout) == json.loads(out)
