@@ -1,6 +1,6 @@
 """Numba functions that small inputs run as plain Python.
 
-A fresh process reading one Parquet footer would spend about 0.7 s importing Numba and
+A fresh process reading one Parquet footer would spend about 0.85 s importing Numba and
 loading the footer walker from Numba's cache, to walk a few kilobytes that plain Python walks
 in milliseconds. So a function of the binary readers is written once, in the subset of Python
 Numba compiles, and decorated with :func:`jit`, which keeps both forms:
@@ -35,8 +35,8 @@ import numpy as np
 __all__ = ["forced", "jit", "pick"]
 
 # Measured on a 2-core VM: importing Numba and loading the footer walker from its cache takes
-# 0.6-0.7 s in a fresh process; plain Python walks footers at about 1.5 MB/s. Below this many
-# bytes Python finishes first.
+# 0.8-0.9 s in a fresh process (0.4-0.5 s each); plain Python walks footers at about 0.7 MB/s.
+# Below this many bytes Python finishes first.
 PYTHON_BYTES = 512 * 1024
 _forced: str | None = None  # see forced()
 
