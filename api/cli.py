@@ -48,7 +48,6 @@ import warnings
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from prunekit.errors import PrunekitError
 from prunekit.expr.syntax.dialects import column_names
@@ -184,12 +183,17 @@ def _scan(args) -> int:
         if os.path.isdir(path) and not parquet.parquet_files(path):
             raise _BadInput(f"{path}: no Parquet files and no _delta_log (not a Parquet "
                             "dataset nor a Delta table)")
-        kind, stats = "parquet", parquet.statistics(path, columns=named)
+        # The row groups' bytes come from the same footers, in a column named as no leaf key
+        # can be (a dot outside backticks), so no data column clashes with it.
+        size_column = "bytes."
+        kind, stats = "parquet", parquet.statistics(path, columns=named,
+                                                    bytes_column=size_column)
         table = stats.table
         names = table.column("file").to_pylist()
         groups = table.column("row_group").to_pylist()
-        sizes = _row_group_bytes(names, groups)
-        files = [_relative(p, path) for p in names]
+        sizes = table.column(size_column).to_pylist()
+        relative = {p: _relative(p, path) for p in set(names)}  # per file, not per row group
+        files = [relative[p] for p in names]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         pred = PruningPredicate(args.where, parquet.data_schema(table), dialect=args.dialect)
@@ -268,17 +272,6 @@ def _relative(p: str, root: str) -> str:
     if os.path.isdir(root):
         return os.path.relpath(p, root)
     return os.path.basename(p) if os.path.isfile(root) else p
-
-
-def _row_group_bytes(files: list[str], groups: list[int]) -> list[int]:
-    meta: dict[str, pq.FileMetaData] = {}
-    out = []
-    for f, g in zip(files, groups, strict=True):
-        if f not in meta:
-            meta[f] = pq.read_metadata(f)
-        rg = meta[f].row_group(g)
-        out.append(sum(rg.column(c).total_compressed_size for c in range(rg.num_columns)))
-    return out
 
 
 def _summary(outcome: np.ndarray, rows: list, sizes: list) -> dict:

@@ -92,7 +92,8 @@ def parquet_files(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> lis
 def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
                          threads: int | None = None, progress: bool | None = None,
                          bloom_filters: bool | Iterable[str] = False,
-                         columns: Iterable[str] | None = None) -> pa.Table:
+                         columns: Iterable[str] | None = None,
+                         bytes_column: str | None = None) -> pa.Table:
     """Statistics of every row group of the Parquet files named by ``paths`` (see
     :func:`parquet_files`), one row each, ready for ``Statistics.from_arrow``.
 
@@ -105,7 +106,10 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
     table then costs what its few columns cost. ``progress``
     defaults to "stderr is a terminal and there are 100 files or more". ``bloom_filters``
     (True, or column names) also reads those columns' bloom filters into a ``bloom`` field
-    (``prunekit.sources.parquet.bloom``).
+    (``prunekit.sources.parquet.bloom``). ``bytes_column``: also a column of that name
+    holding each row group's compressed bytes (what reading all of it costs), named by the
+    caller so that it clashes with no data column it reads (a clash is a
+    ``StatisticsError``); ``Statistics.from_arrow`` passes it by.
 
     >>> import os, tempfile, pyarrow as pa, pyarrow.parquet as pq, prunekit as pk
     >>> d = tempfile.mkdtemp()
@@ -121,6 +125,8 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
     [0, 1]
     >>> row_group_statistics(d, columns=["s"]).column_names
     ['file', 'row_group', 'row_count', 's']
+    >>> row_group_statistics(d, columns=["x"], bytes_column="bytes").column("bytes")[0].as_py() > 0
+    True
     """
     files = parquet_files(paths)
     if progress is None:
@@ -128,7 +134,7 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
     footers = list(_footers(files, threads, progress))
     from . import footer_table  # not at `import prunekit`
 
-    table = footer_table.statistics_table(files, footers, columns)
+    table = footer_table.statistics_table(files, footers, columns, bytes_column)
     if bloom_filters:
         from .bloom import attach_bloom_filters
 
@@ -138,7 +144,8 @@ def row_group_statistics(paths: str | os.PathLike | Iterable[str | os.PathLike],
 
 def statistics(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
                threads: int | None = None, progress: bool | None = None,
-               columns: Iterable[str] | None = None) -> Statistics:
+               columns: Iterable[str] | None = None,
+               bytes_column: str | None = None) -> Statistics:
     """:func:`row_group_statistics` wrapped as a :class:`prunekit.Statistics` (float bounds
     exclude NaN, Parquet's rule).
 
@@ -149,7 +156,8 @@ def statistics(paths: str | os.PathLike | Iterable[str | os.PathLike], *,
     <Statistics: 1 containers, columns ['f']>
     """
     return Statistics.from_arrow(row_group_statistics(paths, threads=threads, progress=progress,
-                                                      columns=columns))
+                                                      columns=columns,
+                                                      bytes_column=bytes_column))
 
 
 def data_schema(statistics: pa.Table) -> pa.Schema:

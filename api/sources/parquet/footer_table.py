@@ -33,9 +33,11 @@ _PLANS: dict = {}  # (schema bytes, ARROW:schema bytes) -> Plan, across calls
 _WRITERS: dict = {}  # created_by bytes -> Writer
 
 
-def statistics_table(files: list[str], footers: list[bytes], columns=None) -> pa.Table:
+def statistics_table(files: list[str], footers: list[bytes], columns=None,
+                     bytes_column: str | None = None) -> pa.Table:
     """The statistics table of ``files`` from their footers' Thrift bytes; ``columns``: only
-    those leaves (``prunekit.expr.paths.leaf_selector``), None for all."""
+    those leaves (``prunekit.expr.paths.leaf_selector``), None for all; ``bytes_column``: also
+    a column of that name, each row group's compressed bytes (its column chunks')."""
     wanted = leaf_selector(columns)
     if len(_PLANS) > 1024:  # many distinct schemas over a long session: start afresh
         _PLANS.clear()
@@ -93,6 +95,13 @@ def statistics_table(files: list[str], footers: list[bytes], columns=None) -> pa
                 parts[key].append((rows, _absent(rgs[rows], t)))
     for key, t in types.items():
         columns[key] = _assemble(parts[key], t, n)
+    if bytes_column is not None:
+        if bytes_column in columns:
+            raise StatisticsError(f"bytes_column {bytes_column!r} is the name of a column the "
+                                  "statistics already have")
+        sizes = np.zeros(n, np.int64)
+        np.add.at(sizes, chunks[:, tf.C_RG], chunks[:, tf.C_COMPRESSED])
+        columns[bytes_column] = pa.array(sizes)
     return pa.table(columns)
 
 

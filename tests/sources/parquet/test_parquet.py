@@ -382,3 +382,26 @@ def test_many_files_threads_and_progress(tmp_path, capsys):
     assert "120/120" in capsys.readouterr().err
     ppq.row_group_statistics(str(tmp_path))  # stderr is not a terminal here: silent
     assert capsys.readouterr().err == ""
+
+
+def test_bytes_column_is_each_row_groups_compressed_bytes(tmp_path):
+    """What pyarrow's metadata says a row group's column chunks take, read from the same
+    walk as the statistics (in both of its forms); a name already in the table is an error."""
+    from prunekit.sources.jit import forced
+    (tmp_path / "sub").mkdir()
+    pq.write_table(pa.table({"x": list(range(100)), "s": [f"v{i}" * (i % 7) for i in range(100)]}),
+                   tmp_path / "a.parquet", row_group_size=30)
+    pq.write_table(pa.table({"x": [1, 2, 3]}), tmp_path / "sub" / "b.parquet")
+    for form in ("python", "compiled"):
+        with forced(form):
+            table = ppq.row_group_statistics(tmp_path, columns=["x"], bytes_column="bytes.")
+        want = []
+        for f, g in zip(table.column("file").to_pylist(), table.column("row_group").to_pylist(),
+                        strict=True):
+            rg = pq.read_metadata(f).row_group(g)
+            want.append(sum(rg.column(c).total_compressed_size for c in range(rg.num_columns)))
+        assert table.column("bytes.").to_pylist() == want and len(set(want)) > 2
+    assert ppq.data_schema(table).names == ["x"]  # not a data column
+    assert len(pk.Statistics.from_arrow(table)) == 5
+    with pytest.raises(pk.StatisticsError, match="bytes_column 'x'"):
+        ppq.row_group_statistics(tmp_path, columns=["x"], bytes_column="x")
