@@ -24,9 +24,11 @@ demo: venv
 	$(BIN)/python -m prunekit.demo
 
 # The suite CI runs, over every core (JOBS=1 for one process). The goal is 8 minutes on two
-# cores with empty kernel caches, set-up included: 7.5 on a fresh 2-core VM, uv's downloads
-# included. Both cores stay busy throughout: of about 830 worker-seconds, about a fifth is
-# Numba compiling kernels and over half the Spark tests (three workers were slower than two). An
+# cores with empty kernel caches, set-up included: measured from 7.5 to 12 minutes on one
+# 2-core VM as its speed varied, uv's downloads included. Both cores stay busy throughout (1 to
+# 3% idle), so more workers do not help: of 900 to 1,400 worker-seconds, about a fifth is Numba
+# compiling kernels and about a third the Spark tests, whose two driver JVMs alone used 420
+# CPU-seconds in one run (mostly planning and Janino code generation on the driver). An
 # idle worker takes pending tests from a busy one (worksteal): with plain load balancing one
 # worker once finished 90 s before the other. Every hand-written case through both
 # interpreters, the fused kernel for a sample of them that takes every path of its generator
