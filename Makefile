@@ -10,12 +10,15 @@ STAMP  := $(VENV)/.installed-test
 # uv installs the test extra in about half pip's time on a fresh machine (it fetches and
 # unpacks in parallel); pip only installs uv. pyspark comes as a source archive, so its wheel
 # is built here: stored, not compressed, the install takes 23 s instead of 37 s on the 2-core
-# VM (compressing its jars into the wheel took most of the difference).
+# VM (compressing its jars into the wheel took most of the difference). uv builds that wheel
+# again for every new venv and keeps each build in its cache, 2.4 GB a time (69 GB had piled
+# up on one machine and filled its disk); pruning drops the builds nothing refers to.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check uv
 	$(BIN)/uv pip install -q --python $(BIN)/python \
 		--config-settings-package "pyspark:--build-option=--compression=stored" -e ".[test]"
+	$(BIN)/uv cache prune -q
 	touch $(STAMP)
 
 venv: $(STAMP)
