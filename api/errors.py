@@ -9,8 +9,6 @@ True
 
 from __future__ import annotations
 
-import difflib
-
 
 class PrunekitError(Exception):
     """Base class of every error raised by prunekit."""
@@ -30,7 +28,7 @@ class UnknownColumnError(PrunekitError, LookupError):
     """The predicate names a column the schema does not have."""
 
     def __init__(self, name: str, known: list[str]):
-        close = difflib.get_close_matches(name, known, n=1)
+        close = _close_match(name, known)
         hint = f" (did you mean {close[0]!r}?)" if close else f"; columns are {sorted(known)!r}"
         super().__init__(f"unknown column {name!r}{hint}")
         self.name = name
@@ -63,7 +61,7 @@ class UnknownTableError(PrunekitError, LookupError):
     """A query names a table that is neither given nor known to the session."""
 
     def __init__(self, name: str, known: list[str]):
-        close = difflib.get_close_matches(name, known, n=1)
+        close = _close_match(name, known)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         super().__init__(f"unknown table {name!r}: not in tables and not in the Spark "
                          f"session{hint}")
@@ -71,3 +69,9 @@ class UnknownTableError(PrunekitError, LookupError):
 
     def __str__(self) -> str:
         return self.args[0]
+
+
+def _close_match(name: str, known: list[str]) -> list[str]:
+    import difflib  # only when an error is raised: not on every import of prunekit
+
+    return difflib.get_close_matches(name, known, n=1)

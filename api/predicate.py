@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import html
 from collections.abc import Mapping
 
 import numpy as np
@@ -265,6 +264,8 @@ class PruningPredicate:
         return Explanation(self, self._statistics(statistics), lines)
 
     def _repr_html_(self) -> str:
+        import html  # notebooks only: not on a script's path
+
         cols = "; ".join(f"{c}: {', '.join(s)}" for c, s in self.required_columns.items())
         return (f"<div><b>PruningPredicate</b> <code>{html.escape(self.expression.display())}"
                 f"</code><br>statistics read: {html.escape(cols or 'row_count only')}"
@@ -473,6 +474,8 @@ class Explanation:
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
+        import html  # notebooks only: not on a script's path
+
         e, c = html.escape, self.counts()
         rows = "".join(
             f"<tr><td style='text-align:right'>{'?' if nd.ruled_out is None else nd.ruled_out}"

@@ -43,7 +43,6 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from multiprocessing.connection import Connection
 
 import numpy as np
 
@@ -213,6 +212,8 @@ def _start_child(directory) -> None:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(down_read)
         os.close(up_write)
+        from multiprocessing.connection import Connection  # only with a child
+
         _child.append((process, Connection(down_write, readable=False),
                        Connection(up_read, writable=False), directory))
 
