@@ -178,7 +178,7 @@ def _interpreting_costs_more(program: Program, containers: int) -> bool:
     return len(program.steps) * containers * INTERPRET_NS * 1e-9 > NUMBA_SETUP_S
 
 
-def start_build(program: Program, prepared, args: list, key: tuple, seconds: float) -> None:
+def start_build(program: Program, args: list, key: tuple, seconds: float) -> None:
     """Count ``seconds`` spent interpreting ``key``'s shape; once that has cost what compiling
     it would (``compiler.Payback``), compile its kernel in the background (once), unless
     ``PRUNEKIT_BACKGROUND_COMPILE=0``: then ``"auto"`` interprets shapes not yet compiled
@@ -323,7 +323,7 @@ def evaluate(program: Program, batches: list[pa.RecordBatch], nan_in_bounds: dic
     total = batches[0].num_rows if len(batches) == 1 else sum(b.num_rows for b in batches)
     out = np.empty(total, np.int8)
     decided: dict[tuple, object] = {}  # per batch shape: the kernel, or None to interpret
-    interpreted: dict[tuple, list] = {}  # per shape interpreted: prepared, args, seconds
+    interpreted: dict[tuple, list] = {}  # per shape interpreted: args, seconds
     start = 0
     for index, batch in enumerate(batches):
         n = batch.num_rows
@@ -336,11 +336,11 @@ def evaluate(program: Program, batches: list[pa.RecordBatch], nan_in_bounds: dic
             if built is not None:
                 break
         if built:
-            prepared, args, key, seconds = built
-            interpreted.setdefault(key, [prepared, args, 0.0])[2] += seconds
+            args, key, seconds = built
+            interpreted.setdefault(key, [args, 0.0])[1] += seconds
         start += n
-    for key, (prepared, args, seconds) in interpreted.items():  # after answering
-        start_build(program, prepared, args, key, seconds)
+    for key, (args, seconds) in interpreted.items():  # after answering
+        start_build(program, args, key, seconds)
     return out
 
 
@@ -350,7 +350,7 @@ _UNDECIDED = object()
 def _run_batch(program: Program, read, backend: str, total: int, decided: dict,
                out: np.ndarray):
     """Fill ``out`` for one batch, prepared by ``read(for_kernel)``. None if it holds a string
-    too long to key in the kernel; else ``(prepared, args, key, seconds)`` when it was
+    too long to key in the kernel; else ``(args, key, seconds)`` when it was
     interpreted for want of its kernel (``start_build``), or ()."""
     kernel, wanted = None, None
     if backend in ("auto", "numba"):
@@ -368,7 +368,7 @@ def _run_batch(program: Program, read, backend: str, total: int, decided: dict,
                                                      wait=backend == "numba", total=total,
                                                      shape=shape, key=key)
             if kernel is None and backend == "auto":
-                wanted = (prepared, args, key)
+                wanted = (args, key)
             if kernel is not None and kept is not None:
                 kept[flags] = kernel
     if kernel is not None:

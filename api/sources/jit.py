@@ -28,6 +28,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import functools
 import types
 
 import numpy as np
@@ -47,10 +48,7 @@ class jit:  # noqa: N801 (a decorator, named like numba.njit)
     def __init__(self, function: types.FunctionType):
         self.py_func = function
         self._forms: dict[str, object] = {}
-        self.__name__ = function.__name__
-        self.__qualname__ = function.__qualname__
-        self.__doc__ = function.__doc__
-        self.__module__ = function.__module__
+        functools.update_wrapper(self, function)
 
     def __call__(self, *args):
         """The Python form; integer wrap-around is silent, as it is in the compiled form
