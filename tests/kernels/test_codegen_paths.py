@@ -37,23 +37,18 @@ def _source(pred: pk.PruningPredicate, stats: pk.Statistics) -> str:
     return emit(pred.program, layout, list_lengths=lengths, flags=flags, dtypes=dtypes)
 
 
-_compiled: set[tuple[str, str]] = set()  # (test function, kernel kind) compiled so far
 _running: list[str] = [""]  # the test function now running (any of its parametrized cases)
 
 
 @pytest.fixture(autouse=True)
 def _which_test(request):
-    _running[0] = getattr(request.node, "originalname", request.node.name)
+    _running[0] = request.node.nodeid.split("[")[0]
 
 
 def _fused(kind: str = "classify") -> str:
-    """The backend of a call a parametrized test makes in each of its cases: ``"numba"``, the
-    fused kernel, for the first case of the test function a process runs under ``make test``
-    (and every case in the deep tier), else the compiled interpreter."""
-    if tiers.DEEP or (_running[0], kind) not in _compiled:
-        _compiled.add((_running[0], kind))
-        return "numba"
-    return "vm"
+    """The backend of a call a parametrized test makes in each of its cases
+    (``tiers.fused_backend``)."""
+    return tiers.fused_backend(_running[0], kind)
 
 
 def _agree(pred: pk.PruningPredicate, stats: pk.Statistics) -> np.ndarray:

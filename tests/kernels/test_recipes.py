@@ -16,6 +16,7 @@ import prunekit as pk
 from prunekit.errors import StatisticsError
 from prunekit.kernels import codegen, inputs, slots
 from prunekit.kernels import recipe as recipes
+from tests.support import tiers
 
 N = 23
 
@@ -174,7 +175,9 @@ def _same_kernel_inputs(program, batch, want, read_by_recipe):
 
 @pytest.mark.parametrize("offset", [0, 5])
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_a_recipe_reads_what_the_general_path_reads(case, offset, monkeypatch):
+def test_a_recipe_reads_what_the_general_path_reads(case, offset, monkeypatch, request):
+    """The kernel's inputs are compared with the general path's for every case; the fused
+    kernel's answer end to end for a sample (``tiers.fused_backend``)."""
     _, sql, t, column, rows, covered = case
     pred = pk.PruningPredicate(sql, {"x": t, "y": pa.int64()})
     batch = _statistics(column, rows, offset)
@@ -195,7 +198,7 @@ def test_a_recipe_reads_what_the_general_path_reads(case, offset, monkeypatch):
         assert got.flags == want.flags
         _same_kernel_inputs(program, batch, want, read_by_recipe=covered is True)
     stats = pk.Statistics.from_arrow(pa.Table.from_batches([batch]))
-    for backend in ("numba", "vm"):
+    for backend in {tiers.fused_backend(request.node.nodeid.split("[")[0]), "vm"}:
         np.testing.assert_array_equal(pred.classify(stats, backend=backend),
                                       pred.classify(stats, backend="numpy"))
 
