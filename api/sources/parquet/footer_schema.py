@@ -11,9 +11,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.parquet as pq
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
 
 from prunekit.errors import StatisticsError
 from prunekit.expr.paths import leaf_key
@@ -79,11 +82,36 @@ def sort_order(column: pq.ColumnSchema) -> str:
     return UNSIGNED if phys in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY") else SIGNED
 
 
+def read_metadata(footer: bytes):
+    """pyarrow's ``FileMetaData`` of a file tail (``pyarrow.parquet.read_metadata``).
+
+    Through the reader ``pyarrow.parquet`` wraps, where pyarrow has it: importing
+    ``pyarrow.parquet`` imports ``pyarrow.fs`` and with it ``ssl``, 40-100 ms of a one-file
+    ``prunekit scan`` that reads no file through pyarrow.
+
+    >>> import pyarrow.parquet as pq
+    >>> sink = pa.BufferOutputStream()
+    >>> pq.write_table(pa.table({"x": [1, 2]}), sink)
+    >>> read_metadata(sink.getvalue().to_pybytes()).num_rows
+    2
+    """
+    try:
+        from pyarrow._parquet import ParquetReader
+    except ImportError:  # a pyarrow that moved it: the public function, at its import cost
+        import pyarrow.parquet as pq
+
+        return pq.read_metadata(pa.BufferReader(footer))
+    reader = ParquetReader()
+    reader.open(pa.BufferReader(footer), pre_buffer=False)
+    _ = reader.column_paths  # as ParquetFile does: a name not in UTF-8 fails here (ValueError)
+    return reader.metadata
+
+
 def plan(path: str, schema: bytes, arrow: bytes | None, names: list[tuple]) -> Plan:
     """The leaves of one schema. ``names``: (name bytes, num_children, repetition) per schema
     element, in footer order (the root first)."""
     try:
-        meta = pq.read_metadata(pa.BufferReader(minimal_footer(schema, arrow)))
+        meta = read_metadata(minimal_footer(schema, arrow))
         arrow_schema = meta.schema.to_arrow_schema()
     except (pa.ArrowException, OSError, ValueError) as e:
         raise StatisticsError(f"{path}: cannot map the Parquet schema to Arrow: {e}") from None

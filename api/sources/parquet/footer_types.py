@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.parquet as pq
+
+if TYPE_CHECKING:  # pyarrow.parquet costs 40-100 ms to import (footer_schema.read_metadata)
+    import pyarrow.parquet as pq
 
 from prunekit.errors import StatisticsError
 
