@@ -32,6 +32,7 @@ def decoder(c: pq.ColumnSchema, t: pa.DataType, typed: bool) -> tuple | None:
     the column's order is type-defined (bounds in ``min_value``/``max_value``), else only the
     deprecated ``min``/``max`` exist, ordered as signed values.
 
+    >>> import pyarrow.parquet as pq
     >>> sink = pa.BufferOutputStream()
     >>> pq.write_table(pa.table({"d": pa.array([1], pa.date32())}), sink)
     >>> c = pq.ParquetFile(pa.BufferReader(sink.getvalue())).schema.column(0)  # INT32, Date
