@@ -325,9 +325,14 @@ def _is_null(node: n.IsNull, kids: tuple) -> object:
     return is_null(kids[0])
 
 
+def _opaque(node: n.Opaque, kids: tuple) -> object:
+    # Its columns were bound (an unknown one is an error); it reads as any outcome.
+    return b.BOpaque(node.why)
+
+
 _BIND = {
     n.Compare: _compare, n.And: _and, n.Or: _or, n.Not: _not, n.IsNull: _is_null,
     n.IsBool: _is_bool, n.DistinctFrom: _distinct, n.In: bind_in, n.Between: _between,
     n.Like: _like, n.StartsWith: _startswith, n.IsNan: _is_nan, n.Cast: _cast, n.Neg: _neg,
-    n.Func: _func,
+    n.Func: _func, n.Opaque: _opaque,
 }

@@ -14,7 +14,7 @@ at import that every kind has its method here, and a visitor that misses one can
 ...     visit_column = visit_literal = visit_compare = visit_and = visit_or = visit_node
 ...     visit_not = visit_is_null = visit_is_bool = visit_distinct_from = visit_node
 ...     visit_in = visit_between = visit_like = visit_starts_with = visit_is_nan = visit_node
-...     visit_cast = visit_neg = visit_func = visit_node
+...     visit_cast = visit_neg = visit_func = visit_opaque = visit_node
 >>> visit((col("x") > 5) & ~col("s").is_null(), Depth())
 4
 """
@@ -65,6 +65,8 @@ class NodeVisitor(ABC, Generic[T]):
     def visit_neg(self, node, results: tuple) -> T: ...
     @abstractmethod
     def visit_func(self, node, results: tuple) -> T: ...
+    @abstractmethod
+    def visit_opaque(self, node, results: tuple) -> T: ...
 
 
 def has_method(kind: str) -> bool:

@@ -409,6 +409,23 @@ class Func(Node, kind="func"):
     child_fields: ClassVar[tuple[str, ...]] = ("args",)
 
 
+@dataclass(frozen=True, eq=False, repr=False)
+class Opaque(Node, kind="opaque"):
+    """A boolean part of a predicate that prunekit does not read: a construct of another SQL
+    dialect whose rows may differ from Spark's (``syntax/dialects.py``). It binds as an
+    unknown leaf (any outcome is possible), named by ``why``. ``columns``, the columns it
+    reads, are children so that binding still checks they exist.
+
+    >>> Opaque("s ILIKE 'ab%'", "ILIKE in duckdb", (col("s"),)).display()
+    "<ILIKE in duckdb: s ILIKE 'ab%'>"
+    """
+
+    text: str  # the part as written in its dialect
+    why: str
+    columns: tuple[Node, ...] = ()
+    child_fields: ClassVar[tuple[str, ...]] = ("columns",)
+
+
 # ---- constructors ----------------------------------------------------------------------
 def col(name: str, *fields: str) -> Column:
     """A reference to the data column ``name`` (any characters; no quoting needed), or with

@@ -261,3 +261,10 @@ class _SparkSql(NodeVisitor[_Text]):
         if node.name == "~" and len(kids) == 1:
             return self._atom(node, f"~({kids[0]})")
         return self._atom(node, f"{node.name}({', '.join(kids)})")
+
+    def visit_opaque(self, node, results: tuple) -> _Text:
+        # Another dialect's construct has no Spark SQL of the same rows: shown, never written
+        # as if Spark read it the same way.
+        if self.strict:
+            raise UnsupportedError(f"no Spark SQL reads {node.text!r} as written: {node.why}")
+        return self._atom(node, f"<{node.why}: {node.text}>")

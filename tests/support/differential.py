@@ -216,6 +216,9 @@ class _Json(NodeVisitor):
     def visit_func(self, node: n.Func, kids: tuple) -> dict:
         raise TypeError(f"cannot encode the function {node.name}")
 
+    def visit_opaque(self, node: n.Opaque, kids: tuple) -> dict:
+        raise TypeError(f"cannot encode another dialect's {node.text}")
+
 
 def tree_from_json(d: dict) -> n.Node:
     f = tree_from_json

@@ -1365,6 +1365,9 @@ class _RowValue(NodeVisitor):
                 return value
         return Wild(_hash(node.name, kids))
 
+    def visit_opaque(self, node: n.Opaque, kids: tuple):
+        return Wild(_hash(node.text, kids))  # another dialect's construct: any value
+
 
 # ---- session time zones (tests/expr/test_zones.py) -------------------------------------------
 # Spark's readings of an instant in a session zone, computed with Python's zoneinfo alone (not
