@@ -106,18 +106,15 @@ class PruningPredicate:
             from prunekit.expr.syntax.dialects import (
                 SPARK,
                 check_dialect,
-                to_spark,
+                read_predicate,
                 warn_quoted_names,
             )
-            from prunekit.expr.syntax.sql import parse
 
             dialect = check_dialect(dialect)
             if dialect in SPARK:
                 warn_quoted_names(predicate, set(schema.names))
-            else:
-                predicate = to_spark(predicate, dialect, {f.name.lower(): f.type
-                                                          for f in schema})
-            self.expression = parse(predicate)
+            self.expression = read_predicate(predicate, dialect,
+                                             {f.name.lower(): f.type for f in schema})
         elif isinstance(predicate, Node):
             self.expression = predicate
         else:

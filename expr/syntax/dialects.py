@@ -3,9 +3,11 @@ rows are the ones Spark's semantics give, and Spark's double-quote pitfall.
 
 prunekit's rules are Spark's. Text in another dialect is parsed by sqlglot with that dialect
 (so its identifier quoting and case rules apply: ``"l_shipmode"`` is a column in DuckDB,
-PostgreSQL, Trino and Snowflake, a string in Spark and BigQuery) and then accepted only where
-every construct means the same in both. Where the dialects part ways, the construct is refused
-with an error naming it rather than read as Spark would read it:
+PostgreSQL, Trino and Snowflake, a string in Spark and BigQuery) and then read with Spark's rules
+only where every construct means the same in both. Where the dialects part ways, the smallest
+boolean part holding the construct (a comparison, a LIKE, a term of an AND, OR or NOT) becomes an
+unknown leaf, named in ``explain()``, rather than be read as Spark would read it; the rest of the
+predicate still prunes:
 
 ================  ======================================================================
 construct          why other dialects differ
@@ -28,13 +30,11 @@ NULL``, unary minus. Identifier case: names resolve as Spark's do (exact, else t
 case-insensitive match), which is what a quoted name in PostgreSQL or Snowflake means when the
 schema has no two names differing only in case.
 
->>> to_spark('"Ship Mode" = \\'AIR\\' AND qty > 5', "postgres", {"ship mode": "string",
-...                                                               "qty": "int"})
+>>> read_predicate('"Ship Mode" = \\'AIR\\' AND qty > 5', "postgres", {"ship mode": "string",
+...                                                                     "qty": "int"}).sql()
 "`Ship Mode` = 'AIR' AND qty > 5"
->>> to_spark("qty / 2 > 5", "trino", {"qty": "int"})
-Traceback (most recent call last):
-...
-prunekit.errors.UnsupportedError: not read the same in trino and in Spark: qty / 2 (...)
+>>> read_predicate("qty / 2 > 5 AND qty < 9", "trino", {"qty": "int"}).display()
+'<trino reads qty / 2 otherwise than Spark: qty / 2 > 5> AND qty < 9'
 """
 
 from __future__ import annotations
@@ -46,8 +46,9 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from prunekit.errors import SqlSyntaxError, UnsupportedError
+from prunekit.errors import SqlSyntaxError, TypeMismatchError, UnsupportedError
 from prunekit.expr.paths import leaf_key
+from prunekit.expr.syntax import nodes as n
 
 SPARK = {"spark", "spark2", "databricks"}
 # Dialects whose floats order NaN above every number and equal to itself, as Spark does.
@@ -103,25 +104,41 @@ def why_not_portable(e: exp.Expression, dialect: str,
     ``types``: lower-case column name to a type (pyarrow, or a name such as "string"); a
     column of unknown type takes no string and, where NaN compares otherwise, no comparison.
     """
+    found = _unportable(e, dialect, types)
+    return found[0][1] if found else None
+
+
+def _unportable(e: exp.Expression, dialect: str,
+                types: Mapping[str, object] | None) -> list[tuple[exp.Expression, str]]:
+    """Each node of ``e`` that may not mean in ``dialect`` what it means in Spark, with the
+    text that says which construct (module docstring)."""
     if dialect in SPARK:
-        return None
+        return []
+    out = []
     for x in e.find_all(exp.Expression):
-        if not isinstance(x, _ALIKE):
+        why = _why_not(x, dialect, types)
+        if why is not None:
+            out.append((x, why))
+    return out
+
+
+def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None) -> str | None:
+    if not isinstance(x, _ALIKE):
+        return x.sql(dialect=dialect)
+    if isinstance(x, exp.Cast) and not (
+            x.to.this == exp.DataType.Type.DATE and isinstance(x.this, exp.Literal)
+            and x.this.is_string):
+        return x.sql(dialect=dialect)
+    if isinstance(x, exp.Literal):
+        if not x.is_string and "e" in x.this.lower():
             return x.sql(dialect=dialect)
-        if isinstance(x, exp.Cast) and not (
-                x.to.this == exp.DataType.Type.DATE and isinstance(x.this, exp.Literal)
-                and x.this.is_string):
-            return x.sql(dialect=dialect)
-        if isinstance(x, exp.Literal):
-            if not x.is_string and "e" in x.this.lower():
-                return x.sql(dialect=dialect)
-            if x.is_string and not isinstance(x.parent, exp.Cast) and not _string_equality(
-                    x, types):
-                return x.parent.sql(dialect=dialect)
-        if isinstance(x, exp.Column) and dialect not in SPARK_NAN:
-            kind = _kind(x, types)
-            if kind is None or "float" in kind or "double" in kind or "halffloat" in kind:
-                return f"{x.sql(dialect=dialect)} (NaN compares otherwise)"
+        if x.is_string and not isinstance(x.parent, exp.Cast) and not _string_equality(
+                x, types):
+            return x.parent.sql(dialect=dialect)
+    if isinstance(x, exp.Column) and dialect not in SPARK_NAN:
+        kind = _kind(x, types)
+        if kind is None or "float" in kind or "double" in kind or "halffloat" in kind:
+            return f"{x.sql(dialect=dialect)} (NaN compares otherwise)"
     return None
 
 
@@ -146,23 +163,127 @@ def _string_equality(lit: exp.Literal, types: Mapping[str, object] | None) -> bo
     return kind is not None and ("string" in kind or "utf8" in kind)
 
 
-def to_spark(text: str, dialect: str, types: Mapping[str, object] | None) -> str:
-    """A predicate in ``dialect`` as Spark SQL text, or an error naming what is not read the
-    same in both (module docstring)."""
+def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None) -> n.Node:
+    """A predicate in ``dialect`` as a tree read with Spark's rules, each part that may not
+    mean in ``dialect`` what it means in Spark made an unknown leaf (``nodes.Opaque``): the
+    smallest boolean part holding the construct, named in ``explain()``. Errors stay errors:
+    text the dialect cannot parse, an unknown column (an unknown leaf's columns are still
+    resolved) and a predicate that is surely not a boolean.
+
+    >>> read_predicate('"Ship Mode" = \\'AIR\\' AND qty > 5', "postgres", {"ship mode": "string",
+    ...                                                                   "qty": "int"}).sql()
+    "`Ship Mode` = 'AIR' AND qty > 5"
+    >>> explained = read_predicate("x ILIKE 'a%' OR x = 'b'", "duckdb", {"x": "string"})
+    >>> explained.display()
+    "<duckdb reads x ILIKE 'a%' otherwise than Spark: x ILIKE 'a%'> OR x = 'b'"
+    """
+    from prunekit.expr.syntax.sql import parse
+
     dialect = check_dialect(dialect)
     if dialect in SPARK:
-        return text
+        return parse(text)
     try:
         tree = sqlglot.parse_one(text, read=dialect)
     except (ParseError, TokenError) as e:
         first = (getattr(e, "errors", None) or [{}])[0]
         raise SqlSyntaxError(f"malformed SQL in {dialect}: {first.get('description') or e}",
                              first.get("line", 1), first.get("col", 1)) from None
-    why = why_not_portable(tree, dialect, types)
-    if why is not None:
-        raise UnsupportedError(f"not read the same in {dialect} and in Spark: {why} (what "
-                               "another dialect may use is in docs/semantics.md §7)")
-    return tree.sql(dialect="spark")
+    if tree is None:
+        raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
+    parts = _opaque_parts(tree, _unportable(tree, dialect, types), dialect)
+    if not parts:
+        return parse(tree.sql(dialect="spark"))
+    if parts[0][0] is tree and not isinstance(tree, _BOOLEAN) and _surely_not_boolean(
+            tree, dialect, types):
+        raise TypeMismatchError(f"not a boolean predicate: {tree.sql(dialect=dialect)}")
+    opaque = {}
+    for i, (part, why) in enumerate(parts):
+        # Columns as Spark reads their names (struct fields too): bound, so an unknown one is
+        # an error, as anywhere else in the predicate.
+        columns = tuple(parse(c.sql(dialect="spark")) for c in part.find_all(exp.Column))
+        opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(part.sql(dialect=dialect), why, columns)
+        marker = exp.Anonymous(this=f"{_PLACEHOLDER}{i}", expressions=[])
+        if part is tree:
+            tree = marker
+        else:
+            part.replace(marker)
+    # Every function call of another dialect is a part made opaque, so after the swap no
+    # call left in the tree can have a placeholder's name.
+    return n.transform(parse(tree.sql(dialect="spark")), lambda node: opaque.get(
+        node.name, node) if isinstance(node, n.Func) and not node.args else node)
+
+
+_PLACEHOLDER = "__prunekit_opaque_"
+# sqlglot nodes that are booleans whatever their arguments.
+_BOOLEAN = (exp.Predicate, exp.Connector, exp.Not, exp.Boolean, exp.IsNan)
+
+
+def _opaque_parts(tree: exp.Expression, found: list[tuple[exp.Expression, str]],
+                  dialect: str) -> list[tuple[exp.Expression, str]]:
+    """The parts of ``tree`` to make unknown leaves, each with why: for each construct found,
+    the smallest boolean part holding it (a comparison, a LIKE, a term of an AND, OR or NOT,
+    or the whole predicate); a part inside another one is left to it. Parts are told apart by
+    identity: sqlglot's equality is structural, and two equal parts are both made unknown."""
+    chosen: dict[int, tuple[exp.Expression, str]] = {}
+    for node, what in found:
+        part = node
+        while not isinstance(part, _BOOLEAN) and part.parent is not None and not (
+                isinstance(part.parent, (exp.And, exp.Or, exp.Not))):
+            part = part.parent
+        while isinstance(part.parent, exp.Paren):
+            part = part.parent
+        chosen.setdefault(id(part), (part, what))
+    outer = []
+    for part, what in chosen.values():
+        ancestor = part.parent
+        while ancestor is not None and id(ancestor) not in chosen:
+            ancestor = ancestor.parent
+        if ancestor is None:
+            outer.append((part, f"{dialect} reads {what} otherwise than Spark"))
+    return outer
+
+
+def _surely_not_boolean(tree: exp.Expression, dialect: str,
+                        types: Mapping[str, object] | None) -> bool:
+    """Whether sqlglot types the whole predicate in ``dialect`` as something other than a
+    boolean (``x + 1``, ``length(s)``); unknown types (a function sqlglot does not know) are
+    given the benefit of the doubt."""
+    from sqlglot.optimizer.annotate_types import annotate_types
+    from sqlglot.optimizer.qualify import qualify
+
+    schema = {"t": {name: _sql_type(t) for name, t in (types or {}).items()
+                    if _sql_type(t) is not None}}
+    try:
+        query = qualify(exp.select(tree.copy()).from_("t"), schema=schema, dialect=dialect,
+                        validate_qualify_columns=False)
+        got = annotate_types(query, schema=schema, dialect=dialect).selects[0].type
+    except Exception:  # noqa: BLE001 - sqlglot cannot type it: not surely anything
+        return False
+    return got is not None and not got.is_type(exp.DataType.Type.BOOLEAN,
+                                               exp.DataType.Type.UNKNOWN)
+
+
+def _sql_type(t: object) -> str | None:
+    """A column's type as SQL names it, for sqlglot's typing; None when not needed."""
+    import pyarrow as pa
+
+    if not isinstance(t, pa.DataType):
+        return str(t) if isinstance(t, str) else None
+    if pa.types.is_boolean(t):
+        return "BOOLEAN"
+    if pa.types.is_integer(t):
+        return "BIGINT"
+    if pa.types.is_floating(t):
+        return "DOUBLE"
+    if pa.types.is_decimal(t):
+        return f"DECIMAL({t.precision}, {t.scale})"
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "VARCHAR"
+    if pa.types.is_date(t):
+        return "DATE"
+    if pa.types.is_timestamp(t):
+        return "TIMESTAMP"
+    return None
 
 
 def warn_quoted_names(text: str, names: set[str]) -> list[str]:

@@ -1,7 +1,8 @@
 """Predicates in other SQL dialects (``prunekit.expr.syntax.dialects``): the table of
 docs/semantics.md §7 both ways for each listed dialect (what is accepted prunes as the same
-predicate in Spark SQL and soundly against DuckDB's own rows; what differs is refused by
-name), and the warning for a double-quoted column name in Spark's dialect."""
+predicate in Spark SQL and soundly against DuckDB's own rows; what differs becomes an unknown
+leaf named in ``explain()``, and the rest of the predicate still prunes), and the warning for
+a double-quoted column name in Spark's dialect."""
 
 import datetime as dt
 import warnings
@@ -53,7 +54,7 @@ PORTABLE = [
     ("-{x} < -60 AND {mixed} > 20", "-x < -60 AND `Mixed Case` > 20"),
     ("{x} > 2.5", "x > 2.5"),
 ]
-# Refused outside Spark's dialects, each for its reason.
+# Unknown leaves outside Spark's dialects, each for its reason.
 DIFFERENT = ["{x} / 2 > 10", "{s} < 's050'", "{x} = '5'", "{x} > 1e1", "lower({s}) = 's001'",
              "{s} LIKE 's0%'", "CAST({x} AS DOUBLE) > 5", "{x} % 7 = 1"]
 
@@ -72,10 +73,22 @@ def test_portable_predicates_prune_as_in_spark(dialect, text, spark):
 
 @pytest.mark.parametrize("dialect", [d for d in DIALECTS if d not in ("spark", "databricks")])
 @pytest.mark.parametrize("text", DIFFERENT)
-def test_constructs_that_differ_are_refused_by_name(dialect, text):
+def test_constructs_that_differ_are_unknown_leaves_named_in_explain(dialect, text):
+    """Alone, the construct's comparison is unknown: every container may match. Beside a
+    portable conjunct, that conjunct still prunes, and no container is ALL_MATCH."""
     sql = text.format(x=name(dialect, "x"), s=name(dialect, "s"))
-    with pytest.raises(pk.UnsupportedError, match=f"not read the same in {dialect}"):
-        pk.PruningPredicate(sql, SCHEMA, dialect=dialect)
+    s = stats()
+    alone = pk.PruningPredicate(sql, SCHEMA, dialect=dialect)
+    assert f"{dialect} reads " in alone.explain()
+    assert set(alone.classify(s).tolist()) == {pk.MAYBE_MATCH}
+    portable = pk.PruningPredicate("x > 50", SCHEMA).classify(s)
+    both = pk.PruningPredicate(f"{name(dialect, 'x')} > 50 AND {sql}", SCHEMA,
+                               dialect=dialect).classify(s)
+    assert both.tolist() == np.where(portable == pk.NONE_MATCH, pk.NONE_MATCH,
+                                     pk.MAYBE_MATCH).tolist()
+    assert (both == pk.NONE_MATCH).any()
+    with pytest.raises(pk.UnsupportedError, match="no Spark SQL reads"):
+        alone.expression.sql()  # never written as Spark SQL, which would read it otherwise
 
 
 @pytest.mark.parametrize("text", DIFFERENT)
@@ -88,20 +101,17 @@ def test_spark_reads_them_all(text):
     ("trino", False), ("bigquery", False)])
 def test_floats_only_where_nan_orders_as_in_spark(dialect, accepted):
     sql = f"NOT ({name(dialect, 'f')} > 5)"
-    if accepted:
-        pk.PruningPredicate(sql, SCHEMA, dialect=dialect)
-    else:
-        with pytest.raises(pk.UnsupportedError, match="NaN compares otherwise"):
-            pk.PruningPredicate(sql, SCHEMA, dialect=dialect)
+    explained = pk.PruningPredicate(sql, SCHEMA, dialect=dialect).explain()
+    assert ("NaN compares otherwise" not in explained) == accepted
 
 
 def test_double_quotes_are_columns_or_strings_as_each_dialect_says():
     s = stats()
     column = pk.PruningPredicate('"x" > 50', SCHEMA, dialect="postgres").classify(s)
     assert column.tolist() == pk.PruningPredicate("x > 50", SCHEMA).classify(s).tolist()
-    # BigQuery and Spark read "x" as a string: against a number, BigQuery's is refused
-    with pytest.raises(pk.UnsupportedError):
-        pk.PruningPredicate('"x" > 50', SCHEMA, dialect="bigquery")
+    # BigQuery and Spark read "x" as a string: against a number, BigQuery's is unknown
+    quoted = pk.PruningPredicate('"x" > 50', SCHEMA, dialect="bigquery")
+    assert set(quoted.classify(s).tolist()) == {pk.MAYBE_MATCH}
 
 
 def test_unknown_dialect_and_malformed_text():
@@ -154,3 +164,61 @@ def test_spark_warns_for_a_double_quoted_column_name(capsys, tmp_path):
                    "(write x or `x`)"]
     assert main(["scan", path, "--where", '"x" = 5', "--dialect", "duckdb"]) == 0
     assert capsys.readouterr().err == ""
+
+
+# Everyday DuckDB predicates: none raises; each prunes soundly against DuckDB's own rows.
+EVERYDAY = ['"x" + 1 > 5', "s < 'abc'", "s LIKE 'ab%'", "ts < TIMESTAMP '2020-01-01 00:00:00'",
+            "x IS DISTINCT FROM 5", "x / 2 > 3", "f > 1e3",
+            "d >= CURRENT_DATE - INTERVAL 7 DAY", "d >= current_date - 7", "x IN (1,2,3)",
+            "abs(x) < 3", "s ILIKE 'ab%'", "year(d) = 2020",
+            "date_trunc('month', ts) = TIMESTAMP '2020-01-01 00:00:00'"]
+
+
+def test_everyday_duckdb_predicates_are_sound_against_duckdb(tmp_path):
+    rng = np.random.default_rng(11)
+    n = 600
+    x = np.sort(rng.integers(-20, 2000, n))
+    day = np.array("2019-06-01", dtype="datetime64[D]") + (x % 400)
+    table = pa.table({
+        "x": pa.array(x, mask=rng.random(n) < 0.05),
+        "s": [["ab", "abc", "AbX", "zz", "a"][v % 5] + str(v) for v in x],
+        "ts": pa.array(day.astype("datetime64[us]") + rng.integers(0, 86_400_000_000, n)),
+        "f": np.where(rng.random(n) < 0.05, np.nan, x * 1.5),
+        "d": pa.array(day)})
+    path = str(tmp_path / "t.parquet")
+    pq.write_table(table, path, row_group_size=50)
+    rows = pq.ParquetFile(path)
+    st = statistics(path)
+    con = duckdb.connect()
+    pruned = 0
+    for sql in EVERYDAY:
+        pred = pk.PruningPredicate(sql, table.schema, dialect="duckdb")
+        outcome = pred.classify(st)
+        pruned += int((outcome != pk.MAYBE_MATCH).sum())
+        for g in range(rows.num_row_groups):
+            rg = rows.read_row_group(g)  # noqa: F841 - read by DuckDB below
+            hits = con.execute(f"SELECT count(*) FROM rg WHERE {sql}").fetchone()[0]
+            assert outcome[g] != pk.NONE_MATCH or hits == 0, (sql, g)
+            assert outcome[g] != pk.ALL_MATCH or hits == rg.num_rows, (sql, g)
+    assert pruned > 0  # the portable ones decide containers
+
+
+def test_errors_stay_errors_in_another_dialect():
+    with pytest.raises(pk.UnknownColumnError, match="unknown column 'zz'"):
+        pk.PruningPredicate("zz / 2 > 1", SCHEMA, dialect="duckdb")  # inside an unknown leaf
+    with pytest.raises(pk.TypeMismatchError, match="not a boolean predicate"):
+        pk.PruningPredicate("x // 2", SCHEMA, dialect="duckdb")
+    with pytest.raises(pk.TypeMismatchError, match="not a boolean predicate"):
+        pk.PruningPredicate("length(s)", SCHEMA, dialect="duckdb")
+    # A function sqlglot cannot type may be a boolean: an unknown leaf, not an error.
+    assert "my_udf" in pk.PruningPredicate("my_udf(x)", SCHEMA, dialect="duckdb").explain().lower()
+
+
+def test_the_command_line_names_the_unknown_leaf(capsys, tmp_path):
+    path = str(tmp_path / "a.parquet")
+    pq.write_table(pa.table({"x": np.arange(100)}), path, row_group_size=10)
+    assert main(["scan", path, "--where", "x > 50 AND x / 2 > 3", "--dialect", "duckdb",
+                 "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "<anything: duckdb reads x / 2 otherwise than Spark>" in out
+    assert "skip (NONE_MATCH)                      5 ( 50.0%)" in out  # x > 50 still prunes
