@@ -1037,6 +1037,14 @@ CATEGORIES = {
                 "NULL; DataFusion evaluates it on min/max.",
     "df-semantics": "DataFusion's SQL means something else for this predicate (its row-level "
                     "answer differs from Spark's), so its pruning is not comparable here.",
+    "df-leaf-semantics": "A leaf of the predicate means something else in DataFusion's SQL on "
+                         "this group's rows, though the whole predicate's rows agree (another "
+                         "leaf is FALSE there): DataFusion prunes by its own reading of that "
+                         "leaf, which prunekit, reading Spark's, cannot. Seen: a decimal "
+                         "literal of more scale than its column, which Spark rounds into the "
+                         "column's scale (b <= 0.00000000005 on DECIMAL(38, 10) is b <= 1E-10) "
+                         "and DataFusion compares exactly. A BETWEEN counts as its two "
+                         "comparisons.",
 }
 
 
@@ -1170,9 +1178,42 @@ def check(ds: Dataset, tree: n.Node, stats: pa.Table, schema: pa.Schema,
             res.df_more[i] = "planner-false"
         elif weakened(res.spark_sql, schema):
             res.df_more[i] = "weakened[" + "; ".join(weakened(res.spark_sql, schema)) + "]"
+        elif _a_leaf_reads_otherwise(tree, types, ds.groups[i], rid_of[i], df):
+            res.df_more[i] = "df-leaf-semantics"
         else:
             res.df_more[i] = "unexplained"
     return res
+
+
+def _leaves(tree: n.Node) -> list[n.Node]:
+    """The operands of the predicate's AND, OR and NOT, all the way down; a BETWEEN as its
+    two comparisons (prunekit judges each on its own)."""
+    out, stack = [], [tree]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (n.And, n.Or, n.Not)):
+            stack.extend(x.children())
+        elif isinstance(x, n.Between):
+            stack.extend((x.arg >= x.low, x.arg <= x.high))
+        else:
+            out.append(x)
+    return out
+
+
+def _a_leaf_reads_otherwise(tree: n.Node, types: dict, group: list, rids: list,
+                            df: DataFusion) -> bool:
+    """Whether some leaf is TRUE on other rows of the group in DataFusion's SQL than in
+    Spark's semantics (the reference evaluator)."""
+    for leaf in _leaves(tree):
+        spark = {rid for rid, r in zip(rids, group, strict=True)
+                 if ref.evaluate(leaf, types, r) is True}
+        try:
+            theirs = df.rows(df_sql(leaf, types)) & set(rids)
+        except Exception:  # noqa: BLE001, S112 - a leaf DataFusion cannot run alone
+            continue
+        if spark != theirs:
+            return True
+    return False
 
 
 def without_self_compare(tree: n.Node) -> n.Node:
