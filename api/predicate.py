@@ -51,10 +51,11 @@ class PruningPredicate:
     dialect : str
         The SQL dialect of predicate text (sqlglot's names: ``"spark"``, the default,
         ``"databricks"``, ``"duckdb"``, ``"postgres"``, ``"trino"``, ``"snowflake"``,
-        ``"bigquery"``...). Its own quoting and case rules apply; a construct whose rows differ
-        from Spark's (integer division, collations, coercions, NaN) is refused with an
-        ``UnsupportedError`` naming it (``prunekit.expr.syntax.dialects``). In Spark's dialect a
-        double-quoted column name (``"x" = 5``, a string in Spark) warns.
+        ``"bigquery"``...). Its own quoting and case rules apply; a construct whose rows may
+        differ from Spark's (integer division, collations, coercions, NaN) makes the smallest
+        boolean part holding it an unknown leaf, named by ``explain()``
+        (``prunekit.expr.syntax.dialects``). In Spark's dialect a double-quoted column name
+        (``"x" = 5``, a string in Spark) warns.
     time_zone : str
         Spark's session time zone (``spark.sql.session.timeZone``), in which
         ``current_date()`` and ``localtimestamp()`` are read; default UTC. Everything else
