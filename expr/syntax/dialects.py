@@ -251,8 +251,8 @@ def _surely_not_boolean(tree: exp.Expression, dialect: str,
     from sqlglot.optimizer.annotate_types import annotate_types
     from sqlglot.optimizer.qualify import qualify
 
-    schema = {"t": {name: _sql_type(t) for name, t in (types or {}).items()
-                    if _sql_type(t) is not None}}
+    named = {name: _sql_type(t) for name, t in (types or {}).items()}
+    schema = {"t": {name: t for name, t in named.items() if t is not None}}
     try:
         query = qualify(exp.select(tree.copy()).from_("t"), schema=schema, dialect=dialect,
                         validate_qualify_columns=False)
@@ -264,26 +264,16 @@ def _surely_not_boolean(tree: exp.Expression, dialect: str,
 
 
 def _sql_type(t: object) -> str | None:
-    """A column's type as SQL names it, for sqlglot's typing; None when not needed."""
-    import pyarrow as pa
+    """A column's type as SQL names it, for sqlglot's typing (``render.type_sql``, Spark's
+    names); None for a type without one."""
+    from prunekit.expr.syntax.render import type_sql
 
-    if not isinstance(t, pa.DataType):
-        return str(t) if isinstance(t, str) else None
-    if pa.types.is_boolean(t):
-        return "BOOLEAN"
-    if pa.types.is_integer(t):
-        return "BIGINT"
-    if pa.types.is_floating(t):
-        return "DOUBLE"
-    if pa.types.is_decimal(t):
-        return f"DECIMAL({t.precision}, {t.scale})"
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return "VARCHAR"
-    if pa.types.is_date(t):
-        return "DATE"
-    if pa.types.is_timestamp(t):
-        return "TIMESTAMP"
-    return None
+    if isinstance(t, str):
+        return t
+    try:
+        return type_sql(t)
+    except (UnsupportedError, AttributeError, TypeError):
+        return None
 
 
 def warn_quoted_names(text: str, names: set[str]) -> list[str]:
