@@ -100,7 +100,7 @@ def read_demo(path, predicates: Iterable[str], *, spark=None, cache=None) -> dic
     """Read the Parquet dataset at ``path`` for each predicate twice, with Spark's plain
     reader and with ``read_parquet``; return ``{"predicates": [...], "text": ...}`` with both
     counts (which must be equal) and both times. ``cache``: a statistics cache file for
-    ``read_parquet`` (a temporary one by default).
+    ``read_parquet`` (by default a temporary one, removed on return).
 
     >>> callable(read_demo)
     True
@@ -110,11 +110,17 @@ def read_demo(path, predicates: Iterable[str], *, spark=None, cache=None) -> dic
     from prunekit.sources import parquet
 
     from ._spark import local_session
-    from .reader import read_parquet
 
     spark = spark or local_session()
     files = len(parquet.parquet_files(path))
-    cache = cache or os.path.join(tempfile.mkdtemp(), "stats.parquet")
+    with tempfile.TemporaryDirectory(prefix="prunekit-demo-") as scratch:
+        return _read_demo(spark, path, predicates, files,
+                          cache or os.path.join(scratch, "stats.parquet"))
+
+
+def _read_demo(spark, path, predicates, files: int, cache: str) -> dict:
+    from .reader import read_parquet
+
     rows, lines = [], [f"Spark {spark.version}: reading {files:,} Parquet files"]
     for text in predicates:
         read_parquet(spark, path, text, cache=cache).count()  # the statistics cache, once

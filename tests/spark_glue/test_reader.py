@@ -310,10 +310,14 @@ def test_a_kept_cache_reads_no_footer_and_runs_no_job_the_second_time(spark, lak
     assert _rows(sg.read_parquet(spark, lake, where, cache=cache)) == expected
 
 
-def test_the_demo_reads_both_ways_with_equal_counts(spark, lake):
+def test_the_demo_reads_both_ways_with_equal_counts(spark, lake, tmp_path, monkeypatch):
+    import tempfile
+
     from prunekit.spark_glue._demo import read_demo
 
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     report = read_demo(lake, ["x BETWEEN 420 AND 480", "x > 99999"], spark=spark)
+    assert list(tmp_path.iterdir()) == []  # its statistics cache is removed
     assert [r["agree"] for r in report["predicates"]] == [True, True]
     assert report["predicates"][0]["native"] > 0 == report["predicates"][1]["prunekit"]
     assert "read_parquet:" in report["text"] and "Spark alone:" in report["text"]
