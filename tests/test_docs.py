@@ -11,6 +11,7 @@ pyspark but start no session.
 import doctest
 import importlib
 import pkgutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,10 @@ MODULES = collected()
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_docstrings(name):
+def test_docstrings(name, tmp_path, monkeypatch):
+    # The examples make their files where a reader's would go, in temporary directories they
+    # leave behind; here those are made inside this test's own directory, which pytest removes.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0, f"{result.failed} doctest failures in {name}"

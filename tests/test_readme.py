@@ -1,6 +1,7 @@
 """Every Python example in README.md runs, and its printed claims hold."""
 
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,8 @@ def test_readme_has_examples():
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_readme_example_runs(index, capsys):
+def test_readme_example_runs(index, capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the examples' temporary folders
     exec(compile(BLOCKS[index], f"README.md[{index}]", "exec"), {})
     out = capsys.readouterr().out
     if index == 0:  # the comments in the first example state its output
