@@ -30,10 +30,11 @@ demo: venv
 # cores with empty kernel caches, set-up included: measured from 7.5 to 12 minutes on one
 # 2-core VM as its speed varied, uv's downloads included. Both cores stay busy throughout (1 to
 # 3% idle), so more workers do not help: of 900 to 1,400 worker-seconds, about a fifth is Numba
-# compiling kernels and about a third the Spark tests, whose two driver JVMs alone used 420
-# CPU-seconds in one run (mostly planning and Janino code generation on the driver). An
-# idle worker takes pending tests from a busy one (worksteal): with plain load balancing one
-# worker once finished 90 s before the other. Every hand-written case through both
+# compiling kernels and about a third the Spark tests (mostly planning and Janino code
+# generation on the driver JVM). An idle worker takes pending tests from a busy one
+# (worksteal): with plain load balancing one worker once finished 90 s before the other. The
+# Spark tests come first in the collection, so they all land on one worker and one JVM
+# (tests/conftest.py). Every hand-written case through both
 # interpreters, the fused kernel for a sample of them that takes every path of its generator
 # (checked), the property tests at their make-test budgets (tests/conftest.py), Spark, the
 # docs and the README. The slowest tests are listed last.
