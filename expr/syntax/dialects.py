@@ -21,6 +21,7 @@ floats             Trino and BigQuery compare NaN as IEEE does (never equal, nev
 functions, casts   names, argument types and time zones differ; only ``CAST('...' AS DATE)``
                    and ``DATE '...'`` are read
 LIKE, ILIKE        escapes and case rules differ
+``+ - *``          result types and overflow differ
 ================  ======================================================================
 
 What is accepted everywhere: columns (struct fields too), numbers without an exponent, ``DATE``
@@ -29,6 +30,16 @@ string column, ``= <> < <= > >=``, ``AND``, ``OR``, ``NOT``, ``IN``, ``BETWEEN``
 NULL``, unary minus. Identifier case: names resolve as Spark's do (exact, else the one
 case-insensitive match), which is what a quoted name in PostgreSQL or Snowflake means when the
 schema has no two names differing only in case.
+
+What an engine reads as Spark does beyond that is data, one ``Engine`` per dialect
+(``ENGINES``), each entry checked against that engine's own rows where the engine is at hand
+(DuckDB: tests/expr/test_dialects.py). DuckDB agrees with Spark on more than the others: NaN's
+order, ``1e3`` as a DOUBLE, strings ordered by their UTF-8 bytes, ``LIKE`` with a pattern free
+of backslashes (``%`` and ``_`` per character, case-sensitive, newlines matched), an integer
+or DOUBLE column divided by a nonzero whole number (DOUBLE division in both; DuckDB divides a
+FLOAT in FLOAT), ``+ - *`` of integers (exact in both wherever neither overflows; DuckDB fails
+the query where one does, which then returns no row to protect) and ``IS [NOT] DISTINCT
+FROM``.
 
 >>> read_predicate('"Ship Mode" = \\'AIR\\' AND qty > 5', "postgres", {"ship mode": "string",
 ...                                                                     "qty": "int"}).sql()
@@ -41,6 +52,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import sqlglot
 from sqlglot import exp
@@ -51,9 +63,42 @@ from prunekit.expr.paths import leaf_key
 from prunekit.expr.syntax import nodes as n
 
 SPARK = {"spark", "spark2", "databricks"}
-# Dialects whose floats order NaN above every number and equal to itself, as Spark does.
-SPARK_NAN = SPARK | {"duckdb", "postgres", "snowflake"}
 LISTED = ("spark", "databricks", "duckdb", "postgres", "trino", "snowflake", "bigquery")
+
+
+@dataclass(frozen=True)
+class Engine:
+    """Which constructs, among those where dialects part ways (the module's table), an engine
+    reads as Spark does. False is the safe answer: the construct becomes an unknown leaf."""
+
+    nan_as_spark: bool = False  # NaN above every number and equal to itself
+    exponents_are_double: bool = False  # 1e3 is a DOUBLE
+    strings_by_bytes: bool = False  # strings ordered by their UTF-8 bytes, no collation
+    plain_like: bool = False  # LIKE without backslash or ESCAPE: % and _ per character
+    division_by_a_number: bool = False  # integer or DOUBLE column / nonzero whole number
+    integer_arithmetic: bool = False  # + - * of integers: exact, an overflow fails the query
+    distinct_from: bool = False  # IS [NOT] DISTINCT FROM
+
+
+ENGINES = {
+    "duckdb": Engine(nan_as_spark=True, exponents_are_double=True, strings_by_bytes=True,
+                     plain_like=True, division_by_a_number=True, integer_arithmetic=True,
+                     distinct_from=True),
+    "postgres": Engine(nan_as_spark=True),
+    "snowflake": Engine(nan_as_spark=True),
+}
+_UNMODELLED = Engine()  # every other dialect: only what all of them share
+
+
+def engine(dialect: str) -> Engine:
+    """What ``dialect`` reads as Spark does (``ENGINES``; nothing beyond the shared core for a
+    dialect it does not list).
+
+    >>> engine("duckdb").strings_by_bytes, engine("trino").nan_as_spark
+    (True, False)
+    """
+    return ENGINES.get(dialect, _UNMODELLED)
+
 
 _ALIKE = (exp.Column, exp.Identifier, exp.Dot, exp.And, exp.Or, exp.Not, exp.Paren, exp.EQ,
           exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Is, exp.Null,
@@ -123,23 +168,82 @@ def _unportable(e: exp.Expression, dialect: str,
 
 
 def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None) -> str | None:
-    if not isinstance(x, _ALIKE):
+    reads = engine(dialect)
+    if not isinstance(x, _ALIKE) and not _read_alike(x, reads, types):
         return x.sql(dialect=dialect)
     if isinstance(x, exp.Cast) and not (
             x.to.this == exp.DataType.Type.DATE and isinstance(x.this, exp.Literal)
             and x.this.is_string):
         return x.sql(dialect=dialect)
     if isinstance(x, exp.Literal):
-        if not x.is_string and "e" in x.this.lower():
+        if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
             return x.sql(dialect=dialect)
         if x.is_string and not isinstance(x.parent, exp.Cast) and not _string_equality(
-                x, types):
+                x, types) and not _string_read_alike(x, reads, types):
             return x.parent.sql(dialect=dialect)
-    if isinstance(x, exp.Column) and dialect not in SPARK_NAN:
+    if isinstance(x, exp.Column) and not reads.nan_as_spark:
         kind = _kind(x, types)
         if kind is None or "float" in kind or "double" in kind or "halffloat" in kind:
             return f"{x.sql(dialect=dialect)} (NaN compares otherwise)"
     return None
+
+
+def _read_alike(x: exp.Expression, reads: Engine, types: Mapping[str, object] | None) -> bool:
+    """Whether ``x``, outside what every dialect shares, reads in this engine as in Spark."""
+    if isinstance(x, (exp.NullSafeEQ, exp.NullSafeNEQ)):
+        return reads.distinct_from
+    if isinstance(x, exp.Like):
+        return reads.plain_like and _plain_like(x, types)
+    if isinstance(x, exp.Div):
+        return (reads.division_by_a_number and _family(x.this, types) in ("integer", "double")
+                and _whole_number(x.expression, nonzero=True))
+    if isinstance(x, (exp.Add, exp.Sub, exp.Mul)):
+        return reads.integer_arithmetic and all(
+            _integer_operand(side, types) for side in (x.this, x.expression))
+    return False
+
+
+def _plain_like(x: exp.Like, types: Mapping[str, object] | None) -> bool:
+    """``s LIKE 'pattern'`` (or NOT LIKE) on a string column, without ESCAPE and without a
+    backslash (an escape in Spark, a plain character in DuckDB)."""
+    pattern = x.expression
+    return (not isinstance(x.parent, exp.Escape) and _family(x.this, types) == "string"
+            and isinstance(pattern, exp.Literal) and pattern.is_string
+            and "\\" not in pattern.this)
+
+
+def _whole_number(x: exp.Expression, nonzero: bool = False) -> bool:
+    """A literal whole number within BIGINT (a negated one too); ``nonzero``: not 0."""
+    if isinstance(x, exp.Neg):
+        return _whole_number(x.this, nonzero)
+    if not isinstance(x, exp.Literal) or x.is_string or not x.this.isdigit():
+        return False
+    return int(x.this) < 2**63 and not (nonzero and int(x.this) == 0)
+
+
+def _integer_operand(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """An integer column, a whole number, or integer arithmetic (each checked on its own)."""
+    while isinstance(x, (exp.Paren, exp.Neg)):
+        x = x.this
+    return (_family(x, types) == "integer" or _whole_number(x)
+            or isinstance(x, (exp.Add, exp.Sub, exp.Mul)))
+
+
+def _string_read_alike(lit: exp.Literal, reads: Engine,
+                       types: Mapping[str, object] | None) -> bool:
+    """A string literal that the engine reads as Spark does: a LIKE pattern it reads alike, or
+    a bound ordered against a string column where both order strings by their bytes."""
+    parent = lit.parent
+    if isinstance(parent, exp.Like):
+        return reads.plain_like and parent.expression is lit and _plain_like(parent, types)
+    if not reads.strings_by_bytes:
+        return False
+    if isinstance(parent, exp.Between):
+        return _family(parent.this, types) == "string"
+    if isinstance(parent, (exp.LT, exp.LTE, exp.GT, exp.GTE)):
+        other = parent.expression if parent.this is lit else parent.this
+        return _family(other, types) == "string"
+    return False
 
 
 def _kind(col: exp.Column, types: Mapping[str, object] | None) -> str | None:
@@ -147,6 +251,21 @@ def _kind(col: exp.Column, types: Mapping[str, object] | None) -> str | None:
         return None
     t = types.get(col.name.lower())
     return None if t is None else str(t).lower()
+
+
+# Type names (Arrow's, as str() gives them, and SQL's) by the family the engine table speaks of.
+_FAMILIES = {**dict.fromkeys(("int8", "int16", "int32", "int64", "tinyint", "smallint", "int",
+                              "integer", "bigint", "long"), "integer"),
+             **dict.fromkeys(("double", "float64"), "double"),
+             **dict.fromkeys(("string", "large_string", "string_view", "utf8", "large_utf8"),
+                             "string")}
+
+
+def _family(x: exp.Expression, types: Mapping[str, object] | None) -> str | None:
+    """"integer" (signed), "double" or "string" for a column of that type, else None."""
+    if not isinstance(x, exp.Column):
+        return None
+    return _FAMILIES.get(_kind(x, types) or "")
 
 
 def _string_equality(lit: exp.Literal, types: Mapping[str, object] | None) -> bool:
