@@ -38,8 +38,9 @@ order, ``1e3`` as a DOUBLE, strings ordered by their UTF-8 bytes, ``LIKE`` with 
 of backslashes (``%`` and ``_`` per character, case-sensitive, newlines matched), an integer
 or DOUBLE column divided by a nonzero whole number (DOUBLE division in both; DuckDB divides a
 FLOAT in FLOAT), ``+ - *`` of integers (exact in both wherever neither overflows; DuckDB fails
-the query where one does, which then returns no row to protect) and ``IS [NOT] DISTINCT
-FROM``.
+the query where one does, which then returns no row to protect), ``IS [NOT] DISTINCT FROM``,
+``year``, ``month`` and ``day`` of a DATE column, ``abs`` of an integer or DOUBLE column and
+``CAST`` of an integer column to BIGINT or DOUBLE.
 
 >>> read_predicate('"Ship Mode" = \\'AIR\\' AND qty > 5', "postgres", {"ship mode": "string",
 ...                                                                     "qty": "int"}).sql()
@@ -78,12 +79,16 @@ class Engine:
     division_by_a_number: bool = False  # integer or DOUBLE column / nonzero whole number
     integer_arithmetic: bool = False  # + - * of integers: exact, an overflow fails the query
     distinct_from: bool = False  # IS [NOT] DISTINCT FROM
+    calendar_of_dates: bool = False  # year, month, day of a DATE column (proleptic, year 0)
+    absolute_value: bool = False  # abs of an integer or DOUBLE column
+    widening_casts: bool = False  # CAST of an integer column to BIGINT or DOUBLE
 
 
 ENGINES = {
     "duckdb": Engine(nan_as_spark=True, exponents_are_double=True, strings_by_bytes=True,
                      plain_like=True, division_by_a_number=True, integer_arithmetic=True,
-                     distinct_from=True),
+                     distinct_from=True, calendar_of_dates=True, absolute_value=True,
+                     widening_casts=True),
     "postgres": Engine(nan_as_spark=True),
     "snowflake": Engine(nan_as_spark=True),
 }
@@ -173,7 +178,7 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         return x.sql(dialect=dialect)
     if isinstance(x, exp.Cast) and not (
             x.to.this == exp.DataType.Type.DATE and isinstance(x.this, exp.Literal)
-            and x.this.is_string):
+            and x.this.is_string) and not (reads.widening_casts and _widening(x, types)):
         return x.sql(dialect=dialect)
     if isinstance(x, exp.Literal):
         if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
@@ -200,7 +205,18 @@ def _read_alike(x: exp.Expression, reads: Engine, types: Mapping[str, object] | 
     if isinstance(x, (exp.Add, exp.Sub, exp.Mul)):
         return reads.integer_arithmetic and all(
             _integer_operand(side, types) for side in (x.this, x.expression))
+    if isinstance(x, (exp.Year, exp.Month, exp.Day)):
+        return reads.calendar_of_dates and _family(x.this, types) == "date"
+    if isinstance(x, exp.Abs):
+        return reads.absolute_value and _family(x.this, types) in ("integer", "double")
     return False
+
+
+def _widening(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
+    """``CAST(c AS BIGINT)`` or ``CAST(c AS DOUBLE)`` of an integer column: the same value in
+    every engine (a BIGINT beyond 2**53 rounds to the nearest DOUBLE in both)."""
+    return _family(x.this, types) == "integer" and x.to.this in (
+        exp.DataType.Type.BIGINT, exp.DataType.Type.DOUBLE)
 
 
 def _plain_like(x: exp.Like, types: Mapping[str, object] | None) -> bool:
@@ -258,11 +274,13 @@ _FAMILIES = {**dict.fromkeys(("int8", "int16", "int32", "int64", "tinyint", "sma
                               "integer", "bigint", "long"), "integer"),
              **dict.fromkeys(("double", "float64"), "double"),
              **dict.fromkeys(("string", "large_string", "string_view", "utf8", "large_utf8"),
-                             "string")}
+                             "string"),
+             **dict.fromkeys(("date32[day]", "date"), "date")}
 
 
 def _family(x: exp.Expression, types: Mapping[str, object] | None) -> str | None:
-    """"integer" (signed), "double" or "string" for a column of that type, else None."""
+    """"integer" (signed), "double", "string" or "date" for a column of that type, else
+    None."""
     if not isinstance(x, exp.Column):
         return None
     return _FAMILIES.get(_kind(x, types) or "")
