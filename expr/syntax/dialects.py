@@ -16,8 +16,11 @@ construct          why other dialects differ
 string literals    against a non-string column: each dialect coerces its own way; ordered
                    (``<``) against a string column: collations (PostgreSQL's locale order)
 number exponents   ``1e3`` is DOUBLE in Spark, NUMERIC in PostgreSQL
+wide numbers       beyond 38 digits Spark rounds a DECIMAL into a smaller scale, others
+                   compare exactly; a long fraction may become another DOUBLE elsewhere
 floats             Trino and BigQuery compare NaN as IEEE does (never equal, never greater);
-                   Spark, DuckDB, PostgreSQL and Snowflake put NaN above every number
+                   Spark, DuckDB, PostgreSQL and Snowflake put NaN above every number; a
+                   FLOAT column meets a number as a DOUBLE in Spark only
 functions, casts   names, argument types and time zones differ; only ``CAST('...' AS DATE)``
                    and ``DATE '...'`` are read
 LIKE, ILIKE        escapes and case rules differ
@@ -51,6 +54,7 @@ the query where one does, which then returns no row to protect), ``IS [NOT] DIST
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -186,11 +190,68 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         if x.is_string and not isinstance(x.parent, exp.Cast) and not _string_equality(
                 x, types) and not _string_read_alike(x, reads, types):
             return x.parent.sql(dialect=dialect)
-    if isinstance(x, exp.Column) and not reads.nan_as_spark:
+        if not x.is_string and not _number_meets_alike(x, types):
+            return x.parent.sql(dialect=dialect)
+    if isinstance(x, exp.Column):
         kind = _kind(x, types)
-        if kind is None or "float" in kind or "double" in kind or "halffloat" in kind:
+        if kind in ("float", "halffloat"):  # Spark widens a FLOAT to DOUBLE, others do not
+            return f"{x.sql(dialect=dialect)} (a FLOAT compares in another type)"
+        if not _decimals_meet_alike(x, types):
+            return f"{x.parent.sql(dialect=dialect)} (Spark rounds DECIMALs beyond 38 digits)"
+        if not reads.nan_as_spark and (
+                kind is None or "float" in kind or "double" in kind or "halffloat" in kind):
             return f"{x.sql(dialect=dialect)} (NaN compares otherwise)"
     return None
+
+
+def _number_meets_alike(lit: exp.Literal, types: Mapping[str, object] | None) -> bool:
+    """Whether a number literal compares with the columns beside it as in Spark. Not where
+    Spark rounds it: against a DECIMAL(p, s) column, Spark compares in the wider DECIMAL only
+    if it has at most 38 digits, else it rounds the literal into the column's scale
+    (``b <= 0.00000000005`` on DECIMAL(38, 10) is ``b <= 1E-10`` in Spark, exact in DuckDB
+    and PostgreSQL). Nor a fraction of more than 15 significant digits against a DOUBLE
+    column, which an engine may turn into a DOUBLE one unit off Spark's."""
+    text = lit.this.lower()
+    if "e" in text:
+        return True  # a DOUBLE wherever it is read at all (the exponent rule)
+    whole, _, fraction = text.partition(".")
+    whole = whole.lstrip("0")
+    parent = lit.parent
+    while isinstance(parent, (exp.Neg, exp.Paren, exp.Tuple)):
+        parent = parent.parent
+    for col in parent.iter_expressions() if parent is not None else ():
+        while isinstance(col, (exp.Neg, exp.Paren)):
+            col = col.this
+        kind = _kind(col, types) if isinstance(col, exp.Column) else None
+        if kind is None:
+            continue
+        decimal = _DECIMAL.fullmatch(kind)
+        if decimal:
+            p, s = int(decimal[1]), int(decimal[2])
+            if max(s, len(fraction)) + max(p - s, len(whole)) > 38:
+                return False
+        elif "double" in kind and fraction and len((whole + fraction).lstrip("0")) > 15:
+            return False
+    return True
+
+
+def _decimals_meet_alike(col: exp.Column, types: Mapping[str, object] | None) -> bool:
+    """Two DECIMAL columns compared: exact in Spark only where their wider type has at most
+    38 digits (else Spark rounds one into a smaller scale)."""
+    mine = _DECIMAL.fullmatch(_kind(col, types) or "")
+    if not mine or not isinstance(col.parent, exp.Predicate):
+        return True
+    for other in col.parent.iter_expressions():
+        theirs = _DECIMAL.fullmatch(_kind(other, types) or "") if isinstance(
+            other, exp.Column) and other is not col else None
+        if theirs:
+            (p, s), (q, t) = (int(mine[1]), int(mine[2])), (int(theirs[1]), int(theirs[2]))
+            if max(s, t) + max(p - s, q - t) > 38:
+                return False
+    return True
+
+
+_DECIMAL = re.compile(r"decimal(?:32|64|128|256)?\((\d+),\s*(\d+)\)")
 
 
 def _read_alike(x: exp.Expression, reads: Engine, types: Mapping[str, object] | None) -> bool:
