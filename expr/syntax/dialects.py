@@ -184,6 +184,11 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
             x.to.this == exp.DataType.Type.DATE and isinstance(x.this, exp.Literal)
             and x.this.is_string) and not (reads.widening_casts and _widening(x, types)):
         return x.sql(dialect=dialect)
+    if isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.DATE and any(
+            "tz=" in (_kind(c, types) or "") for c in _partners(x)):
+        # A DATE meets a zoned TIMESTAMP at midnight in the engine's own session zone (DuckDB:
+        # in UTC for nanosecond columns, whatever its zone), not in prunekit's time_zone.
+        return f"{x.parent.sql(dialect=dialect)} (a DATE against a TIMESTAMP with a zone)"
     if isinstance(x, exp.Literal):
         if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
             return x.sql(dialect=dialect)
@@ -216,13 +221,8 @@ def _number_meets_alike(lit: exp.Literal, types: Mapping[str, object] | None) ->
         return True  # a DOUBLE wherever it is read at all (the exponent rule)
     whole, _, fraction = text.partition(".")
     whole = whole.lstrip("0")
-    parent = lit.parent
-    while isinstance(parent, (exp.Neg, exp.Paren, exp.Tuple)):
-        parent = parent.parent
-    for col in parent.iter_expressions() if parent is not None else ():
-        while isinstance(col, (exp.Neg, exp.Paren)):
-            col = col.this
-        kind = _kind(col, types) if isinstance(col, exp.Column) else None
+    for col in _partners(lit):
+        kind = _kind(col, types)
         if kind is None:
             continue
         decimal = _DECIMAL.fullmatch(kind)
@@ -233,6 +233,20 @@ def _number_meets_alike(lit: exp.Literal, types: Mapping[str, object] | None) ->
         elif "double" in kind and fraction and len((whole + fraction).lstrip("0")) > 15:
             return False
     return True
+
+
+def _partners(x: exp.Expression) -> list[exp.Column]:
+    """The columns ``x`` (a literal, maybe negated or in an IN list) is compared with."""
+    parent = x.parent
+    while isinstance(parent, (exp.Neg, exp.Paren, exp.Tuple)):
+        parent = parent.parent
+    out = []
+    for side in parent.iter_expressions() if parent is not None else ():
+        while isinstance(side, (exp.Neg, exp.Paren)):
+            side = side.this
+        if isinstance(side, exp.Column):
+            out.append(side)
+    return out
 
 
 def _decimals_meet_alike(col: exp.Column, types: Mapping[str, object] | None) -> bool:

@@ -122,6 +122,21 @@ def test_numbers_spark_compares_in_a_type_of_its_own(dialect):
                                                     dialect=dialect).explain(), text
 
 
+@pytest.mark.parametrize("dialect", [d for d in DIALECTS if d not in ("spark", "databricks")])
+def test_a_date_against_a_zoned_timestamp_is_unknown_outside_spark(dialect):
+    """A DATE meets a TIMESTAMP with a zone at midnight in the engine's session zone (DuckDB:
+    at midnight UTC for nanoseconds, whatever its zone), which prunekit's time_zone does not
+    name; against a TIMESTAMP without a zone it is midnight, as in Spark."""
+    zoned = pa.schema([("t", pa.timestamp("ns", "UTC")), ("u", pa.timestamp("us", "UTC")),
+                       ("n", pa.timestamp("us"))])
+    for text in ["{t} >= DATE '2020-01-01'", "{u} < CAST('2020-01-01' AS DATE)",
+                 "{u} IN (DATE '2020-01-01', DATE '2020-01-02')"]:
+        sql = text.format(t=name(dialect, "t"), u=name(dialect, "u"))
+        assert " reads " in pk.PruningPredicate(sql, zoned, dialect=dialect).explain(), sql
+    naive = f"{name(dialect, 'n')} >= DATE '2020-01-01'"
+    assert " reads " not in pk.PruningPredicate(naive, zoned, dialect=dialect).explain()
+
+
 @pytest.mark.parametrize("text", DIFFERENT)
 def test_spark_reads_them_all(text):
     pk.PruningPredicate(text.format(x="x", s="s"), SCHEMA)
