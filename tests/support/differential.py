@@ -493,19 +493,27 @@ def _order_key(v: object, t: pa.DataType):
     return (0, v)
 
 
-def random_dataset(rng: np.random.Generator) -> Dataset:
+def random_dataset(rng: np.random.Generator, *, types: list = TYPE_POOL,
+                   names: list | None = None, group_counts: tuple = (1, 2, 3, 4, 6, 8, 10, 12),
+                   max_rows: int = 8, values=palette,
+                   partial_statistics: bool = True) -> Dataset:
+    """1-4 columns of ``types`` (named a, b, c, d, or drawn from ``names``), ``group_counts``
+    row groups of 1 to ``max_rows`` rows drawn from ``values(rng, type)`` in a random, sorted
+    or clustered layout, NULLs, NaN and all-NULL groups, and pyarrow writer options (with
+    ``partial_statistics``, sometimes statistics for only some columns)."""
     ncols = int(_pick(rng, [1, 2, 2, 3, 3, 4]))
-    names = ["a", "b", "c", "d"][:ncols]
-    columns = [(c, parse_type(_pick(rng, TYPE_POOL))) for c in names]
+    names = ["a", "b", "c", "d"][:ncols] if names is None else [
+        str(x) for x in rng.permutation(names)[:ncols]]
+    columns = [(c, parse_type(_pick(rng, types))) for c in names]
     if ncols >= 2 and _chance(rng, 0.4):  # a comparable pair for column-vs-column leaves
         columns[-1] = (columns[-1][0], columns[0][1])
-    ngroups = int(_pick(rng, [1, 2, 3, 4, 6, 8, 10, 12]))
-    sizes = [int(rng.integers(1, 9)) for _ in range(ngroups)]
+    ngroups = int(_pick(rng, list(group_counts)))
+    sizes = [int(rng.integers(1, max_rows + 1)) for _ in range(ngroups)]
     total = sum(sizes)
     layout = _pick(rng, ["random", "sorted", "clustered", "clustered"])
     cols: dict = {}
     for c, t in columns:
-        pal = sorted(palette(rng, t), key=lambda v, t=t: _order_key(v, t))
+        pal = sorted(values(rng, t), key=lambda v, t=t: _order_key(v, t))
         p_null = _pick(rng, [0.0, 0.0, 0.15, 0.4])
         p_nan = _pick(rng, [0.0, 0.1, 0.3]) if is_float(t) else 0.0
         if _chance(rng, 0.04):
@@ -538,7 +546,7 @@ def random_dataset(rng: np.random.Generator) -> Dataset:
                 r[c] = None
     options = {"use_dictionary": _chance(rng, 0.5),
                "store_decimal_as_integer": _chance(rng, 0.5)}
-    if _chance(rng, 0.1):
+    if partial_statistics and _chance(rng, 0.1):
         options["write_statistics"] = [c for c in names if _chance(rng, 0.5)]
     return Dataset(columns, groups, options)
 
