@@ -1,9 +1,10 @@
 """The vendored TPC-DS and TPC-H query texts (``benchmarks/queries/*.sql``), and the few fixes
-they need to run on ``tpcgen-cli``'s tables.
+they need to run on ``tpcgen-cli``'s tables. ``tpch-duckdb`` is DuckDB's own text of the TPC-H
+queries (its tpch extension's), read with ``dialect="duckdb"``.
 
 >>> qs = queries("tpch")
->>> len(qs), len(queries("tpcds"))
-(22, 99)
+>>> len(qs), len(queries("tpcds")), len(queries("tpch-duckdb"))
+(22, 99, 22)
 >>> qs[6].split()[:2]
 ['select', 'sum(l_extendedprice']
 """
@@ -17,7 +18,7 @@ import re
 import sqlglot
 
 FOLDER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "queries")
-NAMES = {"tpcds": "TPC-DS", "tpch": "TPC-H"}
+NAMES = {"tpcds": "TPC-DS", "tpch": "TPC-H", "tpch-duckdb": "TPC-H"}
 
 # (suite, query) -> [(old, new)]: the fixture's text names a column of an older TPC-DS schema
 # (``c_last_review_date``); tpcgen-cli writes the current one.
