@@ -42,8 +42,9 @@ of backslashes (``%`` and ``_`` per character, case-sensitive, newlines matched)
 or DOUBLE column divided by a nonzero whole number (DOUBLE division in both; DuckDB divides a
 FLOAT in FLOAT), ``+ - *`` of integers (exact in both wherever neither overflows; DuckDB fails
 the query where one does, which then returns no row to protect), ``IS [NOT] DISTINCT FROM``,
-``year``, ``month`` and ``day`` of a DATE column, ``abs`` of an integer or DOUBLE column and
-``CAST`` of an integer column to BIGINT or DOUBLE.
+``year``, ``month`` and ``day`` of a DATE column, ``abs`` of an integer or DOUBLE column,
+``CAST`` of an integer column to BIGINT or DOUBLE, and a string column's first ``k`` characters
+(``substring(s, 1, k)``, ``left(s, k)``, ``k`` a positive whole number).
 
 >>> read_predicate('"Ship Mode" = \\'AIR\\' AND qty > 5', "postgres", {"ship mode": "string",
 ...                                                                     "qty": "int"}).sql()
@@ -86,13 +87,14 @@ class Engine:
     calendar_of_dates: bool = False  # year, month, day of a DATE column (proleptic, year 0)
     absolute_value: bool = False  # abs of an integer or DOUBLE column
     widening_casts: bool = False  # CAST of an integer column to BIGINT or DOUBLE
+    string_prefixes: bool = False  # substring(s, 1, k), left(s, k): the first k characters
 
 
 ENGINES = {
     "duckdb": Engine(nan_as_spark=True, exponents_are_double=True, strings_by_bytes=True,
                      plain_like=True, division_by_a_number=True, integer_arithmetic=True,
                      distinct_from=True, calendar_of_dates=True, absolute_value=True,
-                     widening_casts=True),
+                     widening_casts=True, string_prefixes=True),
     "postgres": Engine(nan_as_spark=True),
     "snowflake": Engine(nan_as_spark=True),
 }
@@ -215,16 +217,22 @@ def _number_meets_alike(lit: exp.Literal, types: Mapping[str, object] | None) ->
     if it has at most 38 digits, else it rounds the literal into the column's scale
     (``b <= 0.00000000005`` on DECIMAL(38, 10) is ``b <= 1E-10`` in Spark, exact in DuckDB
     and PostgreSQL). Nor a fraction of more than 15 significant digits against a DOUBLE
-    column, which an engine may turn into a DOUBLE one unit off Spark's."""
+    column, which an engine may turn into a DOUBLE one unit off Spark's. Nor a number of more
+    than 38 digits (a DOUBLE in DuckDB, refused by Spark), nor one against a BOOLEAN column
+    (DuckDB casts 1 to TRUE, Spark refuses the comparison)."""
     text = lit.this.lower()
     if "e" in text:
         return True  # a DOUBLE wherever it is read at all (the exponent rule)
     whole, _, fraction = text.partition(".")
     whole = whole.lstrip("0")
+    if len(whole) + len(fraction) > 38:
+        return False
     for col in _partners(lit):
         kind = _kind(col, types)
         if kind is None:
             continue
+        if kind in ("bool", "boolean"):
+            return False
         decimal = _DECIMAL.fullmatch(kind)
         if decimal:
             p, s = int(decimal[1]), int(decimal[2])
@@ -284,6 +292,8 @@ def _read_alike(x: exp.Expression, reads: Engine, types: Mapping[str, object] | 
         return reads.calendar_of_dates and _family(x.this, types) == "date"
     if isinstance(x, exp.Abs):
         return reads.absolute_value and _family(x.this, types) in ("integer", "double")
+    if isinstance(x, (exp.Substring, exp.Left)):
+        return _string_prefix(x, reads, types)
     return False
 
 
@@ -327,13 +337,43 @@ def _string_read_alike(lit: exp.Literal, reads: Engine,
     parent = lit.parent
     if isinstance(parent, exp.Like):
         return reads.plain_like and parent.expression is lit and _plain_like(parent, types)
+    if isinstance(parent, exp.Tuple):
+        parent = parent.parent
+    if isinstance(parent, (exp.EQ, exp.NEQ, exp.In)):  # against a prefix of a string column
+        other = parent.this if isinstance(parent, exp.In) or parent.this is not lit else (
+            parent.expression)
+        return _string_prefix(other, reads, types)
     if not reads.strings_by_bytes:
         return False
     if isinstance(parent, exp.Between):
-        return _family(parent.this, types) == "string"
+        return _stringy(parent.this, reads, types)
     if isinstance(parent, (exp.LT, exp.LTE, exp.GT, exp.GTE)):
         other = parent.expression if parent.this is lit else parent.this
-        return _family(other, types) == "string"
+        return _stringy(other, reads, types)
+    return False
+
+
+def _stringy(x: exp.Expression, reads: Engine, types: Mapping[str, object] | None) -> bool:
+    """A string column, or a prefix of one that the engine reads as Spark does."""
+    return _family(x, types) == "string" or _string_prefix(x, reads, types)
+
+
+def _string_prefix(x: exp.Expression, reads: Engine, types: Mapping[str, object] | None
+                   ) -> bool:
+    """``substring(s, 1, k)`` or ``left(s, k)`` of a string column, ``k`` a positive whole
+    number: its first ``k`` characters in both (DuckDB's ``left`` of a negative ``k`` drops
+    characters from the end, Spark's gives ''; a ``substring`` from elsewhere is no prefix)."""
+    if not reads.string_prefixes:
+        return False
+    if isinstance(x, exp.Substring):
+        start, length = x.args.get("start"), x.args.get("length")
+        return (_family(x.this, types) == "string" and isinstance(start, exp.Literal)
+                and start.this == "1" and not start.is_string
+                and length is not None and _whole_number(length, nonzero=True)
+                and not isinstance(length, exp.Neg))
+    if isinstance(x, exp.Left):
+        return (_family(x.this, types) == "string" and _whole_number(x.expression, nonzero=True)
+                and not isinstance(x.expression, exp.Neg))
     return False
 
 

@@ -91,8 +91,8 @@ def test_tpch_in_duckdbs_own_text_prunes_as_in_spark_and_keeps_the_result(suites
         got = pk.prune_query(sql, named, dialect="duckdb")
         want = outcomes_of("tpch", number)
         # The same skips (a conjunct DuckDB's text spells with a function prunekit leaves
-        # unknown there, Q22's substring, may turn a MAYBE_MATCH into an ALL_MATCH of what
-        # is pushed, never a skip).
+        # unknown in that dialect is not pushed: it may turn a MAYBE_MATCH into an ALL_MATCH
+        # of what is pushed, never a skip).
         assert {t: (o == 0).tolist() for t, o in got.items()} == {
             t: (o == 0).tolist() for t, o in want.items()}, number
         assert checker.check(sql, got) in ("equal", "no skip"), number

@@ -24,7 +24,8 @@ checks the promise against the real engine, whatever ``dialects.ENGINES`` curren
   too) and by decimals, ``//``, ``%``, LIKE/NOT LIKE/ILIKE with and without backslashes and
   ESCAPE, ``1e3``-style literals, numbers of more than 38 digits, string literals against
   non-string columns (``"x" = '5'``), casts, and the functions ``abs``, ``year``, ``month``,
-  ``day``, ``lower``, ``upper``, ``length``, ``date_trunc``, ``starts_with``, ``isnan``.
+  ``day``, ``lower``, ``upper``, ``length``, ``substring``, ``left``, ``date_trunc``,
+  ``starts_with``, ``isnan``.
   Literals are drawn near the data's own values and the types' edges.
 - for each (file, predicate): prunekit's outcome per row group from the file's footer
   (``prunekit.parquet.statistics``, the schema pyarrow reads), and per row group the number of
@@ -623,7 +624,11 @@ def value_expr(rng: np.random.Generator, ds: Dataset, samples: dict,
         fam2 = {"DOUBLE": "float", "BIGINT": "int"}.get(to, "decimal")
         return Expr(f"CAST({c} AS {to})", fam2, cols, s)
     if fam == "string":
-        kind = int(rng.integers(6))
+        kind = int(rng.integers(8))
+        if kind >= 6:  # prefixes (and, with k <= 0, what DuckDB and Spark read apart)
+            k = int(_pick(rng, [1, 2, 3, 3, 0, -1]))
+            text = f"substring({c}, 1, {k})" if kind == 6 else f"left({c}, {k})"
+            return Expr(text, fam, cols, _derive(s, lambda v: v[:max(k, 0)]))
         if kind == 0:
             return Expr(f"lower({c})", fam, cols, _derive(s, str.lower))
         if kind == 1:
