@@ -115,7 +115,8 @@ class PruningPredicate:
             if dialect in SPARK:
                 warn_quoted_names(predicate, set(schema.names))
             self.expression = read_predicate(predicate, dialect,
-                                             {f.name.lower(): f.type for f in schema})
+                                             {f.name.lower(): f.type for f in schema},
+                                             time_zone=time_zone)
         elif isinstance(predicate, Node):
             self.expression = predicate
         else:

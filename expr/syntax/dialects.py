@@ -43,8 +43,9 @@ or DOUBLE column divided by a nonzero whole number (DOUBLE division in both; Duc
 FLOAT in FLOAT), ``+ - *`` of integers (exact in both wherever neither overflows; DuckDB fails
 the query where one does, which then returns no row to protect), ``IS [NOT] DISTINCT FROM``,
 ``year``, ``month`` and ``day`` of a DATE column, ``abs`` of an integer or DOUBLE column,
-``CAST`` of an integer column to BIGINT or DOUBLE, and a string column's first ``k`` characters
-(``substring(s, 1, k)``, ``left(s, k)``, ``k`` a positive whole number).
+``CAST`` of an integer column to BIGINT or DOUBLE, a string column's first ``k`` characters
+(``substring(s, 1, k)``, ``left(s, k)``, ``k`` a positive whole number), and, in UTC, a
+``TIMESTAMP '...'`` wall time against a TIMESTAMP column without a zone.
 
 >>> read_predicate('"Ship Mode" = \\'AIR\\' AND qty > 5', "postgres", {"ship mode": "string",
 ...                                                                     "qty": "int"}).sql()
@@ -88,13 +89,14 @@ class Engine:
     absolute_value: bool = False  # abs of an integer or DOUBLE column
     widening_casts: bool = False  # CAST of an integer column to BIGINT or DOUBLE
     string_prefixes: bool = False  # substring(s, 1, k), left(s, k): the first k characters
+    naive_timestamps: bool = False  # TIMESTAMP '...' against a TIMESTAMP without a zone, in UTC
 
 
 ENGINES = {
     "duckdb": Engine(nan_as_spark=True, exponents_are_double=True, strings_by_bytes=True,
                      plain_like=True, division_by_a_number=True, integer_arithmetic=True,
                      distinct_from=True, calendar_of_dates=True, absolute_value=True,
-                     widening_casts=True, string_prefixes=True),
+                     widening_casts=True, string_prefixes=True, naive_timestamps=True),
     "postgres": Engine(nan_as_spark=True),
     "snowflake": Engine(nan_as_spark=True),
 }
@@ -164,27 +166,29 @@ def why_not_portable(e: exp.Expression, dialect: str,
     return found[0][1] if found else None
 
 
-def _unportable(e: exp.Expression, dialect: str,
-                types: Mapping[str, object] | None) -> list[tuple[exp.Expression, str]]:
+def _unportable(e: exp.Expression, dialect: str, types: Mapping[str, object] | None,
+                utc: bool = False) -> list[tuple[exp.Expression, str]]:
     """Each node of ``e`` that may not mean in ``dialect`` what it means in Spark, with the
     text that says which construct (module docstring)."""
     if dialect in SPARK:
         return []
     out = []
     for x in e.find_all(exp.Expression):
-        why = _why_not(x, dialect, types)
+        why = _why_not(x, dialect, types, utc)
         if why is not None:
             out.append((x, why))
     return out
 
 
-def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None) -> str | None:
+def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None,
+             utc: bool = False) -> str | None:
     reads = engine(dialect)
     if not isinstance(x, _ALIKE) and not _read_alike(x, reads, types):
         return x.sql(dialect=dialect)
     if isinstance(x, exp.Cast) and not (
             x.to.this == exp.DataType.Type.DATE and isinstance(x.this, exp.Literal)
-            and x.this.is_string) and not (reads.widening_casts and _widening(x, types)):
+            and x.this.is_string) and not (reads.widening_casts and _widening(x, types)) and not (
+            reads.naive_timestamps and utc and _naive_timestamp(x, types)):
         return x.sql(dialect=dialect)
     if isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.DATE and any(
             "tz=" in (_kind(c, types) or "") for c in _partners(x)):
@@ -295,6 +299,22 @@ def _read_alike(x: exp.Expression, reads: Engine, types: Mapping[str, object] | 
     if isinstance(x, (exp.Substring, exp.Left)):
         return _string_prefix(x, reads, types)
     return False
+
+
+_WALL_TIME = re.compile(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d{1,6})?)?")
+
+
+def _naive_timestamp(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
+    """``TIMESTAMP 'yyyy-mm-dd[ hh:mm:ss[.ffffff]]'`` against TIMESTAMP columns without a zone
+    and of at most microseconds: a wall time against wall times in DuckDB, which is Spark's
+    reading when the session zone is UTC (the caller's condition; elsewhere Spark moves wall
+    times in a gap). Nanosecond columns are left out: Spark keeps microseconds."""
+    partners = _partners(x)
+    return (x.to.this in (exp.DataType.Type.TIMESTAMP, exp.DataType.Type.TIMESTAMPNTZ)
+            and isinstance(x.this, exp.Literal)
+            and x.this.is_string and _WALL_TIME.fullmatch(x.this.this) is not None
+            and bool(partners) and all(_kind(c, types) in (
+                "timestamp[s]", "timestamp[ms]", "timestamp[us]") for c in partners))
 
 
 def _widening(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
@@ -415,12 +435,14 @@ def _string_equality(lit: exp.Literal, types: Mapping[str, object] | None) -> bo
     return kind is not None and ("string" in kind or "utf8" in kind)
 
 
-def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None) -> n.Node:
+def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, *,
+                   time_zone: str | None = None) -> n.Node:
     """A predicate in ``dialect`` as a tree read with Spark's rules, each part that may not
     mean in ``dialect`` what it means in Spark made an unknown leaf (``nodes.Opaque``): the
     smallest boolean part holding the construct, named in ``explain()``. Errors stay errors:
     text the dialect cannot parse, an unknown column (an unknown leaf's columns are still
-    resolved) and a predicate that is surely not a boolean.
+    resolved) and a predicate that is surely not a boolean. ``time_zone``: the session zone the
+    predicate is read in (``PruningPredicate``'s), where a construct depends on it.
 
     >>> read_predicate('"Ship Mode" = \\'AIR\\' AND qty > 5', "postgres", {"ship mode": "string",
     ...                                                                   "qty": "int"}).sql()
@@ -442,7 +464,8 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None) 
                              first.get("line", 1), first.get("col", 1)) from None
     if tree is None:
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
-    parts = _opaque_parts(tree, _unportable(tree, dialect, types), dialect)
+    utc = time_zone is not None and time_zone.upper() in ("UTC", "ETC/UTC", "Z", "+00:00")
+    parts = _opaque_parts(tree, _unportable(tree, dialect, types, utc), dialect)
     if not parts:
         return parse(tree.sql(dialect="spark"))
     if parts[0][0] is tree and not isinstance(tree, _BOOLEAN) and _surely_not_boolean(

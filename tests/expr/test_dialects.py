@@ -379,3 +379,27 @@ def test_duckdb_alike_predicates_are_sound_against_duckdb(tmp_path):
             assert outcome[g] != pk.ALL_MATCH or hits == rg.num_rows, (sql, g)
             decided += outcome[g] != pk.MAYBE_MATCH
     assert failed > 0 and decided > 40  # not vacuous: the overflow is reached, groups decided
+
+
+def test_duckdb_reads_a_wall_time_against_a_naive_timestamp_in_utc():
+    """``TIMESTAMP '...'`` against a TIMESTAMP column without a zone compares wall times in
+    DuckDB: read as Spark's TIMESTAMP_NTZ literal when prunekit's session zone is UTC; another
+    zone, a nanosecond column (Spark keeps microseconds) or a column with a zone: unknown."""
+    schema = pa.schema([("ts", pa.timestamp("us")), ("tn", pa.timestamp("ns")),
+                        ("tz", pa.timestamp("us", "UTC"))])
+    start = np.datetime64("2019-12-20T00:00:00", "us") + np.arange(8) * np.timedelta64(2, "D")
+    s = pk.Statistics.from_numpy(row_count=np.full(8, 10), columns={
+        "ts": {"min": start, "max": start + np.timedelta64(1, "D"), "null_count": np.zeros(8)}})
+    text = "ts < TIMESTAMP '2020-01-01 00:00:00'"
+    pred = pk.PruningPredicate(text, schema, dialect="duckdb")
+    assert " reads " not in pred.explain()
+    want = pk.PruningPredicate("ts < TIMESTAMP_NTZ '2020-01-01 00:00:00'", schema).classify(s)
+    assert pred.classify(s).tolist() == want.tolist()
+    assert {pk.NONE_MATCH, pk.ALL_MATCH} <= set(want.tolist())
+    for text, zone in [("ts < TIMESTAMP '2020-01-01 00:00:00'", "America/New_York"),
+                       ("tn < TIMESTAMP '2020-01-01'", "UTC"),
+                       ("tz < TIMESTAMP '2020-01-01'", "UTC"),
+                       ("ts = TIMESTAMP '2020-01-01T00:00:00Z'", "UTC")]:
+        explained = pk.PruningPredicate(text, schema, dialect="duckdb",
+                                        time_zone=zone).explain()
+        assert " reads " in explained, (text, zone)
