@@ -185,10 +185,7 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
     reads = engine(dialect)
     if not isinstance(x, _ALIKE) and not _read_alike(x, reads, types):
         return x.sql(dialect=dialect)
-    if isinstance(x, exp.Cast) and not (
-            x.to.this == exp.DataType.Type.DATE and isinstance(x.this, exp.Literal)
-            and x.this.is_string) and not (reads.widening_casts and _widening(x, types)) and not (
-            reads.naive_timestamps and utc and _naive_timestamp(x, types)):
+    if isinstance(x, exp.Cast) and not _cast_read_alike(x, reads, types, utc):
         return x.sql(dialect=dialect)
     if isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.DATE and any(
             "tz=" in (_kind(c, types) or "") for c in _partners(x)):
@@ -198,8 +195,8 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
     if isinstance(x, exp.Literal):
         if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
             return x.sql(dialect=dialect)
-        if x.is_string and not isinstance(x.parent, exp.Cast) and not _string_equality(
-                x, types) and not _string_read_alike(x, reads, types):
+        if x.is_string and not isinstance(x.parent, exp.Cast) and not _string_read_alike(
+                x, reads, types):
             return x.parent.sql(dialect=dialect)
         if not x.is_string and not _number_meets_alike(x, types):
             return x.parent.sql(dialect=dialect)
@@ -301,6 +298,17 @@ def _read_alike(x: exp.Expression, reads: Engine, types: Mapping[str, object] | 
     return False
 
 
+def _cast_read_alike(x: exp.Cast, reads: Engine, types: Mapping[str, object] | None,
+                     utc: bool) -> bool:
+    """``CAST('...' AS DATE)`` (and ``DATE '...'``) everywhere; in an engine whose entry says
+    so, a widening cast of an integer column and a wall-time TIMESTAMP literal in UTC."""
+    if x.to.this == exp.DataType.Type.DATE and isinstance(x.this, exp.Literal) and (
+            x.this.is_string):
+        return True
+    return (reads.widening_casts and _widening(x, types)) or (
+        reads.naive_timestamps and utc and _naive_timestamp(x, types))
+
+
 _WALL_TIME = re.compile(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d{1,6})?)?")
 
 
@@ -342,6 +350,11 @@ def _whole_number(x: exp.Expression, nonzero: bool = False) -> bool:
     return int(x.this) < 2**63 and not (nonzero and int(x.this) == 0)
 
 
+def _positive(x: exp.Expression) -> bool:
+    """A literal whole number above 0 (a count of characters)."""
+    return isinstance(x, exp.Literal) and _whole_number(x, nonzero=True)
+
+
 def _integer_operand(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
     """An integer column, a whole number, or integer arithmetic (each checked on its own)."""
     while isinstance(x, (exp.Paren, exp.Neg)):
@@ -352,17 +365,21 @@ def _integer_operand(x: exp.Expression, types: Mapping[str, object] | None) -> b
 
 def _string_read_alike(lit: exp.Literal, reads: Engine,
                        types: Mapping[str, object] | None) -> bool:
-    """A string literal that the engine reads as Spark does: a LIKE pattern it reads alike, or
-    a bound ordered against a string column where both order strings by their bytes."""
+    """A string literal that the engine reads as Spark does: compared by ``=``, ``<>`` or
+    ``IN`` with a string column (in every dialect: equality has no collation order and no
+    coercion) or, where the engine's entry says so, with a prefix of one; a LIKE pattern it
+    reads alike; a bound ordered against either where both order strings by their bytes."""
     parent = lit.parent
     if isinstance(parent, exp.Like):
         return reads.plain_like and parent.expression is lit and _plain_like(parent, types)
     if isinstance(parent, exp.Tuple):
         parent = parent.parent
-    if isinstance(parent, (exp.EQ, exp.NEQ, exp.In)):  # against a prefix of a string column
+    if isinstance(parent, _EQUALITIES):
         other = parent.this if isinstance(parent, exp.In) or parent.this is not lit else (
             parent.expression)
-        return _string_prefix(other, reads, types)
+        kind = _kind(other, types) if isinstance(other, exp.Column) else None
+        return (kind is not None and ("string" in kind or "utf8" in kind)) or _string_prefix(
+            other, reads, types)
     if not reads.strings_by_bytes:
         return False
     if isinstance(parent, exp.Between):
@@ -389,11 +406,9 @@ def _string_prefix(x: exp.Expression, reads: Engine, types: Mapping[str, object]
         start, length = x.args.get("start"), x.args.get("length")
         return (_family(x.this, types) == "string" and isinstance(start, exp.Literal)
                 and start.this == "1" and not start.is_string
-                and length is not None and _whole_number(length, nonzero=True)
-                and not isinstance(length, exp.Neg))
+                and _positive(length))
     if isinstance(x, exp.Left):
-        return (_family(x.this, types) == "string" and _whole_number(x.expression, nonzero=True)
-                and not isinstance(x.expression, exp.Neg))
+        return _family(x.this, types) == "string" and _positive(x.expression)
     return False
 
 
@@ -419,20 +434,6 @@ def _family(x: exp.Expression, types: Mapping[str, object] | None) -> str | None
     if not isinstance(x, exp.Column):
         return None
     return _FAMILIES.get(_kind(x, types) or "")
-
-
-def _string_equality(lit: exp.Literal, types: Mapping[str, object] | None) -> bool:
-    """A string literal in ``col = 's'``, ``col <> 's'`` or ``col IN ('s', ...)`` with a
-    string column: equality has no collation order and no coercion."""
-    parent = lit.parent
-    if isinstance(parent, exp.Tuple):
-        parent = parent.parent
-    if not isinstance(parent, _EQUALITIES):
-        return False
-    col = parent.this if isinstance(parent, exp.In) else (
-        parent.expression if parent.this is lit else parent.this)
-    kind = _kind(col, types) if isinstance(col, exp.Column) else None
-    return kind is not None and ("string" in kind or "utf8" in kind)
 
 
 def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, *,
