@@ -91,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="the filter, in Spark SQL (e.g. \"x > 5 AND s LIKE 'ab%%'\")")
     scan.add_argument("--dialect", default="spark", metavar="NAME",
                       help="the SQL dialect of --where (sqlglot's names: spark, duckdb, "
-                      "postgres, trino, snowflake, bigquery...; default spark)")
+                      "postgres, trino, snowflake, bigquery...; datafusion; default spark)")
     scan.add_argument("--format", choices=("table", "json"), default="table",
                       help="output format (json: schema version 1, see the module docs)")
     scan.add_argument("--explain", action="store_true",

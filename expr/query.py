@@ -50,7 +50,14 @@ from sqlglot.optimizer.simplify import simplify
 from prunekit.errors import PrunekitError, SqlSyntaxError, TableNotReadError, UnsupportedError
 from prunekit.expr.binding.bind import bind
 from prunekit.expr.syntax import nodes as n
-from prunekit.expr.syntax.dialects import SPARK, check_dialect, warn_quoted_names, why_not_portable
+from prunekit.expr.syntax.dialects import (
+    SPARK,
+    check_dialect,
+    read_engine_numbers,
+    syntax,
+    warn_quoted_names,
+    why_not_portable,
+)
 from prunekit.expr.syntax.sql import parse
 
 _MARK = "\x00out"  # qualifier of a pushed conjunct's references to a query's output columns
@@ -204,7 +211,7 @@ def _within(node: exp.Expression, scope: exp.Expression | None) -> bool:
 def _parse_query(sql: str, dialect: str) -> exp.Query:
     dialect = check_dialect(dialect)
     try:
-        trees = sqlglot.parse(sql, read=dialect)
+        trees = sqlglot.parse(sql, read=syntax(dialect))
     except (ParseError, TokenError) as e:
         first = (getattr(e, "errors", None) or [{}])[0]
         raise SqlSyntaxError(f"malformed SQL in query: {first.get('description') or e}",
@@ -212,7 +219,7 @@ def _parse_query(sql: str, dialect: str) -> exp.Query:
     trees = [t for t in trees if t is not None]
     if len(trees) != 1 or not isinstance(trees[0], exp.Query):
         raise UnsupportedError("from_query needs exactly one SELECT query")
-    return trees[0]
+    return read_engine_numbers(trees[0], dialect)
 
 
 def _column_names(schema) -> list[str]:

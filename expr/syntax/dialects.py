@@ -36,16 +36,21 @@ schema has no two names differing only in case.
 
 What an engine reads as Spark does beyond that is data, one ``Engine`` per dialect
 (``ENGINES``), each entry checked against that engine's own rows where the engine is at hand
-(DuckDB: tests/expr/test_dialects.py). DuckDB agrees with Spark on more than the others: NaN's
-order, ``1e3`` as a DOUBLE, strings ordered by their UTF-8 bytes, ``LIKE`` with a pattern free
-of backslashes (``%`` and ``_`` per character, case-sensitive, newlines matched), an integer
-or DOUBLE column divided by a nonzero whole number (DOUBLE division in both; DuckDB divides a
-FLOAT in FLOAT), ``+ - *`` of integers (exact in both wherever neither overflows; DuckDB fails
-the query where one does, which then returns no row to protect), ``IS [NOT] DISTINCT FROM``,
-``year``, ``month`` and ``day`` of a DATE column, ``abs`` of an integer or DOUBLE column,
-``CAST`` of an integer column to BIGINT or DOUBLE, a string column's first ``k`` characters
-(``substring(s, 1, k)``, ``left(s, k)``, ``k`` a positive whole number), and, in UTC, a
-``TIMESTAMP '...'`` wall time against a TIMESTAMP column without a zone.
+(DuckDB, DataFusion: tests/expr/test_dialects.py). DuckDB agrees with Spark on more than the
+others: NaN's order, ``1e3`` as a DOUBLE, strings ordered by their UTF-8 bytes, ``LIKE`` with a
+pattern free of backslashes (``%`` and ``_`` per character, case-sensitive, newlines matched),
+an integer or DOUBLE column divided by a nonzero whole number (DOUBLE division in both; DuckDB
+divides a FLOAT in FLOAT), ``+ - *`` of integers (exact in both wherever neither overflows;
+DuckDB fails the query where one does, which then returns no row to protect), ``IS [NOT]
+DISTINCT FROM``, ``year``, ``month`` and ``day`` of a DATE column, ``abs`` of an integer or
+DOUBLE column, ``CAST`` of an integer column to BIGINT or DOUBLE, a string column's first ``k``
+characters (``substring(s, 1, k)``, ``left(s, k)``, ``k`` a positive whole number), and, in
+UTC, a ``TIMESTAMP '...'`` wall time against a TIMESTAMP column without a zone.
+
+``dialect="datafusion"`` is PostgreSQL's syntax (``SYNTAX``) with DataFusion 55's semantics,
+much as DuckDB's, except: ``1.5`` is a DOUBLE there (``read_engine_numbers`` writes it as one,
+or as the DECIMAL DataFusion compares a DECIMAL column with), an integer divided by an integer
+truncates (unknown), and a FLOAT column against a DOUBLE compares in DOUBLE as in Spark.
 
 >>> read_predicate('"Ship Mode" = \\'AIR\\' AND qty > 5', "postgres", {"ship mode": "string",
 ...                                                                     "qty": "int"}).sql()
@@ -56,6 +61,8 @@ the query where one does, which then returns no row to protect), ``IS [NOT] DIST
 
 from __future__ import annotations
 
+import decimal
+import math
 import re
 import warnings
 from collections.abc import Mapping
@@ -70,7 +77,8 @@ from prunekit.expr.paths import leaf_key
 from prunekit.expr.syntax import nodes as n
 
 SPARK = {"spark", "spark2", "databricks"}
-LISTED = ("spark", "databricks", "duckdb", "postgres", "trino", "snowflake", "bigquery")
+LISTED = ("spark", "databricks", "duckdb", "datafusion", "postgres", "trino", "snowflake",
+          "bigquery")
 
 
 @dataclass(frozen=True)
@@ -82,7 +90,8 @@ class Engine:
     exponents_are_double: bool = False  # 1e3 is a DOUBLE
     strings_by_bytes: bool = False  # strings ordered by their UTF-8 bytes, no collation
     plain_like: bool = False  # LIKE without backslash or ESCAPE: % and _ per character
-    division_by_a_number: bool = False  # integer or DOUBLE column / nonzero whole number
+    division_by_a_number: bool = False  # DOUBLE column / nonzero whole number, in DOUBLE
+    integers_divide_as_doubles: bool = False  # integer column / nonzero whole number, in DOUBLE
     integer_arithmetic: bool = False  # + - * of integers: exact, an overflow fails the query
     distinct_from: bool = False  # IS [NOT] DISTINCT FROM
     calendar_of_dates: bool = False  # year, month, day of a DATE column (proleptic, year 0)
@@ -90,17 +99,42 @@ class Engine:
     widening_casts: bool = False  # CAST of an integer column to BIGINT or DOUBLE
     string_prefixes: bool = False  # substring(s, 1, k), left(s, k): the first k characters
     naive_timestamps: bool = False  # TIMESTAMP '...' against a TIMESTAMP without a zone, in UTC
+    # 1.5 (and a whole number beyond BIGINT) is a DOUBLE, which meets a DECIMAL column at 15
+    # decimal places (DataFusion); read as Spark's DOUBLE literal, or that DECIMAL.
+    fractions_are_double: bool = False
+    float_meets_double: bool = False  # a FLOAT column against a DOUBLE compares in DOUBLE
 
 
 ENGINES = {
     "duckdb": Engine(nan_as_spark=True, exponents_are_double=True, strings_by_bytes=True,
-                     plain_like=True, division_by_a_number=True, integer_arithmetic=True,
+                     plain_like=True, division_by_a_number=True,
+                     integers_divide_as_doubles=True, integer_arithmetic=True,
                      distinct_from=True, calendar_of_dates=True, absolute_value=True,
                      widening_casts=True, string_prefixes=True, naive_timestamps=True),
+    # DataFusion 55, PostgreSQL's syntax (SYNTAX): Arrow's kernels order NaN above every number,
+    # equal to itself, and strings by their bytes; integers wrap where they overflow, which
+    # Spark's types would overflow first (a DataFusion literal is a BIGINT, Spark's an INT), so
+    # prunekit leaves those containers unknown; an integer divided by an integer truncates.
+    "datafusion": Engine(nan_as_spark=True, exponents_are_double=True, strings_by_bytes=True,
+                         plain_like=True, division_by_a_number=True, integer_arithmetic=True,
+                         distinct_from=True, calendar_of_dates=True, absolute_value=True,
+                         widening_casts=True, string_prefixes=True, naive_timestamps=True,
+                         fractions_are_double=True, float_meets_double=True),
     "postgres": Engine(nan_as_spark=True),
     "snowflake": Engine(nan_as_spark=True),
 }
 _UNMODELLED = Engine()  # every other dialect: only what all of them share
+# Dialects sqlglot does not name, by the sqlglot dialect that parses their text.
+SYNTAX = {"datafusion": "postgres"}
+
+
+def syntax(dialect: str) -> str:
+    """The sqlglot dialect that parses and prints ``dialect``'s text.
+
+    >>> syntax("datafusion"), syntax("duckdb")
+    ('postgres', 'duckdb')
+    """
+    return SYNTAX.get(dialect, dialect)
 
 
 def engine(dialect: str) -> Engine:
@@ -127,7 +161,7 @@ def check_dialect(dialect: str) -> str:
     """
     name = str(dialect).lower()
     try:
-        sqlglot.Dialect.get_or_raise(name)
+        sqlglot.Dialect.get_or_raise(syntax(name))
     except ValueError:
         raise UnsupportedError(f"unknown SQL dialect {dialect!r} (sqlglot's names, e.g. "
                                f"{', '.join(LISTED)})") from None
@@ -148,7 +182,7 @@ def column_names(text: str, dialect: str = "spark") -> set[str] | None:
     True
     """
     try:
-        tree = sqlglot.parse_one(text, read=check_dialect(dialect))
+        tree = sqlglot.parse_one(text, read=syntax(check_dialect(dialect)))
     except (ParseError, TokenError):
         return None
     names = [col.parts[0].name for col in tree.find_all(exp.Column) if col.parts]
@@ -182,37 +216,64 @@ def _unportable(e: exp.Expression, dialect: str, types: Mapping[str, object] | N
 
 def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None,
              utc: bool = False) -> str | None:
-    reads = engine(dialect)
+    reads, shown = engine(dialect), syntax(dialect)
+    if isinstance(x, exp.Var) and isinstance(x.parent, exp.Extract):
+        return None  # EXTRACT's field: the EXTRACT is read or not as a whole
     if not isinstance(x, _ALIKE) and not _read_alike(x, reads, types):
-        return x.sql(dialect=dialect)
+        return x.sql(dialect=shown)
     if isinstance(x, exp.Cast) and not _cast_read_alike(x, reads, types, utc):
-        return x.sql(dialect=dialect)
+        return x.sql(dialect=shown)
     if isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.DATE and any(
             "tz=" in (_kind(c, types) or "") for c in _partners(x)):
         # A DATE meets a zoned TIMESTAMP at midnight in the engine's own session zone (DuckDB:
         # in UTC for nanosecond columns, whatever its zone), not in prunekit's time_zone.
-        return f"{x.parent.sql(dialect=dialect)} (a DATE against a TIMESTAMP with a zone)"
+        return f"{x.parent.sql(dialect=shown)} (a DATE against a TIMESTAMP with a zone)"
     if isinstance(x, exp.Literal):
         if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
-            return x.sql(dialect=dialect)
+            return x.sql(dialect=shown)
         if x.is_string and not isinstance(x.parent, exp.Cast) and not _string_read_alike(
                 x, reads, types):
-            return x.parent.sql(dialect=dialect)
-        if not x.is_string and not _number_meets_alike(x, types):
-            return x.parent.sql(dialect=dialect)
+            return x.parent.sql(dialect=shown)
+        if not x.is_string and not _number_meets_alike(x, reads, types):
+            return x.parent.sql(dialect=shown)
     if isinstance(x, exp.Column):
         kind = _kind(x, types)
-        if kind in ("float", "halffloat"):  # Spark widens a FLOAT to DOUBLE, others do not
-            return f"{x.sql(dialect=dialect)} (a FLOAT compares in another type)"
+        if kind in ("float", "halffloat") and not (
+                reads.float_meets_double and kind == "float" and _meets_doubles(x, types)):
+            # Spark widens a FLOAT to DOUBLE against anything but a FLOAT or an integer
+            return f"{x.sql(dialect=shown)} (a FLOAT compares in another type)"
         if not _decimals_meet_alike(x, types):
-            return f"{x.parent.sql(dialect=dialect)} (Spark rounds DECIMALs beyond 38 digits)"
+            return f"{x.parent.sql(dialect=shown)} (Spark rounds DECIMALs beyond 38 digits)"
         if not reads.nan_as_spark and (
                 kind is None or "float" in kind or "double" in kind or "halffloat" in kind):
-            return f"{x.sql(dialect=dialect)} (NaN compares otherwise)"
+            return f"{x.sql(dialect=shown)} (NaN compares otherwise)"
     return None
 
 
-def _number_meets_alike(lit: exp.Literal, types: Mapping[str, object] | None) -> bool:
+def _meets_doubles(col: exp.Column, types: Mapping[str, object] | None) -> bool:
+    """Whether every operand ``col`` is compared with is a DOUBLE (a number with an exponent,
+    a DOUBLE column), so that both Spark and the engine compare in DOUBLE."""
+    parent = col.parent
+    if not isinstance(parent, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In,
+                               exp.Between, exp.NullSafeEQ, exp.NullSafeNEQ)):
+        return False
+    others = [e for e in parent.iter_expressions() if e is not col]
+    if isinstance(parent, exp.In):
+        others = list(parent.expressions)
+    if not others:
+        return False
+    for other in others:
+        while isinstance(other, (exp.Neg, exp.Paren)):
+            other = other.this
+        if not (_family(other, types) == "double" or (
+                isinstance(other, exp.Literal) and not other.is_string
+                and "e" in other.this.lower())):
+            return False
+    return True
+
+
+def _number_meets_alike(lit: exp.Literal, reads: Engine,
+                        types: Mapping[str, object] | None) -> bool:
     """Whether a number literal compares with the columns beside it as in Spark. Not where
     Spark rounds it: against a DECIMAL(p, s) column, Spark compares in the wider DECIMAL only
     if it has at most 38 digits, else it rounds the literal into the column's scale
@@ -220,10 +281,18 @@ def _number_meets_alike(lit: exp.Literal, types: Mapping[str, object] | None) ->
     and PostgreSQL). Nor a fraction of more than 15 significant digits against a DOUBLE
     column, which an engine may turn into a DOUBLE one unit off Spark's. Nor a number of more
     than 38 digits (a DOUBLE in DuckDB, refused by Spark), nor one against a BOOLEAN column
-    (DuckDB casts 1 to TRUE, Spark refuses the comparison)."""
+    (DuckDB casts 1 to TRUE, Spark refuses the comparison). Where the engine's fractions are
+    DOUBLEs (``read_engine_numbers`` has written them as such), not a DOUBLE against a DECIMAL
+    column it could not write as the engine's DECIMAL, nor a whole number beyond BIGINT (an
+    unsigned BIGINT in DataFusion)."""
     text = lit.this.lower()
+    if reads.fractions_are_double and "e" not in text and int(text.partition(".")[0] or 0) >= (
+            2**63):
+        return False
     if "e" in text:
-        return True  # a DOUBLE wherever it is read at all (the exponent rule)
+        # a DOUBLE wherever it is read at all (the exponent rule)
+        return not reads.fractions_are_double or not any(
+            _DECIMAL.fullmatch(_kind(col, types) or "") for col in _partners(lit))
     whole, _, fraction = text.partition(".")
     whole = whole.lstrip("0")
     if len(whole) + len(fraction) > 38:
@@ -242,6 +311,51 @@ def _number_meets_alike(lit: exp.Literal, types: Mapping[str, object] | None) ->
         elif "double" in kind and fraction and len((whole + fraction).lstrip("0")) > 15:
             return False
     return True
+
+
+def read_engine_numbers(tree: exp.Expression, dialect: str,
+                        types: Mapping[str, object] | None = None) -> exp.Expression:
+    """``tree`` with its numbers written as Spark must read them to mean what ``dialect``
+    means, where the engine types them otherwise (``Engine.fractions_are_double``): a
+    fraction is a DOUBLE (``1.5E0``), except against a DECIMAL(p, s) column with ``s <= 15``
+    and ``p - s <= 23``, where it is the DECIMAL the engine compares with. DataFusion turns the
+    DOUBLE into DECIMAL(30, 15) by Arrow's cast, rounding the DOUBLE times 10**15 (itself a
+    DOUBLE product) half away from zero, and compares the column with it exactly; written
+    with its 15 decimals, Spark compares exactly too. Other DECIMAL columns keep the DOUBLE,
+    which ``why_not_portable`` then leaves unknown. Numbers are changed in place.
+
+    >>> read_engine_numbers(sqlglot.parse_one("x > 1.5 AND p = 0.1"), "datafusion",
+    ...                     {"x": "int64", "p": "decimal128(10, 2)"}).sql()
+    'x > 1.5E0 AND p = 0.100000000000000'
+    """
+    if not engine(dialect).fractions_are_double:
+        return tree
+    for lit in list(tree.find_all(exp.Literal)):
+        text = lit.this
+        if lit.is_string or not ("." in text or "e" in text.lower()):
+            continue
+        value = decimal.Decimal(text)
+        kinds = [_DECIMAL.fullmatch(_kind(col, types) or "") for col in _partners(lit)]
+        if kinds and all(kinds):
+            scaled = _at_fifteen_places(float(value), kinds)
+            if scaled is not None:
+                lit.replace(exp.Literal.number(scaled))
+                continue
+        double = str(value)  # 0.0000000001 is 1E-10: an exponent either way
+        lit.replace(exp.Literal.number(double if "E" in double else f"{double}E0"))
+    return tree
+
+
+def _at_fifteen_places(value: float, kinds: list[re.Match]) -> str | None:
+    """DataFusion's DECIMAL(30, 15) for a DOUBLE compared with DECIMAL columns of these types,
+    as text; None where a column's type would make the comparison another one."""
+    if not math.isfinite(value) or any(
+            int(k[2]) > 15 or int(k[1]) - int(k[2]) > 23 for k in kinds):
+        return None
+    units = decimal.Decimal(value * 1e15).to_integral_value(decimal.ROUND_HALF_UP)
+    if abs(units) >= 10**38:
+        return None
+    return f"{units.scaleb(-15, decimal.Context(prec=60)):f}"  # exact: 38 digits at most
 
 
 def _partners(x: exp.Expression) -> list[exp.Column]:
@@ -284,13 +398,18 @@ def _read_alike(x: exp.Expression, reads: Engine, types: Mapping[str, object] | 
     if isinstance(x, exp.Like):
         return reads.plain_like and _plain_like(x, types)
     if isinstance(x, exp.Div):
-        return (reads.division_by_a_number and _family(x.this, types) in ("integer", "double")
-                and _whole_number(x.expression, nonzero=True))
+        family = _family(x.this, types)
+        return _whole_number(x.expression, nonzero=True) and (
+            (family == "double" and reads.division_by_a_number)
+            or (family == "integer" and reads.integers_divide_as_doubles))
     if isinstance(x, (exp.Add, exp.Sub, exp.Mul)):
         return reads.integer_arithmetic and all(
             _integer_operand(side, types) for side in (x.this, x.expression))
     if isinstance(x, (exp.Year, exp.Month, exp.Day)):
         return reads.calendar_of_dates and _family(x.this, types) == "date"
+    if isinstance(x, exp.Extract):  # EXTRACT(YEAR FROM d), date_part('year', d)
+        return (reads.calendar_of_dates and x.name.upper() in ("YEAR", "MONTH", "DAY")
+                and _family(x.expression, types) == "date")
     if isinstance(x, exp.Abs):
         return reads.absolute_value and _family(x.this, types) in ("integer", "double")
     if isinstance(x, (exp.Substring, exp.Left)):
@@ -458,26 +577,27 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     if dialect in SPARK:
         return parse(text)
     try:
-        tree = sqlglot.parse_one(text, read=dialect)
+        tree = sqlglot.parse_one(text, read=syntax(dialect))
     except (ParseError, TokenError) as e:
         first = (getattr(e, "errors", None) or [{}])[0]
         raise SqlSyntaxError(f"malformed SQL in {dialect}: {first.get('description') or e}",
                              first.get("line", 1), first.get("col", 1)) from None
     if tree is None:
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
+    tree = read_engine_numbers(tree, dialect, types)
     utc = time_zone is not None and time_zone.upper() in ("UTC", "ETC/UTC", "Z", "+00:00")
     parts = _opaque_parts(tree, _unportable(tree, dialect, types, utc), dialect)
     if not parts:
         return parse(tree.sql(dialect="spark"))
     if parts[0][0] is tree and not isinstance(tree, _BOOLEAN) and _surely_not_boolean(
             tree, dialect, types):
-        raise TypeMismatchError(f"not a boolean predicate: {tree.sql(dialect=dialect)}")
+        raise TypeMismatchError(f"not a boolean predicate: {tree.sql(dialect=syntax(dialect))}")
     opaque = {}
     for i, (part, why) in enumerate(parts):
         # Columns as Spark reads their names (struct fields too): bound, so an unknown one is
         # an error, as anywhere else in the predicate.
         columns = tuple(parse(c.sql(dialect="spark")) for c in part.find_all(exp.Column))
-        opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(part.sql(dialect=dialect), why, columns)
+        opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(part.sql(dialect=syntax(dialect)), why, columns)
         marker = exp.Anonymous(this=f"{_PLACEHOLDER}{i}", expressions=[])
         if part is tree:
             tree = marker
@@ -530,9 +650,9 @@ def _surely_not_boolean(tree: exp.Expression, dialect: str,
     named = {name: _sql_type(t) for name, t in (types or {}).items()}
     schema = {"t": {name: t for name, t in named.items() if t is not None}}
     try:
-        query = qualify(exp.select(tree.copy()).from_("t"), schema=schema, dialect=dialect,
+        query = qualify(exp.select(tree.copy()).from_("t"), schema=schema, dialect=syntax(dialect),
                         validate_qualify_columns=False)
-        got = annotate_types(query, schema=schema, dialect=dialect).selects[0].type
+        got = annotate_types(query, schema=schema, dialect=syntax(dialect)).selects[0].type
     except Exception:  # noqa: BLE001 - sqlglot cannot type it: not surely anything
         return False
     return got is not None and not got.is_type(exp.DataType.Type.BOOLEAN,

@@ -20,7 +20,8 @@ from prunekit.parquet import statistics
 
 SCHEMA = pa.schema([("x", pa.int64()), ("f", pa.float64()), ("s", pa.string()),
                     ("d", pa.date32()), ("Mixed Case", pa.int32())])
-DIALECTS = ["spark", "databricks", "duckdb", "postgres", "trino", "snowflake", "bigquery"]
+DIALECTS = ["spark", "databricks", "duckdb", "datafusion", "postgres", "trino", "snowflake",
+            "bigquery"]
 QUOTE = {"spark": "`", "databricks": "`", "bigquery": "`"}  # others quote names with "
 
 
@@ -60,7 +61,9 @@ PORTABLE = [
 DIFFERENT = ["{x} / 2 > 10", "{s} < 's050'", "{x} = '5'", "{x} > 1e1", "lower({s}) = 's001'",
              "{s} LIKE 's0%'", "CAST({x} AS DOUBLE) > 5", "{x} % 7 = 1"]
 READ_ALIKE = {"duckdb": {"{x} / 2 > 10", "{s} < 's050'", "{x} > 1e1", "{s} LIKE 's0%'",
-                         "CAST({x} AS DOUBLE) > 5"}}
+                         "CAST({x} AS DOUBLE) > 5"},
+              "datafusion": {"{s} < 's050'", "{x} > 1e1", "{s} LIKE 's0%'",
+                             "CAST({x} AS DOUBLE) > 5"}}
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -113,7 +116,8 @@ def _wide(text: str, dialect: str) -> str:
     return text.format(**{c: name(dialect, c) for c in WIDE.names})
 
 
-@pytest.mark.parametrize("dialect", [d for d in DIALECTS if d not in ("spark", "databricks")])
+@pytest.mark.parametrize("dialect", [d for d in DIALECTS
+                                     if d not in ("spark", "databricks", "datafusion")])
 def test_numbers_spark_compares_in_a_type_of_its_own(dialect):
     for text in NUMBERS_OTHERWISE:
         assert " reads " in pk.PruningPredicate(_wide(text, dialect), WIDE,
@@ -146,7 +150,8 @@ def test_spark_reads_them_all(text):
 
 
 @pytest.mark.parametrize("dialect, accepted", [
-    ("duckdb", True), ("postgres", True), ("snowflake", True), ("spark", True),
+    ("duckdb", True), ("datafusion", True), ("postgres", True), ("snowflake", True),
+    ("spark", True),
     ("trino", False), ("bigquery", False)])
 def test_floats_only_where_nan_orders_as_in_spark(dialect, accepted):
     sql = f"NOT ({name(dialect, 'f')} > 5)"
@@ -334,15 +339,15 @@ def test_duckdb_constructs_computed_otherwise_stay_unknown(text):
     assert set(pred.classify(stats()).tolist()) == {pk.MAYBE_MATCH}
 
 
-def test_duckdb_alike_predicates_are_sound_against_duckdb(tmp_path):
-    """DuckDB's rows decide: a skipped row group holds no row DuckDB returns, an ALL_MATCH one
-    no other row. The data has NULLs, NaN, -0.0, BIGINT's extremes (where DuckDB's arithmetic
-    fails the query: a row group DuckDB cannot read constrains nothing), strings that byte
-    order and character order sort apart, upper case, a newline and multi-byte characters."""
+def _hostile_table() -> pa.Table:
+    """NULLs, NaN, -0.0, BIGINT's extremes (where DuckDB's arithmetic fails the query and
+    DataFusion's wraps), strings that byte order and character order sort apart, upper case,
+    a newline and multi-byte characters, year 0 and 9999-12-31, a FLOAT column, a 38-digit
+    DECIMAL and a narrow one."""
     rng = np.random.default_rng(17)
     n = 480
     x = np.sort(rng.integers(0, 100, n))
-    x[-3:] = [2**63 - 1, 2**63 - 2, -(2**63)]  # the last row group: overflow in DuckDB
+    x[-3:] = [2**63 - 1, 2**63 - 2, -(2**63)]  # the last row group: overflow
     f = np.where(rng.random(n) < 0.05, np.nan, x % 100 + 0.25)
     f[::37] = -0.0
     words = ["s{:03d}", "S{:03d}", "s{:03d}é", "s0\n{:02d}", "s{:03d}_", "sé{:03d}"]
@@ -350,14 +355,21 @@ def test_duckdb_alike_predicates_are_sound_against_duckdb(tmp_path):
     days = (np.datetime64("2023-11-01") - np.datetime64("1970-01-01")).astype(int) + x % 200
     days[:2] = [-719528, 2932896]  # 0000-01-01 (year 0, as both count) and 9999-12-31
     tenths = [decimal.Decimal(int(v % 7)).scaleb(-10) for v in x]  # 0 to 6E-10
-    table = pa.table({"x": pa.array(x, mask=rng.random(n) < 0.04), "f": f,
-                      "s": pa.array(s, mask=rng.random(n) < 0.04),
-                      "d": pa.array(days.astype(np.int32), pa.date32()),
-                      "Mixed Case": (x % 100).astype(np.int32),
-                      "g": pa.array(np.where(x < 50, 0.1, 0.3), pa.float32()),
-                      "b": pa.array(tenths, pa.decimal128(38, 10)),
-                      "c": pa.array([decimal.Decimal(int(v)).scaleb(-2) for v in x % 1000],
-                                    pa.decimal128(9, 2))})
+    return pa.table({"x": pa.array(x, mask=rng.random(n) < 0.04), "f": f,
+                     "s": pa.array(s, mask=rng.random(n) < 0.04),
+                     "d": pa.array(days.astype(np.int32), pa.date32()),
+                     "Mixed Case": (x % 100).astype(np.int32),
+                     "g": pa.array(np.where(x < 50, 0.1, 0.3), pa.float32()),
+                     "b": pa.array(tenths, pa.decimal128(38, 10)),
+                     "c": pa.array([decimal.Decimal(int(v)).scaleb(-2) for v in x % 1000],
+                                   pa.decimal128(9, 2))})
+
+
+def test_duckdb_alike_predicates_are_sound_against_duckdb(tmp_path):
+    """DuckDB's rows decide: a skipped row group holds no row DuckDB returns, an ALL_MATCH one
+    no other row (``_hostile_table``; a row group DuckDB cannot read, where its arithmetic
+    overflows, constrains nothing)."""
+    table = _hostile_table()
     path = str(tmp_path / "t.parquet")
     pq.write_table(table, path, row_group_size=40)
     rows = pq.ParquetFile(path)
@@ -403,3 +415,127 @@ def test_duckdb_reads_a_wall_time_against_a_naive_timestamp_in_utc():
         explained = pk.PruningPredicate(text, schema, dialect="duckdb",
                                         time_zone=zone).explain()
         assert " reads " in explained, (text, zone)
+
+
+# ---- DataFusion: PostgreSQL's syntax, DataFusion 55's semantics ---------------------------------
+DATAFUSION_ALIKE = [
+    ('"x" + 1 > 5', "x + 1 > 5"),  # wraps where BIGINT overflows; Spark's INT overflows first
+    ("x * 3 - 7 <= 40", "x * 3 - 7 <= 40"),
+    ("f / 4 < 10", "f / 4 < 10"),
+    ("x > 2.5", "x > 2.5D"),  # a fraction is a DOUBLE
+    ("x IN (1, 2.5, 30)", "x IN (1D, 2.5D, 30D)"),
+    ("f > 5e1 OR f < 2.5", "f > 5e1 OR f < 2.5D"),
+    ("s < 's050'", "s < 's050'"),
+    ("s BETWEEN 's010' AND 's020'", "s BETWEEN 's010' AND 's020'"),
+    ("s LIKE 's05_'", "s LIKE 's05_'"),
+    ("x IS DISTINCT FROM 50", "NOT (x <=> 50)"),
+    ("date_part('month', d) >= 3 AND extract(year FROM d) = 2024",
+     "month(d) >= 3 AND year(d) = 2024"),
+    ("abs(x) > 60", "abs(x) > 60"),
+    ("CAST(x AS DOUBLE) >= 80.5", "CAST(x AS DOUBLE) >= 80.5D"),
+    ("substr(s, 1, 3) IN ('s05', 's01')", "substring(s, 1, 3) IN ('s05', 's01')"),
+    ("left(s, 3) >= 's08'", "left(s, 3) >= 's08'"),
+]
+DATAFUSION_OTHERWISE = [
+    "x / 2 > 30",  # integer division, truncating
+    "x / 0 > 1",
+    "x % 7 = 1",
+    "s LIKE 's\\_%'",  # escapes: left to a later rule
+    "s ILIKE 'S0%'",
+    "x = '5'",
+    "f + 0.5 > 3",
+    "x > 9223372036854775808",  # an unsigned BIGINT in DataFusion, a DECIMAL in Spark
+    "date_part('doy', d) = 5",
+    "left(s, -1) = 's0'",
+]
+# Numbers: a FLOAT column against a DOUBLE compares in DOUBLE in both; a DOUBLE against a
+# DECIMAL(p, s) column (s <= 15, p - s <= 23) is DataFusion's DECIMAL(30, 15) of it, written out
+# (c = 1.499 is c = 1.499000000000000); against a wider DECIMAL, or a FLOAT against an integer
+# (DataFusion makes the integer a FLOAT, Spark keeps both readings), it stays unknown.
+DATAFUSION_NUMBERS_ALIKE = ["{g} = 0.1", "{g} > 0.2", "{c} = 1.499", "{c} > -2", "{f} = 0.1",
+                            "{b} < {c}", "{c} IN (0.5, 1.25)", "{c} BETWEEN 0.1 AND 3e0",
+                            "{f} = 0.12345678901234567"]
+DATAFUSION_NUMBERS_OTHERWISE = ["{g} > 1", "{b} <= 0.0000000001", "{b} IN (0.00000000005, 1)",
+                                "{b} < {e}", "{e} = 0.5",
+                                "{f} > 1000000000000000000000000000000000000000",
+                                "{q} IN (TRUE, 1)"]
+
+
+@pytest.mark.parametrize("text, spark", DATAFUSION_ALIKE)
+def test_datafusion_reads_in_full_what_it_computes_as_spark(text, spark):
+    s = stats()
+    pred = pk.PruningPredicate(text, SCHEMA, dialect="datafusion")
+    assert "otherwise than Spark" not in pred.explain()
+    want = pk.PruningPredicate(spark, SCHEMA).classify(s)
+    assert pred.classify(s).tolist() == want.tolist()
+    assert (want != pk.MAYBE_MATCH).any()
+
+
+@pytest.mark.parametrize("text", DATAFUSION_OTHERWISE)
+def test_datafusion_constructs_computed_otherwise_stay_unknown(text):
+    pred = pk.PruningPredicate(text, SCHEMA, dialect="datafusion")
+    assert "datafusion reads" in pred.explain()
+    assert set(pred.classify(stats()).tolist()) == {pk.MAYBE_MATCH}
+
+
+def test_datafusion_numbers_are_read_in_its_own_types():
+    for text in DATAFUSION_NUMBERS_ALIKE:
+        explained = pk.PruningPredicate(_wide(text, "datafusion"), WIDE,
+                                        dialect="datafusion").explain()
+        assert " reads " not in explained, text
+    for text in DATAFUSION_NUMBERS_OTHERWISE:
+        explained = pk.PruningPredicate(_wide(text, "datafusion"), WIDE,
+                                        dialect="datafusion").explain()
+        assert " reads " in explained, text
+    # DataFusion's DECIMAL(30, 15) of a DOUBLE is its product by 10**15 in DOUBLE, rounded:
+    # 12345678901234567.5 becomes 12345678901234569.054409354903552, above every DECIMAL(18, 0)
+    import sqlglot
+
+    from prunekit.expr.syntax.dialects import read_engine_numbers
+
+    tree = sqlglot.parse_one("v < 12345678901234567.5", read="postgres")
+    got = read_engine_numbers(tree, "datafusion", {"v": "decimal128(18, 0)"}).sql()
+    assert got == "v < 12345678901234569.054409354903552"
+
+
+def test_datafusion_alike_predicates_are_sound_against_datafusion(tmp_path):
+    """DataFusion's rows decide, row group by row group (``_hostile_table``): a skipped group
+    holds no row DataFusion returns, an ALL_MATCH one no other row. A group DataFusion cannot
+    read (division by zero, an overflowing ``abs``) constrains nothing."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    table = _hostile_table()
+    path = str(tmp_path / "t.parquet")
+    pq.write_table(table, path, row_group_size=40)
+    rows = pq.ParquetFile(path)
+    st = statistics(path)
+    groups = [rows.read_row_group(g) for g in range(rows.num_row_groups)]
+    ctx = datafusion.SessionContext()
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    numbers = [_wide(t, "datafusion") for t in DATAFUSION_NUMBERS_ALIKE
+               + DATAFUSION_NUMBERS_OTHERWISE if "{e}" not in t and "{q}" not in t]
+    decided = failed = 0
+    for sql in [t for t, _ in DATAFUSION_ALIKE] + DATAFUSION_OTHERWISE + numbers:
+        outcome = pk.PruningPredicate(sql, table.schema, dialect="datafusion").classify(st)
+        for g, rg in enumerate(groups):
+            try:
+                hits = ctx.sql(f'SELECT count(*) AS n FROM rg{g} WHERE {sql}').to_pydict()["n"][0]
+            except Exception as e:  # noqa: BLE001 - DataFusion's errors are one class
+                assert "error" in str(e).lower()
+                failed += 1  # the query fails if this row group is read
+                continue
+            assert outcome[g] != pk.NONE_MATCH or hits == 0, (sql, g)
+            assert outcome[g] != pk.ALL_MATCH or hits == rg.num_rows, (sql, g)
+            decided += outcome[g] != pk.MAYBE_MATCH
+    assert failed > 0 and decided > 40  # not vacuous
+
+
+def test_from_query_reads_datafusion_fractions_as_doubles():
+    """In a whole query too: ``x > 1.5`` is pushed as Spark's DOUBLE comparison; a DOUBLE
+    against a DECIMAL column of a qualified query (whose type the rewrite does not see) and an
+    integer division are not pushed."""
+    schema = pa.schema([("x", pa.int64()), ("p", pa.decimal128(10, 2)), ("s", pa.string())])
+    pred = pk.PruningPredicate.from_query(
+        "SELECT s FROM t WHERE x > 1.5 AND p = 0.1 AND \"s\" LIKE 'a%' AND x / 2 = 1", "t",
+        schema, dialect="datafusion")
+    assert pred.expression.sql() == "x > CAST(1.5 AS DOUBLE) AND s LIKE 'a%'"
