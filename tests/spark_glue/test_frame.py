@@ -13,6 +13,7 @@ from __future__ import annotations
 import decimal
 import importlib
 import re
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -269,7 +270,8 @@ def test_import_prunekit_does_not_import_pyspark():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-def test_readme_spark_quick_start(spark, capsys):
+def test_readme_spark_quick_start(spark, capsys, tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the examples' temporary folders
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = re.search(r"## Quick start: Spark\n(.*?)\n## ", readme, re.S).group(1)
     blocks = re.findall(r"```py\n(.*?)```", section, re.S)
