@@ -48,9 +48,11 @@ characters (``substring(s, 1, k)``, ``left(s, k)``, ``k`` a positive whole numbe
 UTC, a ``TIMESTAMP '...'`` wall time against a TIMESTAMP column without a zone.
 
 ``dialect="datafusion"`` is PostgreSQL's syntax (``SYNTAX``) with DataFusion 55's semantics,
-much as DuckDB's, except: ``1.5`` is a DOUBLE there (``read_engine_numbers`` writes it as one,
-or as the DECIMAL DataFusion compares a DECIMAL column with), an integer divided by an integer
-truncates (unknown), and a FLOAT column against a DOUBLE compares in DOUBLE as in Spark.
+much as DuckDB's, except: ``1.5`` is a DOUBLE there and ``5`` a BIGINT (``read_engine_numbers``
+writes them as such, or a fraction as the DECIMAL DataFusion compares a DECIMAL column with),
+an integer divided by an integer truncates (unknown), a FLOAT column against a DOUBLE compares
+in DOUBLE as in Spark, the right side of ``IS [NOT] DISTINCT FROM`` runs to the end of its
+parentheses, and an IN list of numbers with a 0 may tell 0 from -0.0.
 
 >>> read_predicate('"Ship Mode" = \\'AIR\\' AND qty > 5', "postgres", {"ship mode": "string",
 ...                                                                     "qty": "int"}).sql()
@@ -103,6 +105,15 @@ class Engine:
     # decimal places (DataFusion); read as Spark's DOUBLE literal, or that DECIMAL.
     fractions_are_double: bool = False
     float_meets_double: bool = False  # a FLOAT column against a DOUBLE compares in DOUBLE
+    # A whole number is a BIGINT (DataFusion), so integer arithmetic with one is in BIGINT;
+    # read as Spark's BIGINT literal (Spark's 5 is an INT, whose sums overflow sooner).
+    whole_numbers_are_bigint: bool = False
+    # The right side of IS [NOT] DISTINCT FROM runs to the end of its parentheses (DataFusion
+    # parses ``a IS DISTINCT FROM b OR c`` as ``a IS DISTINCT FROM (b OR c)``).
+    greedy_distinct_from: bool = False
+    # x IN (a, b, ...) holds for -0.0 where an a is 0 (DataFusion's sets of two or more
+    # numbers may tell 0 from -0.0; one item is ``=``).
+    zeros_in_lists: bool = False
 
 
 ENGINES = {
@@ -110,18 +121,20 @@ ENGINES = {
                      plain_like=True, division_by_a_number=True,
                      integers_divide_as_doubles=True, integer_arithmetic=True,
                      distinct_from=True, calendar_of_dates=True, absolute_value=True,
-                     widening_casts=True, string_prefixes=True, naive_timestamps=True),
+                     widening_casts=True, string_prefixes=True, naive_timestamps=True,
+                     zeros_in_lists=True),
     # DataFusion 55, PostgreSQL's syntax (SYNTAX): Arrow's kernels order NaN above every number,
-    # equal to itself, and strings by their bytes; integers wrap where they overflow, which
-    # Spark's types would overflow first (a DataFusion literal is a BIGINT, Spark's an INT), so
-    # prunekit leaves those containers unknown; an integer divided by an integer truncates.
+    # equal to itself, and strings by their bytes; integers wrap where they overflow, as
+    # Spark's do outside ANSI mode (prunekit allows both), once its literals are BIGINTs; an
+    # integer divided by an integer truncates.
     "datafusion": Engine(nan_as_spark=True, exponents_are_double=True, strings_by_bytes=True,
                          plain_like=True, division_by_a_number=True, integer_arithmetic=True,
                          distinct_from=True, calendar_of_dates=True, absolute_value=True,
                          widening_casts=True, string_prefixes=True, naive_timestamps=True,
-                         fractions_are_double=True, float_meets_double=True),
-    "postgres": Engine(nan_as_spark=True),
-    "snowflake": Engine(nan_as_spark=True),
+                         fractions_are_double=True, float_meets_double=True,
+                         whole_numbers_are_bigint=True, greedy_distinct_from=True),
+    "postgres": Engine(nan_as_spark=True, zeros_in_lists=True),
+    "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True),
 }
 _UNMODELLED = Engine()  # every other dialect: only what all of them share
 # Dialects sqlglot does not name, by the sqlglot dialect that parses their text.
@@ -207,11 +220,41 @@ def _unportable(e: exp.Expression, dialect: str, types: Mapping[str, object] | N
     if dialect in SPARK:
         return []
     out = []
+    reads = engine(dialect)
     for x in e.find_all(exp.Expression):
+        if reads.greedy_distinct_from and isinstance(x, (exp.NullSafeEQ, exp.NullSafeNEQ)):
+            group = _group_unless_last(x)
+            if group is not None:  # the engine groups the operands otherwise: all unknown
+                out.append((group, f"{group.sql(dialect=syntax(dialect))} (IS DISTINCT FROM "
+                                   "takes the rest of its parentheses)"))
+                continue
         why = _why_not(x, dialect, types, utc)
         if why is not None:
             out.append((x, why))
     return out
+
+
+def _group_unless_last(x: exp.Expression) -> exp.Expression | None:
+    """None where ``x`` ends its parenthesized group (its right side cannot run further);
+    else the group's whole expression, which the engine reads otherwise."""
+    node = x
+    while not _opens_a_group(node):
+        if isinstance(node.parent, exp.Binary) and node.arg_key != "expression":
+            while not _opens_a_group(node):
+                node = node.parent
+            return node
+        node = node.parent
+    return None
+
+
+def _opens_a_group(node: exp.Expression) -> bool:
+    """Whether ``node`` is a whole parenthesized group: the predicate, the inside of
+    parentheses, an item of a list or a function's argument (sqlglot's AND and OR are
+    functions too, but no group)."""
+    parent = node.parent
+    return parent is None or node.arg_key == "expressions" or isinstance(
+        parent, (exp.Paren, exp.Tuple)) or (
+        isinstance(parent, exp.Func) and not isinstance(parent, (exp.Connector, exp.Binary)))
 
 
 def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None,
@@ -228,6 +271,9 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         # A DATE meets a zoned TIMESTAMP at midnight in the engine's own session zone (DuckDB:
         # in UTC for nanosecond columns, whatever its zone), not in prunekit's time_zone.
         return f"{x.parent.sql(dialect=shown)} (a DATE against a TIMESTAMP with a zone)"
+    if isinstance(x, exp.In) and not reads.zeros_in_lists and len(x.expressions) > 1 and any(
+            _zero(item) for item in x.expressions):
+        return f"{x.sql(dialect=shown)} (a list with 0 may tell 0 from -0.0)"
     if isinstance(x, exp.Literal):
         if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
             return x.sql(dialect=shown)
@@ -316,9 +362,11 @@ def _number_meets_alike(lit: exp.Literal, reads: Engine,
 def read_engine_numbers(tree: exp.Expression, dialect: str,
                         types: Mapping[str, object] | None = None) -> exp.Expression:
     """``tree`` with its numbers written as Spark must read them to mean what ``dialect``
-    means, where the engine types them otherwise (``Engine.fractions_are_double``): a
-    fraction is a DOUBLE (``1.5E0``), except against a DECIMAL(p, s) column with ``s <= 15``
-    and ``p - s <= 23``, where it is the DECIMAL the engine compares with. DataFusion turns the
+    means, where the engine types them otherwise (``Engine.fractions_are_double``,
+    ``whole_numbers_are_bigint``): an operand of ``+ - *`` that is a whole number is a BIGINT
+    (``CAST(5 AS BIGINT)``); a fraction is a DOUBLE (``1.5E0``), except against a DECIMAL(p,
+    s) column with ``s <= 15`` and ``p - s <= 23``, where it is the DECIMAL the engine
+    compares with. DataFusion turns the
     DOUBLE into DECIMAL(30, 15) by Arrow's cast, rounding the DOUBLE times 10**15 (itself a
     DOUBLE product) half away from zero, and compares the column with it exactly; written
     with its 15 decimals, Spark compares exactly too. Other DECIMAL columns keep the DOUBLE,
@@ -328,11 +376,18 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
     ...                     {"x": "int64", "p": "decimal128(10, 2)"}).sql()
     'x > 1.5E0 AND p = 0.100000000000000'
     """
-    if not engine(dialect).fractions_are_double:
+    reads = engine(dialect)
+    if not reads.fractions_are_double and not reads.whole_numbers_are_bigint:
         return tree
     for lit in list(tree.find_all(exp.Literal)):
         text = lit.this
-        if lit.is_string or not ("." in text or "e" in text.lower()):
+        if lit.is_string:
+            continue
+        if not ("." in text or "e" in text.lower()):
+            if reads.whole_numbers_are_bigint and _in_arithmetic(lit) and int(text) < 2**63:
+                lit.replace(exp.Cast(this=lit.copy(), to=exp.DataType.build("BIGINT")))
+            continue
+        if not reads.fractions_are_double:
             continue
         value = decimal.Decimal(text)
         kinds = [_DECIMAL.fullmatch(_kind(col, types) or "") for col in _partners(lit)]
@@ -344,6 +399,19 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
         double = str(value)  # 0.0000000001 is 1E-10: an exponent either way
         lit.replace(exp.Literal.number(double if "E" in double else f"{double}E0"))
     return tree
+
+
+def _in_arithmetic(x: exp.Expression) -> bool:
+    """Whether ``x`` (maybe negated or parenthesized) is an operand of ``+ - *``."""
+    while isinstance(x.parent, (exp.Neg, exp.Paren)):
+        x = x.parent
+    return isinstance(x.parent, (exp.Add, exp.Sub, exp.Mul))
+
+
+def _bigint_number(x: exp.Expression) -> bool:
+    """``CAST(n AS BIGINT)`` of a whole number: a BIGINT in every engine."""
+    return (isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.BIGINT
+            and _whole_number(x.this))
 
 
 def _at_fifteen_places(value: float, kinds: list[re.Match]) -> str | None:
@@ -424,7 +492,7 @@ def _cast_read_alike(x: exp.Cast, reads: Engine, types: Mapping[str, object] | N
     if x.to.this == exp.DataType.Type.DATE and isinstance(x.this, exp.Literal) and (
             x.this.is_string):
         return True
-    return (reads.widening_casts and _widening(x, types)) or (
+    return _bigint_number(x) or (reads.widening_casts and _widening(x, types)) or (
         reads.naive_timestamps and utc and _naive_timestamp(x, types))
 
 
@@ -469,6 +537,18 @@ def _whole_number(x: exp.Expression, nonzero: bool = False) -> bool:
     return int(x.this) < 2**63 and not (nonzero and int(x.this) == 0)
 
 
+def _zero(x: exp.Expression) -> bool:
+    """A number literal equal to 0 (``-0.0`` too)."""
+    while isinstance(x, (exp.Neg, exp.Paren, exp.Cast)):
+        x = x.this
+    if not isinstance(x, exp.Literal) or x.is_string:
+        return False
+    try:
+        return decimal.Decimal(x.this) == 0
+    except decimal.InvalidOperation:
+        return False
+
+
 def _positive(x: exp.Expression) -> bool:
     """A literal whole number above 0 (a count of characters)."""
     return isinstance(x, exp.Literal) and _whole_number(x, nonzero=True)
@@ -478,7 +558,7 @@ def _integer_operand(x: exp.Expression, types: Mapping[str, object] | None) -> b
     """An integer column, a whole number, or integer arithmetic (each checked on its own)."""
     while isinstance(x, (exp.Paren, exp.Neg)):
         x = x.this
-    return (_family(x, types) == "integer" or _whole_number(x)
+    return (_family(x, types) == "integer" or _whole_number(x) or _bigint_number(x)
             or isinstance(x, (exp.Add, exp.Sub, exp.Mul)))
 
 

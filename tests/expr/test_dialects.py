@@ -429,6 +429,9 @@ DATAFUSION_ALIKE = [
     ("s BETWEEN 's010' AND 's020'", "s BETWEEN 's010' AND 's020'"),
     ("s LIKE 's05_'", "s LIKE 's05_'"),
     ("x IS DISTINCT FROM 50", "NOT (x <=> 50)"),
+    ("x > 5 AND x IS NOT DISTINCT FROM 50", "x > 5 AND x <=> 50"),  # it ends the predicate
+    # a whole number is a BIGINT: no INT overflow
+    ('"Mixed Case" + 2147483647 > 2147483700', "`Mixed Case` + 2147483647L > 2147483700"),
     ("date_part('month', d) >= 3 AND extract(year FROM d) = 2024",
      "month(d) >= 3 AND year(d) = 2024"),
     ("abs(x) > 60", "abs(x) > 60"),
@@ -447,6 +450,8 @@ DATAFUSION_OTHERWISE = [
     "x > 9223372036854775808",  # an unsigned BIGINT in DataFusion, a DECIMAL in Spark
     "date_part('doy', d) = 5",
     "left(s, -1) = 's0'",
+    "x IS NOT DISTINCT FROM 50 AND x > 5",  # x IS NOT DISTINCT FROM (50 AND x > 5) there
+    "f IN (0.0, 10.25)",  # a set of two or more may tell 0 from -0.0
 ]
 # Numbers: a FLOAT column against a DOUBLE compares in DOUBLE in both; a DOUBLE against a
 # DECIMAL(p, s) column (s <= 15, p - s <= 23) is DataFusion's DECIMAL(30, 15) of it, written out
