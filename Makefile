@@ -55,19 +55,21 @@ test: venv
 # tests at their full budgets; the 99 TPC-DS queries in Spark on a scale-1 lake, natively and
 # through prunekit.spark_glue.sql, with equal rows (benchmarks/tpc/spark_run.py); then a
 # bounded fuzz (FUZZ_MINUTES of predicates, then JOIN_FUZZ_MINUTES of join queries, then
-# DUCKDB_FUZZ_MINUTES of DuckDB-dialect predicates).
+# DUCKDB_FUZZ_MINUTES of DuckDB-dialect predicates, DATAFUSION_FUZZ_MINUTES of DataFusion's).
 test-deep: venv
 	$(WRITE_BYTECODE) $(BIN)/python -m pytest -q -n $(JOBS) --deep --check-kernel-paths \
 		--durations=15
 	$(BIN)/python -m benchmarks.tpc.spark_run --scale $(DEEP_TPCDS_SCALE) --check
 	$(MAKE) fuzz FUZZ_MINUTES=$(DEEP_FUZZ_MINUTES) JOIN_FUZZ_MINUTES=$(DEEP_JOIN_FUZZ_MINUTES) \
 		SPARK_JOIN_FUZZ_MINUTES=$(DEEP_SPARK_JOIN_FUZZ_MINUTES) \
-		DUCKDB_FUZZ_MINUTES=$(DEEP_DUCKDB_FUZZ_MINUTES)
+		DUCKDB_FUZZ_MINUTES=$(DEEP_DUCKDB_FUZZ_MINUTES) \
+		DATAFUSION_FUZZ_MINUTES=$(DEEP_DATAFUSION_FUZZ_MINUTES)
 DEEP_FUZZ_MINUTES ?= 10
 DEEP_TPCDS_SCALE ?= 1
 DEEP_JOIN_FUZZ_MINUTES ?= 5
 DEEP_SPARK_JOIN_FUZZ_MINUTES ?= 3
 DEEP_DUCKDB_FUZZ_MINUTES ?= 3
+DEEP_DATAFUSION_FUZZ_MINUTES ?= 3
 
 # The edit loop: everything but the Spark and the slow tests (see tests/conftest.py).
 test-fast: venv
@@ -84,18 +86,22 @@ bench: venv
 # minimal JSON cases into tests/regressions/ (replayed by make test). Then random join queries
 # over random star and snowflake lakes, kept row groups against all of them in DuckDB, and the
 # same queries in Spark through prunekit.spark_glue.sql against Spark's plain query. Last,
-# predicates written in DuckDB's SQL (dialect="duckdb") against DuckDB's own rows; failures go
-# to tests/regressions/duckdb/.
+# predicates written in DuckDB's SQL (dialect="duckdb") against DuckDB's own rows, and in
+# DataFusion's (dialect="datafusion") against DataFusion's rows and its own row-group pruning;
+# failures go to tests/regressions/duckdb/ and tests/regressions/datafusion/.
 FUZZ_MINUTES ?= 30
 JOIN_FUZZ_MINUTES ?= 10
 SPARK_JOIN_FUZZ_MINUTES ?= 5
 DUCKDB_FUZZ_MINUTES ?= 10
+DATAFUSION_FUZZ_MINUTES ?= 10
 fuzz: venv
 	nice -n 10 $(BIN)/python -m tests.support.fuzz --minutes $(FUZZ_MINUTES)
 	nice -n 10 $(BIN)/python -m tests.support.join_fuzz --minutes $(JOIN_FUZZ_MINUTES)
 	nice -n 10 $(BIN)/python -m tests.support.join_fuzz --spark --queries 10 \
 		--minutes $(SPARK_JOIN_FUZZ_MINUTES)
 	nice -n 10 $(BIN)/python -m tests.support.duckdb_differential --minutes $(DUCKDB_FUZZ_MINUTES)
+	nice -n 10 $(BIN)/python -m tests.support.datafusion_differential \
+		--minutes $(DATAFUSION_FUZZ_MINUTES)
 
 lint: venv
 	$(BIN)/python -m ruff check .
