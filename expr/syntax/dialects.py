@@ -114,6 +114,9 @@ class Engine:
     # x IN (a, b, ...) holds for -0.0 where an a is 0 (DataFusion's sets of two or more
     # numbers may tell 0 from -0.0; one item is ``=``).
     zeros_in_lists: bool = False
+    # A DATE or a TIMESTAMP literal meets a TIMESTAMP column in UTC (of at most microseconds)
+    # at its wall time in UTC (DataFusion's casts), as Spark does in a UTC session.
+    utc_timestamps: bool = False
 
 
 ENGINES = {
@@ -132,7 +135,8 @@ ENGINES = {
                          distinct_from=True, calendar_of_dates=True, absolute_value=True,
                          widening_casts=True, string_prefixes=True, naive_timestamps=True,
                          fractions_are_double=True, float_meets_double=True,
-                         whole_numbers_are_bigint=True, greedy_distinct_from=True),
+                         whole_numbers_are_bigint=True, greedy_distinct_from=True,
+                         utc_timestamps=True),
     "postgres": Engine(nan_as_spark=True, zeros_in_lists=True),
     "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True),
 }
@@ -163,7 +167,8 @@ def engine(dialect: str) -> Engine:
 _ALIKE = (exp.Column, exp.Identifier, exp.Dot, exp.And, exp.Or, exp.Not, exp.Paren, exp.EQ,
           exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Is, exp.Null,
           exp.Boolean, exp.Neg, exp.Literal, exp.Cast, exp.DataType, exp.Tuple)
-_EQUALITIES = (exp.EQ, exp.NEQ, exp.In)
+_EQUALITIES = (exp.EQ, exp.NEQ, exp.In, exp.NullSafeEQ, exp.NullSafeNEQ)
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 
 def check_dialect(dialect: str) -> str:
@@ -267,7 +272,8 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
     if isinstance(x, exp.Cast) and not _cast_read_alike(x, reads, types, utc):
         return x.sql(dialect=shown)
     if isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.DATE and any(
-            "tz=" in (_kind(c, types) or "") for c in _partners(x)):
+            "tz=" in (_kind(c, types) or "") for c in _partners(x)) and not (
+            reads.utc_timestamps and utc and _against_utc_columns(x, types)):
         # A DATE meets a zoned TIMESTAMP at midnight in the engine's own session zone (DuckDB:
         # in UTC for nanosecond columns, whatever its zone), not in prunekit's time_zone.
         return f"{x.parent.sql(dialect=shown)} (a DATE against a TIMESTAMP with a zone)"
@@ -282,7 +288,7 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
             return x.parent.sql(dialect=shown)
         if not x.is_string and not _number_meets_alike(x, reads, types):
             return x.parent.sql(dialect=shown)
-    if isinstance(x, exp.Column):
+    if isinstance(x, exp.Column) and not isinstance(x.parent, exp.Is):  # IS NULL: alike
         kind = _kind(x, types)
         if kind in ("float", "halffloat") and not (
                 reads.float_meets_double and kind == "float" and _meets_doubles(x, types)):
@@ -333,8 +339,8 @@ def _number_meets_alike(lit: exp.Literal, reads: Engine,
     unsigned BIGINT in DataFusion)."""
     text = lit.this.lower()
     if reads.fractions_are_double and "e" not in text and int(text.partition(".")[0] or 0) >= (
-            2**63):
-        return False
+            2**63) and not (text == str(2**63) and isinstance(lit.parent, exp.Neg)):
+        return False  # beyond BIGINT (-2**63 is BIGINT's least)
     if "e" in text:
         # a DOUBLE wherever it is read at all (the exponent rule)
         return not reads.fractions_are_double or not any(
@@ -398,6 +404,23 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
                 continue
         double = str(value)  # 0.0000000001 is 1E-10: an exponent either way
         lit.replace(exp.Literal.number(double if "E" in double else f"{double}E0"))
+    return tree
+
+
+def _fold_null_comparisons(tree: exp.Expression,
+                           types: Mapping[str, object] | None) -> exp.Expression:
+    """``NULL >= e`` (any comparison with a NULL operand) as the NULL it is in every engine,
+    whatever ``e`` means there (``e`` failing at run time fails the query: no row either).
+    Kept where ``e`` names a column the schema lacks, so that the error says so."""
+    for cmp in list(tree.find_all(*_COMPARISONS)):
+        sides = [side.unnest() for side in (cmp.this, cmp.expression)]
+        if not any(isinstance(side, exp.Null) for side in sides) or types is None or any(
+                col.table or col.name.lower() not in types for col in cmp.find_all(exp.Column)):
+            continue
+        null = exp.Null()
+        if cmp is tree:
+            return null
+        cmp.replace(null)
     return tree
 
 
@@ -493,23 +516,49 @@ def _cast_read_alike(x: exp.Cast, reads: Engine, types: Mapping[str, object] | N
             x.this.is_string):
         return True
     return _bigint_number(x) or (reads.widening_casts and _widening(x, types)) or (
-        reads.naive_timestamps and utc and _naive_timestamp(x, types))
+        reads.naive_timestamps and utc and _naive_timestamp(x, types, reads.utc_timestamps))
 
 
 _WALL_TIME = re.compile(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d{1,6})?)?")
 
 
-def _naive_timestamp(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
+def _naive_timestamp(x: exp.Cast, types: Mapping[str, object] | None,
+                     utc_columns: bool = False) -> bool:
     """``TIMESTAMP 'yyyy-mm-dd[ hh:mm:ss[.ffffff]]'`` against TIMESTAMP columns without a zone
     and of at most microseconds: a wall time against wall times in DuckDB, which is Spark's
     reading when the session zone is UTC (the caller's condition; elsewhere Spark moves wall
-    times in a gap). Nanosecond columns are left out: Spark keeps microseconds."""
+    times in a gap). Nanosecond columns are left out: Spark keeps microseconds.
+    ``utc_columns``: against columns in UTC too (``Engine.utc_timestamps``)."""
     partners = _partners(x)
-    return (x.to.this in (exp.DataType.Type.TIMESTAMP, exp.DataType.Type.TIMESTAMPNTZ)
-            and isinstance(x.this, exp.Literal)
-            and x.this.is_string and _WALL_TIME.fullmatch(x.this.this) is not None
-            and bool(partners) and all(_kind(c, types) in (
-                "timestamp[s]", "timestamp[ms]", "timestamp[us]") for c in partners))
+    naive = ("timestamp[s]", "timestamp[ms]", "timestamp[us]")
+    if not (x.to.this in (exp.DataType.Type.TIMESTAMP, exp.DataType.Type.TIMESTAMPNTZ)
+            and isinstance(x.this, exp.Literal) and x.this.is_string):
+        return False
+    wall = _WALL_TIME.fullmatch(x.this.this)
+    # DataFusion casts the literal to a coarser column's unit (truncating): only a literal
+    # the column's unit holds is the same instant in both
+    digits = len((wall[2] or ".")[1:].rstrip("0")) if wall else 0
+    return wall is not None and bool(partners) and all((_kind(c, types) in naive or (
+        utc_columns and _utc_column(c, types))) and digits <= _FRACTION_DIGITS[
+            _UNIT.match(_kind(c, types))[1]] for c in partners)
+
+
+_UNIT = re.compile(r"timestamp\[(s|ms|us)\b")
+_FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6}
+
+
+_UTC = re.compile(r"timestamp\[(s|ms|us), tz=(utc|etc/utc|\+00:00|z)\]")
+
+
+def _utc_column(col: exp.Column, types: Mapping[str, object] | None) -> bool:
+    """A TIMESTAMP column in UTC, of at most microseconds."""
+    return _UTC.fullmatch(_kind(col, types) or "") is not None
+
+
+def _against_utc_columns(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    partners = _partners(x)
+    return bool(partners) and all(
+        _utc_column(c, types) or "tz=" not in (_kind(c, types) or "") for c in partners)
 
 
 def _widening(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
@@ -665,6 +714,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     if tree is None:
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
     tree = read_engine_numbers(tree, dialect, types)
+    tree = _fold_null_comparisons(tree, types)
     utc = time_zone is not None and time_zone.upper() in ("UTC", "ETC/UTC", "Z", "+00:00")
     parts = _opaque_parts(tree, _unportable(tree, dialect, types, utc), dialect)
     if not parts:

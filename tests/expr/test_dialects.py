@@ -129,7 +129,8 @@ def test_numbers_spark_compares_in_a_type_of_its_own(dialect):
                                                     dialect=dialect).explain(), text
 
 
-@pytest.mark.parametrize("dialect", [d for d in DIALECTS if d not in ("spark", "databricks")])
+@pytest.mark.parametrize("dialect", [d for d in DIALECTS
+                                     if d not in ("spark", "databricks", "datafusion")])
 def test_a_date_against_a_zoned_timestamp_is_unknown_outside_spark(dialect):
     """A DATE meets a TIMESTAMP with a zone at midnight in the engine's session zone (DuckDB:
     at midnight UTC for nanoseconds, whatever its zone), which prunekit's time_zone does not
@@ -430,6 +431,10 @@ DATAFUSION_ALIKE = [
     ("s LIKE 's05_'", "s LIKE 's05_'"),
     ("x IS DISTINCT FROM 50", "NOT (x <=> 50)"),
     ("x > 5 AND x IS NOT DISTINCT FROM 50", "x > 5 AND x <=> 50"),  # it ends the predicate
+    ("s IS DISTINCT FROM 's050'", "NOT (s <=> 's050')"),
+    ("x = -9223372036854775808 OR x > 50", "x = -9223372036854775808 OR x > 50"),
+    # NULL in every engine, whatever the other side means there
+    ("NULL >= f + 0.5 OR x > 50", "NULL OR x > 50"),
     # a whole number is a BIGINT: no INT overflow
     ('"Mixed Case" + 2147483647 > 2147483700', "`Mixed Case` + 2147483647L > 2147483700"),
     ("date_part('month', d) >= 3 AND extract(year FROM d) = 2024",
@@ -457,9 +462,9 @@ DATAFUSION_OTHERWISE = [
 # DECIMAL(p, s) column (s <= 15, p - s <= 23) is DataFusion's DECIMAL(30, 15) of it, written out
 # (c = 1.499 is c = 1.499000000000000); against a wider DECIMAL, or a FLOAT against an integer
 # (DataFusion makes the integer a FLOAT, Spark keeps both readings), it stays unknown.
-DATAFUSION_NUMBERS_ALIKE = ["{g} = 0.1", "{g} > 0.2", "{c} = 1.499", "{c} > -2", "{f} = 0.1",
-                            "{b} < {c}", "{c} IN (0.5, 1.25)", "{c} BETWEEN 0.1 AND 3e0",
-                            "{f} = 0.12345678901234567"]
+DATAFUSION_NUMBERS_ALIKE = ["{g} = 0.1", "{g} > 0.2", "{g} IS NULL OR {c} > 1", "{c} = 1.499",
+                            "{c} > -2", "{f} = 0.1", "{b} < {c}", "{c} IN (0.5, 1.25)",
+                            "{c} BETWEEN 0.1 AND 3e0", "{f} = 0.12345678901234567"]
 DATAFUSION_NUMBERS_OTHERWISE = ["{g} > 1", "{b} <= 0.0000000001", "{b} IN (0.00000000005, 1)",
                                 "{b} < {e}", "{e} = 0.5",
                                 "{f} > 1000000000000000000000000000000000000000",
@@ -544,3 +549,32 @@ def test_from_query_reads_datafusion_fractions_as_doubles():
         "SELECT s FROM t WHERE x > 1.5 AND p = 0.1 AND \"s\" LIKE 'a%' AND x / 2 = 1", "t",
         schema, dialect="datafusion")
     assert pred.expression.sql() == "x > CAST(1.5 AS DOUBLE) AND s LIKE 'a%'"
+
+
+def test_datafusion_reads_dates_and_timestamps_against_utc_columns_in_utc():
+    """DataFusion casts a DATE or a TIMESTAMP literal to a UTC column's type at its wall time
+    in UTC: Spark's reading in a UTC session. Another session zone, another column zone or
+    nanoseconds (Spark keeps microseconds) stay unknown."""
+    schema = pa.schema([("u", pa.timestamp("us", "UTC")), ("n", pa.timestamp("ns", "UTC")),
+                        ("p", pa.timestamp("us", "Europe/Paris")),
+                        ("m", pa.timestamp("ms", "UTC"))])
+    start = np.datetime64("2019-12-20T00:00:00", "us") + np.arange(8) * np.timedelta64(2, "D")
+    s = pk.Statistics.from_numpy(row_count=np.full(8, 10), columns={
+        "u": {"min": start, "max": start + np.timedelta64(1, "D"), "null_count": np.zeros(8)}})
+    for text, spark in [("u < TIMESTAMP '2020-01-01 00:00:00'",
+                         "u < TIMESTAMP '2020-01-01 00:00:00'"),
+                        ("u >= DATE '2020-01-01'", "u >= TIMESTAMP '2020-01-01 00:00:00'")]:
+        pred = pk.PruningPredicate(text, schema, dialect="datafusion")
+        assert " reads " not in pred.explain(), text
+        want = pk.PruningPredicate(spark, schema).classify(s)
+        assert pred.classify(s).tolist() == want.tolist()
+        assert {pk.NONE_MATCH, pk.ALL_MATCH} <= set(want.tolist())
+    for text, zone in [("u < TIMESTAMP '2020-01-01 00:00:00'", "America/New_York"),
+                       ("u >= DATE '2020-01-01'", "America/New_York"),
+                       # DataFusion truncates the literal to a millisecond column's unit
+                       ("m = TIMESTAMP '2020-01-01 00:00:01.000001'", "UTC"),
+                       ("n >= DATE '2020-01-01'", "UTC"),
+                       ("p < TIMESTAMP '2020-01-01 00:00:00'", "UTC")]:
+        explained = pk.PruningPredicate(text, schema, dialect="datafusion",
+                                        time_zone=zone).explain()
+        assert " reads " in explained, (text, zone)
