@@ -223,7 +223,7 @@ def test_float_texts_read_as_the_nearest_double():
     assert read == [float(decimal.Decimal(t)) for t in texts]
 
 
-def test_float32_ties_bound_on_the_outer_side():
+def test_float32_ties_bound_on_the_outer_side(tmp_path):
     """A text read as the double halfway between two float32 values (Java prints some large
     float32 values as that midpoint) bounds with the float32 on the outer side, inexact."""
     halfway = 1 + 2.0**-24
@@ -240,15 +240,14 @@ def test_float32_ties_bound_on_the_outer_side():
             '{"numRecords": 1, "minValues": {"f": 1.000000059604644775390625}, '
             '"maxValues": {"f": 4.881267E7}}'
         ],
+        str(tmp_path),
     )
     assert (rows[0]["f"]["min"], rows[0]["f"]["min_exact"]) == (1.0, False)
     assert (rows[0]["f"]["max"], rows[0]["f"]["max_exact"]) == (48812672.0, False)
 
 
-def _stats_log_rows(kinds, _unused, stats, tmp=None, pv=None, partitions=()):
-    import tempfile
-
-    root = tmp or tempfile.mkdtemp()
+def _stats_log_rows(kinds, _unused, stats, root, pv=None, partitions=()):
+    """The rows of a one-commit log written in ``root`` (a test's folder)."""
     fields = [{"name": n, "type": k, "nullable": True, "metadata": {}} for n, k in kinds.items()]
     meta = {
         "metaData": {
