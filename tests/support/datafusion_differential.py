@@ -66,11 +66,9 @@ prints the summary and exits with 1 on an unsound group, a refusal or a crash.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import datetime as dt
 import decimal
-import hashlib
 import itertools
 import json
 import math
@@ -92,18 +90,22 @@ from prunekit.expr.syntax import nodes as n
 from prunekit.parquet import statistics
 from tests.support import differential
 from tests.support import duckdb_differential as dd
-from tests.support import reference as ref
 from tests.support.differential import REGRESSIONS, Dataset, write_parquet
 from tests.support.duckdb_differential import (
+    NUMERIC,
+    OPS,
     Case,
     Expr,
     _chance,
+    _comparable,
     _derive,
     _pick,
+    _trunc_div,
     column_expr,
     column_samples,
     date_text,
     family_of,
+    number_text,
     quote,
     render,
     sql_string,
@@ -224,15 +226,7 @@ class Workspace:
 
     def group_rows(self, i: int) -> list[dict]:
         """Row group ``i`` as the file holds it (the row representation of differential.py)."""
-        table = pq.ParquetFile(self.path).read_row_group(i)
-        out = []
-        for c, t in self.ds.columns:
-            arr = table.column(c).cast(t)  # DuckDB writes a ms timestamp in us
-            if pa.types.is_date(t) or pa.types.is_timestamp(t):
-                arr = arr.cast(pa.int32() if pa.types.is_date(t) else pa.int64())
-            out.append([D(v) if isinstance(v, D) else v for v in arr.to_pylist()])
-        return [{c: out[j][k] for j, (c, _) in enumerate(self.ds.columns)}
-                for k in range(table.num_rows)]
+        return dd.read_group_rows(self.path, self.ds.columns, i)
 
     def returned(self, text: str) -> list[int]:
         """Per row group, how many of its rows DataFusion returns (from memory: unpruned)."""
@@ -351,46 +345,22 @@ class Result:
 
 
 # ---- literals -------------------------------------------------------------------------------
-NUMERIC = {"int", "uint", "decimal", "float"}
-TEMPORAL = {"date", "ts", "tstz"}
+# Numbers are written by DuckDB's ``number_text``: DataFusion too reads ``1.5`` and ``1e3`` as
+# doubles (Float64), ``1`` as an integer (Int64), NaN and the infinities as casts of text.
 
 
-def number_text(v: object) -> str:
-    """A number as DataFusion's SQL reads it (``1.5`` Float64, ``1`` Int64, ``1e+300``
-    Float64); NaN and the infinities as casts of text."""
-    if isinstance(v, bool):
-        return str(int(v))
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, D):
-        return format(v, "f")
-    if math.isnan(v):
-        return "CAST('NaN' AS DOUBLE)"
-    if math.isinf(v):
-        return "CAST('Infinity' AS DOUBLE)" if v > 0 else "CAST('-Infinity' AS DOUBLE)"
-    return repr(float(v))
-
-
+# DataFusion's own draw: no string or ``::`` literals, no HUGEINT, Float64 fractions, integers
+# beyond BIGINT (UInt64, then Decimal).
 def _numeric_literal(rng: np.random.Generator, e: Expr) -> str:
-    v = _pick(rng, e.samples) if e.samples and _chance(rng, 0.85) else _pick(
-        rng, [0, 1, -1, 5, 100, 2.5, D("0.1"), 2**31, -2**63, 2**63, 2**64])
+    v = dd.number_sample(rng, e)
     if isinstance(v, float) and not math.isfinite(v):
         return _pick(rng, [number_text(v), number_text(v), "CAST('NaN' AS DOUBLE)",
                            "CAST('inf' AS DOUBLE)", "1e308", "-1e308"])
-    dv = D(repr(v)) if isinstance(v, float) else D(v)
     kind = int(rng.integers(15))
-    if kind <= 4:
-        return number_text(v)
-    if kind == 5:
-        return number_text(CTX.add(dv, _pick(rng, [1, -1, D("0.5"), D("-0.5"), D("0.001")])))
-    if kind == 6 and e.type is not None and pa.types.is_integer(e.type):
-        lo, hi = ref.int_range(e.type)
-        return str(_pick(rng, [lo, hi, lo - 1, hi + 1]))
-    if kind == 7:  # an exponent: Float64
-        return _pick(rng, [f"{dv.normalize():E}", f"{int(dv)}e0", "1e3", "-2.5E0", "1e-3",
-                           f"{float(dv):e}"])
+    if kind <= 7:
+        return dd.number_near(rng, e, v, kind)
     if kind == 8:  # a fraction next to the value: Float64 in DataFusion
-        return f"{int(dv)}.5"
+        return f"{int(dd.as_decimal(v))}.5"
     if kind == 9 and isinstance(v, float):
         return repr(_pick(rng, [math.nextafter(v, math.inf), math.nextafter(v, -math.inf)]))
     if kind == 10:
@@ -398,11 +368,8 @@ def _numeric_literal(rng: np.random.Generator, e: Expr) -> str:
                            "3.4028234663852886e38", "16777217", "9007199254740993",
                            "9223372036854775808", "18446744073709551616", "-9223372036854775808",
                            "1e308"])
-    if kind == 11 and isinstance(v, float) and math.isfinite(v) and abs(v) < 3e38:
-        return str(np.float32(v))  # the shortest decimal of the FLOAT nearest v
-    if kind == 11 and e.type is not None and pa.types.is_decimal(e.type):
-        half = D(5).scaleb(-e.type.scale - 1)  # half a unit of the column's last digit
-        return number_text(CTX.add(dv, _pick(rng, [half, -half, CTX.multiply(half, 3)])))
+    if kind == 11:
+        return dd.number_at_precision(rng, e, v)
     if kind == 12:
         to = _pick(rng, ["DOUBLE", "BIGINT", "DECIMAL(20,4)", "DECIMAL(38,10)", "REAL"])
         return f"CAST({number_text(v)} AS {to})"
@@ -412,29 +379,19 @@ def _numeric_literal(rng: np.random.Generator, e: Expr) -> str:
 
 
 def _string_literal(rng: np.random.Generator, e: Expr) -> str:
-    v = _pick(rng, e.samples) if e.samples and _chance(rng, 0.85) else _pick(
-        rng, ["", "a", "é", "b", "ab", "\\", "%"])
-    cands = [v, v, v[: len(v) // 2], v + "a", v[:-1], "", "é", "b", v.upper(), v + "\x7f",
-             _pick(rng, dd.EXTRA_STRINGS)]
-    if v and ord(v[-1]) < 0x10FFFF and not 0xD7FF <= ord(v[-1]) <= 0xDFFF:
-        cands.append(v[:-1] + chr(ord(v[-1]) + 1))
+    cands = dd.strings_near(rng, e)
+    # No number against a string: DataFusion does not coerce one to the other as DuckDB does.
     return "NULL" if _chance(rng, 0.08) else sql_string(_pick(rng, cands))
 
 
+# DuckDB's defaults in another order: this harness's seeds were drawn with this one.
+TEMPORAL_DEFAULTS = (dt.date(2020, 1, 1), dt.datetime(2019, 12, 31, 23, 59, 59),
+                     dt.date(1970, 1, 1), dt.date(1, 1, 1), dt.date(9999, 12, 31))
+
+
 def _temporal_literal(rng: np.random.Generator, e: Expr) -> str:
-    v = _pick(rng, e.samples) if e.samples and _chance(rng, 0.85) else None
-    if v is None:
-        v = _pick(rng, [dt.date(2020, 1, 1), dt.datetime(2019, 12, 31, 23, 59, 59),
-                        dt.date(1970, 1, 1), dt.date(1, 1, 1), dt.date(9999, 12, 31)])
-    day = v.date() if isinstance(v, dt.datetime) else v
-    with_time = v if isinstance(v, dt.datetime) else dt.datetime(v.year, v.month, v.day)
-    shift = _pick(rng, [0, 0, 0, 1, -1])
-    try:
-        day = day + dt.timedelta(days=shift)
-        with_time = with_time + _pick(rng, [dt.timedelta(0), dt.timedelta(0), dt.timedelta(
-            microseconds=1), -dt.timedelta(microseconds=1), dt.timedelta(hours=shift * 12)])
-    except OverflowError:
-        pass
+    day, with_time = dd.day_and_time_near(rng, e, TEMPORAL_DEFAULTS)
+    # No TIMESTAMPTZ literal and no ``::`` cast: DataFusion's grammar has neither.
     kind = int(rng.integers(10))
     if kind <= 3:
         return f"DATE '{date_text(day)}'"
@@ -457,11 +414,6 @@ def literal(rng: np.random.Generator, e: Expr) -> str:
 
 
 # ---- value expressions ----------------------------------------------------------------------
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
-
-
 def value_expr(rng: np.random.Generator, ds: Dataset, samples: dict,
                name: str | None = None) -> Expr:
     """A column, or an expression over it, as DataFusion text."""
@@ -505,14 +457,8 @@ def value_expr(rng: np.random.Generator, ds: Dataset, samples: dict,
             k = _pick(rng, ["4", "-2", "0", "3", "1", "2.5", "0.5"])
             return Expr(f"({c} / {k})", fam, cols,
                         _derive(s, lambda v: v / float(k) if float(k) else None))
-        if kind == 2:
-            return Expr(f"({c} + 0.5)", fam, cols, _derive(s, lambda v: v + 0.5))
-        if kind == 3:
-            return Expr(f"({c} * 2)", fam, cols, _derive(s, lambda v: v * 2))
-        if kind == 4:
-            return Expr(f"abs({c})", fam, cols, _derive(s, abs))
-        if kind == 5:
-            return Expr(f"(-{c})", fam, cols, _derive(s, lambda v: -v))
+        if kind <= 5:
+            return dd.float_arithmetic(e, kind)
         to = _pick(rng, ["DOUBLE", "BIGINT"])
         return Expr(f"CAST({c} AS {to})", "int" if to == "BIGINT" else fam, cols,
                     _derive(s, lambda v: int(v) if to == "BIGINT" else v))
@@ -539,14 +485,8 @@ def value_expr(rng: np.random.Generator, ds: Dataset, samples: dict,
 # ---- predicates -----------------------------------------------------------------------------
 # A predicate is the DuckDB harness's small tree (``duckdb_differential.render``): ("leaf",
 # text, columns), ("and", kids), ("or", kids), ("not", kid).
-OPS = ["=", "<>", "<", "<=", ">", ">=", "!="]
-FLIP = {"=": "=", "<>": "<>", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 LEAF_KINDS = (["cmp"] * 10 + ["colcmp"] * 3 + ["isnull"] * 2 + ["in"] * 3 + ["between"] * 3
               + ["like"] * 3 + ["distinct"] * 2 + ["const"])
-
-
-def _comparable(a: str, b: str) -> bool:
-    return a == b or {a, b} <= NUMERIC or {a, b} <= TEMPORAL
 
 
 def leaf(rng: np.random.Generator, ds: Dataset, samples: dict) -> tuple:
@@ -555,11 +495,15 @@ def leaf(rng: np.random.Generator, ds: Dataset, samples: dict) -> tuple:
     strings = [c for c, f in fams.items() if f == "string"]
     if kind == "like" and not strings:
         kind = "cmp"
-    if kind == "cmp":
-        e = value_expr(rng, ds, samples)
-        lit, op = literal(rng, e), _pick(rng, OPS)
-        text = f"{e.text} {op} {lit}" if _chance(rng, 0.75) else f"{lit} {FLIP[op]} {e.text}"
-        return ("leaf", text, e.columns)
+    if kind == "distinct":
+        _, text, cols = dd.expression_leaf(rng, ds, samples, kind, value_expr(rng, ds, samples),
+                                           literal)
+        # DataFusion's parser binds IS [NOT] DISTINCT FROM more loosely than comparisons, AND
+        # and OR (``a IS DISTINCT FROM b OR c`` is ``a IS DISTINCT FROM (b OR c)``; not so in
+        # PostgreSQL): mostly parenthesized, sometimes bare.
+        return ("leaf", f"({text})" if _chance(rng, 0.8) else text, cols)
+    if kind in dd.EXPRESSION_LEAF_KINDS:
+        return dd.expression_leaf(rng, ds, samples, kind, value_expr(rng, ds, samples), literal)
     if kind == "colcmp":
         e = value_expr(rng, ds, samples)
         others = [c for c, f in fams.items() if _comparable(e.family, f)] or list(e.columns)
@@ -567,50 +511,17 @@ def leaf(rng: np.random.Generator, ds: Dataset, samples: dict) -> tuple:
         if not _comparable(e.family, o.family):
             o = column_expr(ds, samples, _pick(rng, others))
         return ("leaf", f"{e.text} {_pick(rng, OPS)} {o.text}", e.columns | o.columns)
-    if kind == "isnull":
-        e = value_expr(rng, ds, samples)
-        return ("leaf", f"{e.text} IS {_pick(rng, ['', 'NOT '])}NULL", e.columns)
-    if kind == "in":
-        e = value_expr(rng, ds, samples)
-        items = [literal(rng, e) for _ in range(int(rng.integers(1, 5)))]
-        word = "NOT IN" if _chance(rng, 0.35) else "IN"
-        return ("leaf", f"{e.text} {word} ({', '.join(items)})", e.columns)
-    if kind == "between":
-        e = value_expr(rng, ds, samples)
-        word = "NOT BETWEEN" if _chance(rng, 0.25) else "BETWEEN"
-        return ("leaf", f"{e.text} {word} {literal(rng, e)} AND {literal(rng, e)}",
-                e.columns)
     if kind == "like":
         e = value_expr(rng, ds, samples, _pick(rng, strings))
         v = str(_pick(rng, e.samples)) if e.samples else "ab"
         op = _pick(rng, ["LIKE", "LIKE", "LIKE", "NOT LIKE"])
         return ("leaf", f"{e.text} {op} {sql_string(dd._like_pattern(rng, v))}", e.columns)
-    if kind == "distinct":
-        e = value_expr(rng, ds, samples)
-        others = [c for c, f in fams.items() if _comparable(e.family, f)]
-        if others and _chance(rng, 0.3):
-            o = column_expr(ds, samples, _pick(rng, others))
-            other, cols = o.text, e.columns | o.columns
-        else:
-            other, cols = literal(rng, e), e.columns
-        word = "IS NOT DISTINCT FROM" if _chance(rng, 0.4) else "IS DISTINCT FROM"
-        text = f"{e.text} {word} {other}"
-        # DataFusion's parser binds IS [NOT] DISTINCT FROM more loosely than comparisons, AND
-        # and OR (``a IS DISTINCT FROM b OR c`` is ``a IS DISTINCT FROM (b OR c)``; not so in
-        # PostgreSQL): mostly parenthesized, sometimes bare.
-        return ("leaf", f"({text})" if _chance(rng, 0.8) else text, cols)
     return ("leaf", _pick(rng, ["TRUE", "FALSE", "NULL", "NULL IS NOT DISTINCT FROM NULL",
                                 "TRUE IS DISTINCT FROM FALSE"]), frozenset())
 
 
 def predicate(rng: np.random.Generator, ds: Dataset, samples: dict, depth: int = 3) -> tuple:
-    if depth <= 0 or _chance(rng, 0.5):
-        return leaf(rng, ds, samples)
-    kind = _pick(rng, ["and", "and", "or", "or", "not"])
-    if kind == "not":
-        return ("not", predicate(rng, ds, samples, depth - 1))
-    return (kind, tuple(predicate(rng, ds, samples, depth - 1)
-                        for _ in range(int(rng.integers(2, 4)))))
+    return dd.predicate(rng, ds, samples, depth, make_leaf=leaf, leaf_chance=0.5)
 
 
 # ---- cases, shrinking, reproducers ----------------------------------------------------------
@@ -656,7 +567,8 @@ def _save(case: Case, finding: str, root: Path, shrink_s: float, saved_shapes: s
     if shape in saved_shapes:
         return text + " (a case of this shape is saved already)"
     saved_shapes.add(shape)
-    return text + f" (saved as {save_case(case_json(small, res, sizes, seed), directory).name})"
+    path = dd.save_case(case_json(small, res, sizes, seed), directory, prefix="datafusion")
+    return text + f" (saved as {path.name})"
 
 
 # What a predicate of a KNOWN_UNSOUND construct looks like, for one saved case per construct
@@ -679,23 +591,9 @@ def shrink(case: Case, finding: str, root: Path, budget_s: float = 20.0) -> Case
     """Greedy: fewer groups, rows, columns, a smaller predicate, while the same ``finding``
     (``Result.finding``) stays."""
 
-    def fails(c: Case) -> bool:
-        try:
-            return check_case(c, root)[0].finding() == finding
-        except Exception:  # noqa: BLE001 - a candidate that breaks otherwise is no smaller case
-            return False
-
-    deadline = time.monotonic() + budget_s
-    changed = True
-    while changed and time.monotonic() < deadline:
-        changed = False
-        for cand in itertools.chain(_fewer_groups(case), dd._candidates(case)):
-            if time.monotonic() > deadline:
-                break
-            if fails(cand):
-                case, changed = cand, True
-                break
-    return case
+    return dd.shrink_greedily(
+        case, lambda c: check_case(c, root)[0].finding() == finding,
+        lambda c: itertools.chain(_fewer_groups(c), dd._candidates(c)), budget_s)
 
 
 def case_json(case: Case, res: Result, sizes: list, seed: object) -> dict:
@@ -715,24 +613,9 @@ def case_json(case: Case, res: Result, sizes: list, seed: object) -> dict:
                     "unsound": [m for _, m in res.unsound], "weaker": res.weaker}}
 
 
-def save_case(d: dict, directory: Path = DIRECTORY) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    digest = hashlib.sha1((d["predicate"] + json.dumps(d["row_groups"], ensure_ascii=False)
-                           + d["writer"]).encode()).hexdigest()
-    path = directory / f"datafusion-{digest[:10]}.json"
-    path.write_text(json.dumps(d, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return path
-
-
-def load_case(path: Path) -> tuple[Case, dict]:
-    d = json.loads(Path(path).read_text(encoding="utf-8"))
-    tree = ("leaf", d["predicate"], frozenset(d.get("columns_read", [])))
-    return Case(Dataset.from_json(d), tree, d["writer"], d.get("row_group_size", 1)), d
-
-
 def replay(path: Path, root: Path, backend: str = "numpy") -> Result:
     """A saved case written again with its writer and checked as ``run`` checks it."""
-    case, _ = load_case(path)
+    case, _ = dd.load_case(path)  # no time zone saved: UTC, as this harness runs
     return check_case(case, root, backend)[0]
 
 
@@ -878,10 +761,7 @@ class Summary:
             lines += [f"    {f}" for f in self.failures[:40]]
         return "\n".join(lines)
 
-    def to_json(self) -> dict:
-        return {f.name: dict(getattr(self, f.name)) if isinstance(getattr(self, f.name),
-                                                                  Counter)
-                else getattr(self, f.name) for f in dataclasses.fields(self)}
+    to_json = dd.Summary.to_json  # each field, its counters as dicts
 
 
 def _types(ds: Dataset, columns: frozenset) -> str:
@@ -988,21 +868,12 @@ def run(seconds: float | None = None, datasets: int | None = None, seed: int = 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--minutes", type=float, default=10.0, help="run time (default 10)")
-    ap.add_argument("--seed", type=int, default=None, help="first seed (default: the clock)")
-    ap.add_argument("--datasets", type=int, default=None, help="stop after this many datasets")
-    ap.add_argument("--predicates", type=int, default=25, help="predicates per dataset")
-    ap.add_argument("--backend", default="numpy", help="prunekit's classify backend")
-    ap.add_argument("--no-save", action="store_true",
-                    help="write nothing to tests/regressions/datafusion/")
-    ap.add_argument("--report", type=Path, default=None, help="also write the summary as JSON")
-    args = ap.parse_args(argv)
-    first = args.seed if args.seed is not None else int(time.time() * 1000) % 10**9
-    print(f"datafusion differential: seeds from {first}, {args.minutes} minutes, "
+    args = dd.long_run_arguments(argv, __doc__.splitlines()[0],
+                                 "tests/regressions/datafusion/")
+    print(f"datafusion differential: seeds from {args.seed}, {args.minutes} minutes, "
           f"{args.predicates} predicates per dataset, prunekit dialect {DIALECT!r}",
           flush=True)
-    summary = run(seconds=args.minutes * 60, datasets=args.datasets, seed=first,
+    summary = run(seconds=args.minutes * 60, datasets=args.datasets, seed=args.seed,
                   predicates=args.predicates, save_failures=not args.no_save,
                   backend=args.backend, log=lambda m: print(m, flush=True))
     print(summary.text(), flush=True)

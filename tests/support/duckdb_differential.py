@@ -191,6 +191,19 @@ def _json_value(v: object, t: pa.DataType) -> object:
     return v
 
 
+def read_group_rows(path: Path, columns: list, i: int) -> list[dict]:
+    """The rows of row group ``i`` of the file at ``path`` as it holds them, ``columns`` (name,
+    type) only, in the row representation."""
+    table = pq.ParquetFile(path).read_row_group(i)
+    out = []
+    for c, t in columns:
+        arr = table.column(c).cast(t)  # DuckDB writes a ms timestamp in us
+        if pa.types.is_date(t) or pa.types.is_timestamp(t):
+            arr = arr.cast(pa.int32() if pa.types.is_date(t) else pa.int64())
+        out.append([_json_value(v, t) for v in arr.to_pylist()])
+    return [{c: out[j][k] for j, (c, _) in enumerate(columns)} for k in range(table.num_rows)]
+
+
 class Workspace:
     """One dataset written to one file, its statistics, and a DuckDB session holding each row
     group as a table (``g0``, ``g1``, ...) read by DuckDB's Parquet reader, and ``empty``, a
@@ -238,15 +251,7 @@ class Workspace:
 
     def group_rows(self, i: int) -> list[dict]:
         """The rows of row group ``i`` as the file holds them (row representation)."""
-        table = pq.ParquetFile(self.path).read_row_group(i)
-        out = []
-        for c, t in self.ds.columns:
-            arr = table.column(c).cast(t)  # DuckDB writes a ms timestamp in us
-            if pa.types.is_date(t) or pa.types.is_timestamp(t):
-                arr = arr.cast(pa.int32() if pa.types.is_date(t) else pa.int64())
-            out.append([_json_value(v, t) for v in arr.to_pylist()])
-        return [{c: out[j][k] for j, (c, _) in enumerate(self.ds.columns)}
-                for k in range(table.num_rows)]
+        return read_group_rows(self.path, self.ds.columns, i)
 
     def duckdb_counts(self, text: str) -> list:
         """Per row group, how many of its rows DuckDB keeps, or the name of the error DuckDB
@@ -405,26 +410,55 @@ def ts_text(x: dt.datetime) -> str:
         f".{x.microsecond:06d}" if x.microsecond else "")
 
 
-def _numeric_literal(rng: np.random.Generator, e: Expr) -> str:
-    v = _pick(rng, e.samples) if e.samples and _chance(rng, 0.85) else _pick(
+def as_decimal(v: object) -> D:
+    """A number as an exact decimal: a float as its shortest repr."""
+    return D(repr(v)) if isinstance(v, float) else D(v)
+
+
+def number_sample(rng: np.random.Generator, e: Expr) -> object:
+    """A number to draw a literal near: one of ``e``'s values (mostly) or a type's edge."""
+    return _pick(rng, e.samples) if e.samples and _chance(rng, 0.85) else _pick(
         rng, [0, 1, -1, 5, 100, 2.5, D("0.1"), 2**31, -2**63, 2**63, 2**64])
-    if isinstance(v, float) and not math.isfinite(v):
-        return _pick(rng, [number_text(v), number_text(v), "CAST('NaN' AS DOUBLE)",
-                           "'Infinity'::DOUBLE", "'-inf'::FLOAT", "1e308", "-1e308"])
-    dv = D(repr(v)) if isinstance(v, float) else D(v)
-    kind = int(rng.integers(16))
-    if kind <= 4:
-        return number_text(v)
+
+
+def number_near(rng: np.random.Generator, e: Expr, v: object, kind: int) -> str:
+    """A finite ``v`` written as literal ``kind`` 0-7, the ones DuckDB and DataFusion read
+    alike: as it is (0-4), a little off (5), an edge of ``e``'s integer type (6, else as it
+    is), with an exponent (7, a double in both as in Spark)."""
+    dv = as_decimal(v)
     if kind == 5:
         return number_text(CTX.add(dv, _pick(rng, [1, -1, D("0.5"), D("-0.5"), D("0.001")])))
     if kind == 6 and e.type is not None and pa.types.is_integer(e.type):
         lo, hi = ref.int_range(e.type)
         return str(_pick(rng, [lo, hi, lo - 1, hi + 1]))
-    if kind == 7:  # an exponent: DOUBLE in DuckDB as in Spark
+    if kind == 7:
         return _pick(rng, [f"{dv.normalize():E}", f"{int(dv)}e0", "1e3", "-2.5E0", "1e-3",
                            f"{float(dv):e}"])
+    return number_text(v)
+
+
+def number_at_precision(rng: np.random.Generator, e: Expr, v: object) -> str:
+    """A finite ``v`` at the edge of its precision: the shortest decimal of the FLOAT nearest
+    it, or half a unit of a decimal column's last digit off; else as it is."""
+    if isinstance(v, float) and math.isfinite(v) and abs(v) < 3e38:
+        return str(np.float32(v))
+    if e.type is not None and pa.types.is_decimal(e.type):
+        half = D(5).scaleb(-e.type.scale - 1)  # half a unit of the column's last digit
+        off = _pick(rng, [half, -half, CTX.multiply(half, 3)])
+        return number_text(CTX.add(as_decimal(v), off))
+    return number_text(v)
+
+
+def _numeric_literal(rng: np.random.Generator, e: Expr) -> str:
+    v = number_sample(rng, e)
+    if isinstance(v, float) and not math.isfinite(v):
+        return _pick(rng, [number_text(v), number_text(v), "CAST('NaN' AS DOUBLE)",
+                           "'Infinity'::DOUBLE", "'-inf'::FLOAT", "1e308", "-1e308"])
+    kind = int(rng.integers(16))
+    if kind <= 7:
+        return number_near(rng, e, v, kind)
     if kind == 8:  # more than 38 digits: DOUBLE in DuckDB, DECIMAL or an error in Spark
-        return f"{int(dv)}.{'0' * 38}1"
+        return f"{int(as_decimal(v))}.{'0' * 38}1"
     if kind == 9:  # a string literal against a number: DuckDB's own coercion
         return sql_string(_pick(rng, [number_text(v), f" {number_text(v)}", "abc", "1e2",
                                       "NaN", "Infinity", f"{number_text(v)}.0"]))
@@ -433,11 +467,8 @@ def _numeric_literal(rng: np.random.Generator, e: Expr) -> str:
     if kind == 11:
         return _pick(rng, ["0.1", "-0.0", "0.5", "0", "-0", "0.30000000000000004",
                            "3.4028234663852886e38", "16777217", "9007199254740993"])
-    if kind == 12 and isinstance(v, float) and math.isfinite(v) and abs(v) < 3e38:
-        return str(np.float32(v))  # the shortest decimal of the FLOAT nearest v
-    if kind == 12 and e.type is not None and pa.types.is_decimal(e.type):
-        half = D(5).scaleb(-e.type.scale - 1)  # half a unit of the column's last digit
-        return number_text(CTX.add(dv, _pick(rng, [half, -half, CTX.multiply(half, 3)])))
+    if kind == 12:
+        return number_at_precision(rng, e, v)
     if kind == 13:
         to = _pick(rng, ["DOUBLE", "FLOAT", "BIGINT", "DECIMAL(20,4)", "HUGEINT"])
         return f"CAST({number_text(v)} AS {to})"
@@ -446,13 +477,20 @@ def _numeric_literal(rng: np.random.Generator, e: Expr) -> str:
     return number_text(v)
 
 
-def _string_literal(rng: np.random.Generator, e: Expr) -> str:
+def strings_near(rng: np.random.Generator, e: Expr) -> list[str]:
+    """Strings to compare with ``e``: one of its values (mostly), its prefixes, its neighbours
+    above and below, and the extra strings."""
     v = _pick(rng, e.samples) if e.samples and _chance(rng, 0.85) else _pick(
         rng, ["", "a", "é", "b", "ab", "\\", "%"])
     cands = [v, v, v[: len(v) // 2], v + "a", v[:-1], "", "é", "b", v.upper(), v + "\x7f",
              _pick(rng, EXTRA_STRINGS)]
     if v and ord(v[-1]) < 0x10FFFF and not 0xD7FF <= ord(v[-1]) <= 0xDFFF:
         cands.append(v[:-1] + chr(ord(v[-1]) + 1))
+    return cands
+
+
+def _string_literal(rng: np.random.Generator, e: Expr) -> str:
+    cands = strings_near(rng, e)
     kind = int(rng.integers(12))
     if kind == 0:
         return "NULL"
@@ -461,11 +499,18 @@ def _string_literal(rng: np.random.Generator, e: Expr) -> str:
     return sql_string(_pick(rng, cands))
 
 
-def _temporal_literal(rng: np.random.Generator, e: Expr) -> str:
+# What a temporal literal is drawn near when not near a value of the expression.
+TEMPORAL_DEFAULTS = (dt.date(2020, 1, 1), dt.datetime(2019, 12, 31, 23, 59, 59),
+                     dt.date(1, 1, 1), dt.date(9999, 12, 31), dt.date(1970, 1, 1))
+
+
+def day_and_time_near(rng: np.random.Generator, e: Expr,
+                      defaults: tuple = TEMPORAL_DEFAULTS) -> tuple[dt.date, dt.datetime]:
+    """A day and a timestamp at or next to one of ``e``'s values (mostly) or of ``defaults``:
+    the same, a day, half a day or a microsecond apart."""
     v = _pick(rng, e.samples) if e.samples and _chance(rng, 0.85) else None
     if v is None:
-        v = _pick(rng, [dt.date(2020, 1, 1), dt.datetime(2019, 12, 31, 23, 59, 59),
-                        dt.date(1, 1, 1), dt.date(9999, 12, 31), dt.date(1970, 1, 1)])
+        v = _pick(rng, defaults)
     day = v.date() if isinstance(v, dt.datetime) else v
     with_time = v if isinstance(v, dt.datetime) else dt.datetime(v.year, v.month, v.day)
     shift = _pick(rng, [0, 0, 0, 1, -1])
@@ -475,6 +520,11 @@ def _temporal_literal(rng: np.random.Generator, e: Expr) -> str:
             microseconds=1), -dt.timedelta(microseconds=1), dt.timedelta(hours=shift * 12)])
     except OverflowError:
         pass
+    return day, with_time
+
+
+def _temporal_literal(rng: np.random.Generator, e: Expr) -> str:
+    day, with_time = day_and_time_near(rng, e)
     kind = int(rng.integers(12))
     if kind <= 3:
         return f"DATE '{date_text(day)}'"
@@ -532,6 +582,19 @@ def _derive(samples: tuple, fn) -> tuple:
 def _trunc_div(a: int, b: int) -> int:
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b > 0) else -q
+
+
+def float_arithmetic(e: Expr, kind: int) -> Expr:
+    """The float expression ``e`` plus 0.5, times 2, its absolute value or negated (``kind``
+    2-5 of a float's value expressions, which DuckDB and DataFusion compute alike)."""
+    c, s, cols, fam = e.text, e.samples, e.columns, e.family
+    if kind == 2:
+        return Expr(f"({c} + 0.5)", fam, cols, _derive(s, lambda v: v + 0.5))
+    if kind == 3:
+        return Expr(f"({c} * 2)", fam, cols, _derive(s, lambda v: v * 2))
+    if kind == 4:
+        return Expr(f"abs({c})", fam, cols, _derive(s, abs))
+    return Expr(f"(-{c})", fam, cols, _derive(s, lambda v: -v))
 
 
 def column_expr(ds: Dataset, samples: dict, name: str) -> Expr:
@@ -598,14 +661,8 @@ def value_expr(rng: np.random.Generator, ds: Dataset, samples: dict,
         if kind <= 1:
             k = _pick(rng, [4, -2, 0, 3, 1])
             return Expr(f"({c} / {k})", fam, cols, _derive(s, lambda v: v / k if k else None))
-        if kind == 2:
-            return Expr(f"({c} + 0.5)", fam, cols, _derive(s, lambda v: v + 0.5))
-        if kind == 3:
-            return Expr(f"({c} * 2)", fam, cols, _derive(s, lambda v: v * 2))
-        if kind == 4:
-            return Expr(f"abs({c})", fam, cols, _derive(s, abs))
-        if kind == 5:
-            return Expr(f"(-{c})", fam, cols, _derive(s, lambda v: -v))
+        if kind <= 5:
+            return float_arithmetic(e, kind)
         to = _pick(rng, ["DOUBLE", "FLOAT", "INTEGER", "BIGINT", "DECIMAL(18,3)"])
         fam2 = {"INTEGER": "int", "BIGINT": "int", "DECIMAL(18,3)": "decimal"}.get(to, "float")
         return Expr(f"CAST({c} AS {to})", fam2, cols,
@@ -690,17 +747,47 @@ def _like_pattern(rng: np.random.Generator, v: str) -> str:
     return pattern
 
 
+# The leaves over one value expression that DuckDB and DataFusion write alike.
+EXPRESSION_LEAF_KINDS = ("cmp", "isnull", "in", "between", "distinct")
+
+
+def expression_leaf(rng: np.random.Generator, ds: Dataset, samples: dict, kind: str, e: Expr,
+                    literal) -> tuple:
+    """A leaf of ``kind`` (one of ``EXPRESSION_LEAF_KINDS``) over the value expression ``e``,
+    with literals from ``literal(rng, e)``: the dialect's own literals."""
+    if kind == "cmp":
+        lit = literal(rng, e)
+        op = _pick(rng, OPS)
+        text = f"{e.text} {op} {lit}" if _chance(rng, 0.75) else f"{lit} {FLIP[op]} {e.text}"
+        return ("leaf", text, e.columns)
+    if kind == "isnull":
+        return ("leaf", f"{e.text} IS {_pick(rng, ['', 'NOT '])}NULL", e.columns)
+    if kind == "in":
+        items = [literal(rng, e) for _ in range(int(rng.integers(1, 5)))]
+        word = "NOT IN" if _chance(rng, 0.35) else "IN"
+        return ("leaf", f"{e.text} {word} ({', '.join(items)})", e.columns)
+    if kind == "between":
+        word = "NOT BETWEEN" if _chance(rng, 0.25) else "BETWEEN"
+        return ("leaf", f"{e.text} {word} {literal(rng, e)} AND {literal(rng, e)}",
+                e.columns)
+    # distinct: from another column of a comparable family, sometimes, or from a literal
+    others = [c for c, t in ds.columns if _comparable(e.family, family_of(t))]
+    if others and _chance(rng, 0.3):
+        o = column_expr(ds, samples, _pick(rng, others))
+        other, cols = o.text, e.columns | o.columns
+    else:
+        other, cols = literal(rng, e), e.columns
+    word = "IS NOT DISTINCT FROM" if _chance(rng, 0.4) else "IS DISTINCT FROM"
+    return ("leaf", f"{e.text} {word} {other}", cols)
+
+
 def leaf(rng: np.random.Generator, ds: Dataset, samples: dict) -> tuple:
     fams = {c: family_of(t) for c, t in ds.columns}
     kind = _pick(rng, LEAF_KINDS)
     if kind == "bool" and "bool" not in fams.values():
         kind = "cmp"
-    if kind == "cmp":
-        e = value_expr(rng, ds, samples)
-        lit = literal(rng, e)
-        op = _pick(rng, OPS)
-        text = f"{e.text} {op} {lit}" if _chance(rng, 0.75) else f"{lit} {FLIP[op]} {e.text}"
-        return ("leaf", text, e.columns)
+    if kind in EXPRESSION_LEAF_KINDS:
+        return expression_leaf(rng, ds, samples, kind, value_expr(rng, ds, samples), literal)
     if kind == "colcmp":
         e = value_expr(rng, ds, samples)
         others = [c for c, f in fams.items() if _comparable(e.family, f)]
@@ -711,19 +798,6 @@ def leaf(rng: np.random.Generator, ds: Dataset, samples: dict) -> tuple:
         else:
             o = e  # a column compared with itself
         return ("leaf", f"{e.text} {_pick(rng, OPS)} {o.text}", e.columns | o.columns)
-    if kind == "isnull":
-        e = value_expr(rng, ds, samples)
-        return ("leaf", f"{e.text} IS {_pick(rng, ['', 'NOT '])}NULL", e.columns)
-    if kind == "in":
-        e = value_expr(rng, ds, samples)
-        items = [literal(rng, e) for _ in range(int(rng.integers(1, 5)))]
-        word = "NOT IN" if _chance(rng, 0.35) else "IN"
-        return ("leaf", f"{e.text} {word} ({', '.join(items)})", e.columns)
-    if kind == "between":
-        e = value_expr(rng, ds, samples)
-        word = "NOT BETWEEN" if _chance(rng, 0.25) else "BETWEEN"
-        return ("leaf", f"{e.text} {word} {literal(rng, e)} AND {literal(rng, e)}",
-                e.columns)
     if kind == "like":
         # DuckDB has LIKE for strings only: a string expression, or another column as text.
         strings = [c for c, f in fams.items() if f == "string"]
@@ -746,16 +820,6 @@ def leaf(rng: np.random.Generator, ds: Dataset, samples: dict) -> tuple:
         text = _pick(rng, [c, f"NOT {c}", f"{c} = TRUE", f"{c} <> FALSE", f"{c} IS TRUE",
                            f"{c} IS NOT FALSE", f"{c} = 'true'"])
         return ("leaf", text, frozenset([name]))
-    if kind == "distinct":
-        e = value_expr(rng, ds, samples)
-        others = [c for c, f in fams.items() if _comparable(e.family, f)]
-        if others and _chance(rng, 0.3):
-            o = column_expr(ds, samples, _pick(rng, others))
-            other, cols = o.text, e.columns | o.columns
-        else:
-            other, cols = literal(rng, e), e.columns
-        word = "IS NOT DISTINCT FROM" if _chance(rng, 0.4) else "IS DISTINCT FROM"
-        return ("leaf", f"{e.text} {word} {other}", cols)
     if kind == "isbool":
         inner = leaf(rng, ds, samples)
         suffix = _pick(rng, ["IS TRUE", "IS NOT TRUE", "IS FALSE", "IS NOT FALSE"])
@@ -777,13 +841,18 @@ def leaf(rng: np.random.Generator, ds: Dataset, samples: dict) -> tuple:
     return ("leaf", _pick(rng, ["TRUE", "FALSE", "NULL"]), frozenset())
 
 
-def predicate(rng: np.random.Generator, ds: Dataset, samples: dict, depth: int = 3) -> tuple:
-    if depth <= 0 or _chance(rng, 0.45):
-        return leaf(rng, ds, samples)
+def predicate(rng: np.random.Generator, ds: Dataset, samples: dict, depth: int = 3, *,
+              make_leaf=leaf, leaf_chance: float = 0.45) -> tuple:
+    """A tree of AND, OR and NOT at most ``depth`` deep over leaves of ``make_leaf`` (the
+    dialect's), each node a leaf with ``leaf_chance``."""
+    if depth <= 0 or _chance(rng, leaf_chance):
+        return make_leaf(rng, ds, samples)
     kind = _pick(rng, ["and", "and", "or", "or", "not"])
     if kind == "not":
-        return ("not", predicate(rng, ds, samples, depth - 1))
-    return (kind, tuple(predicate(rng, ds, samples, depth - 1)
+        return ("not", predicate(rng, ds, samples, depth - 1, make_leaf=make_leaf,
+                                 leaf_chance=leaf_chance))
+    return (kind, tuple(predicate(rng, ds, samples, depth - 1, make_leaf=make_leaf,
+                                  leaf_chance=leaf_chance)
                         for _ in range(int(rng.integers(2, 4)))))
 
 
@@ -884,13 +953,13 @@ def _candidates(case: Case):
         yield dataclasses.replace(case, ds=dataclasses.replace(ds, options={}))
 
 
-def shrink(case: Case, root: Path, budget_s: float = 30.0) -> Case:
-    """Greedy: the offending group alone, then fewer rows, columns and predicate, while some
-    group stays unsound."""
+def shrink_greedily(case: Case, fails, candidates, budget_s: float) -> Case:
+    """The first of ``candidates(case)`` that still ``fails``, and again from there, until
+    none does or ``budget_s`` seconds are spent."""
 
-    def fails(c: Case) -> bool:
+    def still_fails(c: Case) -> bool:
         try:
-            return bool(check_case(c, root)[0].unsound)
+            return fails(c)
         except Exception:  # noqa: BLE001 - a candidate that breaks otherwise is no smaller case
             return False
 
@@ -898,13 +967,20 @@ def shrink(case: Case, root: Path, budget_s: float = 30.0) -> Case:
     changed = True
     while changed and time.monotonic() < deadline:
         changed = False
-        for cand in _candidates(case):
+        for cand in candidates(case):
             if time.monotonic() > deadline:
                 break
-            if fails(cand):
+            if still_fails(cand):
                 case, changed = cand, True
                 break
     return case
+
+
+def shrink(case: Case, root: Path, budget_s: float = 30.0) -> Case:
+    """Greedy: the offending group alone, then fewer rows, columns and predicate, while some
+    group stays unsound."""
+    return shrink_greedily(case, lambda c: bool(check_case(c, root)[0].unsound), _candidates,
+                           budget_s)
 
 
 def case_json(case: Case, res: Result, sizes: list, seed: object, note: str = "") -> dict:
@@ -922,11 +998,13 @@ def case_json(case: Case, res: Result, sizes: list, seed: object, note: str = ""
                     "unsound": [m for _, m in res.unsound]}}
 
 
-def save_case(d: dict, directory: Path = DIRECTORY) -> Path:
+def save_case(d: dict, directory: Path = DIRECTORY, prefix: str = "duckdb") -> Path:
+    """``d`` saved as ``<prefix>-<hash>.json``; a case without a session time zone (the
+    DataFusion harness's) is hashed without one."""
     directory.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha1((d["predicate"] + json.dumps(d["row_groups"], ensure_ascii=False)
-                           + d["writer"] + d["time_zone"]).encode()).hexdigest()
-    path = directory / f"duckdb-{digest[:10]}.json"
+                           + d["writer"] + d.get("time_zone", "")).encode()).hexdigest()
+    path = directory / f"{prefix}-{digest[:10]}.json"
     path.write_text(json.dumps(d, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
@@ -1177,21 +1255,29 @@ def _report_unsound(case: Case, res: Result, ws: Workspace, seed: int, k: int, r
     return text + f"\nsaved as {path.name}"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def long_run_arguments(argv: list[str] | None, description: str,
+                       saves_to: str) -> argparse.Namespace:
+    """The long form's options (the DataFusion harness takes the same); ``--seed`` defaults
+    to the clock. ``saves_to``: the folder ``--no-save`` spares."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--minutes", type=float, default=10.0, help="run time (default 10)")
     ap.add_argument("--seed", type=int, default=None, help="first seed (default: the clock)")
     ap.add_argument("--datasets", type=int, default=None, help="stop after this many datasets")
     ap.add_argument("--predicates", type=int, default=25, help="predicates per dataset")
     ap.add_argument("--backend", default="numpy", help="prunekit's classify backend")
-    ap.add_argument("--no-save", action="store_true",
-                    help="write nothing to tests/regressions/duckdb/")
+    ap.add_argument("--no-save", action="store_true", help=f"write nothing to {saves_to}")
     ap.add_argument("--report", type=Path, default=None, help="also write the summary as JSON")
     args = ap.parse_args(argv)
-    first = args.seed if args.seed is not None else int(time.time() * 1000) % 10**9
-    print(f"duckdb differential: seeds from {first}, {args.minutes} minutes, "
+    if args.seed is None:
+        args.seed = int(time.time() * 1000) % 10**9
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = long_run_arguments(argv, __doc__.splitlines()[0], "tests/regressions/duckdb/")
+    print(f"duckdb differential: seeds from {args.seed}, {args.minutes} minutes, "
           f"{args.predicates} predicates per dataset", flush=True)
-    summary = run(seconds=args.minutes * 60, datasets=args.datasets, seed=first,
+    summary = run(seconds=args.minutes * 60, datasets=args.datasets, seed=args.seed,
                   predicates=args.predicates, save_failures=not args.no_save,
                   backend=args.backend, log=lambda m: print(m, flush=True))
     print(summary.text(), flush=True)
