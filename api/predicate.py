@@ -51,7 +51,8 @@ class PruningPredicate:
     dialect : str
         The SQL dialect of predicate text (sqlglot's names: ``"spark"``, the default,
         ``"databricks"``, ``"duckdb"``, ``"postgres"``, ``"trino"``, ``"snowflake"``,
-        ``"bigquery"``...). Its own quoting and case rules apply; a construct whose rows may
+        ``"bigquery"``...; and ``"datafusion"``, PostgreSQL's syntax with DataFusion's
+        semantics). Its own quoting and case rules apply; a construct whose rows may
         differ from Spark's (integer division, collations, coercions, NaN) makes the smallest
         boolean part holding it an unknown leaf, named by ``explain()``
         (``prunekit.expr.syntax.dialects``). In Spark's dialect a double-quoted column name
