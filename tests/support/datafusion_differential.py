@@ -23,16 +23,16 @@ against the real engine:
   BIGINT|DOUBLE)``, ``left(s, k)``, ``substr(s, 1, k)``, literals ``1.5``, ``1``, ``1e3``,
   integers beyond BIGINT, NaN and infinities, ``DATE '...'``, ``TIMESTAMP '...'``, nested
   under AND, OR and NOT.
-- DataFusion in two sessions over the same file: ``truth`` reads the file's rows into memory
-  (as DataFusion's Parquet reader reads them) and runs ``SELECT "__rid" FROM t WHERE
-  <predicate>`` over them (the rows the predicate selects, by DataFusion's semantics, with no
-  statistics to skip anything by); ``pruned`` has DataFusion's defaults except
-  ``pushdown_filters=false`` and bloom filters off (so only statistics prune;
-  ``parse_float_as_decimal`` keeps its default, the point being DataFusion's own literal
-  typing). Its plan's scan (``DataSourceExec``, which carries the pruning predicate) is
-  executed alone: without the filter above it, it returns every row of each row group it
-  keeps, so the row ids name exactly the groups DataFusion skips (by row-group statistics,
-  or the whole file by the statistics it sums over them). Its metric
+- DataFusion in two sessions over the same file: ``truth`` holds the file's rows in memory (as
+  pyarrow reads them: DataFusion's own reader returns wrong values in one case, at
+  ``Workspace``) and runs ``SELECT "__rid" FROM t WHERE <predicate>`` over them (the rows the
+  predicate selects, by DataFusion's semantics, with no statistics to skip anything by);
+  ``pruned`` has DataFusion's defaults except ``pushdown_filters=false`` and bloom filters off
+  (so only statistics prune; ``parse_float_as_decimal`` keeps its default, the point being
+  DataFusion's own literal typing). Its plan's scan (``DataSourceExec``, which carries the
+  pruning predicate) is executed alone: without the filter above it, it returns every row of
+  each row group it keeps, so the row ids name exactly the groups DataFusion skips (by row-group
+  statistics, or the whole file by the statistics it sums over them). Its metric
   ``row_groups_pruned_statistics=N total → M matched`` is read too and must agree (else
   page-index pruning took part: counted as ``metric_mismatch``).
 
