@@ -298,6 +298,8 @@ DUCKDB_ALIKE = [
     ("x IS NOT DISTINCT FROM 50", "x <=> 50"),
     ("month(d) >= 3 AND year(d) = 2024", "month(d) >= 3 AND year(d) = 2024"),
     ("day(d) <= 5", "day(d) <= 5"),
+    ("extract(month FROM d) >= 3 AND extract(year FROM d) = 2024",
+     "month(d) >= 3 AND year(d) = 2024"),
     ("abs(x) > 60", "abs(x) > 60"),
     ("abs(f) < 30.5", "abs(f) < 30.5"),
     ("CAST(x AS DOUBLE) >= 80.5", "CAST(x AS DOUBLE) >= 80.5"),
