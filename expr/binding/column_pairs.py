@@ -56,7 +56,10 @@ def _col_cmp(op: n.Op, left: b.BColumn, right: b.BColumn) -> object:
 
 def _common_domain(x: b.BColumn, y: b.BColumn) -> tuple:
     """The two columns converted to one comparable domain, or (None, None)."""
-    if isinstance(x, b.BSum) or isinstance(y, b.BSum):  # a sum compares with integers only
+    if isinstance(x, _COMPUTED) or isinstance(y, _COMPUTED):
+        # A sum or a product compares with integers only, exactly, in int64: every other
+        # domain below rebuilds a column by its name, which would drop the arithmetic
+        # (z > a * x read as z > a).
         ints = all(c.domain == "int" and pa.types.is_signed_integer(c.type) and (
             not c.convert or c.convert[0] == "affine") for c in (x, y))
         return (x, y) if ints else (None, None)
@@ -96,6 +99,9 @@ def _common_domain(x: b.BColumn, y: b.BColumn) -> tuple:
 
         return f(x), f(y)
     return None, None
+
+
+_COMPUTED = (b.BSum, b.BProd, b.BCalendar, b.BRemainder)
 
 
 def _same_unit(x: b.BColumn, y: b.BColumn) -> tuple:

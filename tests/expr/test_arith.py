@@ -90,6 +90,11 @@ SUM_CASES = [
     (I32, I64, [(2**31 - 1, 1), (0, 1)], "a + b > 0", ALL, "INT + BIGINT is BIGINT"),
     (I64, I64, [(5, 1), (7, 3)], "a + b = 6", MAYBE, "bounds [6, 10], never exact"),
     (I64, I64, [(5, 1), (7, 3)], "(a + b) > b", ALL, "a sum against a column"),
+    (I32, I64, [(8, 13)], "b > a * a", NONE, "a product against a BIGINT column: 64 > 13"),
+    # against a DOUBLE column, unknown: never read as b > a (the arithmetic dropped)
+    (I32, pa.float64(), [(8, 13.0)], "b > a * a", MAYBE, "a product against a DOUBLE"),
+    (I32, pa.float64(), [(8, 13.0)], "b > a + a", MAYBE, "a sum against a DOUBLE"),
+    (I32, pa.uint64(), [(8, 13)], "b > a * a", MAYBE, "a product against an unsigned BIGINT"),
 ]
 
 
