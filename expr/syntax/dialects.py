@@ -372,11 +372,11 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
     ``whole_numbers_are_bigint``): an operand of ``+ - *`` that is a whole number is a BIGINT
     (``CAST(5 AS BIGINT)``); a fraction is a DOUBLE (``1.5E0``), except against a DECIMAL(p,
     s) column with ``s <= 15`` and ``p - s <= 23``, where it is the DECIMAL the engine
-    compares with. DataFusion turns the
-    DOUBLE into DECIMAL(30, 15) by Arrow's cast, rounding the DOUBLE times 10**15 (itself a
-    DOUBLE product) half away from zero, and compares the column with it exactly; written
-    with its 15 decimals, Spark compares exactly too. Other DECIMAL columns keep the DOUBLE,
-    which ``why_not_portable`` then leaves unknown. Numbers are changed in place.
+    compares with. DataFusion turns the DOUBLE into DECIMAL(30, 15) by Arrow's cast, rounding
+    the DOUBLE times 10**15 (itself a DOUBLE product) half away from zero, and compares the
+    column with it exactly; written with its 15 decimals, Spark compares exactly too. Other
+    DECIMAL columns keep the DOUBLE, which ``why_not_portable`` then leaves unknown. Numbers
+    are changed in place.
 
     >>> read_engine_numbers(sqlglot.parse_one("x > 1.5 AND p = 0.1"), "datafusion",
     ...                     {"x": "int64", "p": "decimal128(10, 2)"}).sql()
