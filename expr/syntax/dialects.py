@@ -245,11 +245,16 @@ def _group_unless_last(x: exp.Expression) -> exp.Expression | None:
     node = x
     while not _opens_a_group(node):
         if isinstance(node.parent, exp.Binary) and node.arg_key != "expression":
-            while not _opens_a_group(node):
-                node = node.parent
-            return node
+            return _group(node)
         node = node.parent
     return None
+
+
+def _group(node: exp.Expression) -> exp.Expression:
+    """The whole parenthesized group ``node`` is in."""
+    while not _opens_a_group(node):
+        node = node.parent
+    return node
 
 
 def _opens_a_group(node: exp.Expression) -> bool:
@@ -306,8 +311,8 @@ def _meets_doubles(col: exp.Column, types: Mapping[str, object] | None) -> bool:
     """Whether every operand ``col`` is compared with is a DOUBLE (a number with an exponent,
     a DOUBLE column), so that both Spark and the engine compare in DOUBLE."""
     parent = col.parent
-    if not isinstance(parent, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In,
-                               exp.Between, exp.NullSafeEQ, exp.NullSafeNEQ)):
+    if not isinstance(parent, (*_COMPARISONS, exp.In, exp.Between, exp.NullSafeEQ,
+                               exp.NullSafeNEQ)):
         return False
     others = [e for e in parent.iter_expressions() if e is not col]
     if isinstance(parent, exp.In):
