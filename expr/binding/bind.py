@@ -28,6 +28,7 @@ from prunekit.expr.binding.comparisons import (
     operand_type,
     reading,
     typed_operand,
+    without_empty_ranges,
 )
 from prunekit.expr.binding.equalities import with_implied_equalities
 from prunekit.expr.binding.functions import bind_call, why_not
@@ -85,7 +86,7 @@ def bind_conjunction(parts: tuple, schema: pa.Schema, zone: dt.tzinfo = dt.timez
             if got is None or got[0] is not part:  # the node is the key: kept alive here
                 got = memo[id(part)] = (part, as_predicate(_operand(part, schema), "logic"))
             out.extend(got[1].args if isinstance(got[1], b.BAnd) else (got[1],))
-        return with_implied_equalities(as_predicate(b.BAnd(tuple(out))))
+        return with_implied_equalities(as_predicate(b.BAnd(without_empty_ranges(tuple(out)))))
 
 
 def _operand(root: n.Node, schema: pa.Schema) -> object:
@@ -108,7 +109,8 @@ def _compare(node: n.Compare, kids: tuple) -> object:
 
 
 def _between(node: n.Between, kids: tuple) -> object:
-    return b.BAnd((compare(n.Op.GE, kids[0], kids[1]), compare(n.Op.LE, kids[0], kids[2])))
+    return b.BAnd(without_empty_ranges(
+        (compare(n.Op.GE, kids[0], kids[1]), compare(n.Op.LE, kids[0], kids[2]))))
 
 
 def _like(node: n.Like, kids: tuple) -> object:
@@ -299,7 +301,7 @@ def _not(node: n.Not, kids: tuple) -> object:
 
 
 def _and(node: n.And, kids: tuple) -> object:
-    return b.BAnd(_flat(b.BAnd, kids))
+    return b.BAnd(without_empty_ranges(_flat(b.BAnd, kids)))
 
 
 def _flat(kind: type, kids: tuple) -> tuple:

@@ -482,8 +482,9 @@ class BEither(BCombinator, kind="either"):
 
 @dataclass(frozen=True)
 class BRewritten(BCombinator, kind="rewritten"):
-    """``arg``, a predicate on a column that a function of it was rewritten into
-    (``functions/``); ``text`` is what explain() shows: the original and any assumption."""
+    """``arg``, a predicate on a column that a function of it (``functions/``) or an empty
+    range of bounds (``x BETWEEN 5 AND 3``) was rewritten into; ``text`` is what explain()
+    shows: the original and any assumption."""
 
     arg: object
     text: str

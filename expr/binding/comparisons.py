@@ -276,6 +276,77 @@ def by_type(leaf: b.BCompare | b.BInRange) -> object:
         leaf
 
 
+# Which end of a range each bounding comparison gives, and whether it is strict.
+_BOUND_ENDS = {"ge": (0, False), "gt": (0, True), "le": (1, False), "lt": (1, True)}
+_ORDERED = (int, float, bytes, str)  # Python orders these as every modelled engine does
+
+
+def without_empty_ranges(args: tuple) -> tuple:
+    """The conjuncts of one AND, with the bounds on one column that no value meets together
+    (``x BETWEEN 5 AND 3``, ``x > 5 AND x < 3``) replaced by a leaf FALSE for every non-NULL
+    row: their AND exactly, as each bound is NULL where the column is, so it prunes every
+    container. Both bounds compare the same value of the column with constants in its
+    domain, so an empty range is empty under any order that agrees with Python's on those
+    constants; a NaN is never one (``BCompare``), and other kinds are left alone.
+
+    >>> import pyarrow as pa
+    >>> x = b.BColumn("x", pa.int64(), pa.int64(), "int")
+    >>> without_empty_ranges((b.BCompare(x, "ge", 5), b.BInRange(x, 1, 3)))[0].arg
+    BNonNull(col=x, truth=False)
+    >>> without_empty_ranges((b.BCompare(x, "ge", 3), b.BCompare(x, "le", 3)))  # x = 3: kept
+    (BCompare(col=x, op='ge', value=3), BCompare(col=x, op='le', value=3))
+    """
+    ends: dict = {}  # column -> [lower end, upper end], each (value, strict) or None
+    mixed: set = set()  # columns whose constants Python cannot order together
+    for leaf in args:
+        for end, value, strict in _bounds(leaf):
+            held = ends.setdefault(leaf.col, [None, None])[end]
+            if held is None:
+                ends[leaf.col][end] = (value, strict)
+            elif not _comparable(value, held[0]):
+                mixed.add(leaf.col)
+            elif (value > held[0] if end == 0 else value < held[0]) or \
+                    (value == held[0] and strict):
+                ends[leaf.col][end] = (value, strict)
+    empty = {col: lo_hi for col, lo_hi in ends.items()
+             if col not in mixed and _is_empty(*lo_hi)}
+    if not empty:
+        return args
+    out: list = []
+    for leaf in args:
+        col = leaf.col if _bounds(leaf) else None
+        if col not in empty:
+            out.append(leaf)
+        elif empty[col] is not None:  # the column's first bound stands for all of them
+            (lo, _), (hi, _) = empty[col]
+            empty[col] = None
+            out.append(b.BRewritten(b.BNonNull(col, False),
+                                    f"{col.label()} from {lo!r} to {hi!r}: an empty range"))
+    return tuple(out)
+
+
+def _bounds(leaf: object) -> tuple:
+    """The (end, value, strict) bounds a leaf puts on its column: 0 the lower end, 1 the upper."""
+    if isinstance(leaf, b.BCompare) and type(leaf.value) in _ORDERED:
+        end, strict = _BOUND_ENDS[leaf.op]
+        return ((end, leaf.value, strict),)
+    if isinstance(leaf, b.BInRange) and type(leaf.first) in _ORDERED \
+            and type(leaf.last) is type(leaf.first):
+        return ((0, leaf.first, False), (1, leaf.last, False))
+    return ()
+
+
+def _is_empty(lo: tuple | None, hi: tuple | None) -> bool:
+    if lo is None or hi is None or not _comparable(lo[0], hi[0]):
+        return False
+    return lo[0] > hi[0] or (lo[0] == hi[0] and (lo[1] or hi[1]))
+
+
+def _comparable(u: object, v: object) -> bool:
+    numbers = (int, float)
+    return type(u) is type(v) or (type(u) in numbers and type(v) in numbers)
+
+
 def values_range(col: object) -> tuple | None:
     """The least and greatest value a column read through its conversion can take, from its
     data type alone (integers and DECIMAL, as the compared domain holds them), or None.

@@ -55,7 +55,7 @@ class _LeafSql(b.LeafVisitor[str]):
 
     def visit_non_null(self, leaf: b.BNonNull) -> str:
         return (f"{leaf.col.label()} IS NOT NULL AND {'TRUE' if leaf.truth else 'FALSE'}  "
-                "(literal out of range)")
+                "(whatever the value)")
 
     def visit_nan_eq(self, leaf: b.BNanEq) -> str:
         return f"{leaf.col.label()} = NaN"

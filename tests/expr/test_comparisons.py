@@ -10,6 +10,7 @@ and false (``ERROR``: the query fails under ANSI, so no outcome can be wrong the
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -164,3 +165,50 @@ def test_a_function_of_a_column_compared_with_a_column_is_unknown():
     # A rule rewrites f(x) against a literal only: against a column there is no threshold.
     pred = pk.PruningPredicate("year(d) = y", {"d": pa.date32(), "y": pa.int32()})
     assert pred.always_true
+
+
+# ---- bounds on one column that no value meets together ----------------------------------------
+@pytest.mark.parametrize("sql", [
+    "t BETWEEN 5 AND 3", "t > 5 AND t < 3", "t >= 3 AND t < 3", "t > 3 AND t <= 3",
+    "t > 1 AND t = 0", "t BETWEEN 5 AND 3 AND t IS NULL", "t BETWEEN 50 AND 100 AND t <= 49.5",
+    "t BETWEEN CAST(100.0 AS DOUBLE) AND -2.0",
+])
+def test_an_empty_range_matches_no_row_whatever_the_statistics(sql):
+    """No value lies in both bounds: NONE_MATCH with no min/max at all, and its negation is
+    TRUE for every non-NULL row (the bounds' AND is NULL, not FALSE, on a NULL row)."""
+    pred = pk.PruningPredicate(sql, pa.schema([("t", pa.int8())]))
+    assert pred.classify(_unknown([0, 3])).tolist() == [NONE, NONE], pred.explain()
+    if "IS NULL" not in sql:
+        negated = pk.PruningPredicate(f"NOT ({sql})", pa.schema([("t", pa.int8())]))
+        assert negated.classify(_unknown([0, 3])).tolist() == [ALL, MAYBE], negated.explain()
+        assert "an empty range" in pred.explain()
+
+
+@pytest.mark.parametrize(("t", "value", "sql"), [
+    (pa.int8(), 3, "c BETWEEN 3 AND 3"),
+    (pa.int8(), 3, "c >= 3 AND c <= 3.0"),
+    # Each bound is placed in the column's type first: written as DOUBLEs they look empty
+    # (2**53 + 1 rounds to 2**53 as a DOUBLE, below 2**53 + 0.5), and 2**53 meets both.
+    (pa.int64(), 2**53, "c BETWEEN CAST(9007199254740993 AS DOUBLE) AND 9007199254740992.5"),
+    (pa.float64(), 0.0, "c BETWEEN 0.0 AND -0.0"),  # Spark: -0.0 = 0.0
+    (pa.float64(), -0.0, "c BETWEEN 0.0 AND -0.0"),
+    (pa.string(), "b", "c > 'a' AND c < 'a\u00e9'"),  # compared as UTF-8 bytes: 'b' > 'a\u00e9'
+])
+def test_a_range_that_holds_a_value_is_kept(t, value, sql):
+    pred = pk.PruningPredicate(sql, pa.schema([("c", t)]))
+    got = int(pred.classify(_statistics(t, value))[0])
+    if "'" in sql:
+        assert got == NONE, pred.explain()  # 'b' lies above both bounds
+        assert "an empty range" not in pred.explain()
+    else:
+        assert got == ALL, pred.explain()
+
+
+def test_nan_meets_no_empty_range():
+    # Spark orders NaN above every number: NaN >= 5 is TRUE, NaN <= 3 FALSE.
+    stats = pk.Statistics.from_numpy(row_count=np.array([4]), columns={"f": {
+        "min": None, "max": None, "null_count": np.array([0]), "nan_count": np.array([4])}},
+        types={"f": pa.float64()})
+    schema = pa.schema([("f", pa.float64())])
+    assert pk.PruningPredicate("f BETWEEN 5 AND 3", schema).classify(stats).tolist() == [NONE]
+    assert pk.PruningPredicate("f >= 5", schema).classify(stats).tolist() == [ALL]
