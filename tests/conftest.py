@@ -88,6 +88,9 @@ BUDGETS = {
     "tests/expr/functions/test_date_shifts.py": {
         "test_random_containers_against_rows": (150, 400),
     },
+    "tests/expr/functions/test_case_insensitive.py": {
+        "test_random_containers_against_rows": (200, 1000),
+    },
     "tests/expr/functions/test_epoch.py": {"test_random_containers": (150, 500)},
     "tests/expr/functions/test_properties.py": {
         "test_epoch_remainder_and_month_functions_are_sound": (300, 1500),

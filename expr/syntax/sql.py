@@ -236,6 +236,11 @@ def _build(e: exp.Expression, kids: tuple[n.Node, ...]) -> n.Node:
         return n.In(kids[0], kids[1:])
     if isinstance(e, exp.Between):
         return n.Between(*kids)
+    if isinstance(e, exp.Escape) and isinstance(e.this, exp.ILike):  # ilike(s, pattern, esc)
+        pattern, escape = e.this.expression, _literal_value(e.expression)
+        if isinstance(pattern, exp.Literal) and pattern.is_string and isinstance(escape, str):
+            return n.Func("ilike", (kids[0], n.Literal(pattern.this), n.Literal(escape)))
+        return n.Func("ilike", kids)
     if isinstance(e, (exp.Like, exp.Escape)):
         like = e if isinstance(e, exp.Like) else e.this
         escape = "\\"

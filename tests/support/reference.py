@@ -1085,7 +1085,7 @@ ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_tru
          "unix_seconds": (1,), "unix_millis": (1,), "unix_micros": (1,),
          "unix_timestamp": (1, 2), "timestamp_seconds": (1,), "timestamp_millis": (1,),
          "timestamp_micros": (1,), "%": (2,), "pmod": (2,), "months_between": (2, 3),
-         "from_unixtime": (1, 2)}
+         "from_unixtime": (1, 2), "ilike": (2, 3)}
 
 
 # ---- LIKE ----------------------------------------------------------------------------------
@@ -1103,6 +1103,25 @@ def like_regex(pattern: str, escape: str) -> re.Pattern:
         out.append(".*" if ch == "%" else "." if ch == "_" else re.escape(ch))
         i += 1
     return re.compile("".join(out), re.DOTALL)
+
+
+def _ilike(arg, pattern, escape=None) -> V | Wild | None:
+    """Spark's ``ilike(s, pattern[, escape])``: ``lower(s) LIKE lower(pattern)``, the escape
+    as given; Python's ``str.lower`` is Java's full case mapping (``İ`` to ``i`` and a
+    combining dot)."""
+    if arg is None or pattern is None:  # (escape None: none given)
+        return None
+    if any(isinstance(x, Wild) for x in (arg, pattern, escape)):
+        return Wild(_hash("ilike", arg, pattern, escape))
+    if pattern.kind != "bytes" or arg.kind != "bytes" or (escape is not None and (
+            escape.kind != "bytes" or len(escape.value.decode()) != 1)):
+        return NOT_INTEGER
+    esc = "\\" if escape is None else escape.value.decode()
+    text = arg.value.decode("utf-8", "replace").lower()
+    return _b(like_regex(pattern.value.decode().lower(), esc).fullmatch(text) is not None)
+
+
+FUNCTIONS["ilike"] = _ilike
 
 
 # ---- the evaluator -------------------------------------------------------------------------

@@ -605,7 +605,10 @@ def function_calls(draw) -> n.Node:
     type it draws: for tests of which rules the generator reaches."""
     types = {"c": pick(draw, TYPES)}
     ctx = Ctx(types, _palettes(draw, types), False)
-    return functions(draw, ctx, Operand(n.Column("c"), types["c"], tuple(ctx.palettes["c"]))).node
+    op = Operand(n.Column("c"), types["c"], tuple(ctx.palettes["c"]))
+    if ref.is_text(op.type) and one_in(draw, 4):  # a LIKE leaf's (``leaves``)
+        return ilike_call(draw, op)
+    return functions(draw, ctx, op).node
 
 
 # Where a generated column may move: a field of a struct, of a struct whose
@@ -1196,6 +1199,17 @@ def _like_pattern(draw, v: str) -> tuple[str, str]:
     return head + tail.replace(_MARK, one_char), escape
 
 
+def ilike_call(draw, op: Operand) -> n.Node:
+    """``ilike(s, pattern[, escape])``: a LIKE pattern drawn from a sample, some of its
+    letters in the other case."""
+    v = pick(draw, op.samples) if op.samples else ""
+    pattern, escape = _like_pattern(draw, v if isinstance(v, str) else "")
+    pattern = "".join(c.swapcase() if c != escape and c.isascii() and draw(st.booleans())
+                      else c for c in pattern)
+    extra = () if escape == "\\" else (n.Literal(escape),)
+    return n.Func("ilike", (op.node, n.Literal(pattern), *extra))
+
+
 LEAF_KINDS = (["cmp"] * 8 + ["colcmp"] * 5 + ["is_null"] * 2 + ["in"] * 3 + ["between"] * 2 +
               ["like"] * 6 + ["startswith"] * 3 + ["bool"] * 2 + ["isnan"] * 2 +
               ["distinct"] * 2 + ["const", "func", "case"])
@@ -1240,6 +1254,8 @@ def leaves(draw, ctx: Ctx) -> n.Node:
         return _maybe_not(draw, n.Between(op.node, lo, hi))
     if kind == "like":
         op = operands(draw, ctx, "text")
+        if one_in(draw, 4):
+            return _maybe_not(draw, ilike_call(draw, op))
         v = pick(draw, op.samples) if op.samples else ""
         pattern, escape = _like_pattern(draw, v if isinstance(v, str) else "")
         return _maybe_not(draw, n.Like(op.node, pattern, escape))

@@ -20,6 +20,8 @@ function (Spark)                      ``f(x) >= m`` as a predicate on ``x``
 ``floor``/``ceil`` of DECIMAL, ints   the same, exactly (integers: ``floor(x)`` is ``x``)
 ``left(s, k)``, ``substring(s,1,k)``  ``s >= m`` (m of at most k characters), else
                                       ``s >= succ(m[:k])`` (prefix successor, bytes)
+``s ILIKE 'p'`` (ASCII p)             an OR of prefixes: each spelling of p's literal prefix
+                                      whose lowercase it is (``case_insensitive.py``)
 ``add_months(d, k)``, ``d + INTERVAL  ``d >= A(m)``, the least day with add_months(d, k) >= m
 k MONTH`` (DATE)                      (bisection over day counts)
 ``unix_seconds(t)``, ``unix_millis``, ``t >= m`` seconds (milliseconds, microseconds);
@@ -67,9 +69,10 @@ branch whose condition is TRUE). Both are exact in three-valued logic.
 The rules: ``dates`` (year, month, day, hour, minute, second, date_trunc, trunc),
 ``date_shifts`` (date_add, date_sub, add_months, datediff, interval arithmetic),
 ``rounding`` (floor, ceil), ``halfround`` (round, bround), ``absolute`` (abs, sign, signum,
-negative), ``extremes`` (greatest, least), ``prefixes`` (left, substring), ``branches``
-(coalesce, if), ``epoch`` (unix_seconds, unix_millis, unix_micros, unix_timestamp,
-timestamp_seconds, timestamp_millis, timestamp_micros), ``unixtime`` (from_unixtime),
+negative), ``extremes`` (greatest, least), ``prefixes`` (left, substring),
+``case_insensitive`` (ilike), ``branches`` (coalesce, if), ``epoch`` (unix_seconds,
+unix_millis, unix_micros, unix_timestamp, timestamp_seconds, timestamp_millis,
+timestamp_micros), ``unixtime`` (from_unixtime),
 ``months`` (months_between), ``remainder`` (%, pmod); the shared ``Monotone`` operand is
 ``binding.applied``, the comparisons they build on ``binding.comparisons``.
 
@@ -82,15 +85,15 @@ unknown there (the clock fields in a zone whose offset changes).
 
 >>> sorted(RULES)
 ['%', 'abs', 'add_months', 'bround', 'ceil', 'coalesce', 'date_add', 'date_sub', 'date_trunc', \
-'datediff', 'day', 'dayofmonth', 'floor', 'from_unixtime', 'greatest', 'hour', 'if', 'least', \
-'left', 'minute', 'month', 'months_between', 'negative', 'pmod', 'round', 'second', 'sign', \
-'signum', 'substring', 'timestamp_micros', 'timestamp_millis', 'timestamp_seconds', 'trunc', \
-'unix_micros', 'unix_millis', 'unix_seconds', 'unix_timestamp', 'year']
+'datediff', 'day', 'dayofmonth', 'floor', 'from_unixtime', 'greatest', 'hour', 'if', 'ilike', \
+'least', 'left', 'minute', 'month', 'months_between', 'negative', 'pmod', 'round', 'second', \
+'sign', 'signum', 'substring', 'timestamp_micros', 'timestamp_millis', 'timestamp_seconds', \
+'trunc', 'unix_micros', 'unix_millis', 'unix_seconds', 'unix_timestamp', 'year']
 """
 
 # Each module registers its rules as it is imported.
-from . import (absolute, branches, date_shifts, dates, epoch, extremes,  # noqa: E402, F401, I001
-               halfround, months, prefixes, remainder, rounding, unixtime)
+from . import (absolute, branches, case_insensitive, date_shifts, dates,  # noqa: E402, F401, I001
+               epoch, extremes, halfround, months, prefixes, remainder, rounding, unixtime)
 from prunekit.expr.binding.functions.registry import RULES, Rule, bind_call, register, why_not
 
 __all__ = ["RULES", "Rule", "bind_call", "register", "why_not"]
