@@ -159,9 +159,17 @@ def _datediff(kids: tuple) -> object | None:
 
 def plus_interval(op: str, left: object, right: object) -> object | None:
     """``a + interval``, ``interval + a`` or ``a - interval`` for a DATE or TIMESTAMP ``a``
-    (literal or column), or None when not such a case (bind then tries other rules)."""
-    if op == "+" and isinstance(left, LitOp) and isinstance(left.value, Interval):
+    (literal or column), ``d + k``, ``k + d`` or ``d - k`` for a DATE ``d`` and an INT ``k``
+    (Spark's ``date_add`` and ``date_sub``), or None when not such a case (bind then tries
+    other rules)."""
+    if op == "+" and (_int_literal(left) is not None or (
+            isinstance(left, LitOp) and isinstance(left.value, Interval))):
         left, right = right, left
+    days = _int_literal(right) if op in ("+", "-") else None
+    if days is not None:
+        is_date = _days_column(left) is not None or (isinstance(left, LitOp) and isinstance(
+            left.value, dt.date) and not isinstance(left.value, dt.datetime))
+        return _plus_days(left, days if op == "+" else -days) if is_date else None
     if op not in ("+", "-") or not (isinstance(right, LitOp) and isinstance(right.value,
                                                                            Interval)):
         return None

@@ -44,6 +44,9 @@ FORMS = [
     ("date_sub(d, {k})", lambda d, k: d - dt.timedelta(days=k), "date"),
     ("d + INTERVAL '{k}' DAY", lambda d, k: d + dt.timedelta(days=k), "date"),
     ("d - INTERVAL '{k}' DAYS", lambda d, k: d - dt.timedelta(days=k), "date"),
+    ("d + {k}", lambda d, k: d + dt.timedelta(days=k), "date"),  # Spark's date_add
+    ("{k} + d", lambda d, k: d + dt.timedelta(days=k), "date"),
+    ("d - {k}", lambda d, k: d - dt.timedelta(days=k), "date"),  # date_sub
     ("add_months(d, {k})", add_months, "date"),
     ("d + INTERVAL '{k}' MONTH", add_months, "date"),
     ("d - INTERVAL '{k}' YEAR", lambda d, k: add_months(d, -12 * k), "date"),
