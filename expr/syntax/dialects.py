@@ -44,8 +44,10 @@ divides a FLOAT in FLOAT), ``+ - *`` of integers (exact in both wherever neither
 DuckDB fails the query where one does, which then returns no row to protect), ``IS [NOT]
 DISTINCT FROM``, ``year``, ``month`` and ``day`` of a DATE column, ``abs`` of an integer or
 DOUBLE column, ``CAST`` of an integer column to BIGINT or DOUBLE, a string column's first ``k``
-characters (``substring(s, 1, k)``, ``left(s, k)``, ``k`` a positive whole number), and, in
-UTC, a ``TIMESTAMP '...'`` wall time against a TIMESTAMP column without a zone.
+characters (``substring(s, 1, k)``, ``left(s, k)``, ``k`` a positive whole number), ``ILIKE``
+with an ASCII pattern free of ``i`` and ``_``, ``CURRENT_DATE`` plus or minus whole days
+against DATE columns, and, in UTC, a ``TIMESTAMP '...'`` wall time against a TIMESTAMP column
+without a zone and ``date_trunc`` of one by a unit spelled out.
 
 ``dialect="datafusion"`` is PostgreSQL's syntax (``SYNTAX``) with DataFusion 55's semantics,
 much as DuckDB's, except: ``1.5`` is a DOUBLE there and ``5`` a BIGINT (``read_engine_numbers``
@@ -117,6 +119,16 @@ class Engine:
     # A DATE or a TIMESTAMP literal meets a TIMESTAMP column in UTC (of at most microseconds)
     # at its wall time in UTC (DataFusion's casts), as Spark does in a UTC session.
     utc_timestamps: bool = False
+    # s ILIKE 'p' of a string column, p of ASCII characters without i, _ or a backslash: the
+    # same rows as Spark's lower(s) LIKE lower(p) (the two lowercase only U+0130 otherwise,
+    # which a pattern without i and _ cannot tell)
+    ascii_ilike: bool = False
+    # CURRENT_DATE, and it plus or minus whole days, against DATE columns: today in the
+    # session's zone (the engine's TimeZone setting, prunekit's time_zone) in both
+    current_date: bool = False
+    # date_trunc('month', ts) of a TIMESTAMP column without a zone, the unit spelled out:
+    # its wall time truncated, as Spark truncates in a UTC session
+    truncated_wall_times: bool = False
 
 
 ENGINES = {
@@ -125,7 +137,8 @@ ENGINES = {
                      integers_divide_as_doubles=True, integer_arithmetic=True,
                      distinct_from=True, calendar_of_dates=True, absolute_value=True,
                      widening_casts=True, string_prefixes=True, naive_timestamps=True,
-                     zeros_in_lists=True),
+                     zeros_in_lists=True, ascii_ilike=True, current_date=True,
+                     truncated_wall_times=True),
     # DataFusion 55, PostgreSQL's syntax (SYNTAX): Arrow's kernels order NaN above every number,
     # equal to itself, and strings by their bytes; integers wrap where they overflow, as
     # Spark's do outside ANSI mode (prunekit allows both), once its literals are BIGINTs; an
@@ -270,8 +283,11 @@ def _opens_a_group(node: exp.Expression) -> bool:
 def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None,
              utc: bool = False) -> str | None:
     reads, shown = engine(dialect), syntax(dialect)
-    if isinstance(x, exp.Var) and isinstance(x.parent, exp.Extract):
-        return None  # EXTRACT's field: the EXTRACT is read or not as a whole
+    if isinstance(x, exp.Var) and isinstance(x.parent, (exp.Extract, exp.Interval,
+                                                         exp.TimestampTrunc)):
+        return None  # a field or unit: its parent is read or not as a whole
+    if isinstance(x, exp.Literal) and isinstance(x.parent, exp.Interval):
+        return None  # the interval is read or not as a whole
     if not isinstance(x, _ALIKE) and not _read_alike(x, reads, types):
         return x.sql(dialect=shown)
     if isinstance(x, exp.Cast) and not _cast_read_alike(x, reads, types, utc):
@@ -461,7 +477,7 @@ def _partners(x: exp.Expression) -> list[exp.Column]:
         parent = parent.parent
     out = []
     for side in parent.iter_expressions() if parent is not None else ():
-        while isinstance(side, (exp.Neg, exp.Paren)):
+        while isinstance(side, (exp.Neg, exp.Paren, exp.TimestampTrunc)):  # of the same type
             side = side.this
         if isinstance(side, exp.Column):
             out.append(side)
@@ -498,6 +514,9 @@ def _read_alike(x: exp.Expression, reads: Engine, types: Mapping[str, object] | 
         return _whole_number(x.expression, nonzero=True) and (
             (family == "double" and reads.division_by_a_number)
             or (family == "integer" and reads.integers_divide_as_doubles))
+    if isinstance(x, (exp.CurrentDate, exp.Interval)) or (
+            isinstance(x, (exp.Add, exp.Sub)) and isinstance(x.this, exp.CurrentDate)):
+        return reads.current_date and _today_against_dates(x, types)
     if isinstance(x, (exp.Add, exp.Sub, exp.Mul)):
         return reads.integer_arithmetic and all(
             _integer_operand(side, types) for side in (x.this, x.expression))
@@ -510,7 +529,40 @@ def _read_alike(x: exp.Expression, reads: Engine, types: Mapping[str, object] | 
         return reads.absolute_value and _family(x.this, types) in ("integer", "double")
     if isinstance(x, (exp.Substring, exp.Left)):
         return _string_prefix(x, reads, types)
+    if isinstance(x, exp.ILike):
+        pattern = x.expression
+        return (reads.ascii_ilike and _plain_like(x, types) and pattern.this.isascii()
+                and not set(pattern.this.lower()) & {"i", "_"})
+    if isinstance(x, exp.TimestampTrunc):
+        return (reads.truncated_wall_times and isinstance(x.unit, exp.Var)
+                and x.unit.name.upper() in _SPELLED_OUT_UNITS
+                and _kind(x.this, types) in _NAIVE if isinstance(x.this, exp.Column) else False)
     return False
+
+
+# Units of date_trunc that Spark and DuckDB spell and read alike (DuckDB's 'mm' is no month)
+_SPELLED_OUT_UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND",
+                      "MILLISECOND", "MICROSECOND"}
+_NAIVE = ("timestamp[s]", "timestamp[ms]", "timestamp[us]")
+
+
+def _today_against_dates(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """``CURRENT_DATE``, ``CURRENT_DATE - 7`` or ``CURRENT_DATE + INTERVAL '7' DAY`` (``x`` or
+    a part of it) compared with DATE columns only: a DATE, or its midnight, in both."""
+    if isinstance(x, exp.Interval):
+        unit = x.unit.name.upper() if isinstance(x.unit, exp.Var) else ""
+        step = x.this.this if isinstance(x.this, exp.Literal) else ""
+        return unit in ("DAY", "DAYS") and step.isdigit() and int(step) < 2**31 and (
+            isinstance(x.parent, (exp.Add, exp.Sub)) and isinstance(x.parent.this,
+                                                                     exp.CurrentDate))
+    top = x.parent if isinstance(x, exp.CurrentDate) and isinstance(
+        x.parent, (exp.Add, exp.Sub)) and x.parent.this is x else x
+    if isinstance(top, (exp.Add, exp.Sub)) and not (
+            isinstance(top.expression, exp.Interval) or (_whole_number(top.expression)
+                                                         and int(top.expression.this) < 2**31)):
+        return False
+    partners = _partners(top)
+    return bool(partners) and all(_family(c, types) == "date" for c in partners)
 
 
 def _cast_read_alike(x: exp.Cast, reads: Engine, types: Mapping[str, object] | None,
@@ -625,6 +677,8 @@ def _string_read_alike(lit: exp.Literal, reads: Engine,
     parent = lit.parent
     if isinstance(parent, exp.Like):
         return reads.plain_like and parent.expression is lit and _plain_like(parent, types)
+    if isinstance(parent, exp.ILike):
+        return parent.expression is lit and _read_alike(parent, reads, types)
     if isinstance(parent, exp.Tuple):
         parent = parent.parent
     if isinstance(parent, _EQUALITIES):
@@ -701,9 +755,9 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     >>> read_predicate('"Ship Mode" = \\'AIR\\' AND qty > 5', "postgres", {"ship mode": "string",
     ...                                                                   "qty": "int"}).sql()
     "`Ship Mode` = 'AIR' AND qty > 5"
-    >>> explained = read_predicate("x ILIKE 'a%' OR x = 'b'", "duckdb", {"x": "string"})
+    >>> explained = read_predicate("x ILIKE 'i%' OR x = 'b'", "duckdb", {"x": "string"})
     >>> explained.display()
-    "<duckdb reads x ILIKE 'a%' otherwise than Spark: x ILIKE 'a%'> OR x = 'b'"
+    "<duckdb reads x ILIKE 'i%' otherwise than Spark: x ILIKE 'i%'> OR x = 'b'"
     """
     from prunekit.expr.syntax.sql import parse
 
