@@ -310,19 +310,37 @@ def without_empty_ranges(args: tuple) -> tuple:
                 ends[leaf.col][end] = (value, strict)
     empty = {col: lo_hi for col, lo_hi in ends.items()
              if col not in mixed and _is_empty(*lo_hi)}
-    if not empty:
+    # A conjunct already FALSE on every non-NULL row (an empty range found in a nested AND, a
+    # literal beyond the type) absorbs the column's bounds: the same leaves however the AND
+    # was nested, as its SQL text parses flat.
+    never = [c for c in map(_never_true_on, args) if c is not None]
+    if not empty and not set(never) & ends.keys() and len(set(never)) == len(never):
         return args
     out: list = []
+    placed: set = set()  # columns whose one FALSE-on-every-value conjunct is in ``out``
     for leaf in args:
-        col = leaf.col if _bounds(leaf) else None
-        if col not in empty:
+        marker = _never_true_on(leaf)
+        col = marker if marker is not None else leaf.col if _bounds(leaf) else None
+        if col is None or (col not in empty and col not in never):
             out.append(leaf)
-        elif empty[col] is not None:  # the column's first bound stands for all of them
+        elif col in placed or (marker is None and col in never):
+            continue  # implied by the column's one FALSE conjunct, there or still to come
+        elif marker is not None:
+            out.append(leaf)
+            placed.add(col)
+        else:  # the column's first bound stands for all of them
             (lo, _), (hi, _) = empty[col]
-            empty[col] = None
             out.append(b.BRewritten(b.BNonNull(col, False),
                                     f"{col.label()} from {lo!r} to {hi!r}: an empty range"))
+            placed.add(col)
     return tuple(out)
+
+
+def _never_true_on(leaf: object) -> object | None:
+    """The column a conjunct is FALSE for on every non-NULL row of (NULL on the others), or
+    None: ``BNonNull(col, False)``, bare or as an empty range's rewriting."""
+    inner = leaf.arg if isinstance(leaf, b.BRewritten) else leaf
+    return inner.col if isinstance(inner, b.BNonNull) and not inner.truth else None
 
 
 def _bounds(leaf: object) -> tuple:

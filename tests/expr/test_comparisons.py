@@ -212,3 +212,20 @@ def test_nan_meets_no_empty_range():
     schema = pa.schema([("f", pa.float64())])
     assert pk.PruningPredicate("f BETWEEN 5 AND 3", schema).classify(stats).tolist() == [NONE]
     assert pk.PruningPredicate("f >= 5", schema).classify(stats).tolist() == [ALL]
+
+
+def test_an_empty_range_reads_the_same_however_its_and_is_nested():
+    """A nested AND found empty absorbs the outer bounds on its column, so a tree and its
+    flat SQL text read the same statistics (found by the nested-columns property test)."""
+    from prunekit.expr.syntax import nodes as n
+
+    def eq(v):
+        return n.Compare(n.Op.EQ, n.Literal(v), n.Column("t"))
+
+    tree = n.And((n.And((eq(-127), eq(-128))), n.And((eq(-128), eq(-128)))))
+    schema = pa.schema([("t", pa.int8())])
+    nested, flat = pk.PruningPredicate(tree, schema), pk.PruningPredicate(tree.sql(), schema)
+    assert nested.required_columns == flat.required_columns == {"t": ("null_count",)}
+    both = pk.PruningPredicate("t > 300 AND t < 5 AND t > 300", schema)  # out of range too
+    assert both.required_columns == {"t": ("null_count",)}
+    assert both.explain().count("IS NOT NULL AND FALSE") == 1
