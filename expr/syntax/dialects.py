@@ -54,7 +54,9 @@ much as DuckDB's, except: ``1.5`` is a DOUBLE there and ``5`` a BIGINT (``read_e
 writes them as such, or a fraction as the DECIMAL DataFusion compares a DECIMAL column with),
 an integer divided by an integer truncates (unknown), a FLOAT column against a DOUBLE compares
 in DOUBLE as in Spark, the right side of ``IS [NOT] DISTINCT FROM`` runs to the end of its
-parentheses, and an IN list of numbers with a 0 may tell 0 from -0.0.
+parentheses, and an IN list of numbers with a 0 may tell 0 from -0.0. In UTC it also reads the
+date of a TIMESTAMP and the midnight of a DATE as Spark does (``timestamps_as_dates``), and a
+``'yyyy-mm-dd'`` string compared with a DATE as that DATE.
 
 >>> read_predicate('"Ship Mode" = \\'AIR\\' AND qty > 5', "postgres", {"ship mode": "string",
 ...                                                                     "qty": "int"}).sql()
@@ -65,6 +67,7 @@ parentheses, and an IN list of numbers with a 0 may tell 0 from -0.0.
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import math
 import re
@@ -129,6 +132,10 @@ class Engine:
     # date_trunc('month', ts) of a TIMESTAMP column without a zone, the unit spelled out:
     # its wall time truncated, as Spark truncates in a UTC session
     truncated_wall_times: bool = False
+    # In UTC: CAST(ts AS DATE) of a TIMESTAMP column without a zone or in UTC (any unit) is
+    # its wall date (rounded down, before 1970 too), CAST(d AS TIMESTAMP) of a DATE column its
+    # midnight, and a DATE meets a TIMESTAMP literal at its midnight: as Spark in a UTC session
+    timestamps_as_dates: bool = False
 
 
 ENGINES = {
@@ -149,7 +156,7 @@ ENGINES = {
                          widening_casts=True, string_prefixes=True, naive_timestamps=True,
                          fractions_are_double=True, float_meets_double=True,
                          whole_numbers_are_bigint=True, greedy_distinct_from=True,
-                         utc_timestamps=True),
+                         utc_timestamps=True, timestamps_as_dates=True),
     "postgres": Engine(nan_as_spark=True, zeros_in_lists=True),
     "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True),
 }
@@ -470,8 +477,9 @@ def _at_fifteen_places(value: float, kinds: list[re.Match]) -> str | None:
     return f"{units.scaleb(-15, decimal.Context(prec=60)):f}"  # exact: 38 digits at most
 
 
-def _partners(x: exp.Expression) -> list[exp.Column]:
-    """The columns ``x`` (a literal, maybe negated or in an IN list) is compared with."""
+def _partners(x: exp.Expression) -> list[exp.Column | exp.Cast]:
+    """The columns ``x`` (a literal, maybe negated or in an IN list) is compared with, or
+    casts of columns (``_kind`` gives the type cast to)."""
     parent = x.parent
     while isinstance(parent, (exp.Neg, exp.Paren, exp.Tuple)):
         parent = parent.parent
@@ -479,7 +487,8 @@ def _partners(x: exp.Expression) -> list[exp.Column]:
     for side in parent.iter_expressions() if parent is not None else ():
         while isinstance(side, (exp.Neg, exp.Paren, exp.TimestampTrunc)):  # of the same type
             side = side.this
-        if isinstance(side, exp.Column):
+        if isinstance(side, exp.Column) or (
+                isinstance(side, exp.Cast) and isinstance(side.this, exp.Column)):
             out.append(side)
     return out
 
@@ -573,19 +582,35 @@ def _cast_read_alike(x: exp.Cast, reads: Engine, types: Mapping[str, object] | N
             x.this.is_string):
         return True
     return _bigint_number(x) or (reads.widening_casts and _widening(x, types)) or (
-        reads.naive_timestamps and utc and _naive_timestamp(x, types, reads.utc_timestamps))
+        reads.naive_timestamps and utc and _naive_timestamp(
+            x, types, reads.utc_timestamps, reads.timestamps_as_dates)) or (
+        reads.timestamps_as_dates and utc and _date_time_cast(x, types))
+
+
+_WALL_OR_UTC = re.compile(r"timestamp\[(s|ms|us|ns)(, tz=(utc|etc/utc|\+00:00|z))?\]")
+
+
+def _date_time_cast(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
+    """``CAST(ts AS DATE)`` of a TIMESTAMP column without a zone or in UTC, ``CAST(d AS
+    TIMESTAMP)`` of a DATE column (``Engine.timestamps_as_dates``)."""
+    if not isinstance(x.this, exp.Column):
+        return False
+    if x.to.this == exp.DataType.Type.DATE:
+        return _WALL_OR_UTC.fullmatch(_kind(x.this, types) or "") is not None
+    return x.to.this == exp.DataType.Type.TIMESTAMP and _family(x.this, types) == "date"
 
 
 _WALL_TIME = re.compile(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d{1,6})?)?")
 
 
 def _naive_timestamp(x: exp.Cast, types: Mapping[str, object] | None,
-                     utc_columns: bool = False) -> bool:
+                     utc_columns: bool = False, dates: bool = False) -> bool:
     """``TIMESTAMP 'yyyy-mm-dd[ hh:mm:ss[.ffffff]]'`` against TIMESTAMP columns without a zone
     and of at most microseconds: a wall time against wall times in DuckDB, which is Spark's
     reading when the session zone is UTC (the caller's condition; elsewhere Spark moves wall
     times in a gap). Nanosecond columns are left out: Spark keeps microseconds.
-    ``utc_columns``: against columns in UTC too (``Engine.utc_timestamps``)."""
+    ``utc_columns``: against columns in UTC too (``Engine.utc_timestamps``); ``dates``:
+    against DATEs too, at their midnight (``Engine.timestamps_as_dates``)."""
     partners = _partners(x)
     naive = ("timestamp[s]", "timestamp[ms]", "timestamp[us]")
     if not (x.to.this in (exp.DataType.Type.TIMESTAMP, exp.DataType.Type.TIMESTAMPNTZ)
@@ -595,9 +620,13 @@ def _naive_timestamp(x: exp.Cast, types: Mapping[str, object] | None,
     # DataFusion casts the literal to a coarser column's unit (truncating): only a literal
     # the column's unit holds is the same instant in both
     digits = len((wall[2] or ".")[1:].rstrip("0")) if wall else 0
-    return wall is not None and bool(partners) and all((_kind(c, types) in naive or (
-        utc_columns and _utc_column(c, types))) and digits <= _FRACTION_DIGITS[
-            _UNIT.match(_kind(c, types))[1]] for c in partners)
+    def holds(kind: str | None) -> bool:
+        if dates and kind == "date32[day]":
+            return True
+        return (kind in naive or (utc_columns and _UTC.fullmatch(kind or "") is not None)) and \
+            digits <= _FRACTION_DIGITS[_UNIT.match(kind)[1]]
+
+    return wall is not None and bool(partners) and all(holds(_kind(c, types)) for c in partners)
 
 
 _UNIT = re.compile(r"timestamp\[(s|ms|us)\b")
@@ -675,6 +704,10 @@ def _string_read_alike(lit: exp.Literal, reads: Engine,
     coercion) or, where the engine's entry says so, with a prefix of one; a LIKE pattern it
     reads alike; a bound ordered against either where both order strings by their bytes."""
     parent = lit.parent
+    if reads.timestamps_as_dates and isinstance(parent, (*_COMPARISONS, exp.Between)) and (
+            _day(lit.this) and _partners(lit)
+            and all(_kind(c, types) == "date32[day]" for c in _partners(lit))):
+        return True  # 'yyyy-mm-dd' against DATEs: that DATE in both
     if isinstance(parent, exp.Like):
         return reads.plain_like and parent.expression is lit and _plain_like(parent, types)
     if isinstance(parent, exp.ILike):
@@ -695,6 +728,14 @@ def _string_read_alike(lit: exp.Literal, reads: Engine,
         other = parent.expression if parent.this is lit else parent.this
         return _stringy(other, reads, types)
     return False
+
+
+def _day(text: str) -> bool:
+    """``yyyy-mm-dd``, a day of years 1-9999."""
+    try:
+        return len(text) == 10 and datetime.date.fromisoformat(text) is not None
+    except ValueError:
+        return False
 
 
 def _stringy(x: exp.Expression, reads: Engine, types: Mapping[str, object] | None) -> bool:
@@ -719,7 +760,15 @@ def _string_prefix(x: exp.Expression, reads: Engine, types: Mapping[str, object]
     return False
 
 
-def _kind(col: exp.Column, types: Mapping[str, object] | None) -> str | None:
+# The type a cast of a column gives, by the name _kind gives a column of that type (Spark's
+# TIMESTAMP keeps microseconds).
+_CAST_KINDS = {exp.DataType.Type.DATE: "date32[day]", exp.DataType.Type.TIMESTAMP: "timestamp[us]",
+               exp.DataType.Type.DOUBLE: "double", exp.DataType.Type.BIGINT: "int64"}
+
+
+def _kind(col: exp.Column | exp.Cast, types: Mapping[str, object] | None) -> str | None:
+    if isinstance(col, exp.Cast):
+        return _CAST_KINDS.get(col.to.this)
     if types is None or col.table:
         return None
     t = types.get(col.name.lower())

@@ -606,6 +606,58 @@ def test_from_query_reads_datafusion_fractions_as_doubles():
     assert pred.expression.sql() == "x > CAST(1.5 AS DOUBLE) AND s LIKE 'a%'"
 
 
+# Dates of timestamps and midnights of dates, in UTC, as DataFusion computes them.
+DATAFUSION_DATE_CASTS = [
+    *[f"CAST({c} AS DATE) {op} DATE '1969-12-31'" for c in ("n", "u", "m", "w")
+      for op in ("=", "<", ">=", "<>")],
+    "CAST(u AS DATE) BETWEEN '1969-12-30' AND '1970-01-01'", "'1970-01-02' = CAST(n AS DATE)",
+    "CAST(m AS DATE) = TIMESTAMP '1969-12-31 00:00:00'",
+    "CAST(w AS DATE) < TIMESTAMP '1970-01-01 12:00:00'",
+    "CAST(d AS TIMESTAMP) < TIMESTAMP '1969-12-31 12:00:00'",
+    "CAST(d AS TIMESTAMP) >= DATE '1970-01-01'",
+    "d = '1970-01-01'", "d > '1969-12-30'", "d < TIMESTAMP '1970-01-01 00:00:00.000001'",
+    "d BETWEEN '1970-01-01' AND TIMESTAMP '1970-01-03 00:00:00'",
+]
+
+
+def test_datafusion_reads_dates_of_timestamps_against_datafusion(tmp_path):
+    """``CAST(ts AS DATE)`` rounds down (before 1970 too) for columns without a zone or in UTC
+    of any unit, ``CAST(d AS TIMESTAMP)`` is midnight, a 'yyyy-mm-dd' string against a DATE is
+    that DATE, a DATE meets a TIMESTAMP at its midnight: read in full, against DataFusion's
+    rows. In another session zone they stay unknown."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    day = 86_400 * 10**6
+    micros = np.sort(np.random.default_rng(9).integers(-3 * day, 3 * day, 240))
+    micros[::17] = (micros[::17] // day) * day  # some midnights
+    table = pa.table({"n": pa.array(micros * 1000, pa.timestamp("ns")),
+                      "u": pa.array(micros, pa.timestamp("us", "UTC")),
+                      "m": pa.array(micros // 1000, pa.timestamp("ms", "UTC")),
+                      "w": pa.array(micros // 10**6, pa.timestamp("s")),
+                      "d": pa.array((micros // day).astype(np.int32), pa.date32())})
+    path = str(tmp_path / "t.parquet")
+    pq.write_table(table, path, row_group_size=20)
+    rows = pq.ParquetFile(path)
+    st = statistics(path)
+    ctx = datafusion.SessionContext()
+    groups = [rows.read_row_group(g) for g in range(rows.num_row_groups)]
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    decided = 0
+    for sql in DATAFUSION_DATE_CASTS:
+        pred = pk.PruningPredicate(sql, table.schema, dialect="datafusion")
+        assert " reads " not in pred.explain(), sql
+        if "TIMESTAMP" in sql or "CAST" in sql:  # a string against a DATE: in any zone
+            assert " reads " in pk.PruningPredicate(sql, table.schema, dialect="datafusion",
+                                                    time_zone="Asia/Tokyo").explain(), sql
+        outcome = pred.classify(st)
+        for g, rg in enumerate(groups):
+            hits = ctx.sql(f"SELECT count(*) AS n FROM rg{g} WHERE {sql}").to_pydict()["n"][0]
+            assert outcome[g] != pk.NONE_MATCH or hits == 0, (sql, g)
+            assert outcome[g] != pk.ALL_MATCH or hits == rg.num_rows, (sql, g)
+            decided += outcome[g] != pk.MAYBE_MATCH
+    assert decided > len(DATAFUSION_DATE_CASTS) * len(groups) // 2
+
+
 def test_datafusion_reads_dates_and_timestamps_against_utc_columns_in_utc():
     """DataFusion casts a DATE or a TIMESTAMP literal to a UTC column's type at its wall time
     in UTC: Spark's reading in a UTC session. Another session zone, another column zone or
