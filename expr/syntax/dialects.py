@@ -295,6 +295,8 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         return None  # a field or unit: its parent is read or not as a whole
     if isinstance(x, exp.Literal) and isinstance(x.parent, exp.Interval):
         return None  # the interval is read or not as a whole
+    if isinstance(x, exp.DataTypeParam) or isinstance(x.parent, exp.DataTypeParam):
+        return None  # DECIMAL(p, s): its cast is read or not as a whole
     if not isinstance(x, _ALIKE) and not _read_alike(x, reads, types):
         return x.sql(dialect=shown)
     if isinstance(x, exp.Cast) and not _cast_read_alike(x, reads, types, utc):
@@ -424,6 +426,12 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
         if not reads.fractions_are_double:
             continue
         value = decimal.Decimal(text)
+        target = _decimal_target(lit)
+        if target is not None:  # CAST(1.005 AS DECIMAL(10, 2)): the DOUBLE cast by Arrow
+            units = _at_places(float(value), target[1])
+            if units is not None and abs(units) < 10 ** target[0]:
+                lit.replace(exp.Literal.number(f"{units.scaleb(-target[1]):f}"))
+            continue
         kinds = [_DECIMAL.fullmatch(_kind(col, types) or "") for col in _partners(lit)]
         if kinds and all(kinds):
             scaled = _at_fifteen_places(float(value), kinds)
@@ -465,14 +473,36 @@ def _bigint_number(x: exp.Expression) -> bool:
             and _whole_number(x.this))
 
 
+def _decimal_target(lit: exp.Literal) -> tuple[int, int] | None:
+    """(p, s) where ``lit``, maybe negated, is cast to DECIMAL(p, s), else None."""
+    parent = lit.parent
+    while isinstance(parent, (exp.Neg, exp.Paren)):
+        parent = parent.parent
+    if not isinstance(parent, exp.Cast) or parent.to.this != exp.DataType.Type.DECIMAL:
+        return None
+    params = [q.this for q in parent.to.expressions]
+    if len(params) != 2 or not all(isinstance(q, exp.Literal) and q.this.isdigit()
+                                   for q in params):
+        return None
+    return int(params[0].this), int(params[1].this)
+
+
+def _at_places(value: float, scale: int) -> decimal.Decimal | None:
+    """Arrow's cast of a DOUBLE to a DECIMAL of ``scale``, in units of the scale: the DOUBLE
+    times 10**scale (a DOUBLE product), rounded half away from zero (DataFusion's ``CAST(1.005
+    AS DECIMAL(10, 2))`` is 1.00)."""
+    if not math.isfinite(value) or scale > 22:  # 10**scale exact as a DOUBLE up to 22
+        return None
+    return decimal.Decimal(value * float(10**scale)).to_integral_value(decimal.ROUND_HALF_UP)
+
+
 def _at_fifteen_places(value: float, kinds: list[re.Match]) -> str | None:
     """DataFusion's DECIMAL(30, 15) for a DOUBLE compared with DECIMAL columns of these types,
     as text; None where a column's type would make the comparison another one."""
-    if not math.isfinite(value) or any(
-            int(k[2]) > 15 or int(k[1]) - int(k[2]) > 23 for k in kinds):
+    if any(int(k[2]) > 15 or int(k[1]) - int(k[2]) > 23 for k in kinds):
         return None
-    units = decimal.Decimal(value * 1e15).to_integral_value(decimal.ROUND_HALF_UP)
-    if abs(units) >= 10**38:
+    units = _at_places(value, 15)
+    if units is None or abs(units) >= 10**38:
         return None
     return f"{units.scaleb(-15, decimal.Context(prec=60)):f}"  # exact: 38 digits at most
 
@@ -584,7 +614,36 @@ def _cast_read_alike(x: exp.Cast, reads: Engine, types: Mapping[str, object] | N
     return _bigint_number(x) or (reads.widening_casts and _widening(x, types)) or (
         reads.naive_timestamps and utc and _naive_timestamp(
             x, types, reads.utc_timestamps, reads.timestamps_as_dates)) or (
-        reads.timestamps_as_dates and utc and _date_time_cast(x, types))
+        reads.timestamps_as_dates and utc and _date_time_cast(x, types)) or (
+        reads.fractions_are_double and _decimal_literal(x, types))
+
+
+_INTEGER_KINDS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+
+
+def _decimal_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
+    """``CAST(n AS DECIMAL(p, s))`` of a number that DECIMAL holds (``read_engine_numbers``
+    has written a fraction as the engine casts it) against integer, DOUBLE or DECIMAL columns
+    whose wider type with DECIMAL(p, s) has at most 38 digits: the same value compared
+    exactly, or in DOUBLE against a DOUBLE, in both."""
+    number = x.this.this if isinstance(x.this, exp.Neg) else x.this
+    target = _decimal_target(number) if isinstance(number, exp.Literal) else None
+    if target is None or number.is_string or "e" in number.this.lower():
+        return False
+    p, s = target
+    whole, _, fraction = number.this.partition(".")
+    if len(fraction.rstrip("0")) > s or len(whole.lstrip("0")) > p - s:
+        return False
+    for col in _partners(x):
+        kind = _kind(col, types) or ""
+        theirs = _DECIMAL.fullmatch(kind)
+        if theirs:
+            q, t = int(theirs[1]), int(theirs[2])
+            if max(s, t) + max(p - s, q - t) > 38:
+                return False
+        elif kind not in _INTEGER_KINDS and kind != "double":
+            return False
+    return True
 
 
 _WALL_OR_UTC = re.compile(r"timestamp\[(s|ms|us|ns)(, tz=(utc|etc/utc|\+00:00|z))?\]")

@@ -498,6 +498,12 @@ DATAFUSION_ALIKE = [
     ("CAST(x AS DOUBLE) >= 80.5", "CAST(x AS DOUBLE) >= 80.5D"),
     ("substr(s, 1, 3) IN ('s05', 's01')", "substring(s, 1, 3) IN ('s05', 's01')"),
     ("left(s, 3) >= 's08'", "left(s, 3) >= 's08'"),
+    # a literal cast to DECIMAL: a fraction is a DOUBLE, cast by Arrow (the DOUBLE times
+    # 10**s, rounded half away from zero: 1.005 is 1.00, where Spark's DECIMAL gives 1.01)
+    ("x = CAST(62 AS DECIMAL(20,4))", "x = 62"),
+    ("x <= CAST(1.005 AS DECIMAL(10,2)) OR x IN (CAST(-3 AS DECIMAL(20,4)))",
+     "x <= 1.00 OR x IN (-3)"),
+    ("CAST(-8.0 AS DECIMAL(38,10)) >= f", "f <= -8"),
 ]
 DATAFUSION_OTHERWISE = [
     "x / 2 > 30",  # integer division, truncating
@@ -512,6 +518,7 @@ DATAFUSION_OTHERWISE = [
     "left(s, -1) = 's0'",
     "x IS NOT DISTINCT FROM 50 AND x > 5",  # x IS NOT DISTINCT FROM (50 AND x > 5) there
     "f IN (0.0, 10.25)",  # a set of two or more may tell 0 from -0.0
+    "x = CAST(123456 AS DECIMAL(5,2))",  # beyond the DECIMAL: an error there, NULL in Spark
 ]
 # Numbers: a FLOAT column against a DOUBLE compares in DOUBLE in both; a DOUBLE against a
 # DECIMAL(p, s) column (s <= 15, p - s <= 23) is DataFusion's DECIMAL(30, 15) of it, written out
@@ -561,6 +568,28 @@ def test_datafusion_numbers_are_read_in_its_own_types():
     tree = sqlglot.parse_one("v < 12345678901234567.5", read="postgres")
     got = read_engine_numbers(tree, "datafusion", {"v": "decimal128(18, 0)"}).sql()
     assert got == "v < 12345678901234569.054409354903552"
+
+
+def test_datafusion_casts_a_fraction_to_decimal_as_written_out():
+    """``CAST(1.005 AS DECIMAL(10, 2))`` is DataFusion's cast of the DOUBLE 1.005 (1.00, the
+    product 100.49999999999999 rounded), which prunekit writes out for Spark (whose DECIMAL
+    1.005 would round to 1.01): checked against DataFusion's own casts."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion computes the casts")
+    import sqlglot
+
+    from prunekit.expr.syntax.dialects import read_engine_numbers
+
+    ctx = datafusion.SessionContext()
+    for text, p, s in [("1.005", 10, 2), ("2.675", 10, 2), ("1.00015", 10, 4), ("0.5", 10, 0),
+                       ("1.5", 10, 0), ("0.30000000000000004", 30, 20), ("0.00005", 10, 4),
+                       ("123.4567890123", 20, 9), ("9.25", 20, 4)]:
+        for sign in ("", "-"):
+            sql = f"CAST({sign}{text} AS DECIMAL({p},{s}))"
+            want = ctx.sql(f"SELECT {sql} AS v").to_pydict()["v"][0]
+            tree = read_engine_numbers(sqlglot.parse_one(f"c = {sql}", read="postgres"),
+                                       "datafusion", {"c": "int64"})
+            written = tree.expression.this.sql().lstrip("-")
+            assert decimal.Decimal(sign + written) == want, (sql, written, want)
 
 
 def test_datafusion_alike_predicates_are_sound_against_datafusion(tmp_path):
