@@ -615,7 +615,23 @@ def _cast_read_alike(x: exp.Cast, reads: Engine, types: Mapping[str, object] | N
         reads.naive_timestamps and utc and _naive_timestamp(
             x, types, reads.utc_timestamps, reads.timestamps_as_dates)) or (
         reads.timestamps_as_dates and utc and _date_time_cast(x, types)) or (
-        reads.fractions_are_double and _decimal_literal(x, types))
+        reads.fractions_are_double and (_decimal_literal(x, types) or _double_literal(
+            x, types)))
+
+
+_DOUBLE_TEXT = re.compile(r"-?\d+(\.\d+)?|-?inf(inity)?|nan", re.IGNORECASE)
+
+
+def _double_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
+    """``CAST(5 AS DOUBLE)``, ``CAST('1.5' AS DOUBLE)``, ``CAST('Infinity' AS DOUBLE)``: the
+    nearest DOUBLE (or the infinity, NaN) in both, against anything but a DECIMAL column
+    (which a DOUBLE meets as a DECIMAL of its own in DataFusion)."""
+    number = x.this.this if isinstance(x.this, exp.Neg) else x.this
+    if x.to.this != exp.DataType.Type.DOUBLE or not isinstance(number, exp.Literal) or (
+            number.is_string and (number is not x.this or not _DOUBLE_TEXT.fullmatch(
+                number.this))):
+        return False
+    return not any(_DECIMAL.fullmatch(_kind(c, types) or "") for c in _partners(x))
 
 
 _INTEGER_KINDS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
@@ -707,10 +723,17 @@ def _against_utc_columns(x: exp.Expression, types: Mapping[str, object] | None) 
 
 
 def _widening(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
-    """``CAST(c AS BIGINT)`` or ``CAST(c AS DOUBLE)`` of an integer column: the same value in
-    every engine (a BIGINT beyond 2**53 rounds to the nearest DOUBLE in both)."""
-    return _family(x.this, types) == "integer" and x.to.this in (
-        exp.DataType.Type.BIGINT, exp.DataType.Type.DOUBLE)
+    """``CAST(c AS BIGINT)`` or ``CAST(c AS DOUBLE)`` of an integer column, signed or not, and
+    ``CAST(f AS DOUBLE)`` of a DOUBLE one: the same value in every engine (beyond 2**53 the
+    nearest DOUBLE in both; an unsigned value beyond BIGINT fails the query in DuckDB and
+    DataFusion, Spark's ANSI mode too)."""
+    if not isinstance(x.this, exp.Column):
+        return False
+    kind = _kind(x.this, types) or ""
+    if x.to.this == exp.DataType.Type.DOUBLE:
+        return kind in _INTEGER_KINDS or _family(x.this, types) in ("integer", "double")
+    return x.to.this == exp.DataType.Type.BIGINT and (
+        kind in _INTEGER_KINDS or _family(x.this, types) == "integer")
 
 
 def _plain_like(x: exp.Like, types: Mapping[str, object] | None) -> bool:

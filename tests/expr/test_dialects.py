@@ -353,6 +353,7 @@ DUCKDB_ALIKE = [
     ("substring(s, 1, 3) IN ('s05', 's01')", "substring(s, 1, 3) IN ('s05', 's01')"),
     ("left(s, 3) >= 's08'", "left(s, 3) >= 's08'"),
     ("s ILIKE 'S0%'", "s ILIKE 'S0%'"),
+    ("CAST(f AS DOUBLE) > 20.5", "f > 20.5"),
     ("s NOT ILIKE 's05%' AND s ILIKE 'S%'", "NOT s ILIKE 's05%' AND s ILIKE 'S%'"),
     ("d >= current_date - 7", "d >= date_sub(current_date(), 7)"),
     ("d < CURRENT_DATE + INTERVAL 3 DAY", "d < date_add(current_date(), 3)"),
@@ -504,6 +505,11 @@ DATAFUSION_ALIKE = [
     ("x <= CAST(1.005 AS DECIMAL(10,2)) OR x IN (CAST(-3 AS DECIMAL(20,4)))",
      "x <= 1.00 OR x IN (-3)"),
     ("CAST(-8.0 AS DECIMAL(38,10)) >= f", "f <= -8"),
+    # a literal cast to DOUBLE: the nearest DOUBLE, infinity or NaN in both
+    ("x >= CAST(11 AS DOUBLE) AND x < CAST('Infinity' AS DOUBLE)",
+     "x >= 11.0D AND x < CAST('Infinity' AS DOUBLE)"),
+    ("f = CAST('NaN' AS DOUBLE) OR f > CAST('50.5' AS DOUBLE)", "isnan(f) OR f > 50.5D"),
+    ("CAST(f AS DOUBLE) > 20.5", "f > 20.5D"),
 ]
 DATAFUSION_OTHERWISE = [
     "x / 2 > 30",  # integer division, truncating
@@ -519,6 +525,7 @@ DATAFUSION_OTHERWISE = [
     "x IS NOT DISTINCT FROM 50 AND x > 5",  # x IS NOT DISTINCT FROM (50 AND x > 5) there
     "f IN (0.0, 10.25)",  # a set of two or more may tell 0 from -0.0
     "x = CAST(123456 AS DECIMAL(5,2))",  # beyond the DECIMAL: an error there, NULL in Spark
+    "f = CAST(' 1.5' AS DOUBLE)",  # strings with spaces: not modelled
 ]
 # Numbers: a FLOAT column against a DOUBLE compares in DOUBLE in both; a DOUBLE against a
 # DECIMAL(p, s) column (s <= 15, p - s <= 23) is DataFusion's DECIMAL(30, 15) of it, written out
