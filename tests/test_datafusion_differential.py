@@ -73,7 +73,7 @@ MISSING_RULES = (
     "spaces; CAST of a DECIMAL or DOUBLE column to BIGINT, or of a DECIMAL column to DOUBLE; "
     "DATE and TIMESTAMP literals against TIMESTAMP columns with a zone or in nanoseconds, and "
     "string literals against TIMESTAMP (and in IN lists against DATE); whole numbers beyond "
-    "BIGINT (Float64 or UInt64 there) against integer columns; fractions not exact in a "
+    "BIGINT (Float64 or UInt64 there) against 64-bit integer columns; fractions not exact in a "
     "DECIMAL(38, s) column's type; a comparison of an unread expression with NULL (NULL "
     "whatever the rows); IS [NOT] DISTINCT FROM a string literal; integer `/`; DECIMAL `*`")
 

@@ -308,7 +308,7 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         # in UTC for nanosecond columns, whatever its zone), not in prunekit's time_zone.
         return f"{x.parent.sql(dialect=shown)} (a DATE against a TIMESTAMP with a zone)"
     if isinstance(x, exp.In) and not reads.zeros_in_lists and len(x.expressions) > 1 and any(
-            _zero(item) for item in x.expressions):
+            _zero(item) for item in x.expressions) and not _integers_only(x, types):
         return f"{x.sql(dialect=shown)} (a list with 0 may tell 0 from -0.0)"
     if isinstance(x, exp.Literal):
         if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
@@ -330,6 +330,12 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
                 kind is None or "float" in kind or "double" in kind or "halffloat" in kind):
             return f"{x.sql(dialect=shown)} (NaN compares otherwise)"
     return None
+
+
+def _integers_only(x: exp.In, types: Mapping[str, object] | None) -> bool:
+    """An integer column in a list of whole numbers (and NULL): no -0.0 on either side."""
+    return isinstance(x.this, exp.Column) and (_kind(x.this, types) or "") in _INTEGER_KINDS \
+        and all(_whole_number(i) or isinstance(i, exp.Null) for i in x.expressions)
 
 
 def _meets_doubles(col: exp.Column, types: Mapping[str, object] | None) -> bool:
@@ -370,7 +376,10 @@ def _number_meets_alike(lit: exp.Literal, reads: Engine,
     text = lit.this.lower()
     if reads.fractions_are_double and "e" not in text and int(text.partition(".")[0] or 0) >= (
             2**63) and not (text == str(2**63) and isinstance(lit.parent, exp.Neg)):
-        return False  # beyond BIGINT (-2**63 is BIGINT's least)
+        # beyond BIGINT (-2**63 is BIGINT's least): a DOUBLE or an unsigned BIGINT there,
+        # which meets a column of at most 32 bits beyond all its values, as Spark's DECIMAL
+        partners = _partners(lit)
+        return bool(partners) and all(_kind(c, types) in _NARROW_INTEGERS for c in partners)
     if "e" in text:
         # a DOUBLE wherever it is read at all (the exponent rule)
         return not reads.fractions_are_double or not any(
@@ -634,6 +643,7 @@ def _double_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
     return not any(_DECIMAL.fullmatch(_kind(c, types) or "") for c in _partners(x))
 
 
+_NARROW_INTEGERS = {"int8", "int16", "int32", "uint8", "uint16", "uint32"}
 _INTEGER_KINDS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 
 

@@ -510,6 +510,12 @@ DATAFUSION_ALIKE = [
      "x >= 11.0D AND x < CAST('Infinity' AS DOUBLE)"),
     ("f = CAST('NaN' AS DOUBLE) OR f > CAST('50.5' AS DOUBLE)", "isnan(f) OR f > 50.5D"),
     ("CAST(f AS DOUBLE) > 20.5", "f > 20.5D"),
+    # beyond BIGINT (a DOUBLE or an unsigned BIGINT there, a DECIMAL in Spark): beyond every
+    # value of a column of 32 bits at most either way
+    ('"Mixed Case" NOT IN (-3658, -9223372036854775809) AND "Mixed Case" > 50',
+     "`Mixed Case` NOT IN (-3658, -9223372036854775809) AND `Mixed Case` > 50"),
+    ('"Mixed Case" < 18446744073709551616 AND x IN (0, 5, 0, NULL)',
+     "`Mixed Case` < 18446744073709551616 AND x IN (0, 5, NULL)"),  # integers: no -0.0
 ]
 DATAFUSION_OTHERWISE = [
     "x / 2 > 30",  # integer division, truncating
@@ -526,6 +532,8 @@ DATAFUSION_OTHERWISE = [
     "f IN (0.0, 10.25)",  # a set of two or more may tell 0 from -0.0
     "x = CAST(123456 AS DECIMAL(5,2))",  # beyond the DECIMAL: an error there, NULL in Spark
     "f = CAST(' 1.5' AS DOUBLE)",  # strings with spaces: not modelled
+    "x = 9223372036854775808",  # an unsigned BIGINT against a BIGINT column
+    "x IN (0, 1.5)",  # 0 among DOUBLEs
 ]
 # Numbers: a FLOAT column against a DOUBLE compares in DOUBLE in both; a DOUBLE against a
 # DECIMAL(p, s) column (s <= 15, p - s <= 23) is DataFusion's DECIMAL(30, 15) of it, written out
