@@ -95,7 +95,7 @@ class PruningPredicate:
 
     >>> pk.PruningPredicate("d = DATE '1994-01-01'", {"ts": pa.timestamp("us")},
     ...                     aliases={"d": "CAST(ts AS DATE)"}).expression.sql()
-    "TRY_CAST(ts AS DATE) = DATE '1994-01-01'"
+    "CAST(ts AS DATE) = DATE '1994-01-01'"
     """
 
     def __init__(self, predicate: str | Node, schema: pa.Schema | Mapping[str, pa.DataType], *,

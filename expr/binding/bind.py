@@ -34,6 +34,7 @@ from prunekit.expr.binding.equalities import with_implied_equalities
 from prunekit.expr.binding.functions import bind_call, why_not
 from prunekit.expr.binding.functions.date_shifts import plus_interval
 from prunekit.expr.binding.functions.dates import local_date, local_wall
+from prunekit.expr.binding.functions.rounding import truncated
 from prunekit.expr.binding.in_lists import bind_in
 from prunekit.expr.binding.operand_rules import (
     as_predicate,
@@ -232,6 +233,10 @@ def _cast(node: n.Cast, kids: tuple) -> object:
     wall = local_wall(x.col, node.to)  # a TIMESTAMP's wall time in the session zone
     if wall is not None:
         return wall
+    if pa.types.is_integer(node.to):  # a DOUBLE or DECIMAL truncated toward zero
+        got = truncated(x, node.to, node.safe)
+        if got is not None:
+            return got
     converted = cast_column(x.col, node.to)
     if converted is None:
         return OpaqueOp(f"CAST({x.col.name} AS {node.to}) does not preserve order",

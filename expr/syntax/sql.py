@@ -210,7 +210,9 @@ def _build(e: exp.Expression, kids: tuple[n.Node, ...]) -> n.Node:
             return n.Literal(_cast_literal(_literal_value(e.this), to, e), to)
         if to is None:
             return n.Func("cast", kids)
-        return n.Cast(kids[0], to, safe=isinstance(e, exp.TryCast))
+        # sqlglot reads Spark's CAST as a TryCast too (lenient outside ANSI mode); TRY_CAST
+        # is the one marked safe
+        return n.Cast(kids[0], to, safe=isinstance(e, exp.TryCast) and e.args.get("safe") is True)
     if type(e) in _COMPARE:
         return n.Compare(_COMPARE[type(e)], kids[0], kids[1])
     if isinstance(e, exp.And):

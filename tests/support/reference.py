@@ -367,6 +367,16 @@ def _cast_int(v: V, to: pa.DataType) -> V | None:
     return None
 
 
+def try_cast_int(v: V, to: pa.DataType) -> V | None:
+    """Spark's ``TRY_CAST`` of a number to an integer type: toward zero, NULL for NaN and
+    beyond the type (where ``CAST`` outside ANSI mode saturates or wraps)."""
+    if v.kind == "float" and not math.isfinite(v.value):
+        return None
+    whole = math.trunc(v.value)
+    lo, hi = int_range(to)
+    return V("num", Fraction(whole), to) if lo <= whole <= hi else None
+
+
 def _display(v: V) -> str:
     """Spark's text for a value (only used by casts to STRING, which prunekit cannot prune)."""
     if v.kind == "num":
@@ -1367,6 +1377,9 @@ class _RowValue(NodeVisitor):
         return _is_nan(kids[0])
 
     def visit_cast(self, node: n.Cast, kids: tuple):
+        if node.safe and pa.types.is_integer(node.to) and isinstance(kids[0], V) and (
+                kids[0].kind in ("num", "float")):
+            return try_cast_int(kids[0], node.to)
         return cast(kids[0], node.to)
 
     def visit_neg(self, node: n.Neg, kids: tuple):

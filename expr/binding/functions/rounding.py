@@ -24,6 +24,7 @@ from prunekit.expr.binding.comparisons import column_vs_literal
 from prunekit.expr.binding.functions.registry import Rule, register
 from prunekit.expr.binding.operand_rules import cast_column
 from prunekit.expr.binding.operands import ColOp, LitOp
+from prunekit.expr.domains import int_range
 from prunekit.expr.spark_types import literals as L
 from prunekit.expr.syntax import nodes as n
 
@@ -80,6 +81,58 @@ def _rounding(name: str, x: ColOp) -> object | None:
         ge, gt = int_valued(ge_dec)
         return Monotone(f"{name}({col.label()})", x, pa.decimal128(min(38, p - s + 1), 0), ge,
                         gt)
+    return None
+
+
+def truncated(x: ColOp, to: pa.DataType, safe: bool = False) -> object | None:
+    """``CAST(x AS to)`` of a DOUBLE, FLOAT or DECIMAL column to BIGINT or INT (to any signed
+    integer type from a DECIMAL whose every value it holds): Spark truncates toward zero, so
+    ``CAST(x AS BIGINT) >= m`` is ``x >= m`` for m >= 1 and ``x > m - 1`` otherwise. Beyond
+    the type a DOUBLE saturates and NaN is 0 outside ANSI mode (ANSI fails the query);
+    ``TRY_CAST`` (``safe``) gives NULL for both. None where not such a cast.
+
+    >>> import pyarrow as pa
+    >>> from prunekit.expr.binding.bind import bind
+    >>> from prunekit.expr.syntax.sql import parse
+    >>> bind(parse("CAST(x AS BIGINT) = -2"), pa.schema([("x", pa.decimal128(9, 2))])).arg
+    BAnd(args=(BCompare(col=x, op='gt', value=-300), BNot(arg=BCompare(col=x, op='gt', \
+value=-200))))
+    """
+    col = x.col
+    if x.negated or col.convert or not isinstance(col, b.BColumn) or not (
+            pa.types.is_signed_integer(to)):
+        return None
+    label = f"CAST({col.label()} AS {to})"
+    lo_t, hi_t = int_range(to)
+    if col.domain == "float" and pa.types.is_floating(col.type) and to.bit_width >= 32:
+        def at_least(m: int) -> float:  # the least double whose truncation is >= m
+            return _double_at_least(m) if m >= 1 else _ceil_threshold(m)
+
+        def between(first: int, last: int) -> object:
+            """first <= CAST(x) <= last: one interval of numbers (the ends saturate, unless
+            ``safe``), and NaN where 0 is in range (not ``safe``)."""
+            if safe:
+                first, last = max(first, lo_t), min(last, hi_t)
+            lo = -math.inf if first <= lo_t and not safe else at_least(first)
+            hi = math.inf if last >= hi_t and not safe else math.nextafter(
+                at_least(last + 1), -math.inf)
+            parts = ([b.BInRange(col, lo, hi)] if lo <= hi and first <= last else []) + (
+                [b.BNanEq(col)] if first <= 0 <= last and not safe else [])
+            return b.BOr(tuple(parts)) if len(parts) > 1 else parts[0] if parts else \
+                b.BNonNull(col, False)
+
+        def gt(m: int) -> object:
+            return between(m + 1, hi_t) if m < hi_t else b.BNonNull(col, False)
+
+        return Monotone(label, x, to, lambda m: between(m, hi_t), gt, between=between)
+    if pa.types.is_decimal(col.type) and 10 ** (col.type.precision - col.type.scale) - 1 <= hi_t:
+        def ge_dec(m: int) -> object:
+            lit = decimal.Decimal(m if m >= 1 else m - 1)
+            return column_vs_literal(n.Op.GE if m >= 1 else n.Op.GT, col,
+                                     L.coerce(lit, col.type))
+
+        ge, gt = int_valued(ge_dec)
+        return Monotone(label, x, to, ge, gt)
     return None
 
 
