@@ -136,6 +136,12 @@ class Engine:
     # its wall date (rounded down, before 1970 too), CAST(d AS TIMESTAMP) of a DATE column its
     # midnight, and a DATE meets a TIMESTAMP literal at its midnight: as Spark in a UTC session
     timestamps_as_dates: bool = False
+    # CAST(c AS BIGINT) of a DOUBLE column truncates toward zero, as Spark's (an overflow or
+    # a NaN fails the query, as under ANSI). Not of a DECIMAL: DataFusion 55 computes that
+    # cast toward zero too, but a filter comparing it with a whole number drops the cast and
+    # compares the DECIMAL itself (CAST(0.1161 AS BIGINT) = 0 holds in a SELECT list, not
+    # in a WHERE clause)
+    truncating_casts: bool = False
 
 
 ENGINES = {
@@ -156,7 +162,8 @@ ENGINES = {
                          widening_casts=True, string_prefixes=True, naive_timestamps=True,
                          fractions_are_double=True, float_meets_double=True,
                          whole_numbers_are_bigint=True, greedy_distinct_from=True,
-                         utc_timestamps=True, timestamps_as_dates=True),
+                         utc_timestamps=True, timestamps_as_dates=True,
+                         truncating_casts=True),
     "postgres": Engine(nan_as_spark=True, zeros_in_lists=True),
     "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True),
 }
@@ -621,6 +628,7 @@ def _cast_read_alike(x: exp.Cast, reads: Engine, types: Mapping[str, object] | N
             x.this.is_string):
         return True
     return _bigint_number(x) or (reads.widening_casts and _widening(x, types)) or (
+        reads.truncating_casts and _truncating(x, types)) or (
         reads.naive_timestamps and utc and _naive_timestamp(
             x, types, reads.utc_timestamps, reads.timestamps_as_dates)) or (
         reads.timestamps_as_dates and utc and _date_time_cast(x, types)) or (
@@ -744,6 +752,11 @@ def _widening(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
         return kind in _INTEGER_KINDS or _family(x.this, types) in ("integer", "double")
     return x.to.this == exp.DataType.Type.BIGINT and (
         kind in _INTEGER_KINDS or _family(x.this, types) == "integer")
+
+
+def _truncating(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
+    """``CAST(c AS BIGINT)`` of a DOUBLE column (``Engine.truncating_casts``)."""
+    return x.to.this == exp.DataType.Type.BIGINT and _family(x.this, types) == "double"
 
 
 def _plain_like(x: exp.Like, types: Mapping[str, object] | None) -> bool:
