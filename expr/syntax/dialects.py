@@ -431,6 +431,9 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
     reads = engine(dialect)
     if not reads.fractions_are_double and not reads.whole_numbers_are_bigint:
         return tree
+    if reads.fractions_are_double:
+        for between in list(tree.find_all(exp.Between)):
+            _one_type_between(between, types)
     for lit in list(tree.find_all(exp.Literal)):
         text = lit.this
         if lit.is_string:
@@ -487,6 +490,20 @@ def _bigint_number(x: exp.Expression) -> bool:
     """``CAST(n AS BIGINT)`` of a whole number: a BIGINT in every engine."""
     return (isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.BIGINT
             and _whole_number(x.this))
+
+
+def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> None:
+    """DataFusion compares ``x BETWEEN a AND b`` in one type for both bounds: with a DOUBLE
+    bound (a fraction) and a whole one, DOUBLE, where Spark compares each bound in its own
+    (``a BETWEEN -9223372036854775807 AND 0.5`` holds for BIGINT's least there). So against
+    an integer, DOUBLE or FLOAT column the whole bound is written as the DOUBLE it becomes."""
+    bounds = [b.this if isinstance(b, exp.Neg) else b for b in (x.args["low"], x.args["high"])]
+    numbers = [b for b in bounds if isinstance(b, exp.Literal) and not b.is_string]
+    whole = [b for b in numbers if not ("." in b.this or "e" in b.this.lower())]
+    kind = _kind(x.this, types) if isinstance(x.this, exp.Column) else None
+    if len(whole) == 1 and len(numbers) == 2 and (kind in _INTEGER_KINDS or kind in (
+            "double", "float")) and int(whole[0].this) < 2**63:
+        whole[0].replace(exp.Literal.number(f"{whole[0].this}E0"))
 
 
 def _decimal_target(lit: exp.Literal) -> tuple[int, int] | None:

@@ -511,6 +511,9 @@ DATAFUSION_ALIKE = [
     ("f = CAST('NaN' AS DOUBLE) OR f > CAST('50.5' AS DOUBLE)", "isnan(f) OR f > 50.5D"),
     ("CAST(f AS DOUBLE) > 20.5", "f > 20.5D"),
     ("CAST(f AS BIGINT) = 20", "CAST(f AS BIGINT) = 20"),  # toward zero in both
+    # BETWEEN compares both bounds in one type there: DOUBLE with a fraction among them
+    ("x BETWEEN -9223372036854775807 AND 50.5",
+     "x BETWEEN -9.223372036854775807E18 AND 50.5D"),
     # beyond BIGINT (a DOUBLE or an unsigned BIGINT there, a DECIMAL in Spark): beyond every
     # value of a column of 32 bits at most either way
     ('"Mixed Case" NOT IN (-3658, -9223372036854775809) AND "Mixed Case" > 50',
