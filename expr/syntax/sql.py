@@ -340,6 +340,8 @@ def _functions(e: exp.Expression, kids: tuple) -> n.Node | None:
     if isinstance(e, exp.If) and len(kids) in (2, 3):
         return n.Func("if", (kids[0], kids[1], kids[2] if len(kids) == 3 else n.Literal(None)))
     if isinstance(e, exp.TsOrDsToDate) and not e.args.get("format") and len(kids) == 1:
+        if isinstance(kids[0], n.Cast) and kids[0].to == pa.date32():
+            return kids[0]  # year(CAST(t AS DATE)): sqlglot casts to DATE again
         return n.Cast(kids[0], pa.date32())
     if isinstance(e, exp.TimestampTrunc) and _unit(e) is not None:
         return n.Func("date_trunc", (n.Literal(_unit(e)), kids[0]))

@@ -476,3 +476,11 @@ def test_nested_and_or_bind_as_their_sql_text():
         as_tree = pk.PruningPredicate(tree, schema)
         assert as_tree.program == as_text.program, tree.sql()
         assert as_tree.required_columns == as_text.required_columns
+
+
+def test_year_of_a_cast_to_date_reads_the_cast_once():
+    # sqlglot wraps year()'s argument in a cast to DATE even where it is one already; read
+    # twice, the column's cast was no longer a plain column and year() went unknown
+    pred = pk.PruningPredicate("year(CAST(b AS DATE)) = 1970", {"b": pa.timestamp("s")})
+    assert pred.expression.sql() == "year(CAST(b AS DATE)) = 1970"
+    assert "not used for pruning" not in pred.explain()

@@ -88,8 +88,10 @@ def truncated(x: ColOp, to: pa.DataType, safe: bool = False) -> object | None:
     """``CAST(x AS to)`` of a DOUBLE, FLOAT or DECIMAL column to BIGINT or INT (to any signed
     integer type from a DECIMAL whose every value it holds): Spark truncates toward zero, so
     ``CAST(x AS BIGINT) >= m`` is ``x >= m`` for m >= 1 and ``x > m - 1`` otherwise. Beyond
-    the type a DOUBLE saturates and NaN is 0 outside ANSI mode (ANSI fails the query);
-    ``TRY_CAST`` (``safe``) gives NULL for both. None where not such a cast.
+    the type a DOUBLE saturates and NaN is 0 outside ANSI mode (ANSI fails the query).
+    ``TRY_CAST`` (``safe``) of a DOUBLE gives NULL for both, a NULL on a non-NULL row that a
+    threshold on the column cannot stand for (``IS NULL``, ``NOT``): unknown. None where not
+    such a cast.
 
     >>> import pyarrow as pa
     >>> from prunekit.expr.binding.bind import bind
@@ -104,20 +106,18 @@ value=-200))))
         return None
     label = f"CAST({col.label()} AS {to})"
     lo_t, hi_t = int_range(to)
-    if col.domain == "float" and pa.types.is_floating(col.type) and to.bit_width >= 32:
+    if col.domain == "float" and pa.types.is_floating(col.type) and to.bit_width >= 32 and \
+            not safe:
         def at_least(m: int) -> float:  # the least double whose truncation is >= m
             return _double_at_least(m) if m >= 1 else _ceil_threshold(m)
 
         def between(first: int, last: int) -> object:
-            """first <= CAST(x) <= last: one interval of numbers (the ends saturate, unless
-            ``safe``), and NaN where 0 is in range (not ``safe``)."""
-            if safe:
-                first, last = max(first, lo_t), min(last, hi_t)
-            lo = -math.inf if first <= lo_t and not safe else at_least(first)
-            hi = math.inf if last >= hi_t and not safe else math.nextafter(
-                at_least(last + 1), -math.inf)
+            """first <= CAST(x) <= last: one interval of numbers (the ends saturate), and NaN
+            where 0 is in range."""
+            lo = -math.inf if first <= lo_t else at_least(first)
+            hi = math.inf if last >= hi_t else math.nextafter(at_least(last + 1), -math.inf)
             parts = ([b.BInRange(col, lo, hi)] if lo <= hi and first <= last else []) + (
-                [b.BNanEq(col)] if first <= 0 <= last and not safe else [])
+                [b.BNanEq(col)] if first <= 0 <= last else [])
             return b.BOr(tuple(parts)) if len(parts) > 1 else parts[0] if parts else \
                 b.BNonNull(col, False)
 

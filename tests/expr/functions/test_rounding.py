@@ -47,6 +47,20 @@ CASES = [
     (DEC, [D("2.01")], "ceil(x) <= 2", NONE, "ceil(2.01) is 3"),
     (I64, [5, 7], "floor(x) BETWEEN 5 AND 7", ALL, "an integer is its own floor"),
     (pa.int8(), [127], "ceil(x) + 1 > 127", ALL, "BIGINT: no wrap at 127"),
+    # CAST to an integer type: toward zero (NaN is 0, beyond the type saturates outside ANSI)
+    (F64, [2.0, 2.9], "CAST(x AS BIGINT) = 2", ALL, "[2, 3)"),
+    (F64, [-2.9, -2.0], "CAST(x AS BIGINT) = -2", ALL, "(-3, -2]: toward zero"),
+    (F64, [-0.9, 0.9], "CAST(x AS INT) = 0", ALL, "(-1, 1)"),
+    (F64, [-1.0], "CAST(x AS BIGINT) = 0", NONE, "-1 is its own truncation"),
+    (F64, [NAN], "CAST(x AS BIGINT) = 0", ALL, "NaN is 0 outside ANSI mode"),
+    (F64, [1e300], "CAST(x AS INT) = 2147483647", ALL, "saturates at INT's greatest"),
+    (F32, [7.5], "CAST(x AS BIGINT) > 7", NONE, "FLOAT works like DOUBLE"),
+    # TRY_CAST of a DOUBLE is NULL for NaN and beyond the type, on a non-NULL row: unknown
+    (F64, [NAN], "TRY_CAST(x AS BIGINT) IS NULL", MAYBE, "NULL for NaN: TRUE here"),
+    (F64, [1e300], "TRY_CAST(x AS BIGINT) <> 0", MAYBE, "NULL beyond the type: not TRUE"),
+    (DEC, [D("-2.99"), D("-2.00")], "CAST(x AS BIGINT) = -2", ALL, "(-3, -2]"),
+    (DEC, [D("-3.00")], "CAST(x AS INT) = -2", NONE, "exactly -3"),
+    (DEC, [D("0.99"), D("-0.99")], "CAST(x AS SMALLINT) = 0", ALL, "DECIMAL(5, 2) fits"),
 ]
 
 
