@@ -629,10 +629,10 @@ def _today_against_dates(x: exp.Expression, types: Mapping[str, object] | None) 
                                                                      exp.CurrentDate))
     top = x.parent if isinstance(x, exp.CurrentDate) and isinstance(
         x.parent, (exp.Add, exp.Sub)) and x.parent.this is x else x
-    if isinstance(top, (exp.Add, exp.Sub)) and not (
-            isinstance(top.expression, exp.Interval) or (_whole_number(top.expression)
-                                                         and int(top.expression.this) < 2**31)):
-        return False
+    step = top.expression if isinstance(top, (exp.Add, exp.Sub)) else None
+    if step is not None and not (isinstance(step, exp.Interval) or (
+            isinstance(step, exp.Literal) and _whole_number(step) and int(step.this) < 2**31)):
+        return False  # a whole number of days Spark takes as an INT
     partners = _partners(top)
     return bool(partners) and all(_family(c, types) == "date" for c in partners)
 
