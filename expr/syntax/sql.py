@@ -240,7 +240,9 @@ def _build(e: exp.Expression, kids: tuple[n.Node, ...]) -> n.Node:
         return n.Between(*kids)
     if isinstance(e, exp.Escape) and isinstance(e.this, exp.ILike):  # ilike(s, pattern, esc)
         pattern, escape = e.this.expression, _literal_value(e.expression)
-        if isinstance(pattern, exp.Literal) and pattern.is_string and isinstance(escape, str):
+        if not isinstance(escape, str) or len(escape) != 1:
+            raise SqlSyntaxError(f"ILIKE escape must be one character, got {escape!r}")
+        if isinstance(pattern, exp.Literal) and pattern.is_string:
             return n.Func("ilike", (kids[0], n.Literal(pattern.this), n.Literal(escape)))
         return n.Func("ilike", kids)
     if isinstance(e, (exp.Like, exp.Escape)):

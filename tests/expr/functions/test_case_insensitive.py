@@ -70,6 +70,11 @@ def test_a_long_prefix_is_cut_short_and_still_implied():
     assert outcome("s ILIKE 'abcdefgh%'", ["ABCDEGzz", "ABCDEZ"]) == pk.NONE_MATCH
 
 
+def test_an_escape_of_more_than_one_character_is_an_error():
+    with pytest.raises(pk.SqlSyntaxError, match="ILIKE escape must be one character"):
+        pk.PruningPredicate("s ILIKE 'a%' ESCAPE 'ab'", S)
+
+
 def test_a_binary_column_or_an_expression_is_unknown():
     pred = pk.PruningPredicate("b ILIKE 'ab%'", {"b": pa.binary()})
     assert "not used for pruning" in pred.explain()
