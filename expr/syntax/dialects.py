@@ -136,6 +136,9 @@ class Engine:
     # its wall date (rounded down, before 1970 too), CAST(d AS TIMESTAMP) of a DATE column its
     # midnight, and a DATE meets a TIMESTAMP literal at its midnight: as Spark in a UTC session
     timestamps_as_dates: bool = False
+    # An IN list holding NULL, as SQL reads it. Not in DataFusion 55, whose optimizer drops
+    # the NULL where it merges lists (x IN (a) AND x NOT IN (b, NULL) returns rows there)
+    null_in_lists: bool = True  # (the one entry whose safe answer is True: a narrowing)
     # CAST(c AS BIGINT) of a DOUBLE column truncates toward zero, as Spark's (an overflow or
     # a NaN fails the query, as under ANSI). Not of a DECIMAL: DataFusion 55 computes that
     # cast toward zero too, but a filter comparing it with a whole number drops the cast and
@@ -163,7 +166,7 @@ ENGINES = {
                          fractions_are_double=True, float_meets_double=True,
                          whole_numbers_are_bigint=True, greedy_distinct_from=True,
                          utc_timestamps=True, timestamps_as_dates=True,
-                         truncating_casts=True),
+                         truncating_casts=True, null_in_lists=False),
     "postgres": Engine(nan_as_spark=True, zeros_in_lists=True),
     "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True),
 }
@@ -314,6 +317,9 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         # A DATE meets a zoned TIMESTAMP at midnight in the engine's own session zone (DuckDB:
         # in UTC for nanosecond columns, whatever its zone), not in prunekit's time_zone.
         return f"{x.parent.sql(dialect=shown)} (a DATE against a TIMESTAMP with a zone)"
+    if isinstance(x, exp.In) and not reads.null_in_lists and any(
+            isinstance(item, exp.Null) for item in x.expressions):
+        return f"{x.sql(dialect=shown)} (a list with NULL)"
     if isinstance(x, exp.In) and not reads.zeros_in_lists and len(x.expressions) > 1 and any(
             _zero(item) for item in x.expressions) and not _integers_only(x, types):
         return f"{x.sql(dialect=shown)} (a list with 0 may tell 0 from -0.0)"
@@ -674,9 +680,10 @@ _INTEGER_KINDS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
 
 def _decimal_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
     """``CAST(n AS DECIMAL(p, s))`` of a number that DECIMAL holds (``read_engine_numbers``
-    has written a fraction as the engine casts it) against integer, DOUBLE or DECIMAL columns
-    whose wider type with DECIMAL(p, s) has at most 38 digits: the same value compared
-    exactly, or in DOUBLE against a DOUBLE, in both."""
+    has written a fraction as the engine casts it) against integer or DECIMAL columns whose
+    wider type with DECIMAL(p, s) has at most 38 digits: the same value compared exactly in
+    both. Not against a DOUBLE column, which DataFusion casts to a DECIMAL of 15 places (by
+    the DOUBLE product, rounded) where Spark compares in DOUBLE."""
     number = x.this.this if isinstance(x.this, exp.Neg) else x.this
     target = _decimal_target(number) if isinstance(number, exp.Literal) else None
     if target is None or number.is_string or "e" in number.this.lower():
@@ -692,7 +699,7 @@ def _decimal_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
             q, t = int(theirs[1]), int(theirs[2])
             if max(s, t) + max(p - s, q - t) > 38:
                 return False
-        elif kind not in _INTEGER_KINDS and kind != "double":
+        elif kind not in _INTEGER_KINDS:
             return False
     return True
 
