@@ -23,12 +23,10 @@ from prunekit.expr.binding.applied import Monotone, int_valued
 from prunekit.expr.binding.comparisons import column_vs_literal
 from prunekit.expr.binding.functions.registry import Rule, register
 from prunekit.expr.binding.operand_rules import cast_column
-from prunekit.expr.binding.operands import ColOp, LitOp
+from prunekit.expr.binding.operands import ColOp
 from prunekit.expr.domains import int_range
 from prunekit.expr.spark_types import literals as L
 from prunekit.expr.syntax import nodes as n
-
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 
 def _double_at_least(x: Fraction | int) -> float:
@@ -50,37 +48,15 @@ def _rounding(name: str, x: ColOp) -> object | None:
     if x.negated:
         return None
     ceil = name == "ceil"
+    label = f"{name}({col.label()})"
     if col.domain == "float" and (isinstance(col, b.BFloatOp) or pa.types.is_floating(col.type)):
-        def between(first: int, last: int) -> object:
-            """first <= f(x) <= last. The numbers x with that are one interval [lo, hi] (the
-            ends saturate), which InRange tests for numbers only (NaN is above inf); NaN rows
-            are 0. One leaf each, so a NaN the statistics cannot rule out costs no pruning."""
-            lo = -math.inf if first == INT64_MIN else (
-                _ceil_threshold(first) if ceil else _double_at_least(first))
-            hi = math.inf if last >= INT64_MAX else math.nextafter(
-                _ceil_threshold(last + 1) if ceil else _double_at_least(last + 1), -math.inf)
-            parts = ([b.BInRange(col, lo, hi)] if lo <= hi else []) + (
-                [b.BNanEq(col)] if first <= 0 <= last else [])
-            return b.BOr(tuple(parts)) if len(parts) > 1 else parts[0] if parts else \
-                b.BNonNull(col, False)
-
-        def gt(m: int) -> object:
-            return between(m + 1, INT64_MAX) if m < INT64_MAX else b.BNonNull(col, False)
-
-        return Monotone(f"{name}({col.label()})", x, pa.int64(),
-                        lambda m: between(m, INT64_MAX), gt, between=between)
+        return _float_to_integer(x, label, pa.int64(),
+                                 _ceil_threshold if ceil else _double_at_least)
     if pa.types.is_decimal(col.type) and not col.convert:
         p, s = col.type.precision, col.type.scale
-
-        def ge_dec(m: int) -> object:
-            # floor(x) >= m iff x >= m; ceil(x) >= m iff x > m - 1
-            lit = LitOp(decimal.Decimal(m - 1 if ceil else m))
-            return column_vs_literal(n.Op.GT if ceil else n.Op.GE, col,
-                                        L.coerce(lit.value, col.type))
-
-        ge, gt = int_valued(ge_dec)
-        return Monotone(f"{name}({col.label()})", x, pa.decimal128(min(38, p - s + 1), 0), ge,
-                        gt)
+        # floor(x) >= m iff x >= m; ceil(x) >= m iff x > m - 1
+        return _decimal_to_integer(x, label, pa.decimal128(min(38, p - s + 1), 0),
+                                   lambda m: ceil)
     return None
 
 
@@ -105,35 +81,52 @@ value=-200))))
             pa.types.is_signed_integer(to)):
         return None
     label = f"CAST({col.label()} AS {to})"
-    lo_t, hi_t = int_range(to)
     if col.domain == "float" and pa.types.is_floating(col.type) and to.bit_width >= 32 and \
             not safe:
-        def at_least(m: int) -> float:  # the least double whose truncation is >= m
-            return _double_at_least(m) if m >= 1 else _ceil_threshold(m)
-
-        def between(first: int, last: int) -> object:
-            """first <= CAST(x) <= last: one interval of numbers (the ends saturate), and NaN
-            where 0 is in range."""
-            lo = -math.inf if first <= lo_t else at_least(first)
-            hi = math.inf if last >= hi_t else math.nextafter(at_least(last + 1), -math.inf)
-            parts = ([b.BInRange(col, lo, hi)] if lo <= hi and first <= last else []) + (
-                [b.BNanEq(col)] if first <= 0 <= last else [])
-            return b.BOr(tuple(parts)) if len(parts) > 1 else parts[0] if parts else \
-                b.BNonNull(col, False)
-
-        def gt(m: int) -> object:
-            return between(m + 1, hi_t) if m < hi_t else b.BNonNull(col, False)
-
-        return Monotone(label, x, to, lambda m: between(m, hi_t), gt, between=between)
-    if pa.types.is_decimal(col.type) and 10 ** (col.type.precision - col.type.scale) - 1 <= hi_t:
-        def ge_dec(m: int) -> object:
-            lit = decimal.Decimal(m if m >= 1 else m - 1)
-            return column_vs_literal(n.Op.GE if m >= 1 else n.Op.GT, col,
-                                     L.coerce(lit, col.type))
-
-        ge, gt = int_valued(ge_dec)
-        return Monotone(label, x, to, ge, gt)
+        # the least double whose truncation is >= m
+        return _float_to_integer(x, label, to, lambda m: _double_at_least(m) if m >= 1 else
+                                 _ceil_threshold(m))
+    if pa.types.is_decimal(col.type) and \
+            10 ** (col.type.precision - col.type.scale) - 1 <= int_range(to)[1]:
+        return _decimal_to_integer(x, label, to, lambda m: m < 1)
     return None
+
+
+def _float_to_integer(x: ColOp, label: str, to: pa.DataType, at_least) -> Monotone:
+    """A rounding of a DOUBLE or FLOAT column to the integer type ``to`` (floor, ceil, a cast
+    toward zero), given ``at_least(m)``: the least double whose result is >= m. Beyond the
+    type the result saturates and NaN is 0 (Spark outside ANSI mode; ANSI fails instead)."""
+    col = x.col
+    lo_t, hi_t = int_range(to)
+
+    def between(first: int, last: int) -> object:
+        """first <= f(x) <= last. The numbers x with that are one interval [lo, hi] (the ends
+        saturate), which InRange tests for numbers only (NaN is above inf); NaN rows are 0.
+        One leaf each, so a NaN the statistics cannot rule out costs no pruning."""
+        lo = -math.inf if first <= lo_t else at_least(first)
+        hi = math.inf if last >= hi_t else math.nextafter(at_least(last + 1), -math.inf)
+        parts = ([b.BInRange(col, lo, hi)] if lo <= hi and first <= last else []) + (
+            [b.BNanEq(col)] if first <= 0 <= last else [])
+        return b.BOr(tuple(parts)) if len(parts) > 1 else parts[0] if parts else \
+            b.BNonNull(col, False)
+
+    def gt(m: int) -> object:
+        return between(m + 1, hi_t) if m < hi_t else b.BNonNull(col, False)
+
+    return Monotone(label, x, to, lambda m: between(m, hi_t), gt, between=between)
+
+
+def _decimal_to_integer(x: ColOp, label: str, to: pa.DataType, above_less_one) -> Monotone:
+    """A rounding of a DECIMAL column to whole numbers of type ``to``: f(x) >= m is x > m - 1
+    where ``above_less_one(m)`` (ceil; a cast toward zero for m < 1), else x >= m."""
+    col = x.col
+
+    def ge(m: int) -> object:
+        strict = above_less_one(m)
+        return column_vs_literal(n.Op.GT if strict else n.Op.GE, col,
+                                 L.coerce(decimal.Decimal(m - 1 if strict else m), col.type))
+
+    return Monotone(label, x, to, *int_valued(ge))
 
 
 def _ceil_threshold(m: int) -> float:
