@@ -614,7 +614,7 @@ def _read_alike(x: exp.Expression, reads: Engine, types: Mapping[str, object] | 
     if isinstance(x, exp.TimestampTrunc):
         return (reads.truncated_wall_times and isinstance(x.unit, exp.Var)
                 and x.unit.name.upper() in _SPELLED_OUT_UNITS
-                and _kind(x.this, types) in _NAIVE if isinstance(x.this, exp.Column) else False)
+                and isinstance(x.this, exp.Column) and _kind(x.this, types) in _NAIVE)
     return False
 
 
@@ -729,7 +729,6 @@ def _naive_timestamp(x: exp.Cast, types: Mapping[str, object] | None,
     ``utc_columns``: against columns in UTC too (``Engine.utc_timestamps``); ``dates``:
     against DATEs too, at their midnight (``Engine.timestamps_as_dates``)."""
     partners = _partners(x)
-    naive = ("timestamp[s]", "timestamp[ms]", "timestamp[us]")
     if not (x.to.this in (exp.DataType.Type.TIMESTAMP, exp.DataType.Type.TIMESTAMPNTZ)
             and isinstance(x.this, exp.Literal) and x.this.is_string):
         return False
@@ -737,10 +736,11 @@ def _naive_timestamp(x: exp.Cast, types: Mapping[str, object] | None,
     # DataFusion casts the literal to a coarser column's unit (truncating): only a literal
     # the column's unit holds is the same instant in both
     digits = len((wall[2] or ".")[1:].rstrip("0")) if wall else 0
+
     def holds(kind: str | None) -> bool:
         if dates and kind == "date32[day]":
             return True
-        return (kind in naive or (utc_columns and _UTC.fullmatch(kind or "") is not None)) and \
+        return (kind in _NAIVE or (utc_columns and _UTC.fullmatch(kind or "") is not None)) and \
             digits <= _FRACTION_DIGITS[_UNIT.match(kind)[1]]
 
     return wall is not None and bool(partners) and all(holds(_kind(c, types)) for c in partners)
