@@ -45,7 +45,7 @@ import pyarrow as pa
 
 from prunekit.conformance import conform_timestamps, values_compatible
 from prunekit.errors import StatisticsError
-from prunekit.expr.paths import split_leaf_key
+from prunekit.expr.paths import leaf_key, split_leaf_key
 
 REQUIRED_FIELDS = ("min", "max", "null_count")
 COUNT_FIELDS = ("null_count", "nan_count")
@@ -80,16 +80,16 @@ class Statistics:
             modes = dict.fromkeys(self.columns, nan_bounds)
         else:
             modes = {c: nan_bounds.get(c, "exclude") for c in self.columns}
-            unknown = set(nan_bounds) - set(self.columns)
-            if unknown:
-                raise StatisticsError(f"nan_bounds names columns without statistics: "
-                                      f"{sorted(unknown)}")
+            _check_named(nan_bounds, self._column_set, "nan_bounds")
         for c, m in modes.items():
             if m not in NAN_BOUNDS:
                 raise StatisticsError(f"nan_bounds for {c!r} must be 'exclude' or 'include', "
                                       f"got {m!r}")
         self.nan_in_bounds = {c: m == "include" for c, m in modes.items()}
-        self.no_nan = frozenset(no_nan)
+        self.no_nan = frozenset([no_nan] if isinstance(no_nan, str) else no_nan)
+        # A column may lack statistics here and have them elsewhere; but a dotted name that
+        # is a top-level column's would leave its NaN rule on without a word.
+        _check_named(self.no_nan, self._column_set, "no_nan", every=False)
 
     def __len__(self) -> int:
         return self.table.num_rows
@@ -353,6 +353,21 @@ def _unscaled(values, t: pa.DataType) -> pa.Array:
 # same schema object); a few are kept, never a mutable list handed out.
 _VALID_SCHEMAS: list[tuple[pa.Schema, tuple[str, ...], frozenset[str]]] = []
 _KEEP_SCHEMAS = 8
+
+
+def _check_named(names: Iterable[str], columns: frozenset[str], argument: str,
+                 every: bool = True) -> None:
+    """Every name in ``names`` must be a column with statistics (``every``), or at least not
+    a top-level column's name where its statistics are keyed otherwise (``"x.y"`` for the
+    column keyed ``"`x.y`"``): that one names the field y of a struct x."""
+    unknown = sorted(set(names) - columns)
+    misread = [c for c in unknown if leaf_key([c]) in columns]
+    if not misread and (not unknown or not every):
+        return
+    hints = ", ".join(f"{leaf_key([c])!r} for the column named {c!r}" for c in misread)
+    raise StatisticsError(f"{argument} names columns without statistics: "
+                          f"{unknown if every else misread}"
+                          + (f" (statistics are keyed by leaf path: {hints})" if hints else ""))
 
 
 def _validate(table: pa.Table) -> tuple[list[str], frozenset[str]]:

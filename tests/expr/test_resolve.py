@@ -231,6 +231,23 @@ def test_nan_bounds_and_no_nan_are_keyed_by_leaf():
         assert pred.classify(stats).tolist() == [NONE], options
 
 
+def test_a_dotted_name_for_a_column_keyed_in_backticks_is_refused():
+    """``no_nan=["x.y"]`` names the field y of a struct x: where the statistics hold the
+    top-level column "x.y" (keyed `x.y`), it would leave that column's NaN rule on without a
+    word, so it is an error naming the key meant. ``nan_bounds`` refuses every name without
+    statistics; ``no_nan`` may name columns without statistics here."""
+    stats = pk.Statistics.from_numpy(row_count=[4], columns=_stats(**{"`x.y`": ([0.5], [1.0],
+                                                                                [0])}))
+    for options in ({"no_nan": ["x.y"]}, {"nan_bounds": {"x.y": "include"}}):
+        with pytest.raises(pk.StatisticsError, match=r"'`x.y`' for the column named 'x.y'"):
+            pk.Statistics(stats.table, **options)
+    with pytest.raises(pk.StatisticsError, match=r"nan_bounds names columns without "
+                                                 r"statistics: \['z'\]$"):
+        pk.Statistics(stats.table, nan_bounds={"z": "include"})
+    assert pk.Statistics(stats.table, no_nan=["z", "`x.y`"]).no_nan == {"z", "`x.y`"}
+    assert pk.Statistics(stats.table, no_nan="`x.y`").no_nan == {"`x.y`"}  # one name
+
+
 def test_nest_inverts_leaves():
     assert nest(leaves(SCHEMA)) == SCHEMA
     with pytest.raises(pk.StatisticsError, match="both a leaf and a struct"):

@@ -86,6 +86,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import prunekit as pk
+from prunekit.expr.paths import leaf_key
 from prunekit.expr.syntax import nodes as n
 from prunekit.parquet import statistics
 from tests.support import differential
@@ -210,7 +211,8 @@ class Workspace:
         self.stats = statistics(str(self.path))
         # The same bounds, told that no float column holds a NaN: what DataFusion's rule
         # assumes (it reads float bounds as if no NaN were left out of them).
-        floats = [c for c, t in ds.columns if differential.is_float(t)]
+        # (Statistics are keyed by leaf path: a column named "x.y" is keyed `x.y`.)
+        floats = {leaf_key([c]) for c, t in ds.columns if differential.is_float(t)}
         self.stats_no_nan = pk.Statistics(self.stats.table, no_nan=[
             c for c in self.stats.columns if c in floats])
         self.truth, self.pruned = session(False), session(True)

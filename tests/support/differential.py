@@ -47,6 +47,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import prunekit as pk
+from prunekit.expr.paths import leaf_key
 from prunekit.expr.syntax import nodes as n
 from prunekit.expr.syntax.node_visitor import NodeVisitor, visit
 from tests.support import reference as ref
@@ -1309,7 +1310,8 @@ def _prunes_nan_as_null(tree, ds, i, backend) -> bool:
 
 def _prunes_without_nan(tree, sql, schema, stats, ds, i, backend) -> bool:
     """Would prunekit prune group ``i`` if its float columns held no NaN?"""
-    floats = [c for c, t in ds.columns if is_float(t) and c in stats.column_names]
+    floats = [leaf_key([c]) for c, t in ds.columns if is_float(t)]
+    floats = [c for c in floats if c in stats.column_names]
     pred = pk.PruningPredicate(sql, schema)
     out = pred.classify(pk.Statistics.from_arrow(stats, no_nan=floats), backend=backend)
     return int(out[i]) == 0
