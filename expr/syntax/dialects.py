@@ -54,9 +54,12 @@ much as DuckDB's, except: ``1.5`` is a DOUBLE there and ``5`` a BIGINT (``read_e
 writes them as such, or a fraction as the DECIMAL DataFusion compares a DECIMAL column with),
 an integer divided by an integer truncates (unknown), a FLOAT column against a DOUBLE compares
 in DOUBLE as in Spark, the right side of ``IS [NOT] DISTINCT FROM`` runs to the end of its
-parentheses, and an IN list of numbers with a 0 may tell 0 from -0.0. In UTC it also reads the
-date of a TIMESTAMP and the midnight of a DATE as Spark does (``timestamps_as_dates``), and a
-``'yyyy-mm-dd'`` string compared with a DATE as that DATE.
+parentheses, an IN list of numbers with a 0 may tell 0 from -0.0 (read but for the zero's
+sign: ``_split_zero_items``) and a NULL in a list is dropped where its optimizer merges the
+list with another on its column. In UTC it also reads the date of a TIMESTAMP and the midnight
+of a DATE as Spark does (``timestamps_as_dates``), a ``'yyyy-mm-dd'`` string compared with a
+DATE as that DATE, and TIMESTAMP literals and strings against TIMESTAMP columns as its casts
+make them (``_read_timestamp_literals``).
 
 >>> read_predicate('"Ship Mode" = \\'AIR\\' AND qty > 5', "postgres", {"ship mode": "string",
 ...                                                                     "qty": "int"}).sql()
@@ -71,6 +74,7 @@ import datetime
 import decimal
 import math
 import re
+import struct
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -136,8 +140,9 @@ class Engine:
     # its wall date (rounded down, before 1970 too), CAST(d AS TIMESTAMP) of a DATE column its
     # midnight, and a DATE meets a TIMESTAMP literal at its midnight: as Spark in a UTC session
     timestamps_as_dates: bool = False
-    # An IN list holding NULL, as SQL reads it. Not in DataFusion 55, whose optimizer drops
-    # the NULL where it merges lists (x IN (a) AND x NOT IN (b, NULL) returns rows there)
+    # An IN list holding NULL, as SQL reads it. In DataFusion 55 only where no other list or
+    # equality on its column could be merged with it: its optimizer drops the NULL where it
+    # merges lists (x IN (a) AND x NOT IN (b, NULL) returns rows there)
     null_in_lists: bool = True  # (the one entry whose safe answer is True: a narrowing)
     # CAST(c AS BIGINT) of a DOUBLE column truncates toward zero, as Spark's (an overflow or
     # a NaN fails the query, as under ANSI). Not of a DECIMAL: DataFusion 55 computes that
@@ -145,6 +150,12 @@ class Engine:
     # compares the DECIMAL itself (CAST(0.1161 AS BIGINT) = 0 holds in a SELECT list, not
     # in a WHERE clause)
     truncating_casts: bool = False
+    # In UTC, against TIMESTAMP columns without a zone or in UTC: a string 'yyyy-mm-dd[
+    # hh:mm:ss[.ffffff]]' is the TIMESTAMP it spells (as Spark casts it), a TIMESTAMP literal
+    # finer than the columns' unit is cast to that unit toward zero (before 1970 too), and a
+    # nanosecond column meets literals exactly, as prunekit compares any column's own unit
+    # (DataFusion 55's casts: ``_read_timestamp_literals``)
+    timestamp_literals_cast: bool = False
 
 
 ENGINES = {
@@ -166,7 +177,8 @@ ENGINES = {
                          fractions_are_double=True, float_meets_double=True,
                          whole_numbers_are_bigint=True, greedy_distinct_from=True,
                          utc_timestamps=True, timestamps_as_dates=True,
-                         truncating_casts=True, null_in_lists=False),
+                         truncating_casts=True, null_in_lists=False,
+                         timestamp_literals_cast=True),
     "postgres": Engine(nan_as_spark=True, zeros_in_lists=True),
     "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True),
 }
@@ -300,6 +312,8 @@ def _opens_a_group(node: exp.Expression) -> bool:
 def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None,
              utc: bool = False) -> str | None:
     reads, shown = engine(dialect), syntax(dialect)
+    if _is_unknown_part(x):
+        return f"{x.expressions[1].sql(dialect=shown)} ({x.expressions[0].this})"
     if isinstance(x, exp.Var) and isinstance(x.parent, (exp.Extract, exp.Interval,
                                                          exp.TimestampTrunc)):
         return None  # a field or unit: its parent is read or not as a whole
@@ -313,16 +327,13 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         return x.sql(dialect=shown)
     if isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.DATE and any(
             "tz=" in (_kind(c, types) or "") for c in _partners(x)) and not (
-            reads.utc_timestamps and utc and _against_utc_columns(x, types)):
+            reads.utc_timestamps and utc and _against_utc_columns(x, types, reads)):
         # A DATE meets a zoned TIMESTAMP at midnight in the engine's own session zone (DuckDB:
         # in UTC for nanosecond columns, whatever its zone), not in prunekit's time_zone.
         return f"{x.parent.sql(dialect=shown)} (a DATE against a TIMESTAMP with a zone)"
     if isinstance(x, exp.In) and not reads.null_in_lists and any(
-            isinstance(item, exp.Null) for item in x.expressions):
-        return f"{x.sql(dialect=shown)} (a list with NULL)"
-    if isinstance(x, exp.In) and not reads.zeros_in_lists and len(x.expressions) > 1 and any(
-            _zero(item) for item in x.expressions) and not _integers_only(x, types):
-        return f"{x.sql(dialect=shown)} (a list with 0 may tell 0 from -0.0)"
+            isinstance(item, exp.Null) for item in x.expressions) and _merged(x):
+        return f"{x.sql(dialect=shown)} (a list with NULL beside another on its column)"
     if isinstance(x, exp.Literal):
         if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
             return x.sql(dialect=shown)
@@ -345,6 +356,17 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
     return None
 
 
+def _merged(x: exp.In) -> bool:
+    """Whether the predicate holds another IN list, ``=``, ``<>`` or IS [NOT] DISTINCT FROM on
+    a column of ``x``'s, which an optimizer may merge with ``x`` (DataFusion 55's drops the
+    NULL of ``x`` there: ``x IN (1) AND x NOT IN (2, NULL)`` and ``(x = 1 OR x = 2) AND x NOT
+    IN (2, NULL)`` return the row 1)."""
+    columns = {c.sql() for c in x.this.find_all(exp.Column)}
+    return not columns or any(
+        other is not x and columns & {c.sql() for c in other.find_all(exp.Column)}
+        for other in x.root().find_all(*_EQUALITIES))
+
+
 def _integers_only(x: exp.In, types: Mapping[str, object] | None) -> bool:
     """An integer column in a list of whole numbers (and NULL): no -0.0 on either side."""
     return isinstance(x.this, exp.Column) and (_kind(x.this, types) or "") in _INTEGER_KINDS \
@@ -352,13 +374,18 @@ def _integers_only(x: exp.In, types: Mapping[str, object] | None) -> bool:
 
 
 def _meets_doubles(col: exp.Column, types: Mapping[str, object] | None) -> bool:
-    """Whether every operand ``col`` is compared with is a DOUBLE (a number with an exponent,
-    a DOUBLE column), so that both Spark and the engine compare in DOUBLE."""
-    parent = col.parent
+    """Whether every operand ``col`` (maybe negated) is compared with is a DOUBLE (a number
+    with an exponent, a DOUBLE column) or a whole number a FLOAT holds exactly (any up to
+    2**24), so that Spark and the engine compare the same values: in DOUBLE, or in FLOAT
+    where every reading of the whole number is the same FLOAT."""
+    node = col
+    while isinstance(node.parent, (exp.Neg, exp.Paren)):
+        node = node.parent
+    parent = node.parent
     if not isinstance(parent, (*_COMPARISONS, exp.In, exp.Between, exp.NullSafeEQ,
                                exp.NullSafeNEQ)):
         return False
-    others = [e for e in parent.iter_expressions() if e is not col]
+    others = [e for e in parent.iter_expressions() if e is not node]
     if isinstance(parent, exp.In):
         others = list(parent.expressions)
     if not others:
@@ -368,7 +395,8 @@ def _meets_doubles(col: exp.Column, types: Mapping[str, object] | None) -> bool:
             other = other.this
         if not (_family(other, types) == "double" or (
                 isinstance(other, exp.Literal) and not other.is_string
-                and "e" in other.this.lower())):
+                and ("e" in other.this.lower() or (
+                    other.this.isdigit() and _a_float(int(other.this)))))):
             return False
     return True
 
@@ -387,12 +415,11 @@ def _number_meets_alike(lit: exp.Literal, reads: Engine,
     column it could not write as the engine's DECIMAL, nor a whole number beyond BIGINT (an
     unsigned BIGINT in DataFusion)."""
     text = lit.this.lower()
-    if reads.fractions_are_double and "e" not in text and int(text.partition(".")[0] or 0) >= (
-            2**63) and not (text == str(2**63) and isinstance(lit.parent, exp.Neg)):
-        # beyond BIGINT (-2**63 is BIGINT's least): a DOUBLE or an unsigned BIGINT there,
-        # which meets a column of at most 32 bits beyond all its values, as Spark's DECIMAL
-        partners = _partners(lit)
-        return bool(partners) and all(_kind(c, types) in _NARROW_INTEGERS for c in partners)
+    if reads.fractions_are_double and text.isdigit() and int(text) >= 2**63 and not (
+            text == str(2**63) and isinstance(lit.parent, exp.Neg)):
+        # beyond BIGINT (-2**63 is BIGINT's least), below 2**64 (``read_engine_numbers``
+        # writes larger ones as DOUBLEs): an unsigned BIGINT there
+        return _unsigned_bigint_alike(lit, types)
     if "e" in text:
         # a DOUBLE wherever it is read at all (the exponent rule)
         return not reads.fractions_are_double or not any(
@@ -417,18 +444,83 @@ def _number_meets_alike(lit: exp.Literal, reads: Engine,
     return True
 
 
+def _decimals_among_doubles(holder: exp.In | exp.Between,
+                            types: Mapping[str, object] | None) -> bool:
+    """Whether DataFusion compares an IN list (or a BETWEEN) in one DECIMAL where Spark
+    compares in DOUBLE: its common type for the column and every item (or bound) is a
+    DECIMAL when a DOUBLE (a fraction, an exponent, a cast to DOUBLE) meets a cast to DECIMAL
+    (``i IN (CAST(-2 AS DECIMAL(10, 2)), 17.5)`` compares ``i`` as a DECIMAL(35, 15)), or an
+    unsigned BIGINT (a column, or a whole number from 2**63) and a signed integer (a column, a
+    smaller whole number: DECIMAL(20, 0) together) meet a DOUBLE."""
+    items = holder.expressions if isinstance(holder, exp.In) else [
+        holder.args.get("low"), holder.args.get("high")]
+    kinds = {"unsigned" if _kind(holder.this, types) == "uint64" else "signed"} if (
+        isinstance(holder.this, exp.Column) and (_kind(holder.this, types) or "") in
+        _INTEGER_KINDS) else set()
+    for item in items:
+        while isinstance(item, (exp.Neg, exp.Paren)):
+            item = item.this
+        if isinstance(item, exp.Cast):
+            kinds.add("decimal" if item.to.this == exp.DataType.Type.DECIMAL else (
+                "double" if item.to.this in (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT)
+                else None))
+        elif isinstance(item, exp.Literal) and not item.is_string:
+            if "." in item.this or "e" in item.this.lower() or _beyond_unsigned_bigint(item):
+                kinds.add("double")
+            else:
+                kinds.add("unsigned" if int(item.this) >= 2**63 and not isinstance(
+                    item.parent, exp.Neg) else "signed")
+    return "double" in kinds and ("decimal" in kinds or {"unsigned", "signed"} <= kinds)
+
+
+def _a_float(value: int) -> bool:
+    """Whether a FLOAT (32 bits) holds the whole number ``value`` exactly."""
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0] == value
+    except OverflowError:  # beyond FLOAT's range
+        return False
+
+
+def _unsigned_bigint_alike(lit: exp.Literal, types: Mapping[str, object] | None) -> bool:
+    """Whether DataFusion's unsigned BIGINT ``lit`` meets its columns as Spark's DECIMAL(20,
+    0) does: exactly against integer columns and a DECIMAL(p, s) holding s + max(p - s, 20)
+    digits within 38 (a DECIMAL(20, 0) there), as the nearest DOUBLE against DOUBLEs (and
+    FLOATs that hold it exactly: DataFusion rounds it to a FLOAT there); not in a list or a
+    BETWEEN beside a fraction (another common type)."""
+    holder = lit.parent.parent if isinstance(lit.parent, exp.Tuple) else lit.parent
+    if isinstance(holder, (exp.In, exp.Between)) and any(
+            isinstance(item, exp.Literal) and not item.is_string and (
+                "." in item.this or "e" in item.this.lower())
+            for item in holder.find_all(exp.Literal)):
+        return False
+    partners = _partners(lit)
+    value = int(lit.this)
+
+    def meets(kind: str | None) -> bool:
+        decimal = _DECIMAL.fullmatch(kind or "")
+        if decimal:
+            p, s = int(decimal[1]), int(decimal[2])
+            return s + max(p - s, 20) <= 38
+        if kind == "float":
+            return _a_float(value)
+        return kind in _INTEGER_KINDS or kind == "double"
+
+    return bool(partners) and all(meets(_kind(c, types)) for c in partners)
+
+
 def read_engine_numbers(tree: exp.Expression, dialect: str,
                         types: Mapping[str, object] | None = None) -> exp.Expression:
     """``tree`` with its numbers written as Spark must read them to mean what ``dialect``
     means, where the engine types them otherwise (``Engine.fractions_are_double``,
     ``whole_numbers_are_bigint``): an operand of ``+ - *`` that is a whole number is a BIGINT
-    (``CAST(5 AS BIGINT)``); a fraction is a DOUBLE (``1.5E0``), except against a DECIMAL(p,
-    s) column with ``s <= 15`` and ``p - s <= 23``, where it is the DECIMAL the engine
-    compares with. DataFusion turns the DOUBLE into DECIMAL(30, 15) by Arrow's cast, rounding
-    the DOUBLE times 10**15 (itself a DOUBLE product) half away from zero, and compares the
-    column with it exactly; written with its 15 decimals, Spark compares exactly too. Other
-    DECIMAL columns keep the DOUBLE, which ``why_not_portable`` then leaves unknown. Numbers
-    are changed in place.
+    (``CAST(5 AS BIGINT)``); a fraction is a DOUBLE (``1.5E0``), except against a DECIMAL
+    column, where it is the DECIMAL the engine compares with. DataFusion turns the DOUBLE into
+    a DECIMAL of max(s, 15) places by Arrow's cast, rounding the DOUBLE times 10**places
+    (itself a DOUBLE product) half away from zero, and compares the column with it exactly;
+    written with those places, Spark compares exactly too, or, where the two would need more
+    than 38 digits, written as the bound at the column's scale that keeps the same rows
+    (``_double_against_decimal``). Numbers are changed in place; the tree is returned (another
+    one where the whole predicate was rewritten).
 
     >>> read_engine_numbers(sqlglot.parse_one("x > 1.5 AND p = 0.1"), "datafusion",
     ...                     {"x": "int64", "p": "decimal128(10, 2)"}).sql()
@@ -438,13 +530,20 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
     if not reads.fractions_are_double and not reads.whole_numbers_are_bigint:
         return tree
     if reads.fractions_are_double:
+        for holder in list(tree.find_all(exp.In, exp.Between)):
+            if _decimals_among_doubles(holder, types):
+                why = "its items compared with the column as DECIMALs there"
+                if holder is tree:
+                    return _unknown_part(why, holder)
+                holder.replace(_unknown_part(why, holder))
         for between in list(tree.find_all(exp.Between)):
             _one_type_between(between, types)
     for lit in list(tree.find_all(exp.Literal)):
         text = lit.this
-        if lit.is_string:
+        if lit.is_string or _inside_unknown_part(lit):
             continue
-        if not ("." in text or "e" in text.lower()):
+        whole = not ("." in text or "e" in text.lower())
+        if whole and not (reads.fractions_are_double and _beyond_unsigned_bigint(lit)):
             if reads.whole_numbers_are_bigint and _in_arithmetic(lit) and int(text) < 2**63:
                 lit.replace(exp.Cast(this=lit.copy(), to=exp.DataType.build("BIGINT")))
             continue
@@ -459,13 +558,112 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
             continue
         kinds = [_DECIMAL.fullmatch(_kind(col, types) or "") for col in _partners(lit)]
         if kinds and all(kinds):
-            scaled = _at_fifteen_places(float(value), kinds)
-            if scaled is not None:
-                lit.replace(exp.Literal.number(scaled))
+            written = _double_against_decimal(lit, float(value), {
+                (int(k[1]), int(k[2])) for k in kinds})
+            if written is not None:
+                if written.parent is None:  # the whole predicate was the comparison
+                    tree = written
                 continue
         double = str(value)  # 0.0000000001 is 1E-10: an exponent either way
         lit.replace(exp.Literal.number(double if "E" in double else f"{double}E0"))
     return tree
+
+
+_UNKNOWN_PART = "__prunekit_unknown_part"
+
+
+def _unknown_part(why: str, shown: exp.Expression) -> exp.Expression:
+    """A boolean the engine computes otherwise than Spark, in a rewrite that reads the rest of
+    a construct as Spark does: an unknown leaf saying ``why``, shown as ``shown`` (the
+    construct as written) in ``explain()``."""
+    return exp.Anonymous(this=_UNKNOWN_PART, expressions=[exp.Literal.string(why),
+                                                          shown.copy()])
+
+
+def _is_unknown_part(x: exp.Expression) -> bool:
+    return isinstance(x, exp.Anonymous) and x.name == _UNKNOWN_PART
+
+
+def _inside_unknown_part(x: exp.Expression) -> bool:
+    while x.parent is not None:
+        x = x.parent
+        if _is_unknown_part(x):
+            return True
+    return False
+
+
+def _split_zero_items(tree: exp.Expression, dialect: str,
+                      types: Mapping[str, object] | None) -> exp.Expression:
+    """Where the engine's IN list of two or more numbers may tell 0 from -0.0 (not
+    ``Engine.zeros_in_lists``: DataFusion's set compares their bits), ``x IN (0, a, b)`` is
+    ``x IN (a, b) OR (x = 0 AND <unknown>)``: Spark's reading but for a zero, where the sign
+    decides. Not for an integer column among whole numbers (no -0.0 on either side).
+
+    >>> split = _split_zero_items(sqlglot.parse_one("f IN (0.0, 1.5)"), "datafusion",
+    ...                           {"f": "double"})
+    >>> split.this.sql(), split.expression.this.this.sql()
+    ('f IN (1.5)', 'f = 0')
+    """
+    if engine(dialect).zeros_in_lists:
+        return tree
+    for x in list(tree.find_all(exp.In)):
+        if len(x.expressions) < 2 or _integers_only(x, types) or not any(
+                _zero(item) for item in x.expressions):
+            continue
+        others = [item.copy() for item in x.expressions if not _zero(item)]
+        zero = exp.and_(exp.EQ(this=x.this.copy(), expression=exp.Literal.number(0)),
+                        _unknown_part("a set of numbers may tell 0 from -0.0", x))
+        split = exp.or_(exp.In(this=x.this.copy(), expressions=others), zero) if others else zero
+        if x is tree:
+            return split
+        x.replace(exp.Paren(this=split))
+    return tree
+
+
+_UNIT_MICROS = {"s": 1_000_000, "ms": 1_000, "us": 1, "ns": 1}
+
+
+def _read_timestamp_literals(tree: exp.Expression, dialect: str,
+                             types: Mapping[str, object] | None) -> None:
+    """Where ``Engine.timestamp_literals_cast`` (the caller's session zone is UTC): a string
+    ``'yyyy-mm-dd[ hh:mm:ss[.ffffff]]'`` compared with TIMESTAMP columns (without a zone or
+    in UTC) only is written as the TIMESTAMP literal the engine casts it to, and a TIMESTAMP
+    literal with more fraction digits than its columns' one unit holds as that unit's value
+    toward zero (``TIMESTAMP '1969-12-31 23:59:59.9995'`` against milliseconds is 1970-01-01
+    00:00:00 there). Changed in place.
+
+    >>> tree = sqlglot.parse_one("t = '2020-01-01 10:00:00.9999'", read="postgres")
+    >>> _read_timestamp_literals(tree, "datafusion", {"t": "timestamp[ms]"})
+    >>> tree.sql()
+    "t = CAST('2020-01-01 10:00:00.999' AS TIMESTAMP)"
+    """
+    reads = engine(dialect)
+    if not reads.timestamp_literals_cast:
+        return
+    for lit in list(tree.find_all(exp.Literal)):
+        wall = _WALL_TIME.fullmatch(lit.this) if lit.is_string else None
+        cast = lit.parent
+        if wall is None or (isinstance(cast, exp.Cast) and cast.to.this not in (
+                exp.DataType.Type.TIMESTAMP, exp.DataType.Type.TIMESTAMPNTZ)):
+            continue
+        units = {_timestamp_unit(_kind(c, types), reads) for c in _partners(
+            cast if isinstance(cast, exp.Cast) else lit)}
+        if not units or None in units:
+            continue
+        if not isinstance(cast, exp.Cast):
+            cast = exp.Cast(this=lit.copy(), to=exp.DataType.build("TIMESTAMP"))
+            lit.replace(cast)
+        digits = len((wall[2] or ".")[1:])
+        (unit, *others) = units
+        if others or digits <= _FRACTION_DIGITS[unit]:
+            continue
+        moment = datetime.datetime.fromisoformat(cast.this.this)
+        micros = (moment - datetime.datetime(1970, 1, 1)) // datetime.timedelta(microseconds=1)
+        step = _UNIT_MICROS[unit]
+        micros = micros // step * step if micros >= 0 else -(-micros // step * step)
+        moment = datetime.datetime(1970, 1, 1) + datetime.timedelta(microseconds=micros)
+        cast.this.replace(exp.Literal.string(moment.isoformat(" ", timespec=(
+            "seconds" if unit == "s" else "milliseconds"))))
 
 
 def _fold_null_comparisons(tree: exp.Expression,
@@ -483,6 +681,13 @@ def _fold_null_comparisons(tree: exp.Expression,
             return null
         cmp.replace(null)
     return tree
+
+
+def _beyond_unsigned_bigint(lit: exp.Literal) -> bool:
+    """Whether a whole number (maybe negated) is below BIGINT's least or above unsigned
+    BIGINT's greatest: a DOUBLE in DataFusion (-9223372036854775809 too)."""
+    signed = -int(lit.this) if isinstance(lit.parent, exp.Neg) else int(lit.this)
+    return not -(2**63) <= signed < 2**64
 
 
 def _in_arithmetic(x: exp.Expression) -> bool:
@@ -508,7 +713,7 @@ def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> Non
     whole = [b for b in numbers if not ("." in b.this or "e" in b.this.lower())]
     kind = _kind(x.this, types) if isinstance(x.this, exp.Column) else None
     if len(whole) == 1 and len(numbers) == 2 and (kind in _INTEGER_KINDS or kind in (
-            "double", "float")) and int(whole[0].this) < 2**63:
+            "double", "float")) and int(whole[0].this) < 2**64:
         whole[0].replace(exp.Literal.number(f"{whole[0].this}E0"))
 
 
@@ -535,15 +740,81 @@ def _at_places(value: float, scale: int) -> decimal.Decimal | None:
     return decimal.Decimal(value * float(10**scale)).to_integral_value(decimal.ROUND_HALF_UP)
 
 
-def _at_fifteen_places(value: float, kinds: list[re.Match]) -> str | None:
-    """DataFusion's DECIMAL(30, 15) for a DOUBLE compared with DECIMAL columns of these types,
-    as text; None where a column's type would make the comparison another one."""
-    if any(int(k[2]) > 15 or int(k[1]) - int(k[2]) > 23 for k in kinds):
+def _double_against_decimal(lit: exp.Literal, value: float, decimals: set[tuple[int, int]]
+                            ) -> exp.Expression | None:
+    """DataFusion compares a DECIMAL(p, s) column with a DOUBLE ``value`` (``lit``, maybe
+    negated) in DECIMAL(min(38, t + max(p - s, 15)), t), t = max(s, 15): the DOUBLE cast by
+    Arrow (``_at_places``), the column exactly (the query fails where it overflows the type).
+    Writes the bound that makes Spark compare the same way: the DOUBLE at t places, where
+    Spark's type for the two holds them in 38 digits; else, p - s > 23, the bound at the
+    column's scale that gives the same rows (Spark would round a literal of more places into
+    the column's scale, keeping its integral digits). Returns the node written in its place
+    (or in its comparison's), or None where the comparison stays another one (the DOUBLE
+    kept: unknown)."""
+    if len(decimals) != 1:
         return None
-    units = _at_places(value, 15)
-    if units is None or abs(units) >= 10**38:
+    ((p, s),) = decimals
+    places = max(s, 15)
+    units = _at_places(value, places)
+    if units is None or abs(units) >= 10 ** min(38, places + max(p - s, 15)):
         return None
-    return f"{units.scaleb(-15, decimal.Context(prec=60)):f}"  # exact: 38 digits at most
+    if p - s <= 38 - places:
+        return lit.replace(exp.Literal.number(_decimal_text(int(units), places)))
+    return _bound_at_scale(lit, int(units), places - s, s)
+
+
+def _decimal_text(units: int, scale: int) -> str:
+    """``units`` in units of 10**-scale, as exact text (``_decimal_text(-15, 1)`` is
+    ``-1.5``)."""
+    return f"{decimal.Decimal(units).scaleb(-scale, decimal.Context(prec=80)):f}"
+
+
+# Where a column's values lie on a grid of 10**-s and a bound b does not, ``x < b`` is ``x <
+# ceil(b)`` and ``x <= b`` is ``x <= floor(b)`` on the grid: which rounding each comparison
+# takes, with the literal on its right (on its left, the other one).
+_ROUND_UP = {exp.LT: True, exp.GTE: True, exp.LTE: False, exp.GT: False}
+
+
+def _bound_at_scale(lit: exp.Literal, units: int, shift: int, scale: int
+                    ) -> exp.Expression | None:
+    """Write ``lit`` (in ``units`` of 10**-(scale + shift), maybe negated) compared with
+    values of ``scale`` decimal places as the bound of ``scale`` places that keeps the same
+    rows: itself where it has no more places; else, by the comparison, the grid point below
+    or above it; an equality never holds (an empty range: ``x BETWEEN ceil AND floor``), an
+    IN list's item is dropped. Returns the node written in its place or its comparison's (the
+    list), or None where the comparison is another one."""
+    operand, sign = lit, 1
+    while isinstance(operand.parent, (exp.Neg, exp.Paren)):
+        sign = -sign if isinstance(operand.parent, exp.Neg) else sign
+        operand = operand.parent
+    floor = (sign * units) // 10**shift
+    exact = floor * 10**shift == sign * units
+    ceil = floor if exact else floor + 1
+
+    def at_scale(v: int) -> exp.Expression:
+        number = exp.Literal.number(_decimal_text(abs(v), scale))  # (its own sign: -1.5E-7)
+        return exp.Neg(this=number) if v < 0 else number
+
+    node = operand.parent
+    if exact:
+        return operand.replace(at_scale(floor))
+    if isinstance(node, exp.Between) and operand.arg_key in ("low", "high"):
+        return operand.replace(at_scale(ceil if operand.arg_key == "low" else floor))
+    if type(node) in _ROUND_UP:
+        up = _ROUND_UP[type(node)] == (operand.arg_key == "expression")
+        return operand.replace(at_scale(ceil if up else floor))
+    if isinstance(node, (exp.EQ, exp.NEQ, exp.In)):
+        other = node.this if operand is not node.this else node.expression
+        if isinstance(node, exp.In):
+            operand.pop()
+            if node.expressions:
+                return node
+            other = node.this
+        never = exp.Between(this=other.copy(), low=at_scale(ceil), high=at_scale(floor))
+        written = exp.Not(this=exp.Paren(this=never)) if isinstance(node, exp.NEQ) else never
+        node.replace(written)
+        return written
+    return None
 
 
 def _partners(x: exp.Expression) -> list[exp.Column | exp.Cast]:
@@ -652,8 +923,7 @@ def _cast_read_alike(x: exp.Cast, reads: Engine, types: Mapping[str, object] | N
         return True
     return _bigint_number(x) or (reads.widening_casts and _widening(x, types)) or (
         reads.truncating_casts and _truncating(x, types)) or (
-        reads.naive_timestamps and utc and _naive_timestamp(
-            x, types, reads.utc_timestamps, reads.timestamps_as_dates)) or (
+        reads.naive_timestamps and utc and _naive_timestamp(x, types, reads)) or (
         reads.timestamps_as_dates and utc and _date_time_cast(x, types)) or (
         reads.fractions_are_double and (_decimal_literal(x, types) or _double_literal(
             x, types)))
@@ -674,7 +944,6 @@ def _double_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
     return not any(_DECIMAL.fullmatch(_kind(c, types) or "") for c in _partners(x))
 
 
-_NARROW_INTEGERS = {"int8", "int16", "int32", "uint8", "uint16", "uint32"}
 _INTEGER_KINDS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 
 
@@ -721,47 +990,55 @@ _WALL_TIME = re.compile(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d{1,6})?)?")
 
 
 def _naive_timestamp(x: exp.Cast, types: Mapping[str, object] | None,
-                     utc_columns: bool = False, dates: bool = False) -> bool:
+                     reads: Engine) -> bool:
     """``TIMESTAMP 'yyyy-mm-dd[ hh:mm:ss[.ffffff]]'`` against TIMESTAMP columns without a zone
     and of at most microseconds: a wall time against wall times in DuckDB, which is Spark's
     reading when the session zone is UTC (the caller's condition; elsewhere Spark moves wall
-    times in a gap). Nanosecond columns are left out: Spark keeps microseconds.
-    ``utc_columns``: against columns in UTC too (``Engine.utc_timestamps``); ``dates``:
-    against DATEs too, at their midnight (``Engine.timestamps_as_dates``)."""
+    times in a gap). Against columns in UTC too where ``Engine.utc_timestamps``, against
+    DATEs too, at their midnight, where ``Engine.timestamps_as_dates``, and against
+    nanosecond columns where ``Engine.timestamp_literals_cast``."""
     partners = _partners(x)
     if not (x.to.this in (exp.DataType.Type.TIMESTAMP, exp.DataType.Type.TIMESTAMPNTZ)
             and isinstance(x.this, exp.Literal) and x.this.is_string):
         return False
     wall = _WALL_TIME.fullmatch(x.this.this)
     # DataFusion casts the literal to a coarser column's unit (truncating): only a literal
-    # the column's unit holds is the same instant in both
+    # the column's unit holds is the same instant in both (``_read_timestamp_literals``
+    # writes it so)
     digits = len((wall[2] or ".")[1:].rstrip("0")) if wall else 0
 
     def holds(kind: str | None) -> bool:
-        if dates and kind == "date32[day]":
+        if reads.timestamps_as_dates and kind == "date32[day]":
             return True
-        return (kind in _NAIVE or (utc_columns and _UTC.fullmatch(kind or "") is not None)) and \
-            digits <= _FRACTION_DIGITS[_UNIT.match(kind)[1]]
+        unit = _timestamp_unit(kind, reads)
+        return unit is not None and digits <= _FRACTION_DIGITS[unit]
 
     return wall is not None and bool(partners) and all(holds(_kind(c, types)) for c in partners)
 
 
-_UNIT = re.compile(r"timestamp\[(s|ms|us)\b")
-_FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6}
+_FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
 
-_UTC = re.compile(r"timestamp\[(s|ms|us), tz=(utc|etc/utc|\+00:00|z)\]")
+def _timestamp_unit(kind: str | None, reads: Engine) -> str | None:
+    """The unit of a TIMESTAMP column of type ``kind`` whose values the engine compares with a
+    wall-time literal as Spark does in UTC (module docstring), else None: without a zone, in
+    UTC where ``Engine.utc_timestamps``, in nanoseconds where
+    ``Engine.timestamp_literals_cast``."""
+    m = _WALL_OR_UTC.fullmatch(kind or "")
+    if m is None or (m[2] and not reads.utc_timestamps) or (
+            m[1] == "ns" and not reads.timestamp_literals_cast):
+        return None
+    return m[1]
 
 
-def _utc_column(col: exp.Column, types: Mapping[str, object] | None) -> bool:
-    """A TIMESTAMP column in UTC, of at most microseconds."""
-    return _UTC.fullmatch(_kind(col, types) or "") is not None
-
-
-def _against_utc_columns(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+def _against_utc_columns(x: exp.Expression, types: Mapping[str, object] | None,
+                         reads: Engine) -> bool:
+    """Whether every TIMESTAMP column ``x`` meets is one in UTC the engine reads as Spark does
+    in UTC, or has no zone."""
     partners = _partners(x)
     return bool(partners) and all(
-        _utc_column(c, types) or "tz=" not in (_kind(c, types) or "") for c in partners)
+        _timestamp_unit(_kind(c, types), reads) is not None or "tz=" not in (
+            _kind(c, types) or "") for c in partners)
 
 
 def _widening(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
@@ -779,8 +1056,15 @@ def _widening(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
 
 
 def _truncating(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
-    """``CAST(c AS BIGINT)`` of a DOUBLE column (``Engine.truncating_casts``)."""
-    return x.to.this == exp.DataType.Type.BIGINT and _family(x.this, types) == "double"
+    """``CAST(c AS BIGINT)`` of a DOUBLE column (``Engine.truncating_casts``), or of a
+    DECIMAL(p, 0) column with p <= 15, whose every value BIGINT holds as it is, and a DOUBLE
+    too, whether the engine's filter keeps the cast or drops it to compare the DECIMAL."""
+    if x.to.this != exp.DataType.Type.BIGINT:
+        return False
+    decimal = _DECIMAL.fullmatch(_kind(x.this, types) or "") if isinstance(
+        x.this, exp.Column) else None
+    return _family(x.this, types) == "double" or (
+        decimal is not None and int(decimal[2]) == 0 and int(decimal[1]) <= 15)
 
 
 def _plain_like(x: exp.Like, types: Mapping[str, object] | None) -> bool:
@@ -833,7 +1117,7 @@ def _string_read_alike(lit: exp.Literal, reads: Engine,
     coercion) or, where the engine's entry says so, with a prefix of one; a LIKE pattern it
     reads alike; a bound ordered against either where both order strings by their bytes."""
     parent = lit.parent
-    if reads.timestamps_as_dates and isinstance(parent, (*_COMPARISONS, exp.Between)) and (
+    if reads.timestamps_as_dates and isinstance(parent, (*_COMPARISONS, exp.Between, exp.In)) and (
             _day(lit.this) and _partners(lit)
             and all(_kind(c, types) == "date32[day]" for c in _partners(lit))):
         return True  # 'yyyy-mm-dd' against DATEs: that DATE in both
@@ -952,7 +1236,10 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
     tree = read_engine_numbers(tree, dialect, types)
     tree = _fold_null_comparisons(tree, types)
+    tree = _split_zero_items(tree, dialect, types)
     utc = time_zone is not None and time_zone.upper() in ("UTC", "ETC/UTC", "Z", "+00:00")
+    if utc:
+        _read_timestamp_literals(tree, dialect, types)
     parts = _opaque_parts(tree, _unportable(tree, dialect, types, utc), dialect)
     if not parts:
         return parse(tree.sql(dialect="spark"))
@@ -964,7 +1251,8 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         # Columns as Spark reads their names (struct fields too): bound, so an unknown one is
         # an error, as anywhere else in the predicate.
         columns = tuple(parse(c.sql(dialect="spark")) for c in part.find_all(exp.Column))
-        opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(part.sql(dialect=syntax(dialect)), why, columns)
+        shown = part.expressions[1] if _is_unknown_part(part) else part
+        opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(shown.sql(dialect=syntax(dialect)), why, columns)
         marker = exp.Anonymous(this=f"{_PLACEHOLDER}{i}", expressions=[])
         if part is tree:
             tree = marker
