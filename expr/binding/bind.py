@@ -34,7 +34,7 @@ from prunekit.expr.binding.equalities import with_implied_equalities
 from prunekit.expr.binding.functions import bind_call, why_not
 from prunekit.expr.binding.functions.date_shifts import plus_interval
 from prunekit.expr.binding.functions.dates import local_date, local_wall
-from prunekit.expr.binding.functions.rounding import truncated
+from prunekit.expr.binding.functions.rounding import to_double, truncated
 from prunekit.expr.binding.in_lists import bind_in
 from prunekit.expr.binding.operand_rules import (
     as_predicate,
@@ -235,6 +235,10 @@ def _cast(node: n.Cast, kids: tuple) -> object:
         return wall
     if pa.types.is_integer(node.to):  # a DOUBLE or DECIMAL truncated toward zero
         got = truncated(x, node.to, node.safe)
+        if got is not None:
+            return got
+    if pa.types.is_float64(node.to):  # a DECIMAL rounded to the nearest DOUBLE
+        got = to_double(x)
         if got is not None:
             return got
     converted = cast_column(x.col, node.to)

@@ -92,6 +92,54 @@ value=-200))))
     return None
 
 
+def to_double(x: ColOp) -> Monotone | None:
+    """``CAST(x AS DOUBLE)`` of a DECIMAL column: the nearest DOUBLE (ties to even), which
+    Spark computes exactly as Java's ``BigDecimal.doubleValue``; non-decreasing, so
+    ``CAST(x AS DOUBLE) >= m`` is ``x >= t``, t the least DECIMAL whose DOUBLE is at least m.
+    None where not such a cast.
+
+    >>> import pyarrow as pa
+    >>> from prunekit.expr.binding.bind import bind
+    >>> from prunekit.expr.syntax.sql import parse
+    >>> bind(parse("CAST(x AS DOUBLE) >= 0.1"), pa.schema([("x", pa.decimal128(38, 20))])).arg
+    BCompare(col=x, op='ge', value=9999999999999999862)
+    """
+    col = x.col
+    if x.negated or col.convert or not isinstance(col, b.BColumn) or not pa.types.is_decimal(
+            col.type):
+        return None
+    scale = col.type.scale
+
+    def ge(m: float) -> object:
+        if m > 1e39 or m <= -1e39:  # beyond every DECIMAL (of at most 38 digits)
+            return b.BNonNull(col, m < 0)
+        least = decimal.Decimal(_least_rounding_to(m, scale)).scaleb(-scale)
+        return column_vs_literal(n.Op.GE, col, L.coerce(least, col.type))
+
+    def gt(m: float) -> object:
+        return ge(math.nextafter(m, math.inf))
+
+    return Monotone(f"CAST({col.label()} AS DOUBLE)", x, pa.float64(), ge, gt)
+
+
+def _least_rounding_to(m: float, scale: int) -> int:
+    """The least k whose k / 10**scale rounds to a DOUBLE >= m (m finite, within 1e39).
+
+    >>> _least_rounding_to(0.1, 1), _least_rounding_to(0.1, 20)
+    (1, 9999999999999999862)
+    """
+    unit = 10**scale
+    hi = math.ceil(Fraction(m) * unit)  # k / unit >= m: rounds to m or above
+    lo = math.floor(Fraction(math.nextafter(m, -math.inf)) * unit)  # rounds below m
+    while hi - lo > 1:  # float(lo / unit) < m <= float(hi / unit)
+        mid = (lo + hi) // 2
+        if float(Fraction(mid, unit)) >= m:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def _float_to_integer(x: ColOp, label: str, to: pa.DataType, at_least) -> Monotone:
     """A rounding of a DOUBLE or FLOAT column to the integer type ``to`` (floor, ceil, a cast
     toward zero), given ``at_least(m)``: the least double whose result is >= m. Beyond the

@@ -1,6 +1,7 @@
-"""``floor`` and ``ceil`` in predicates (``expr/binding/functions/rounding.py``): hand-written edges
-of DOUBLE and FLOAT (NaN is 0, infinity and huge values saturate, the double just above an integer),
-of DECIMAL and of integers (their own value, widened to BIGINT).
+"""``floor``, ``ceil`` and casts in predicates (``expr/binding/functions/rounding.py``):
+hand-written edges of DOUBLE and FLOAT (NaN is 0, infinity and huge values saturate, the double
+just above an integer), of DECIMAL and of integers (their own value, widened to BIGINT), and a
+DECIMAL cast to its nearest DOUBLE.
 
 Each case is one container of rows: the outcome must be sound for every row the reference
 evaluates (``tests/support/reference.py``, Spark's semantics) and equal the expected one.
@@ -61,6 +62,24 @@ CASES = [
     (DEC, [D("-2.99"), D("-2.00")], "CAST(x AS BIGINT) = -2", ALL, "(-3, -2]"),
     (DEC, [D("-3.00")], "CAST(x AS INT) = -2", NONE, "exactly -3"),
     (DEC, [D("0.99"), D("-0.99")], "CAST(x AS SMALLINT) = 0", ALL, "DECIMAL(5, 2) fits"),
+    # CAST of a DECIMAL to DOUBLE: the nearest DOUBLE, ties to even
+    (DEC, [D("0.10")], "CAST(x AS DOUBLE) = 0.1", ALL, "the DOUBLE nearest 0.1"),
+    (DEC, [D("0.11"), D("0.20")], "CAST(x AS DOUBLE) > 0.1", ALL, "above 0.1"),
+    (DEC, [D("0.09"), D("0.10")], "CAST(x AS DOUBLE) < 0.1", MAYBE, "0.09 is below"),
+    (DEC, [D("0.10")], "CAST(x AS DOUBLE) < 0.1", NONE, "0.10 is 0.1 as a DOUBLE"),
+    (DEC, [D("-1.00"), D("1.00")], "CAST(x AS DOUBLE) BETWEEN -1 AND 1", ALL, "both ends"),
+    (DEC, [D("999.99")], "CAST(x AS DOUBLE) = CAST('NaN' AS DOUBLE)", NONE, "never NaN"),
+    (DEC, [D("999.99")], "CAST(x AS DOUBLE) < CAST('Infinity' AS DOUBLE)", ALL, "finite"),
+    (pa.decimal128(38, 20), [D("0.09999999999999999862")], "CAST(x AS DOUBLE) = 0.1", ALL,
+     "just above the midpoint of 0.1 and the DOUBLE below: rounds to 0.1"),
+    (pa.decimal128(38, 20), [D("0.09999999999999999861")], "CAST(x AS DOUBLE) = 0.1", NONE,
+     "just below that midpoint: rounds down"),
+    (pa.decimal128(38, 0), [D("9007199254740993")], "CAST(x AS DOUBLE) = 9007199254740992",
+     ALL, "2**53 + 1 ties to the even 2**53"),
+    (pa.decimal128(38, 0), [D("9007199254740995")], "CAST(x AS DOUBLE) > 9007199254740994",
+     ALL, "2**53 + 3 ties to the even 2**53 + 4"),
+    (pa.decimal128(38, 0), [D("9007199254740995")], "CAST(x AS DOUBLE) > 9007199254740995",
+     NONE, "so does the literal, in DOUBLE"),
 ]
 
 
