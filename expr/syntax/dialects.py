@@ -368,9 +368,12 @@ def _merged(x: exp.In) -> bool:
 
 
 def _integers_only(x: exp.In, types: Mapping[str, object] | None) -> bool:
-    """An integer column in a list of whole numbers (and NULL): no -0.0 on either side."""
-    return isinstance(x.this, exp.Column) and (_kind(x.this, types) or "") in _INTEGER_KINDS \
-        and all(_whole_number(i) or isinstance(i, exp.Null) for i in x.expressions)
+    """An integer column in a list of whole numbers (and NULL), or a DECIMAL column (the
+    engine compares its list as DECIMALs): no -0.0 on either side."""
+    kind = (_kind(x.this, types) or "") if isinstance(x.this, exp.Column) else ""
+    return (kind in _INTEGER_KINDS and all(
+        _whole_number(i) or isinstance(i, exp.Null) for i in x.expressions)) or (
+        _DECIMAL.fullmatch(kind) is not None)
 
 
 def _meets_doubles(col: exp.Column, types: Mapping[str, object] | None) -> bool:
@@ -618,6 +621,42 @@ def _split_zero_items(tree: exp.Expression, dialect: str,
             return split
         x.replace(exp.Paren(this=split))
     return tree
+
+
+_INTEGER_TYPES = (exp.DataType.Type.BIGINT, exp.DataType.Type.INT, exp.DataType.Type.SMALLINT,
+                  exp.DataType.Type.TINYINT)
+
+
+def _drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
+                                    types: Mapping[str, object] | None) -> None:
+    """Where ``Engine.truncating_casts`` (DataFusion 55): ``CAST(d AS BIGINT)`` (or INT, ...)
+    of a DECIMAL column compared with whole numbers only (``=``, ``<>``, ``<``, ``IN``,
+    ``BETWEEN``, ...) is compared as ``d`` itself there: its optimizer drops the cast and
+    compares the DECIMAL exactly (``CAST(0.1161 AS BIGINT) = 0`` is FALSE in a WHERE
+    clause). Written so, in place; against DOUBLEs the cast stays, truncating in both.
+
+    >>> tree = sqlglot.parse_one("CAST(d AS BIGINT) IN (0, 2)", read="postgres")
+    >>> _drop_integer_casts_of_decimals(tree, "datafusion", {"d": "decimal128(18, 4)"})
+    >>> tree.sql()
+    'd IN (0, 2)'
+    """
+    if not engine(dialect).truncating_casts:
+        return
+    for cast in list(tree.find_all(exp.Cast)):
+        if not (cast.to.this in _INTEGER_TYPES and isinstance(cast.this, exp.Column)
+                and _DECIMAL.fullmatch(_kind(cast.this, types) or "")):
+            continue
+        holder = cast.parent
+        if isinstance(holder, exp.In) and cast.arg_key == "this":
+            others = list(holder.expressions)
+        elif isinstance(holder, exp.Between) and cast.arg_key == "this":
+            others = [holder.args.get("low"), holder.args.get("high")]
+        elif isinstance(holder, _COMPARISONS):
+            others = [holder.expression if cast.arg_key == "this" else holder.this]
+        else:
+            continue
+        if others and all(_whole_number(o) for o in others):
+            cast.replace(cast.this.copy())
 
 
 _UNIT_MICROS = {"s": 1_000_000, "ms": 1_000, "us": 1, "ns": 1}
@@ -1045,26 +1084,31 @@ def _widening(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
     """``CAST(c AS BIGINT)`` or ``CAST(c AS DOUBLE)`` of an integer column, signed or not, and
     ``CAST(f AS DOUBLE)`` of a DOUBLE one: the same value in every engine (beyond 2**53 the
     nearest DOUBLE in both; an unsigned value beyond BIGINT fails the query in DuckDB and
-    DataFusion, Spark's ANSI mode too)."""
+    DataFusion, Spark's ANSI mode too). ``CAST(d AS DOUBLE)`` of a DECIMAL(p, s) column with
+    p <= 15: the nearest DOUBLE in both (Arrow divides the unscaled integer, exact below 2**53,
+    by 10**s, once rounded; Java rounds the DECIMAL once)."""
     if not isinstance(x.this, exp.Column):
         return False
     kind = _kind(x.this, types) or ""
+    decimal = _DECIMAL.fullmatch(kind)
     if x.to.this == exp.DataType.Type.DOUBLE:
-        return kind in _INTEGER_KINDS or _family(x.this, types) in ("integer", "double")
+        return kind in _INTEGER_KINDS or _family(x.this, types) in ("integer", "double") or (
+            decimal is not None and int(decimal[1]) <= 15)
     return x.to.this == exp.DataType.Type.BIGINT and (
         kind in _INTEGER_KINDS or _family(x.this, types) == "integer")
 
 
 def _truncating(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
     """``CAST(c AS BIGINT)`` of a DOUBLE column (``Engine.truncating_casts``), or of a
-    DECIMAL(p, 0) column with p <= 15, whose every value BIGINT holds as it is, and a DOUBLE
-    too, whether the engine's filter keeps the cast or drops it to compare the DECIMAL."""
+    DECIMAL(p, s) column with p - s <= 15 (whose truncations BIGINT and DOUBLE hold), toward
+    zero in both: compared with whole numbers the engine drops the cast
+    (``_drop_integer_casts_of_decimals`` has written it so), against DOUBLEs it keeps it."""
     if x.to.this != exp.DataType.Type.BIGINT:
         return False
     decimal = _DECIMAL.fullmatch(_kind(x.this, types) or "") if isinstance(
         x.this, exp.Column) else None
     return _family(x.this, types) == "double" or (
-        decimal is not None and int(decimal[2]) == 0 and int(decimal[1]) <= 15)
+        decimal is not None and int(decimal[1]) - int(decimal[2]) <= 15)
 
 
 def _plain_like(x: exp.Like, types: Mapping[str, object] | None) -> bool:
@@ -1236,6 +1280,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
     tree = read_engine_numbers(tree, dialect, types)
     tree = _fold_null_comparisons(tree, types)
+    _drop_integer_casts_of_decimals(tree, dialect, types)  # (before the split's own = 0)
     tree = _split_zero_items(tree, dialect, types)
     utc = time_zone is not None and time_zone.upper() in ("UTC", "ETC/UTC", "Z", "+00:00")
     if utc:

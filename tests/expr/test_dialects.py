@@ -664,15 +664,18 @@ def test_datafusion_alike_predicates_are_sound_against_datafusion(tmp_path):
 
 
 def test_datafusion_doubles_against_wide_decimals_decide_every_group_as_datafusion():
-    """A DOUBLE against DECIMAL(38, 10) (and DECIMAL(38, 0)), and ``CAST(k AS BIGINT)`` of a
-    DECIMAL(5, 0): one value per row group, so that every group is decided, and each decision
-    is DataFusion's answer on its rows."""
+    """A DOUBLE against DECIMAL(38, 10) (and DECIMAL(38, 0)), ``CAST(k AS BIGINT)`` of a
+    DECIMAL(5, 0), ``CAST(h AS DOUBLE)`` and ``CAST(h AS BIGINT)`` of a DECIMAL(9, 2): one
+    value per row group, so that every group is decided, and each decision is DataFusion's
+    answer on its rows."""
     datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     values = [-3, -2, -1, 0, 1, 2, 3]
     table = pa.table({"b": pa.array([decimal.Decimal(v).scaleb(-10) for v in values],
                                     pa.decimal128(38, 10)),
                       "w": pa.array([decimal.Decimal(v) for v in values], pa.decimal128(38, 0)),
-                      "k": pa.array([decimal.Decimal(v) for v in values], pa.decimal128(5, 0))})
+                      "k": pa.array([decimal.Decimal(v) for v in values], pa.decimal128(5, 0)),
+                      "h": pa.array([decimal.Decimal(v).scaleb(-2) for v in values],
+                                    pa.decimal128(9, 2))})
     ctx = datafusion.SessionContext()
     groups = [table.slice(i, 1) for i in range(len(values))]
     for g, rg in enumerate(groups):
@@ -680,12 +683,22 @@ def test_datafusion_doubles_against_wide_decimals_decide_every_group_as_datafusi
     st = pk.Statistics.from_numpy(row_count=np.ones(len(values), np.int64), columns={
         c: {"min": table.column(c).to_numpy(zero_copy_only=False),
             "max": table.column(c).to_numpy(zero_copy_only=False),
-            "null_count": np.zeros(len(values), np.int64)} for c in ("b", "w", "k")},
-        types={"b": pa.decimal128(38, 10), "w": pa.decimal128(38, 0), "k": pa.decimal128(5, 0)})
+            "null_count": np.zeros(len(values), np.int64)} for c in ("b", "w", "k", "h")},
+        types={"b": pa.decimal128(38, 10), "w": pa.decimal128(38, 0), "k": pa.decimal128(5, 0),
+               "h": pa.decimal128(9, 2)})
     texts = [t.format(b="b") for t in DATAFUSION_NUMBERS_ALIKE if "{b}" in t and "{c}" not in t]
     texts += ["w < 1.5", "w >= -0.5", "w = 2.5", "w IN (1.5, 2)", "-1.5 > w", "w <= 1e0",
               "CAST(k AS BIGINT) IN (2, 1.5)", "CAST(k AS BIGINT) < -2.5",
-              "CAST(k AS BIGINT) = -3", "CAST(k AS BIGINT) BETWEEN -1 AND 0.5"]
+              "CAST(k AS BIGINT) = -3", "CAST(k AS BIGINT) BETWEEN -1 AND 0.5",
+              # DECIMAL(p <= 15, s) to DOUBLE: the nearest DOUBLE in both
+              "CAST(h AS DOUBLE) > 0.01", "CAST(h AS DOUBLE) = 0.02", "CAST(k AS DOUBLE) < 1.5",
+              "CAST(h AS DOUBLE) IN (0.01, 0.03)", "CAST(h AS DOUBLE) BETWEEN -0.025 AND 0.015",
+              "CAST(h AS DOUBLE) <= CAST('NaN' AS DOUBLE)", "CAST(h AS DOUBLE) = -0.0",
+              # CAST of a DECIMAL to an integer: against whole numbers DataFusion drops the
+              # cast (h itself compared), against DOUBLEs it truncates toward zero
+              "CAST(h AS BIGINT) = 0", "CAST(h AS BIGINT) IN (0, 1)", "CAST(h AS BIGINT) <> 0",
+              "CAST(h AS INT) BETWEEN 0 AND 1", "CAST(h AS BIGINT) >= -0.5",
+              "CAST(h AS BIGINT) < 0.5", "CAST(h AS BIGINT) IN (0.5, 1.5)"]
     for sql in texts:
         pred = pk.PruningPredicate(sql, table.schema, dialect="datafusion")
         assert " reads " not in pred.explain(), sql
