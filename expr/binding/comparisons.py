@@ -396,10 +396,13 @@ def values_range(col: object) -> tuple | None:
 
 def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:
     """``-x op c`` is ``x op' -c`` except where negation is not a mirror: NaN stays greatest,
-    and the integer minimum overflows; there anything is possible."""
+    and the integer minimum overflows; there anything is possible. A DECIMAL's range is
+    symmetric: a mirror everywhere, at any precision."""
     col = left.col
-    if col.domain not in ("int", "float") or col.convert or pa.types.is_boolean(col.type) or (
-            pa.types.is_temporal(col.type)) or pa.types.is_unsigned_integer(col.type):
+    wide_decimal = pa.types.is_decimal(col.type) and col.domain == "code"
+    if (col.domain not in ("int", "float") and not wide_decimal) or col.convert or \
+            pa.types.is_boolean(col.type) or pa.types.is_temporal(col.type) or \
+            pa.types.is_unsigned_integer(col.type):
         return b.BOpaque(f"negation of {col.name} ({col.type})")
     value = right.value
     if not isinstance(value, (int, float)) and not hasattr(value, "as_tuple"):
@@ -407,6 +410,8 @@ def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:
     if value != value:  # NaN: -x is NaN exactly when x is, and NaN does not mirror
         return compare(op, ColOp(col), right)
     inner = compare(op.flipped, ColOp(col), LitOp(L.negate(value), right.type))
+    if wide_decimal:
+        return inner
     if col.domain == "float":
         return b.BWiden(inner, b.BNanEq(col))
     lo = int_range(col.type)[0]

@@ -229,3 +229,28 @@ def test_an_empty_range_reads_the_same_however_its_and_is_nested():
     both = pk.PruningPredicate("t > 300 AND t < 5 AND t > 300", schema)  # out of range too
     assert both.required_columns == {"t": ("null_count",)}
     assert both.explain().count("IS NOT NULL AND FALSE") == 1
+
+
+# ---- negation of a DECIMAL of any precision: a mirror (its range is symmetric) ---------------
+WIDE = pa.decimal128(38, 10)
+NEGATIONS = [
+    (WIDE, ["0.0000001970", "0.5000000000"], "-x < -0.0000001969", ALL, "both above 1.969E-7"),
+    (WIDE, ["0.0000001969"], "-x < -0.0000001969", NONE, "equal: not below"),
+    (WIDE, ["0.5000000000"], "-x IN (0.5, -0.5)", ALL, "-0.5 is in the list"),
+    (WIDE, ["0.2500000000"], "-x IN (0.5, -0.5)", NONE, "-0.25 is not"),
+    (WIDE, ["99999999999999999999999999.9999999999"], "-x <= -99999999999999999999999999",
+     ALL, "the greatest value negates without overflow"),
+    (WIDE, ["1.0000000000"], "-x > -1.5E0", ALL, "against a DOUBLE: -1.0 > -1.5"),
+    (WIDE, ["1.0000000000"], "-x = CAST('NaN' AS DOUBLE)", NONE, "a DECIMAL is never NaN"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize(("t", "rows", "sql", "expected", "why"), NEGATIONS,
+                         ids=[c[2] for c in NEGATIONS])
+def test_negation_of_a_wide_decimal_mirrors_it(t, rows, sql, expected, why, backend):
+    import decimal
+
+    from tests.support.functions import check
+
+    check({"x": (t, [decimal.Decimal(v) for v in rows])}, sql, expected, why, backend)
