@@ -156,6 +156,9 @@ class Engine:
     # nanosecond column meets literals exactly, as prunekit compares any column's own unit
     # (DataFusion 55's casts: ``_read_timestamp_literals``)
     timestamp_literals_cast: bool = False
+    # A LIKE pattern's backslash escapes the %, _ or backslash after it, as in Spark
+    # (DataFusion; DuckDB's LIKE has no escape without ESCAPE)
+    backslash_escapes: bool = False
 
 
 ENGINES = {
@@ -178,7 +181,7 @@ ENGINES = {
                          whole_numbers_are_bigint=True, greedy_distinct_from=True,
                          utc_timestamps=True, timestamps_as_dates=True,
                          truncating_casts=True, null_in_lists=False,
-                         timestamp_literals_cast=True),
+                         timestamp_literals_cast=True, backslash_escapes=True),
     "postgres": Engine(nan_as_spark=True, zeros_in_lists=True),
     "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True),
 }
@@ -896,7 +899,7 @@ def _read_alike(x: exp.Expression, reads: Engine, types: Mapping[str, object] | 
     if isinstance(x, (exp.NullSafeEQ, exp.NullSafeNEQ)):
         return reads.distinct_from
     if isinstance(x, exp.Like):
-        return reads.plain_like and _plain_like(x, types)
+        return reads.plain_like and _plain_like(x, types, reads.backslash_escapes)
     if isinstance(x, exp.Div):
         family = _family(x.this, types)
         return _whole_number(x.expression, nonzero=True) and (
@@ -1111,13 +1114,24 @@ def _truncating(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
         decimal is not None and int(decimal[1]) - int(decimal[2]) <= 15)
 
 
-def _plain_like(x: exp.Like, types: Mapping[str, object] | None) -> bool:
+def _plain_like(x: exp.Like, types: Mapping[str, object] | None,
+                backslash_escapes: bool = False) -> bool:
     """``s LIKE 'pattern'`` (or NOT LIKE) on a string column, without ESCAPE and without a
-    backslash (an escape in Spark, a plain character in DuckDB)."""
+    backslash (an escape in Spark, a plain character in DuckDB); ``backslash_escapes``: with
+    backslashes each escaping a ``%``, a ``_`` or a backslash (``Engine.backslash_escapes``:
+    the engine escapes as Spark does there; before another character, or at the end, Spark
+    refuses the pattern)."""
     pattern = x.expression
-    return (not isinstance(x.parent, exp.Escape) and _family(x.this, types) == "string"
-            and isinstance(pattern, exp.Literal) and pattern.is_string
-            and "\\" not in pattern.this)
+    if isinstance(x.parent, exp.Escape) or _family(x.this, types) != "string" or not (
+            isinstance(pattern, exp.Literal) and pattern.is_string):
+        return False
+    if not backslash_escapes:
+        return "\\" not in pattern.this
+    return _ESCAPES_ALIKE.fullmatch(pattern.this) is not None
+
+
+# A LIKE pattern whose every backslash escapes %, _ or a backslash.
+_ESCAPES_ALIKE = re.compile(r"(?:[^\\]|\\[%_\\])*", re.DOTALL)
 
 
 def _whole_number(x: exp.Expression, nonzero: bool = False) -> bool:
@@ -1166,7 +1180,8 @@ def _string_read_alike(lit: exp.Literal, reads: Engine,
             and all(_kind(c, types) == "date32[day]" for c in _partners(lit))):
         return True  # 'yyyy-mm-dd' against DATEs: that DATE in both
     if isinstance(parent, exp.Like):
-        return reads.plain_like and parent.expression is lit and _plain_like(parent, types)
+        return reads.plain_like and parent.expression is lit and _plain_like(
+            parent, types, reads.backslash_escapes)
     if isinstance(parent, exp.ILike):
         return parent.expression is lit and _read_alike(parent, reads, types)
     if isinstance(parent, exp.Tuple):

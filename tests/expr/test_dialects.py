@@ -528,13 +528,16 @@ DATAFUSION_ALIKE = [
      "`Mixed Case` < 18446744073709551616 AND x IN (0, 5)"),  # integers: no -0.0
     # a list with NULL, no other list or equality on its column to merge it with
     ("x NOT IN (5, NULL) OR x > 50", "x NOT IN (5, NULL) OR x > 50"),
+    # a backslash escaping %, _ or itself, as in Spark
+    ("s LIKE 's0\\_%' OR s LIKE 's05\\%'", "s LIKE 's0\\\\_%' OR s LIKE 's05\\\\%'"),
     ("x IN (30, NULL) AND f > 20", "x IN (30, NULL) AND f > 20"),
 ]
 DATAFUSION_OTHERWISE = [
     "x / 2 > 30",  # integer division, truncating
     "x / 0 > 1",
     "x % 7 = 1",
-    "s LIKE 's\\_%'",  # escapes: left to a later rule
+    "s LIKE 's\\b%'",  # a backslash before another character: Spark refuses the pattern
+    "s LIKE 's0\\'",  # a backslash at the end: so does Spark
     "s ILIKE 'S0%'",
     "x = '5'",
     "f + 0.5 > 3",
