@@ -8,5 +8,6 @@
 - ``text_casts``: Spark's casts of a string to a number, a boolean, a date or a timestamp;
 - ``spark_functions``: what each Spark built-in returns (whether a call can be a predicate);
 - ``intervals``: interval literals and DATE/TIMESTAMP arithmetic on literals;
+- ``engines``: per engine, which constructs of its SQL it computes as Spark does;
 - ``zones`` and ``session``: a session time zone as java.time reads it, held during a binding.
 """

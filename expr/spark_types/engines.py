@@ -1,0 +1,158 @@
+"""The engines prunekit reads other SQL dialects for, as data: per engine, which constructs it
+computes as Spark does (``Engine``: one flag per construct; False, the safe answer, makes the
+construct an unknown leaf), and which sqlglot dialect parses its text (``syntax``).
+``expr/syntax/dialects.py`` says where dialects part ways; each entry is checked against the
+engine's own rows where the engine is at hand (DuckDB, DataFusion: tests/expr/test_dialects.py).
+
+>>> engine("duckdb").strings_by_bytes, engine("trino").nan_as_spark
+(True, False)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlglot
+
+from prunekit.errors import UnsupportedError
+
+SPARK = {"spark", "spark2", "databricks"}  # dialects whose text is Spark SQL: read as it is
+LISTED = ("spark", "databricks", "duckdb", "datafusion", "postgres", "trino", "snowflake",
+          "bigquery")  # the names an unknown dialect's error offers
+
+
+@dataclass(frozen=True)
+class Engine:
+    """Which constructs, among those where dialects part ways (the table of
+    ``expr/syntax/dialects.py``), an engine reads as Spark does. False is the safe answer: the
+    construct becomes an unknown leaf."""
+
+    nan_as_spark: bool = False  # NaN above every number and equal to itself
+    exponents_are_double: bool = False  # 1e3 is a DOUBLE
+    strings_by_bytes: bool = False  # strings ordered by their UTF-8 bytes, no collation
+    plain_like: bool = False  # LIKE without backslash or ESCAPE: % and _ per character
+    division_by_a_number: bool = False  # DOUBLE column / nonzero whole number, in DOUBLE
+    integers_divide_as_doubles: bool = False  # integer column / nonzero whole number, in DOUBLE
+    integer_arithmetic: bool = False  # + - * of integers: exact, an overflow fails the query
+    distinct_from: bool = False  # IS [NOT] DISTINCT FROM
+    calendar_of_dates: bool = False  # year, month, day of a DATE column (proleptic, year 0)
+    absolute_value: bool = False  # abs of an integer or DOUBLE column
+    widening_casts: bool = False  # CAST of an integer column to BIGINT or DOUBLE
+    string_prefixes: bool = False  # substring(s, 1, k), left(s, k): the first k characters
+    naive_timestamps: bool = False  # TIMESTAMP '...' against a TIMESTAMP without a zone, in UTC
+    # 1.5 (and a whole number beyond BIGINT) is a DOUBLE, which meets a DECIMAL column at 15
+    # decimal places (DataFusion); read as Spark's DOUBLE literal, or that DECIMAL.
+    fractions_are_double: bool = False
+    float_meets_double: bool = False  # a FLOAT column against a DOUBLE compares in DOUBLE
+    # A whole number is a BIGINT (DataFusion), so integer arithmetic with one is in BIGINT;
+    # read as Spark's BIGINT literal (Spark's 5 is an INT, whose sums overflow sooner).
+    whole_numbers_are_bigint: bool = False
+    # The right side of IS [NOT] DISTINCT FROM runs to the end of its parentheses (DataFusion
+    # parses ``a IS DISTINCT FROM b OR c`` as ``a IS DISTINCT FROM (b OR c)``).
+    greedy_distinct_from: bool = False
+    # x IN (a, b, ...) holds for -0.0 where an a is 0 (DataFusion's sets of two or more
+    # numbers may tell 0 from -0.0; one item is ``=``).
+    zeros_in_lists: bool = False
+    # A DATE or a TIMESTAMP literal meets a TIMESTAMP column in UTC (of at most microseconds)
+    # at its wall time in UTC (DataFusion's casts), as Spark does in a UTC session.
+    utc_timestamps: bool = False
+    # s ILIKE 'p' of a string column, p of ASCII characters without i, _ or a backslash: the
+    # same rows as Spark's lower(s) LIKE lower(p) (the two lowercase only U+0130 otherwise,
+    # which a pattern without i and _ cannot tell)
+    ascii_ilike: bool = False
+    # CURRENT_DATE, and it plus or minus whole days, against DATE columns: today in the
+    # session's zone (the engine's TimeZone setting, prunekit's time_zone) in both
+    current_date: bool = False
+    # date_trunc('month', ts) of a TIMESTAMP column without a zone, the unit spelled out:
+    # its wall time truncated, as Spark truncates in a UTC session
+    truncated_wall_times: bool = False
+    # In UTC: CAST(ts AS DATE) of a TIMESTAMP column without a zone or in UTC (any unit) is
+    # its wall date (rounded down, before 1970 too), CAST(d AS TIMESTAMP) of a DATE column its
+    # midnight, and a DATE meets a TIMESTAMP literal at its midnight: as Spark in a UTC session
+    timestamps_as_dates: bool = False
+    # An IN list holding NULL, as SQL reads it. In DataFusion 55 only where no other list or
+    # equality on its column could be merged with it: its optimizer drops the NULL where it
+    # merges lists (x IN (a) AND x NOT IN (b, NULL) returns rows there)
+    null_in_lists: bool = True  # (the one entry whose safe answer is True: a narrowing)
+    # CAST(c AS BIGINT) of a DOUBLE column truncates toward zero, as Spark's (an overflow or
+    # a NaN fails the query, as under ANSI). Not of a DECIMAL: DataFusion 55 computes that
+    # cast toward zero too, but a filter comparing it with a whole number drops the cast and
+    # compares the DECIMAL itself (CAST(0.1161 AS BIGINT) = 0 holds in a SELECT list, not
+    # in a WHERE clause)
+    truncating_casts: bool = False
+    # In UTC, against TIMESTAMP columns without a zone or in UTC: a string 'yyyy-mm-dd[
+    # hh:mm:ss[.ffffff]]' is the TIMESTAMP it spells (as Spark casts it), a TIMESTAMP literal
+    # finer than the columns' unit is cast to that unit toward zero (before 1970 too), and a
+    # nanosecond column meets literals exactly, as prunekit compares any column's own unit
+    # (DataFusion 55's casts: ``read_timestamp_literals``)
+    timestamp_literals_cast: bool = False
+    # A LIKE pattern's backslash escapes the %, _ or backslash after it, as in Spark
+    # (DataFusion; DuckDB's LIKE has no escape without ESCAPE)
+    backslash_escapes: bool = False
+
+
+ENGINES = {
+    "duckdb": Engine(nan_as_spark=True, exponents_are_double=True, strings_by_bytes=True,
+                     plain_like=True, division_by_a_number=True,
+                     integers_divide_as_doubles=True, integer_arithmetic=True,
+                     distinct_from=True, calendar_of_dates=True, absolute_value=True,
+                     widening_casts=True, string_prefixes=True, naive_timestamps=True,
+                     zeros_in_lists=True, ascii_ilike=True, current_date=True,
+                     truncated_wall_times=True),
+    # DataFusion 55, PostgreSQL's syntax (SYNTAX): Arrow's kernels order NaN above every number,
+    # equal to itself, and strings by their bytes; integers wrap where they overflow, as
+    # Spark's do outside ANSI mode (prunekit allows both), once its literals are BIGINTs; an
+    # integer divided by an integer truncates.
+    "datafusion": Engine(nan_as_spark=True, exponents_are_double=True, strings_by_bytes=True,
+                         plain_like=True, division_by_a_number=True, integer_arithmetic=True,
+                         distinct_from=True, calendar_of_dates=True, absolute_value=True,
+                         widening_casts=True, string_prefixes=True, naive_timestamps=True,
+                         fractions_are_double=True, float_meets_double=True,
+                         whole_numbers_are_bigint=True, greedy_distinct_from=True,
+                         utc_timestamps=True, timestamps_as_dates=True,
+                         truncating_casts=True, null_in_lists=False,
+                         timestamp_literals_cast=True, backslash_escapes=True),
+    "postgres": Engine(nan_as_spark=True, zeros_in_lists=True),
+    "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True),
+}
+
+
+_UNMODELLED = Engine()  # every other dialect: only what all of them share
+
+
+# Dialects sqlglot does not name, by the sqlglot dialect that parses their text.
+SYNTAX = {"datafusion": "postgres"}
+
+
+def syntax(dialect: str) -> str:
+    """The sqlglot dialect that parses and prints ``dialect``'s text.
+
+    >>> syntax("datafusion"), syntax("duckdb")
+    ('postgres', 'duckdb')
+    """
+    return SYNTAX.get(dialect, dialect)
+
+
+def engine(dialect: str) -> Engine:
+    """What ``dialect`` reads as Spark does (``ENGINES``; nothing beyond the shared core for a
+    dialect it does not list).
+
+    >>> engine("duckdb").strings_by_bytes, engine("trino").nan_as_spark
+    (True, False)
+    """
+    return ENGINES.get(dialect, _UNMODELLED)
+
+
+def check_dialect(dialect: str) -> str:
+    """The dialect's name, lower case, if sqlglot knows it; else a clear error.
+
+    >>> check_dialect("DuckDB")
+    'duckdb'
+    """
+    name = str(dialect).lower()
+    try:
+        sqlglot.Dialect.get_or_raise(syntax(name))
+    except ValueError:
+        raise UnsupportedError(f"unknown SQL dialect {dialect!r} (sqlglot's names, e.g. "
+                               f"{', '.join(LISTED)})") from None
+    return name

@@ -1,0 +1,383 @@
+"""Literals as the engine types them, written so that Spark's rules read the engine's rows
+(``dialects.read_predicate`` runs these before the checks of ``portability``):
+
+- ``read_engine_numbers``: DataFusion's numbers: a fraction is a DOUBLE, a whole number a
+  BIGINT (from 2**63 an unsigned BIGINT, beyond 2**64 a DOUBLE), and a DOUBLE against a
+  DECIMAL column the DECIMAL it is compared as;
+- ``split_zero_items``: an IN list whose set may tell 0 from -0.0, read but for the zero's
+  sign;
+- ``drop_integer_casts_of_decimals``: ``CAST(d AS BIGINT)`` compared with whole numbers, as
+  DataFusion's optimizer compares it (the DECIMAL itself);
+- ``read_timestamp_literals``: strings and TIMESTAMP literals against TIMESTAMP columns, cast
+  as DataFusion casts them;
+- ``fold_null_comparisons``: a comparison with NULL, NULL in every engine.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+from collections.abc import Mapping
+
+from sqlglot import exp
+
+from prunekit.expr.spark_types.engines import engine
+from prunekit.expr.syntax.engine_operands import (
+    COMPARISONS,
+    DECIMAL,
+    FRACTION_DIGITS,
+    INTEGER_KINDS,
+    WALL_TIME,
+    beyond_unsigned_bigint,
+    in_arithmetic,
+    inside_unknown_part,
+    is_whole_number,
+    is_zero,
+    kind_of,
+    no_negative_zero,
+    partners_of,
+    timestamp_unit,
+    unknown_part,
+)
+
+
+def _decimals_among_doubles(holder: exp.In | exp.Between,
+                            types: Mapping[str, object] | None) -> bool:
+    """Whether DataFusion compares an IN list (or a BETWEEN) in one DECIMAL where Spark
+    compares in DOUBLE: its common type for the column and every item (or bound) is a
+    DECIMAL when a DOUBLE (a fraction, an exponent, a cast to DOUBLE) meets a cast to DECIMAL
+    (``i IN (CAST(-2 AS DECIMAL(10, 2)), 17.5)`` compares ``i`` as a DECIMAL(35, 15)), or an
+    unsigned BIGINT (a column, or a whole number from 2**63) and a signed integer (a column, a
+    smaller whole number: DECIMAL(20, 0) together) meet a DOUBLE."""
+    items = holder.expressions if isinstance(holder, exp.In) else [
+        holder.args.get("low"), holder.args.get("high")]
+    kinds = {"unsigned" if kind_of(holder.this, types) == "uint64" else "signed"} if (
+        isinstance(holder.this, exp.Column) and (kind_of(holder.this, types) or "") in
+        INTEGER_KINDS) else set()
+    for item in items:
+        while isinstance(item, (exp.Neg, exp.Paren)):
+            item = item.this
+        if isinstance(item, exp.Cast):
+            kinds.add("decimal" if item.to.this == exp.DataType.Type.DECIMAL else (
+                "double" if item.to.this in (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT)
+                else None))
+        elif isinstance(item, exp.Literal) and not item.is_string:
+            if "." in item.this or "e" in item.this.lower() or beyond_unsigned_bigint(item):
+                kinds.add("double")
+            else:
+                kinds.add("unsigned" if int(item.this) >= 2**63 and not isinstance(
+                    item.parent, exp.Neg) else "signed")
+    return "double" in kinds and ("decimal" in kinds or {"unsigned", "signed"} <= kinds)
+
+
+def read_engine_numbers(tree: exp.Expression, dialect: str,
+                        types: Mapping[str, object] | None = None) -> exp.Expression:
+    """``tree`` with its numbers written as Spark must read them to mean what ``dialect``
+    means, where the engine types them otherwise (``Engine.fractions_are_double``,
+    ``whole_numbers_are_bigint``): an operand of ``+ - *`` that is a whole number is a BIGINT
+    (``CAST(5 AS BIGINT)``); a fraction is a DOUBLE (``1.5E0``), except against a DECIMAL
+    column, where it is the DECIMAL the engine compares with. DataFusion turns the DOUBLE into
+    a DECIMAL of max(s, 15) places by Arrow's cast, rounding the DOUBLE times 10**places
+    (itself a DOUBLE product) half away from zero, and compares the column with it exactly;
+    written with those places, Spark compares exactly too, or, where the two would need more
+    than 38 digits, written as the bound at the column's scale that keeps the same rows
+    (``_double_against_decimal``). Numbers are changed in place; the tree is returned (another
+    one where the whole predicate was rewritten).
+
+    >>> import sqlglot
+    >>> read_engine_numbers(sqlglot.parse_one("x > 1.5 AND p = 0.1"), "datafusion",
+    ...                     {"x": "int64", "p": "decimal128(10, 2)"}).sql()
+    'x > 1.5E0 AND p = 0.100000000000000'
+    """
+    reads = engine(dialect)
+    if not reads.fractions_are_double and not reads.whole_numbers_are_bigint:
+        return tree
+    if reads.fractions_are_double:
+        for holder in list(tree.find_all(exp.In, exp.Between)):
+            if _decimals_among_doubles(holder, types):
+                why = "its items compared with the column as DECIMALs there"
+                if holder is tree:
+                    return unknown_part(why, holder)
+                holder.replace(unknown_part(why, holder))
+        for between in list(tree.find_all(exp.Between)):
+            _one_type_between(between, types)
+    for lit in list(tree.find_all(exp.Literal)):
+        text = lit.this
+        if lit.is_string or inside_unknown_part(lit):
+            continue
+        whole = not ("." in text or "e" in text.lower())
+        if whole and not (reads.fractions_are_double and beyond_unsigned_bigint(lit)):
+            if reads.whole_numbers_are_bigint and in_arithmetic(lit) and int(text) < 2**63:
+                lit.replace(exp.Cast(this=lit.copy(), to=exp.DataType.build("BIGINT")))
+            continue
+        if not reads.fractions_are_double:
+            continue
+        value = decimal.Decimal(text)
+        target = decimal_target(lit)
+        if target is not None:  # CAST(1.005 AS DECIMAL(10, 2)): the DOUBLE cast by Arrow
+            units = _at_places(float(value), target[1])
+            if units is not None and abs(units) < 10 ** target[0]:
+                lit.replace(exp.Literal.number(f"{units.scaleb(-target[1]):f}"))
+            continue
+        kinds = [DECIMAL.fullmatch(kind_of(col, types) or "") for col in partners_of(lit)]
+        if kinds and all(kinds):
+            written = _double_against_decimal(lit, float(value), {
+                (int(k[1]), int(k[2])) for k in kinds})
+            if written is not None:
+                if written.parent is None:  # the whole predicate was the comparison
+                    tree = written
+                continue
+        double = str(value)  # 0.0000000001 is 1E-10: an exponent either way
+        lit.replace(exp.Literal.number(double if "E" in double else f"{double}E0"))
+    return tree
+
+
+def split_zero_items(tree: exp.Expression, dialect: str,
+                      types: Mapping[str, object] | None) -> exp.Expression:
+    """Where the engine's IN list of two or more numbers may tell 0 from -0.0 (not
+    ``Engine.zeros_in_lists``: DataFusion's set compares their bits), ``x IN (0, a, b)`` is
+    ``x IN (a, b) OR (x = 0 AND <unknown>)``: Spark's reading but for a zero, where the sign
+    decides. Not for an integer column among whole numbers (no -0.0 on either side).
+
+    >>> import sqlglot
+    >>> split = split_zero_items(sqlglot.parse_one("f IN (0.0, 1.5)"), "datafusion",
+    ...                           {"f": "double"})
+    >>> split.this.sql(), split.expression.this.this.sql()
+    ('f IN (1.5)', 'f = 0')
+    """
+    if engine(dialect).zeros_in_lists:
+        return tree
+    for x in list(tree.find_all(exp.In)):
+        if len(x.expressions) < 2 or no_negative_zero(x, types) or not any(
+                is_zero(item) for item in x.expressions):
+            continue
+        others = [item.copy() for item in x.expressions if not is_zero(item)]
+        zero = exp.and_(exp.EQ(this=x.this.copy(), expression=exp.Literal.number(0)),
+                        unknown_part("a set of numbers may tell 0 from -0.0", x))
+        split = exp.or_(exp.In(this=x.this.copy(), expressions=others), zero) if others else zero
+        if x is tree:
+            return split
+        x.replace(exp.Paren(this=split))
+    return tree
+
+
+_INTEGER_TYPES = (exp.DataType.Type.BIGINT, exp.DataType.Type.INT, exp.DataType.Type.SMALLINT,
+                  exp.DataType.Type.TINYINT)
+
+
+def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
+                                    types: Mapping[str, object] | None) -> None:
+    """Where ``Engine.truncating_casts`` (DataFusion 55): ``CAST(d AS BIGINT)`` (or INT, ...)
+    of a DECIMAL column compared with whole numbers only (``=``, ``<>``, ``<``, ``IN``,
+    ``BETWEEN``, ...) is compared as ``d`` itself there: its optimizer drops the cast and
+    compares the DECIMAL exactly (``CAST(0.1161 AS BIGINT) = 0`` is FALSE in a WHERE
+    clause). Written so, in place; against DOUBLEs the cast stays, truncating in both.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("CAST(d AS BIGINT) IN (0, 2)", read="postgres")
+    >>> drop_integer_casts_of_decimals(tree, "datafusion", {"d": "decimal128(18, 4)"})
+    >>> tree.sql()
+    'd IN (0, 2)'
+    """
+    if not engine(dialect).truncating_casts:
+        return
+    for cast in list(tree.find_all(exp.Cast)):
+        if not (cast.to.this in _INTEGER_TYPES and isinstance(cast.this, exp.Column)
+                and DECIMAL.fullmatch(kind_of(cast.this, types) or "")):
+            continue
+        holder = cast.parent
+        if isinstance(holder, exp.In) and cast.arg_key == "this":
+            others = list(holder.expressions)
+        elif isinstance(holder, exp.Between) and cast.arg_key == "this":
+            others = [holder.args.get("low"), holder.args.get("high")]
+        elif isinstance(holder, COMPARISONS):
+            others = [holder.expression if cast.arg_key == "this" else holder.this]
+        else:
+            continue
+        if others and all(is_whole_number(o) for o in others):
+            cast.replace(cast.this.copy())
+
+
+_UNIT_MICROS = {"s": 1_000_000, "ms": 1_000, "us": 1, "ns": 1}
+
+
+def read_timestamp_literals(tree: exp.Expression, dialect: str,
+                             types: Mapping[str, object] | None) -> None:
+    """Where ``Engine.timestamp_literals_cast`` (the caller's session zone is UTC): a string
+    ``'yyyy-mm-dd[ hh:mm:ss[.ffffff]]'`` compared with TIMESTAMP columns (without a zone or
+    in UTC) only is written as the TIMESTAMP literal the engine casts it to, and a TIMESTAMP
+    literal with more fraction digits than its columns' one unit holds as that unit's value
+    toward zero (``TIMESTAMP '1969-12-31 23:59:59.9995'`` against milliseconds is 1970-01-01
+    00:00:00 there). Changed in place.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("t = '2020-01-01 10:00:00.9999'", read="postgres")
+    >>> read_timestamp_literals(tree, "datafusion", {"t": "timestamp[ms]"})
+    >>> tree.sql()
+    "t = CAST('2020-01-01 10:00:00.999' AS TIMESTAMP)"
+    """
+    reads = engine(dialect)
+    if not reads.timestamp_literals_cast:
+        return
+    for lit in list(tree.find_all(exp.Literal)):
+        wall = WALL_TIME.fullmatch(lit.this) if lit.is_string else None
+        cast = lit.parent
+        if wall is None or (isinstance(cast, exp.Cast) and cast.to.this not in (
+                exp.DataType.Type.TIMESTAMP, exp.DataType.Type.TIMESTAMPNTZ)):
+            continue
+        units = {timestamp_unit(kind_of(c, types), reads) for c in partners_of(
+            cast if isinstance(cast, exp.Cast) else lit)}
+        if not units or None in units:
+            continue
+        if not isinstance(cast, exp.Cast):
+            cast = exp.Cast(this=lit.copy(), to=exp.DataType.build("TIMESTAMP"))
+            lit.replace(cast)
+        digits = len((wall[2] or ".")[1:])
+        (unit, *others) = units
+        if others or digits <= FRACTION_DIGITS[unit]:
+            continue
+        moment = datetime.datetime.fromisoformat(cast.this.this)
+        micros = (moment - datetime.datetime(1970, 1, 1)) // datetime.timedelta(microseconds=1)
+        step = _UNIT_MICROS[unit]
+        micros = micros // step * step if micros >= 0 else -(-micros // step * step)
+        moment = datetime.datetime(1970, 1, 1) + datetime.timedelta(microseconds=micros)
+        cast.this.replace(exp.Literal.string(moment.isoformat(" ", timespec=(
+            "seconds" if unit == "s" else "milliseconds"))))
+
+
+def fold_null_comparisons(tree: exp.Expression,
+                           types: Mapping[str, object] | None) -> exp.Expression:
+    """``NULL >= e`` (any comparison with a NULL operand) as the NULL it is in every engine,
+    whatever ``e`` means there (``e`` failing at run time fails the query: no row either).
+    Kept where ``e`` names a column the schema lacks, so that the error says so."""
+    for cmp in list(tree.find_all(*COMPARISONS)):
+        sides = [side.unnest() for side in (cmp.this, cmp.expression)]
+        if not any(isinstance(side, exp.Null) for side in sides) or types is None or any(
+                col.table or col.name.lower() not in types for col in cmp.find_all(exp.Column)):
+            continue
+        null = exp.Null()
+        if cmp is tree:
+            return null
+        cmp.replace(null)
+    return tree
+
+
+def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> None:
+    """DataFusion compares ``x BETWEEN a AND b`` in one type for both bounds: with a DOUBLE
+    bound (a fraction) and a whole one, DOUBLE, where Spark compares each bound in its own
+    (``a BETWEEN -9223372036854775807 AND 0.5`` holds for BIGINT's least there). So against
+    an integer, DOUBLE or FLOAT column the whole bound is written as the DOUBLE it becomes."""
+    bounds = [b.this if isinstance(b, exp.Neg) else b for b in (x.args["low"], x.args["high"])]
+    numbers = [b for b in bounds if isinstance(b, exp.Literal) and not b.is_string]
+    whole = [b for b in numbers if not ("." in b.this or "e" in b.this.lower())]
+    kind = kind_of(x.this, types) if isinstance(x.this, exp.Column) else None
+    if len(whole) == 1 and len(numbers) == 2 and (kind in INTEGER_KINDS or kind in (
+            "double", "float")) and int(whole[0].this) < 2**64:
+        whole[0].replace(exp.Literal.number(f"{whole[0].this}E0"))
+
+
+def decimal_target(lit: exp.Literal) -> tuple[int, int] | None:
+    """(p, s) where ``lit``, maybe negated, is cast to DECIMAL(p, s), else None.
+
+    >>> import sqlglot
+    >>> decimal_target(sqlglot.parse_one("CAST(-1.5 AS DECIMAL(10, 2))").find(
+    ...     sqlglot.exp.Literal))
+    (10, 2)
+    """
+    parent = lit.parent
+    while isinstance(parent, (exp.Neg, exp.Paren)):
+        parent = parent.parent
+    if not isinstance(parent, exp.Cast) or parent.to.this != exp.DataType.Type.DECIMAL:
+        return None
+    params = [q.this for q in parent.to.expressions]
+    if len(params) != 2 or not all(isinstance(q, exp.Literal) and q.this.isdigit()
+                                   for q in params):
+        return None
+    return int(params[0].this), int(params[1].this)
+
+
+def _at_places(value: float, scale: int) -> decimal.Decimal | None:
+    """Arrow's cast of a DOUBLE to a DECIMAL of ``scale``, in units of the scale: the DOUBLE
+    times 10**scale (a DOUBLE product), rounded half away from zero (DataFusion's ``CAST(1.005
+    AS DECIMAL(10, 2))`` is 1.00)."""
+    if not math.isfinite(value) or scale > 22:  # 10**scale exact as a DOUBLE up to 22
+        return None
+    return decimal.Decimal(value * float(10**scale)).to_integral_value(decimal.ROUND_HALF_UP)
+
+
+def _double_against_decimal(lit: exp.Literal, value: float, decimals: set[tuple[int, int]]
+                            ) -> exp.Expression | None:
+    """DataFusion compares a DECIMAL(p, s) column with a DOUBLE ``value`` (``lit``, maybe
+    negated) in DECIMAL(min(38, t + max(p - s, 15)), t), t = max(s, 15): the DOUBLE cast by
+    Arrow (``_at_places``), the column exactly (the query fails where it overflows the type).
+    Writes the bound that makes Spark compare the same way: the DOUBLE at t places, where
+    Spark's type for the two holds them in 38 digits; else, p - s > 23, the bound at the
+    column's scale that gives the same rows (Spark would round a literal of more places into
+    the column's scale, keeping its integral digits). Returns the node written in its place
+    (or in its comparison's), or None where the comparison stays another one (the DOUBLE
+    kept: unknown)."""
+    if len(decimals) != 1:
+        return None
+    ((p, s),) = decimals
+    places = max(s, 15)
+    units = _at_places(value, places)
+    if units is None or abs(units) >= 10 ** min(38, places + max(p - s, 15)):
+        return None
+    if p - s <= 38 - places:
+        return lit.replace(exp.Literal.number(_decimal_text(int(units), places)))
+    return _bound_at_scale(lit, int(units), places - s, s)
+
+
+def _decimal_text(units: int, scale: int) -> str:
+    """``units`` in units of 10**-scale, as exact text (``_decimal_text(-15, 1)`` is
+    ``-1.5``)."""
+    return f"{decimal.Decimal(units).scaleb(-scale, decimal.Context(prec=80)):f}"
+
+
+# Where a column's values lie on a grid of 10**-s and a bound b does not, ``x < b`` is ``x <
+# ceil(b)`` and ``x <= b`` is ``x <= floor(b)`` on the grid: which rounding each comparison
+# takes, with the literal on its right (on its left, the other one).
+_ROUND_UP = {exp.LT: True, exp.GTE: True, exp.LTE: False, exp.GT: False}
+
+
+def _bound_at_scale(lit: exp.Literal, units: int, shift: int, scale: int
+                    ) -> exp.Expression | None:
+    """Write ``lit`` (in ``units`` of 10**-(scale + shift), maybe negated) compared with
+    values of ``scale`` decimal places as the bound of ``scale`` places that keeps the same
+    rows: itself where it has no more places; else, by the comparison, the grid point below
+    or above it; an equality never holds (an empty range: ``x BETWEEN ceil AND floor``), an
+    IN list's item is dropped. Returns the node written in its place or its comparison's (the
+    list), or None where the comparison is another one."""
+    operand, sign = lit, 1
+    while isinstance(operand.parent, (exp.Neg, exp.Paren)):
+        sign = -sign if isinstance(operand.parent, exp.Neg) else sign
+        operand = operand.parent
+    floor = (sign * units) // 10**shift
+    exact = floor * 10**shift == sign * units
+    ceil = floor if exact else floor + 1
+
+    def at_scale(v: int) -> exp.Expression:
+        number = exp.Literal.number(_decimal_text(abs(v), scale))  # (its own sign: -1.5E-7)
+        return exp.Neg(this=number) if v < 0 else number
+
+    node = operand.parent
+    if exact:
+        return operand.replace(at_scale(floor))
+    if isinstance(node, exp.Between) and operand.arg_key in ("low", "high"):
+        return operand.replace(at_scale(ceil if operand.arg_key == "low" else floor))
+    if type(node) in _ROUND_UP:
+        up = _ROUND_UP[type(node)] == (operand.arg_key == "expression")
+        return operand.replace(at_scale(ceil if up else floor))
+    if isinstance(node, (exp.EQ, exp.NEQ, exp.In)):
+        other = node.this if operand is not node.this else node.expression
+        if isinstance(node, exp.In):
+            operand.pop()
+            if node.expressions:
+                return node
+            other = node.this
+        never = exp.Between(this=other.copy(), low=at_scale(ceil), high=at_scale(floor))
+        written = exp.Not(this=exp.Paren(this=never)) if isinstance(node, exp.NEQ) else never
+        node.replace(written)
+        return written
+    return None

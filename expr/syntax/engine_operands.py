@@ -1,0 +1,245 @@
+"""The operands of another dialect's predicate as the engine rules see them: which columns a
+literal meets (``partners_of``) and their types by the schema (``kind_of``: the type's name,
+``family_of``: integer, double, decimal, string, date...), the shapes of number and time
+literals (``is_whole_number``, ``WALL_TIME``), and the unknown part a rewrite leaves in a tree
+(``unknown_part``: a boolean the engine computes otherwise, beside Spark's reading of the
+rest). Shared by ``engine_literals`` (the rewrites) and ``portability`` (the checks).
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import re
+import struct
+from collections.abc import Mapping
+
+from sqlglot import exp
+
+from prunekit.expr.spark_types.engines import Engine
+
+# The comparisons, and those an engine's IN-list rules meet (equalities and lists).
+COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+EQUALITIES = (exp.EQ, exp.NEQ, exp.In, exp.NullSafeEQ, exp.NullSafeNEQ)
+
+
+# ---- columns and their types ------------------------------------------------------------------
+def partners_of(x: exp.Expression) -> list[exp.Column | exp.Cast]:
+    """The columns ``x`` (a literal, maybe negated or in an IN list) is compared with, or
+    casts of columns (``kind_of`` gives the type cast to).
+
+    >>> import sqlglot
+    >>> lit = sqlglot.parse_one("x IN (1, -2) AND y > 3").find(sqlglot.exp.Literal)
+    >>> [c.sql() for c in partners_of(lit)]
+    ['x']
+    """
+    parent = x.parent
+    while isinstance(parent, (exp.Neg, exp.Paren, exp.Tuple)):
+        parent = parent.parent
+    out = []
+    for side in parent.iter_expressions() if parent is not None else ():
+        while isinstance(side, (exp.Neg, exp.Paren, exp.TimestampTrunc)):  # of the same type
+            side = side.this
+        if isinstance(side, exp.Column) or (
+                isinstance(side, exp.Cast) and isinstance(side.this, exp.Column)):
+            out.append(side)
+    return out
+
+
+# The type a cast of a column gives, by the name kind_of gives a column of that type (Spark's
+# TIMESTAMP keeps microseconds).
+_CAST_KINDS = {exp.DataType.Type.DATE: "date32[day]", exp.DataType.Type.TIMESTAMP: "timestamp[us]",
+               exp.DataType.Type.DOUBLE: "double", exp.DataType.Type.BIGINT: "int64"}
+
+
+def kind_of(col: exp.Column | exp.Cast, types: Mapping[str, object] | None) -> str | None:
+    """A column's type by ``types`` (lower-case name to a type) as lower-case text (Arrow's
+    ``str()``), or the type a cast of a column gives; None where unknown (a qualified name).
+
+    >>> import pyarrow as pa, sqlglot
+    >>> kind_of(sqlglot.parse_one("X"), {"x": pa.decimal128(9, 2)})
+    'decimal128(9, 2)'
+    """
+    if isinstance(col, exp.Cast):
+        return _CAST_KINDS.get(col.to.this)
+    if types is None or col.table:
+        return None
+    t = types.get(col.name.lower())
+    return None if t is None else str(t).lower()
+
+
+# Type names (Arrow's, as str() gives them, and SQL's) by the family the engine table speaks of.
+_FAMILIES = {**dict.fromkeys(("int8", "int16", "int32", "int64", "tinyint", "smallint", "int",
+                              "integer", "bigint", "long"), "integer"),
+             **dict.fromkeys(("double", "float64"), "double"),
+             **dict.fromkeys(("string", "large_string", "string_view", "utf8", "large_utf8"),
+                             "string"),
+             **dict.fromkeys(("date32[day]", "date"), "date")}
+
+
+def family_of(x: exp.Expression, types: Mapping[str, object] | None) -> str | None:
+    """"integer" (signed), "double", "string" or "date" for a column of that type, else None.
+
+    >>> import sqlglot
+    >>> family_of(sqlglot.parse_one("n"), {"n": "int32"}), family_of(sqlglot.parse_one("1"), {})
+    ('integer', None)
+    """
+    if not isinstance(x, exp.Column):
+        return None
+    return _FAMILIES.get(kind_of(x, types) or "")
+
+
+# Type names as ``kind_of`` gives them.
+DECIMAL = re.compile(r"decimal(?:32|64|128|256)?\((\d+),\s*(\d+)\)")
+INTEGER_KINDS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+WALL_OR_UTC = re.compile(r"timestamp\[(s|ms|us|ns)(, tz=(utc|etc/utc|\+00:00|z))?\]")
+FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
+
+
+def timestamp_unit(kind: str | None, reads: Engine) -> str | None:
+    """The unit of a TIMESTAMP column of type ``kind`` whose values the engine compares with a
+    wall-time literal as Spark does in UTC, else None: without a zone, in UTC where
+    ``Engine.utc_timestamps``, in nanoseconds where ``Engine.timestamp_literals_cast``.
+
+    >>> from prunekit.expr.spark_types.engines import engine
+    >>> timestamp_unit("timestamp[ms, tz=utc]", engine("datafusion")), \\
+    ...     timestamp_unit("timestamp[ms, tz=utc]", engine("duckdb"))
+    ('ms', None)
+    """
+    m = WALL_OR_UTC.fullmatch(kind or "")
+    if m is None or (m[2] and not reads.utc_timestamps) or (
+            m[1] == "ns" and not reads.timestamp_literals_cast):
+        return None
+    return m[1]
+
+
+def no_negative_zero(x: exp.In, types: Mapping[str, object] | None) -> bool:
+    """An integer column in a list of whole numbers (and NULL), or a DECIMAL column (the
+    engine compares its list as DECIMALs): no -0.0 on either side.
+
+    >>> import sqlglot
+    >>> no_negative_zero(sqlglot.parse_one("x IN (0, 1)"), {"x": "int64"}), \\
+    ...     no_negative_zero(sqlglot.parse_one("x IN (0, 1.5)"), {"x": "int64"})
+    (True, False)
+    """
+    kind = (kind_of(x.this, types) or "") if isinstance(x.this, exp.Column) else ""
+    return (kind in INTEGER_KINDS and all(
+        is_whole_number(i) or isinstance(i, exp.Null) for i in x.expressions)) or (
+        DECIMAL.fullmatch(kind) is not None)
+
+
+# ---- literals ---------------------------------------------------------------------------------
+# 'yyyy-mm-dd[ hh:mm:ss[.ffffff]]'
+WALL_TIME = re.compile(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d{1,6})?)?")
+
+
+def is_whole_number(x: exp.Expression, nonzero: bool = False) -> bool:
+    """A literal whole number within BIGINT (a negated one too); ``nonzero``: not 0.
+
+    >>> import sqlglot
+    >>> is_whole_number(sqlglot.parse_one("-5")), is_whole_number(sqlglot.parse_one("1.0"))
+    (True, False)
+    """
+    if isinstance(x, exp.Neg):
+        return is_whole_number(x.this, nonzero)
+    if not isinstance(x, exp.Literal) or x.is_string or not x.this.isdigit():
+        return False
+    return int(x.this) < 2**63 and not (nonzero and int(x.this) == 0)
+
+
+def is_zero(x: exp.Expression) -> bool:
+    """A number literal equal to 0 (``-0.0`` too, and a cast of one).
+
+    >>> import sqlglot
+    >>> is_zero(sqlglot.parse_one("-0.0")), is_zero(sqlglot.parse_one("'0'"))
+    (True, False)
+    """
+    while isinstance(x, (exp.Neg, exp.Paren, exp.Cast)):
+        x = x.this
+    if not isinstance(x, exp.Literal) or x.is_string:
+        return False
+    try:
+        return decimal.Decimal(x.this) == 0
+    except decimal.InvalidOperation:
+        return False
+
+
+def is_day(text: str) -> bool:
+    """``yyyy-mm-dd``, a day of years 1-9999.
+
+    >>> is_day("2024-02-29"), is_day("2023-02-29"), is_day("2024-1-1")
+    (True, False, False)
+    """
+    try:
+        return len(text) == 10 and datetime.date.fromisoformat(text) is not None
+    except ValueError:
+        return False
+
+
+def beyond_unsigned_bigint(lit: exp.Literal) -> bool:
+    """Whether a whole number (maybe negated) is below BIGINT's least or above unsigned
+    BIGINT's greatest: a DOUBLE in DataFusion (-9223372036854775809 too).
+
+    >>> import sqlglot
+    >>> [beyond_unsigned_bigint(sqlglot.parse_one(t).find(sqlglot.exp.Literal))
+    ...  for t in ("18446744073709551615", "18446744073709551616", "-9223372036854775809")]
+    [False, True, True]
+    """
+    signed = -int(lit.this) if isinstance(lit.parent, exp.Neg) else int(lit.this)
+    return not -(2**63) <= signed < 2**64
+
+
+def fits_float(value: int) -> bool:
+    """Whether a FLOAT (32 bits) holds the whole number ``value`` exactly.
+
+    >>> fits_float(2**24), fits_float(2**24 + 1), fits_float(2**63)
+    (True, False, True)
+    """
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0] == value
+    except OverflowError:  # beyond FLOAT's range
+        return False
+
+
+def in_arithmetic(x: exp.Expression) -> bool:
+    """Whether ``x`` (maybe negated or parenthesized) is an operand of ``+ - *``.
+
+    >>> import sqlglot
+    >>> in_arithmetic(sqlglot.parse_one("x + (-1) > y").find(sqlglot.exp.Literal))
+    True
+    """
+    while isinstance(x.parent, (exp.Neg, exp.Paren)):
+        x = x.parent
+    return isinstance(x.parent, (exp.Add, exp.Sub, exp.Mul))
+
+
+# ---- the unknown part a rewrite leaves --------------------------------------------------------
+_UNKNOWN_PART = "__prunekit_unknown_part"
+
+
+def unknown_part(why: str, shown: exp.Expression) -> exp.Expression:
+    """A boolean the engine computes otherwise than Spark, in a rewrite that reads the rest of
+    a construct as Spark does: an unknown leaf saying ``why``, shown as ``shown`` (the
+    construct as written) in ``explain()``.
+
+    >>> import sqlglot
+    >>> part = unknown_part("the sign of zero", sqlglot.parse_one("f IN (0.0, 1.5)"))
+    >>> is_unknown_part(part), inside_unknown_part(part.expressions[1].this)
+    (True, True)
+    """
+    return exp.Anonymous(this=_UNKNOWN_PART, expressions=[exp.Literal.string(why),
+                                                          shown.copy()])
+
+
+def is_unknown_part(x: exp.Expression) -> bool:
+    """Whether ``x`` is an ``unknown_part``."""
+    return isinstance(x, exp.Anonymous) and x.name == _UNKNOWN_PART
+
+
+def inside_unknown_part(x: exp.Expression) -> bool:
+    """Whether ``x`` lies within an ``unknown_part`` (its text, not read)."""
+    while x.parent is not None:
+        x = x.parent
+        if is_unknown_part(x):
+            return True
+    return False
