@@ -170,7 +170,7 @@ def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
                                     types: Mapping[str, object] | None) -> None:
     """Where ``Engine.truncating_casts`` (DataFusion 55): ``CAST(d AS BIGINT)`` (or INT, ...)
     of a DECIMAL column compared with whole numbers only (``=``, ``<>``, ``<``, ``IN``,
-    ``BETWEEN``, ...) is compared as ``d`` itself there: its optimizer drops the cast and
+    ``BETWEEN``, ``IS DISTINCT FROM``, ...) is compared as ``d`` itself there: its optimizer drops the cast and
     compares the DECIMAL exactly (``CAST(0.1161 AS BIGINT) = 0`` is FALSE in a WHERE
     clause). Written so, in place; against DOUBLEs the cast stays, truncating in both.
 
@@ -191,7 +191,7 @@ def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
             others = list(holder.expressions)
         elif isinstance(holder, exp.Between) and cast.arg_key == "this":
             others = [holder.args.get("low"), holder.args.get("high")]
-        elif isinstance(holder, COMPARISONS):
+        elif isinstance(holder, (*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)):
             others = [holder.expression if cast.arg_key == "this" else holder.this]
         else:
             continue

@@ -701,7 +701,8 @@ def test_datafusion_doubles_against_wide_decimals_decide_every_group_as_datafusi
               # cast (h itself compared), against DOUBLEs it truncates toward zero
               "CAST(h AS BIGINT) = 0", "CAST(h AS BIGINT) IN (0, 1)", "CAST(h AS BIGINT) <> 0",
               "CAST(h AS INT) BETWEEN 0 AND 1", "CAST(h AS BIGINT) >= -0.5",
-              "CAST(h AS BIGINT) < 0.5", "CAST(h AS BIGINT) IN (0.5, 1.5)"]
+              "CAST(h AS BIGINT) < 0.5", "CAST(h AS BIGINT) IN (0.5, 1.5)",
+              "CAST(h AS BIGINT) IS DISTINCT FROM 0", "0 = CAST(h AS BIGINT)"]
     for sql in texts:
         pred = pk.PruningPredicate(sql, table.schema, dialect="datafusion")
         assert " reads " not in pred.explain(), sql
