@@ -170,9 +170,10 @@ def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
                                     types: Mapping[str, object] | None) -> None:
     """Where ``Engine.truncating_casts`` (DataFusion 55): ``CAST(d AS BIGINT)`` (or INT, ...)
     of a DECIMAL column compared with whole numbers only (``=``, ``<>``, ``<``, ``IN``,
-    ``BETWEEN``, ``IS DISTINCT FROM``, ...) is compared as ``d`` itself there: its optimizer drops the cast and
-    compares the DECIMAL exactly (``CAST(0.1161 AS BIGINT) = 0`` is FALSE in a WHERE
-    clause). Written so, in place; against DOUBLEs the cast stays, truncating in both.
+    ``BETWEEN``, ``IS DISTINCT FROM``, ...) is compared as ``d`` itself there: its optimizer
+    drops the cast and compares the DECIMAL exactly (``CAST(0.1161 AS BIGINT) = 0`` is FALSE
+    in a WHERE clause). Written so, in place; against DOUBLEs the cast stays, truncating in
+    both.
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("CAST(d AS BIGINT) IN (0, 2)", read="postgres")
