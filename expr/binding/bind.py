@@ -34,7 +34,7 @@ from prunekit.expr.binding.equalities import with_implied_equalities
 from prunekit.expr.binding.functions import bind_call, why_not
 from prunekit.expr.binding.functions.date_shifts import plus_interval
 from prunekit.expr.binding.functions.dates import local_date, local_wall
-from prunekit.expr.binding.functions.rounding import to_double, truncated
+from prunekit.expr.binding.functions.rounding import integral_quotient, to_double, truncated
 from prunekit.expr.binding.in_lists import bind_in
 from prunekit.expr.binding.operand_rules import (
     as_predicate,
@@ -276,6 +276,10 @@ def _neg(node: n.Neg, kids: tuple) -> object:
 def _func(node: n.Func, kids: tuple) -> object:
     if node.name == "/" and len(kids) == 2:
         got = divide(kids[0], kids[1])
+        if got is not None:
+            return got
+    if node.name == "div" and len(kids) == 2:
+        got = integral_quotient(kids[0], kids[1])
         if got is not None:
             return got
     if node.name in ("+", "-", "*") and len(kids) == 2:

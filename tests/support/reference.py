@@ -981,6 +981,25 @@ def _java_remainder(x: int, c: int) -> int:
     return -r if x < 0 else r
 
 
+def _integral_divide(a, c):
+    """``x div c`` of signed integers: Spark's BIGINT quotient, truncated toward zero; NULL for
+    ``c = 0`` (legacy mode; ANSI fails the query), the one overflow (BIGINT's least by -1)
+    wrapping as in legacy mode."""
+    if a is None or c is None:
+        return None
+    if isinstance(a, Wild) or isinstance(c, Wild):
+        return Wild(_hash("div", a, c))
+    if a.kind != "num" or c.kind != "num" or not is_int(a.type) or \
+            not pa.types.is_signed_integer(a.type) or c.value.denominator != 1:
+        return NOT_INTEGER
+    x, k = int(a.value), int(c.value)
+    if k == 0:
+        return None
+    q = abs(x) // abs(k)
+    q = q if (x >= 0) == (k > 0) else -q
+    return V("num", Fraction(q if q < 2**63 else q - 2**64), pa.int64())
+
+
 def _remainder(pmod: bool):
     """``x % c`` (Java's remainder, the dividend's sign) and ``pmod(x, c)`` (``r + c`` of a
     negative remainder, again ``% c``) of signed integers: the wider type; NULL for ``c = 0``
@@ -1085,6 +1104,7 @@ FUNCTIONS = {"year": _calendar(0), "month": _calendar(1), "day": _calendar(2),
              "unix_timestamp": _unix(10**6, toward_zero=True),
              "timestamp_seconds": _from_count(10**6), "timestamp_millis": _from_count(10**3),
              "timestamp_micros": _from_count(1), "%": _remainder(False), "pmod": _remainder(True),
+             "div": _integral_divide,
              "months_between": _months_between, "from_unixtime": _from_unixtime}
 ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_trunc": (2,),
          "trunc": (2,), "floor": (1,), "ceil": (1,), "left": (2,), "substring": (2, 3),
@@ -1094,7 +1114,7 @@ ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_tru
          "datediff": (2,), "hour": (1,), "minute": (1,), "second": (1,),
          "unix_seconds": (1,), "unix_millis": (1,), "unix_micros": (1,),
          "unix_timestamp": (1, 2), "timestamp_seconds": (1,), "timestamp_millis": (1,),
-         "timestamp_micros": (1,), "%": (2,), "pmod": (2,), "months_between": (2, 3),
+         "timestamp_micros": (1,), "%": (2,), "pmod": (2,), "div": (2,), "months_between": (2, 3),
          "from_unixtime": (1, 2), "ilike": (2, 3)}
 
 

@@ -198,7 +198,8 @@ def arithmetic_templates() -> list[Template]:
     out = [Template(t, "negate") for t in ("-c > 1", "-c <= '1'", "-c = 1.5")]
     for i, expr in enumerate(("c + 1", "c - 1", "c * 2", "c / 2", "1 + c", "c + 0.5",
                               "c * 1.5E0", "c + c", "c * c", "c - c", "c / c", "c + '1'",
-                              "c * '2'", "c + INTERVAL 1 DAY", "c - INTERVAL 1 HOUR")):
+                              "c * '2'", "c + INTERVAL 1 DAY", "c - INTERVAL 1 HOUR",
+                              "c div 2", "c div 3")):
         family = expr.replace("c", "x")
         for op, lit in _rotate(COMPARISONS, ("1", "2024", "'10'", "1.5",
                                              "DATE '2024-01-01'"), i):

@@ -23,7 +23,7 @@ from prunekit.expr.binding.applied import Monotone, int_valued
 from prunekit.expr.binding.comparisons import column_vs_literal
 from prunekit.expr.binding.functions.registry import Rule, register
 from prunekit.expr.binding.operand_rules import cast_column
-from prunekit.expr.binding.operands import ColOp
+from prunekit.expr.binding.operands import ColOp, LitOp
 from prunekit.expr.domains import int_range
 from prunekit.expr.spark_types import literals as L
 from prunekit.expr.syntax import nodes as n
@@ -120,6 +120,33 @@ def to_double(x: ColOp) -> Monotone | None:
         return ge(math.nextafter(m, math.inf))
 
     return Monotone(f"CAST({col.label()} AS DOUBLE)", x, pa.float64(), ge, gt)
+
+
+def integral_quotient(x: object, divisor: object) -> Monotone | None:
+    """``x div k`` of a signed integer column and a positive whole number: Spark's BIGINT
+    quotient truncated toward zero, non-decreasing in x, so ``x div k >= m`` is ``x >= m * k``
+    for m >= 1 and ``x > (m - 1) * k`` otherwise (the quotient of -5 by 2 is -2). None where
+    not such a quotient.
+
+    >>> import pyarrow as pa
+    >>> from prunekit.expr.binding.bind import bind
+    >>> from prunekit.expr.syntax.sql import parse
+    >>> bind(parse("x div 3 >= -1"), pa.schema([("x", pa.int32())])).arg
+    BCompare(col=x, op='ge', value=-5)
+    """
+    if not (isinstance(x, ColOp) and isinstance(divisor, LitOp)):
+        return None
+    col, k = x.col, divisor.value
+    if x.negated or col.convert or not isinstance(col, b.BColumn) or col.domain != "int" or \
+            not pa.types.is_signed_integer(col.type) or isinstance(k, bool) or \
+            not isinstance(k, int) or k <= 0:
+        return None
+
+    def ge(m: int) -> object:
+        least = m * k if m >= 1 else (m - 1) * k + 1
+        return column_vs_literal(n.Op.GE, col, L.coerce(least, col.type))
+
+    return Monotone(f"{col.label()} div {k}", x, pa.int64(), *int_valued(ge))
 
 
 def _least_rounding_to(m: float, scale: int) -> int:

@@ -80,6 +80,15 @@ CASES = [
      ALL, "2**53 + 3 ties to the even 2**53 + 4"),
     (pa.decimal128(38, 0), [D("9007199254740995")], "CAST(x AS DOUBLE) > 9007199254740995",
      NONE, "so does the literal, in DOUBLE"),
+    # x div k of a signed integer and a positive whole number: truncated toward zero
+    (I64, [6, 7], "x div 2 = 3", ALL, "6 and 7 both give 3"),
+    (I64, [-7, -6], "x div 2 = -3", ALL, "toward zero: -7 gives -3"),
+    (I64, [-1, 1], "x div 2 = 0", ALL, "(-2, 2) gives 0"),
+    (I64, [-2], "x div 2 = 0", NONE, "-2 gives -1"),
+    (I64, [-3, 3], "x div 3 BETWEEN -1 AND 1", ALL, "both ends"),
+    (pa.int8(), [-128], "x div 1 = -128", ALL, "BIGINT: no overflow at the least INT8"),
+    (I64, [-9223372036854775808], "x div 2 < -4611686018427387903", ALL, "the least BIGINT"),
+    (I64, [5], "x div 0 IS NULL", MAYBE, "by 0: NULL (legacy), an error under ANSI: unused"),
 ]
 
 
