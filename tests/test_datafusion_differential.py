@@ -74,10 +74,10 @@ MISSING_RULES = (
     "an IN list or BETWEEN DataFusion compares as DECIMALs (a cast to DECIMAL, or an unsigned "
     "and a signed integer, among DOUBLEs); TIMESTAMP columns in a zone other than UTC; a LIKE "
     "backslash before another character; IS [NOT] DISTINCT FROM before the end of its "
-    "parentheses, or from a string literal; integer `/` (truncating there); DECIMAL `*`; a "
-    "comparison of an unread "
-    "expression with NULL (NULL whatever the rows); a float group whose every value is NaN "
-    "(no bounds: DataFusion skips it where the predicate needs a number)")
+    "parentheses, or from a string literal; an integer `/` by a negative number or a column; "
+    "DECIMAL `*`; a comparison of an unread expression with NULL (NULL whatever the rows); a "
+    "float group whose every value is NaN (no bounds: DataFusion skips it where the predicate "
+    "needs a number)")
 
 
 @pytest.mark.slow

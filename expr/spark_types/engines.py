@@ -89,6 +89,9 @@ class Engine:
     # A LIKE pattern's backslash escapes the %, _ or backslash after it, as in Spark
     # (DataFusion; DuckDB's LIKE has no escape without ESCAPE)
     backslash_escapes: bool = False
+    # A signed integer column divided by a positive whole number truncates toward zero, as
+    # Spark's ``div`` (DataFusion; Spark's ``/`` divides in DOUBLE)
+    integers_divide_truncating: bool = False
 
 
 ENGINES = {
@@ -111,7 +114,8 @@ ENGINES = {
                          whole_numbers_are_bigint=True, greedy_distinct_from=True,
                          utc_timestamps=True, timestamps_as_dates=True,
                          truncating_casts=True, null_in_lists=False,
-                         timestamp_literals_cast=True, backslash_escapes=True),
+                         timestamp_literals_cast=True, backslash_escapes=True,
+                         integers_divide_truncating=True),
     "postgres": Engine(nan_as_spark=True, zeros_in_lists=True),
     "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True),
 }

@@ -93,6 +93,7 @@ from prunekit.expr.syntax import nodes as n
 from prunekit.expr.syntax.engine_literals import (
     drop_integer_casts_of_decimals,
     fold_null_comparisons,
+    integer_divisions,
     read_engine_numbers,
     read_timestamp_literals,
     split_zero_items,
@@ -160,6 +161,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
     tree = read_engine_numbers(tree, dialect, types)
     tree = fold_null_comparisons(tree, types)
+    tree = integer_divisions(tree, dialect, types)
     drop_integer_casts_of_decimals(tree, dialect, types)  # (before the split's own = 0)
     tree = split_zero_items(tree, dialect, types)
     utc = time_zone is not None and time_zone.upper() in ("UTC", "ETC/UTC", "Z", "+00:00")

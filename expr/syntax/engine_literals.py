@@ -200,6 +200,32 @@ def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
             cast.replace(cast.this.copy())
 
 
+_SIGNED_INTEGERS = {"int8", "int16", "int32", "int64"}
+
+
+def integer_divisions(tree: exp.Expression, dialect: str,
+                      types: Mapping[str, object] | None) -> exp.Expression:
+    """Where ``Engine.integers_divide_truncating`` (DataFusion): ``x / k`` of a signed integer
+    column and a positive whole number is written as Spark's ``x DIV k`` (truncated toward
+    zero in both), in place; the tree is returned (another one where it was the root).
+
+    >>> import sqlglot
+    >>> integer_divisions(sqlglot.parse_one("x / 2 > 3"), "datafusion", {"x": "int32"}).sql("spark")
+    'x DIV 2 > 3'
+    """
+    if not engine(dialect).integers_divide_truncating:
+        return tree
+    for div in list(tree.find_all(exp.Div)):
+        if isinstance(div.this, exp.Column) and kind_of(div.this, types) in _SIGNED_INTEGERS \
+                and isinstance(div.expression, exp.Literal) and is_whole_number(
+                    div.expression, nonzero=True):
+            quotient = exp.IntDiv(this=div.this.copy(), expression=div.expression.copy())
+            if div is tree:
+                return quotient
+            div.replace(quotient)
+    return tree
+
+
 _UNIT_MICROS = {"s": 1_000_000, "ms": 1_000, "us": 1, "ns": 1}
 
 

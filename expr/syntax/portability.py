@@ -298,6 +298,9 @@ def _read_alike(x: exp.Expression, reads: Engine, types: Mapping[str, object] | 
         return is_whole_number(x.expression, nonzero=True) and (
             (family == "double" and reads.division_by_a_number)
             or (family == "integer" and reads.integers_divide_as_doubles))
+    if isinstance(x, exp.IntDiv):  # written by ``integer_divisions`` where the engine truncates
+        return reads.integers_divide_truncating and family_of(x.this, types) == "integer" and (
+            isinstance(x.expression, exp.Literal) and is_whole_number(x.expression, nonzero=True))
     if isinstance(x, (exp.CurrentDate, exp.Interval)) or (
             isinstance(x, (exp.Add, exp.Sub)) and isinstance(x.this, exp.CurrentDate)):
         return reads.current_date and _today_against_dates(x, types)

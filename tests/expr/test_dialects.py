@@ -62,7 +62,7 @@ DIFFERENT = ["{x} / 2 > 10", "{s} < 's050'", "{x} = '5'", "{x} > 1e1", "lower({s
              "{s} LIKE 's0%'", "CAST({x} AS DOUBLE) > 5", "{x} % 7 = 1"]
 READ_ALIKE = {"duckdb": {"{x} / 2 > 10", "{s} < 's050'", "{x} > 1e1", "{s} LIKE 's0%'",
                          "CAST({x} AS DOUBLE) > 5"},
-              "datafusion": {"{s} < 's050'", "{x} > 1e1", "{s} LIKE 's0%'",
+              "datafusion": {"{x} / 2 > 10", "{s} < 's050'", "{x} > 1e1", "{s} LIKE 's0%'",
                              "CAST({x} AS DOUBLE) > 5"}}
 
 
@@ -526,6 +526,8 @@ DATAFUSION_ALIKE = [
      "`Mixed Case` NOT IN (-3658, -9223372036854775809) AND `Mixed Case` > 50"),
     ('"Mixed Case" < 18446744073709551616 AND x IN (0, 5, 0)',
      "`Mixed Case` < 18446744073709551616 AND x IN (0, 5)"),  # integers: no -0.0
+    # an integer column by a positive whole number truncates toward zero: Spark's div
+    ("x / 2 > 30 OR x / 7 = -1", "x div 2 > 30 OR x div 7 = -1"),
     # a list with NULL, no other list or equality on its column to merge it with
     ("x NOT IN (5, NULL) OR x > 50", "x NOT IN (5, NULL) OR x > 50"),
     # a backslash escaping %, _ or itself, as in Spark
@@ -533,7 +535,7 @@ DATAFUSION_ALIKE = [
     ("x IN (30, NULL) AND f > 20", "x IN (30, NULL) AND f > 20"),
 ]
 DATAFUSION_OTHERWISE = [
-    "x / 2 > 30",  # integer division, truncating
+    "x / -2 > 30",  # integer division by a negative number: not modelled
     "x / 0 > 1",
     "x % 7 = 1",
     "s LIKE 's\\b%'",  # a backslash before another character: Spark refuses the pattern
