@@ -102,6 +102,7 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
                 holder.replace(unknown_part(why, holder))
         for between in list(tree.find_all(exp.Between)):
             _one_type_between(between, types)
+        _doubles_against_decimals(tree, types)
     for lit in list(tree.find_all(exp.Literal)):
         text = lit.this
         if lit.is_string or inside_unknown_part(lit):
@@ -288,6 +289,22 @@ def fold_null_comparisons(tree: exp.Expression,
             return null
         cmp.replace(null)
     return tree
+
+
+def _doubles_against_decimals(tree: exp.Expression, types: Mapping[str, object] | None) -> None:
+    """``CAST(n AS DOUBLE)`` of a number compared with DECIMAL columns only is the DOUBLE it
+    gives, which DataFusion compares with them as any DOUBLE (``_double_against_decimal``):
+    written as that number, in place, for ``read_engine_numbers`` to read so."""
+    for cast in list(tree.find_all(exp.Cast)):
+        inner = cast.this.this if isinstance(cast.this, exp.Neg) else cast.this
+        if cast.to.this != exp.DataType.Type.DOUBLE or not isinstance(inner, exp.Literal) or \
+                inner.is_string or inside_unknown_part(cast):
+            continue
+        kinds = [DECIMAL.fullmatch(kind_of(c, types) or "") for c in partners_of(cast)]
+        value = float(decimal.Decimal(inner.this))
+        if kinds and all(kinds) and math.isfinite(value):
+            number = exp.Literal.number(repr(value))
+            cast.replace(exp.Neg(this=number) if isinstance(cast.this, exp.Neg) else number)
 
 
 def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> None:

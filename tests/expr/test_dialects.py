@@ -704,7 +704,10 @@ def test_datafusion_doubles_against_wide_decimals_decide_every_group_as_datafusi
               "CAST(h AS BIGINT) = 0", "CAST(h AS BIGINT) IN (0, 1)", "CAST(h AS BIGINT) <> 0",
               "CAST(h AS INT) BETWEEN 0 AND 1", "CAST(h AS BIGINT) >= -0.5",
               "CAST(h AS BIGINT) < 0.5", "CAST(h AS BIGINT) IN (0.5, 1.5)",
-              "CAST(h AS BIGINT) IS DISTINCT FROM 0", "0 = CAST(h AS BIGINT)"]
+              "CAST(h AS BIGINT) IS DISTINCT FROM 0", "0 = CAST(h AS BIGINT)",
+              # a number cast to DOUBLE: a DOUBLE as any other
+              "w < CAST(-1.5 AS DOUBLE)", "k = CAST(3 AS DOUBLE)", "CAST(-2 AS DOUBLE) >= k",
+              "b > CAST(0.00000000025 AS DOUBLE)", "h IN (CAST(0.01 AS DOUBLE), 0.03)"]
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema, st, texts)
 
 
