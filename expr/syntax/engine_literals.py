@@ -25,11 +25,11 @@ from sqlglot import exp
 from prunekit.expr.spark_types.engines import engine
 from prunekit.expr.syntax.engine_operands import (
     COMPARISONS,
-    DECIMAL,
     FRACTION_DIGITS,
     INTEGER_KINDS,
     WALL_TIME,
     beyond_unsigned_bigint,
+    decimal_kind,
     in_arithmetic,
     inside_unknown_part,
     is_whole_number,
@@ -121,7 +121,7 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
             if units is not None and abs(units) < 10 ** target[0]:
                 lit.replace(exp.Literal.number(f"{units.scaleb(-target[1]):f}"))
             continue
-        kinds = [DECIMAL.fullmatch(kind_of(col, types) or "") for col in partners_of(lit)]
+        kinds = [decimal_kind(col, types) for col in partners_of(lit)]
         if kinds and all(kinds):
             written = _double_against_decimal(lit, float(value), {
                 (int(k[1]), int(k[2])) for k in kinds})
@@ -186,7 +186,7 @@ def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
         return
     for cast in list(tree.find_all(exp.Cast)):
         if not (cast.to.this in _INTEGER_TYPES and isinstance(cast.this, exp.Column)
-                and DECIMAL.fullmatch(kind_of(cast.this, types) or "")):
+                and decimal_kind(cast.this, types)):
             continue
         holder = cast.parent
         if isinstance(holder, exp.In) and cast.arg_key == "this":
@@ -300,7 +300,7 @@ def _doubles_against_decimals(tree: exp.Expression, types: Mapping[str, object] 
         if cast.to.this != exp.DataType.Type.DOUBLE or not isinstance(inner, exp.Literal) or \
                 inner.is_string or inside_unknown_part(cast):
             continue
-        kinds = [DECIMAL.fullmatch(kind_of(c, types) or "") for c in partners_of(cast)]
+        kinds = [decimal_kind(c, types) for c in partners_of(cast)]
         value = float(decimal.Decimal(inner.this))
         if kinds and all(kinds) and math.isfinite(value):
             number = exp.Literal.number(repr(value))

@@ -96,6 +96,18 @@ WALL_OR_UTC = re.compile(r"timestamp\[(s|ms|us|ns)(, tz=(utc|etc/utc|\+00:00|z))
 FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
 
+def decimal_kind(col: exp.Column | exp.Cast, types: Mapping[str, object] | None
+                 ) -> re.Match | None:
+    """The match of ``DECIMAL`` (precision and scale, as groups 1 and 2) where ``col`` is a
+    DECIMAL column by ``types``, else None.
+
+    >>> import sqlglot
+    >>> decimal_kind(sqlglot.parse_one("p"), {"p": "decimal128(9, 2)"}).groups()
+    ('9', '2')
+    """
+    return DECIMAL.fullmatch(kind_of(col, types) or "")
+
+
 def timestamp_unit(kind: str | None, reads: Engine) -> str | None:
     """The unit of a TIMESTAMP column of type ``kind`` whose values the engine compares with a
     wall-time literal as Spark does in UTC, else None: without a zone, in UTC where

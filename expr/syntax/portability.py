@@ -22,6 +22,7 @@ from prunekit.expr.syntax.engine_operands import (
     INTEGER_KINDS,
     WALL_OR_UTC,
     WALL_TIME,
+    decimal_kind,
     family_of,
     fits_float,
     is_day,
@@ -217,7 +218,7 @@ def _number_meets_alike(lit: exp.Literal, reads: Engine,
     if "e" in text:
         # a DOUBLE wherever it is read at all (the exponent rule)
         return not reads.fractions_are_double or not any(
-            DECIMAL.fullmatch(kind_of(col, types) or "") for col in partners_of(lit))
+            decimal_kind(col, types) for col in partners_of(lit))
     whole, _, fraction = text.partition(".")
     whole = whole.lstrip("0")
     if len(whole) + len(fraction) > 38:
@@ -274,11 +275,11 @@ def _bigint_number(x: exp.Expression) -> bool:
 def _decimals_meet_alike(col: exp.Column, types: Mapping[str, object] | None) -> bool:
     """Two DECIMAL columns compared: exact in Spark only where their wider type has at most
     38 digits (else Spark rounds one into a smaller scale)."""
-    mine = DECIMAL.fullmatch(kind_of(col, types) or "")
+    mine = decimal_kind(col, types)
     if not mine or not isinstance(col.parent, exp.Predicate):
         return True
     for other in col.parent.iter_expressions():
-        theirs = DECIMAL.fullmatch(kind_of(other, types) or "") if isinstance(
+        theirs = decimal_kind(other, types) if isinstance(
             other, exp.Column) and other is not col else None
         if theirs:
             (p, s), (q, t) = (int(mine[1]), int(mine[2])), (int(theirs[1]), int(theirs[2]))
@@ -381,7 +382,7 @@ def _double_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
             number.is_string and (number is not x.this or not _DOUBLE_TEXT.fullmatch(
                 number.this))):
         return False
-    return not any(DECIMAL.fullmatch(kind_of(c, types) or "") for c in partners_of(x))
+    return not any(decimal_kind(c, types) for c in partners_of(x))
 
 
 def _decimal_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
@@ -482,7 +483,7 @@ def _truncating(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
     (``drop_integer_casts_of_decimals`` has written it so), against DOUBLEs it keeps it."""
     if x.to.this != exp.DataType.Type.BIGINT:
         return False
-    decimal = DECIMAL.fullmatch(kind_of(x.this, types) or "") if isinstance(
+    decimal = decimal_kind(x.this, types) if isinstance(
         x.this, exp.Column) else None
     return family_of(x.this, types) == "double" or (
         decimal is not None and int(decimal[1]) - int(decimal[2]) <= 15)
