@@ -16,7 +16,9 @@ import pytest
 
 import prunekit as pk
 from prunekit.cli import main
+from prunekit.expr.syntax import nodes as n
 from prunekit.parquet import statistics
+from tests.support.strategies import exact_example
 
 SCHEMA = pa.schema([("x", pa.int64()), ("f", pa.float64()), ("s", pa.string()),
                     ("d", pa.date32()), ("Mixed Case", pa.int32())])
@@ -823,8 +825,7 @@ def test_datafusion_reads_numbers_beyond_bigint_as_its_types():
     ctx = datafusion.SessionContext()
     for g, rg in enumerate(groups):
         ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
-    st = pk.Statistics.from_arrow(pa.concat_tables([pa.table(_group_statistics(rg))
-                                                     for rg in groups]))
+    st = _exact_statistics(groups)
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema, st,
                                        DATAFUSION_BIG_NUMBERS)
     for sql in ["g < 9223372036854775809", "i IN (1.5, 9223372036854775808)",
@@ -938,8 +939,7 @@ def test_datafusion_reads_timestamp_literals_as_its_casts_against_datafusion():
     ctx = datafusion.SessionContext()
     for g, rg in enumerate(groups):
         ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
-    st = pk.Statistics.from_arrow(pa.concat_tables([pa.table(_group_statistics(rg))
-                                                     for rg in groups]))
+    st = _exact_statistics(groups)
     decided = 0
     for sql in DATAFUSION_TIMESTAMP_LITERALS:
         pred = pk.PruningPredicate(sql, table.schema, dialect="datafusion", time_zone="UTC")
@@ -954,25 +954,11 @@ def test_datafusion_reads_timestamp_literals_as_its_casts_against_datafusion():
     assert decided > len(DATAFUSION_TIMESTAMP_LITERALS) * len(groups) // 2
 
 
-def _group_statistics(rg: pa.Table) -> dict:
-    """One container's exact statistics of ``rg`` in the canonical layout."""
-    out = {"row_count": pa.array([rg.num_rows], pa.int64())}
-    for name in rg.column_names:
-        col = rg.column(name)
-        if pa.types.is_timestamp(col.type):  # (as_py() would drop nanoseconds)
-            ticks = col.cast(pa.int64()).to_numpy()
-            bounds = [pa.array([ticks.min()]).cast(col.type),
-                      pa.array([ticks.max()]).cast(col.type)]
-        else:
-            bounds = [pa.array([min(col.to_pylist())], col.type),
-                      pa.array([max(col.to_pylist())], col.type)]
-        fields = [*bounds, pa.array([col.null_count], pa.int64())]
-        if pa.types.is_floating(col.type):
-            fields.append(pa.array([sum(v != v for v in col.to_pylist() if v is not None)],
-                                   pa.int64()))
-        out[name] = pa.StructArray.from_arrays(fields, ["min", "max", "null_count",
-                                                        "nan_count"][:len(fields)])
-    return out
+def _exact_statistics(groups: list[pa.Table]) -> pk.Statistics:
+    """Each row group's exact statistics (``strategies.exact_example``), one container each."""
+    columns = {c: (groups[0].schema.field(c).type, [g.column(c).to_pylist() for g in groups])
+               for c in groups[0].column_names}
+    return exact_example(columns, n.Literal(True)).statistics()
 
 
 def test_datafusion_reads_dates_and_timestamps_against_utc_columns_in_utc():
