@@ -101,7 +101,11 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
                     return unknown_part(why, holder)
                 holder.replace(unknown_part(why, holder))
         for between in list(tree.find_all(exp.Between)):
-            _one_type_between(between, types)
+            if not inside_unknown_part(between) and not _one_type_between(between, types):
+                part = unknown_part("its bounds compared in one type there", between)
+                if between is tree:
+                    return part
+                between.replace(part)
         _doubles_against_decimals(tree, types)
     for lit in list(tree.find_all(exp.Literal)):
         text = lit.this
@@ -134,6 +138,17 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
     return tree
 
 
+def _a_double_among(items: list) -> bool:
+    """Whether a number among ``items`` is a DOUBLE there (a fraction, an exponent, a cast)."""
+    for item in items:
+        while isinstance(item, (exp.Neg, exp.Paren)):
+            item = item.this
+        if isinstance(item, exp.Cast) or (isinstance(item, exp.Literal) and not item.is_string
+                                          and ("." in item.this or "e" in item.this.lower())):
+            return True
+    return False
+
+
 def split_zero_items(tree: exp.Expression, dialect: str,
                       types: Mapping[str, object] | None) -> exp.Expression:
     """Where the engine's IN list of two or more numbers may tell 0 from -0.0 (not
@@ -154,6 +169,13 @@ def split_zero_items(tree: exp.Expression, dialect: str,
                 is_zero(item) for item in x.expressions):
             continue
         others = [item.copy() for item in x.expressions if not is_zero(item)]
+        if others and _a_double_among(x.expressions) and not _a_double_among(others):
+            # without its DOUBLE zero the list would compare in another type: all unknown
+            part = unknown_part("a set of numbers may tell 0 from -0.0", x)
+            if x is tree:
+                return part
+            x.replace(part)
+            continue
         zero = exp.and_(exp.EQ(this=x.this.copy(), expression=exp.Literal.number(0)),
                         unknown_part("a set of numbers may tell 0 from -0.0", x))
         split = exp.or_(exp.In(this=x.this.copy(), expressions=others), zero) if others else zero
@@ -307,18 +329,26 @@ def _doubles_against_decimals(tree: exp.Expression, types: Mapping[str, object] 
             cast.replace(exp.Neg(this=number) if isinstance(cast.this, exp.Neg) else number)
 
 
-def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> None:
+def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> bool:
     """DataFusion compares ``x BETWEEN a AND b`` in one type for both bounds: with a DOUBLE
     bound (a fraction) and a whole one, DOUBLE, where Spark compares each bound in its own
     (``a BETWEEN -9223372036854775807 AND 0.5`` holds for BIGINT's least there). So against
-    an integer, DOUBLE or FLOAT column the whole bound is written as the DOUBLE it becomes."""
+    an integer, DOUBLE or FLOAT column the whole bound is written as the DOUBLE it becomes
+    (a whole number beyond unsigned BIGINT is a DOUBLE bound). False where such a BETWEEN
+    cannot be written so (its operand's type not at hand): the caller leaves it unknown."""
     bounds = [b.this if isinstance(b, exp.Neg) else b for b in (x.args["low"], x.args["high"])]
     numbers = [b for b in bounds if isinstance(b, exp.Literal) and not b.is_string]
-    whole = [b for b in numbers if not ("." in b.this or "e" in b.this.lower())]
-    kind = kind_of(x.this, types) if isinstance(x.this, exp.Column) else None
-    if len(whole) == 1 and len(numbers) == 2 and (kind in INTEGER_KINDS or kind in (
-            "double", "float")) and int(whole[0].this) < 2**64:
+    whole = [b for b in numbers if not ("." in b.this or "e" in b.this.lower()
+                                        or beyond_unsigned_bigint(b))]
+    if len(whole) != 1 or len(numbers) != 2:
+        return True
+    kind = kind_of(x.this, types) if isinstance(x.this, (exp.Column, exp.Cast)) else None
+    if kind in INTEGER_KINDS or kind in ("double", "float"):
         whole[0].replace(exp.Literal.number(f"{whole[0].this}E0"))
+        return True
+    # another operand (arithmetic, a cast): its type, and so the bounds', is not at hand,
+    # but a DECIMAL column compares both bounds as Spark does (each as that DECIMAL)
+    return decimal_kind(x.this, types) is not None if isinstance(x.this, exp.Column) else False
 
 
 def decimal_target(lit: exp.Literal) -> tuple[int, int] | None:
