@@ -13,6 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.postgres import Postgres
+from sqlglot.tokens import TokenType
 
 from prunekit.errors import UnsupportedError
 
@@ -92,6 +95,14 @@ class Engine:
     # A signed integer column divided by a positive whole number truncates toward zero, as
     # Spark's ``div`` (DataFusion; Spark's ``/`` divides in DOUBLE)
     integers_divide_truncating: bool = False
+    # CAST(d AS DOUBLE) of a DECIMAL column rounds twice, as Arrow's cast does (the unscaled
+    # integer to a DOUBLE, then divided by 10**s): read by that rule (``rounding.py``'s
+    # arrow_to_double) where it may part from Spark's nearest DOUBLE (over 15 digits)
+    decimal_doubles_by_arrow: bool = False
+    # CAST(n AS REAL) of a number: the nearest FLOAT, compared in FLOAT with FLOAT and integer
+    # columns and widened to DOUBLE against DOUBLE columns, as Spark does; against a
+    # DECIMAL(p, s) column (DataFusion) a DECIMAL of max(s, 7) places (Arrow's cast)
+    real_literals: bool = False
 
 
 ENGINES = {
@@ -115,7 +126,8 @@ ENGINES = {
                          utc_timestamps=True, timestamps_as_dates=True,
                          truncating_casts=True, null_in_lists=False,
                          timestamp_literals_cast=True, backslash_escapes=True,
-                         integers_divide_truncating=True),
+                         integers_divide_truncating=True, decimal_doubles_by_arrow=True,
+                         real_literals=True),
     "postgres": Engine(nan_as_spark=True, zeros_in_lists=True),
     "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True),
 }
@@ -124,15 +136,32 @@ ENGINES = {
 _UNMODELLED = Engine()  # every other dialect: only what all of them share
 
 
-# Dialects sqlglot does not name, by the sqlglot dialect that parses their text.
-SYNTAX = {"datafusion": "postgres"}
+class DataFusionSyntax(Postgres):
+    """PostgreSQL's syntax as DataFusion 55 reads it: ``FLOAT`` (with a precision or not) is
+    a FLOAT of 32 bits, as ``REAL`` and ``FLOAT4`` are, where PostgreSQL's is a DOUBLE.
+
+    >>> sqlglot.parse_one("CAST(x AS FLOAT(53))", read=DataFusionSyntax).sql("spark")
+    'CAST(x AS FLOAT)'
+    """
+
+    class Tokenizer(Postgres.Tokenizer):
+        KEYWORDS = {**Postgres.Tokenizer.KEYWORDS, "FLOAT": TokenType.FLOAT}
+
+    class Parser(Postgres.Parser):
+        TYPE_CONVERTERS = {**Postgres.Parser.TYPE_CONVERTERS,
+                           exp.DataType.Type.FLOAT: lambda _: exp.DataType.build("FLOAT")}
+
+
+# Dialects sqlglot does not name, by the sqlglot dialect that parses their text (sqlglot
+# registers DataFusionSyntax by its name, lower case).
+SYNTAX = {"datafusion": "datafusionsyntax"}
 
 
 def syntax(dialect: str) -> str:
     """The sqlglot dialect that parses and prints ``dialect``'s text.
 
     >>> syntax("datafusion"), syntax("duckdb")
-    ('postgres', 'duckdb')
+    ('datafusionsyntax', 'duckdb')
     """
     return SYNTAX.get(dialect, dialect)
 

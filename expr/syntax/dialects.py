@@ -91,7 +91,9 @@ from prunekit.expr.spark_types.engines import (
 )
 from prunekit.expr.syntax import nodes as n
 from prunekit.expr.syntax.engine_literals import (
+    arrow_decimal_doubles,
     drop_integer_casts_of_decimals,
+    floats_against_integers,
     fold_null_comparisons,
     integer_divisions,
     read_engine_numbers,
@@ -167,6 +169,8 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     utc = time_zone is not None and time_zone.upper() in ("UTC", "ETC/UTC", "Z", "+00:00")
     if utc:
         read_timestamp_literals(tree, dialect, types)
+    floats_against_integers(tree, dialect, types)
+    arrow_decimal_doubles(tree, dialect, types)
     parts = _opaque_parts(tree, unportable_parts(tree, dialect, types, utc), dialect)
     if not parts:
         return parse(tree.sql(dialect="spark"))

@@ -10,7 +10,9 @@
   DataFusion's optimizer compares it (the DECIMAL itself);
 - ``read_timestamp_literals``: strings and TIMESTAMP literals against TIMESTAMP columns, cast
   as DataFusion casts them;
-- ``fold_null_comparisons``: a comparison with NULL, NULL in every engine.
+- ``fold_null_comparisons``: a comparison with NULL, NULL in every engine;
+- ``floats_against_integers``: an integer column against a FLOAT, cast to FLOAT;
+- ``arrow_decimal_doubles``: ``CAST(d AS DOUBLE)`` of a wide DECIMAL, rounded as Arrow does.
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from __future__ import annotations
 import datetime
 import decimal
 import math
+import struct
 from collections.abc import Mapping
 
 from sqlglot import exp
 
 from prunekit.expr.spark_types.engines import engine
 from prunekit.expr.syntax.engine_operands import (
+    ARROW_DOUBLE,
     COMPARISONS,
     FRACTION_DIGITS,
     INTEGER_KINDS,
@@ -111,6 +115,8 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
         text = lit.this
         if lit.is_string or inside_unknown_part(lit):
             continue
+        if reads.real_literals and _real_against_decimals(lit, types):
+            continue
         whole = not ("." in text or "e" in text.lower())
         if whole and not (reads.fractions_are_double and beyond_unsigned_bigint(lit)):
             if reads.whole_numbers_are_bigint and in_arithmetic(lit) and int(text) < 2**63:
@@ -136,6 +142,77 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
         double = str(value)  # 0.0000000001 is 1E-10: an exponent either way
         lit.replace(exp.Literal.number(double if "E" in double else f"{double}E0"))
     return tree
+
+
+def _real_against_decimals(lit: exp.Literal, types: Mapping[str, object] | None) -> bool:
+    """Where ``lit`` is the number of ``CAST(n AS REAL)`` compared with DECIMAL columns of one
+    type only (``Engine.real_literals``): the cast is written as the DECIMAL DataFusion
+    compares with, a DECIMAL(14, 7) of the FLOAT widened (``_double_against_decimal``), and
+    True; False where it is not such a cast, or cannot be written so (kept: unknown), or
+    where a DOUBLE in its IN list or BETWEEN makes the places 15 (kept too).
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("d <= CAST(0.1235 AS REAL)", read="postgres")
+    >>> _real_against_decimals(tree.find(exp.Literal), {"d": "decimal128(18, 4)"}), tree.sql()
+    (True, 'd <= 0.1235000')
+    """
+    cast, negated = lit.parent, False
+    while isinstance(cast, (exp.Neg, exp.Paren)):
+        negated ^= isinstance(cast, exp.Neg)
+        cast = cast.parent
+    if not isinstance(cast, exp.Cast) or cast.to.this != exp.DataType.Type.FLOAT:
+        return False
+    kinds = [decimal_kind(c, types) for c in partners_of(cast)]
+    whole = not ("." in lit.this or "e" in lit.this.lower())
+    if not kinds or not all(kinds) or (whole and int(lit.this) > 2**53):
+        return False  # (beyond 2**53 a whole number would round twice here)
+    holder = cast.parent
+    while isinstance(holder, exp.Paren):
+        holder = holder.parent
+    if isinstance(holder, (exp.In, exp.Between)) and _a_double_among(
+            [x for x in holder.iter_expressions() if x is not holder.this and not (
+                isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.FLOAT)]):
+        return False  # a DOUBLE beside it: all compared at 15 places there
+    magnitude = struct.unpack("f", struct.pack("f", float(decimal.Decimal(lit.this))))[0]
+    if not math.isfinite(magnitude):
+        return False
+    number = exp.Literal.number(repr(magnitude))
+    written = exp.Neg(this=number) if negated else number
+    cast.replace(written)
+    if _double_against_decimal(number, magnitude, {(int(k[1]), int(k[2])) for k in kinds},
+                               digits=7) is None:
+        written.replace(cast)
+        return False
+    return True
+
+
+_FLOAT_INTEGERS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"}
+
+
+def floats_against_integers(tree: exp.Expression, dialect: str,
+                            types: Mapping[str, object] | None) -> None:
+    """Where ``Engine.real_literals``: an integer column compared alone with ``CAST(n AS
+    REAL)`` is written ``CAST(c AS FLOAT)``, as DataFusion compares it (in FLOAT, the column
+    rounded to the nearest FLOAT); Spark casts it so too, outside ANSI mode only. In place.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("i = CAST(16777217 AS REAL)", read="postgres")
+    >>> floats_against_integers(tree, "datafusion", {"i": "int64"})
+    >>> tree.sql()
+    'CAST(i AS FLOAT) = CAST(16777217 AS FLOAT)'
+    """
+    if not engine(dialect).real_literals:
+        return
+    for cmp in list(tree.find_all(*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)):
+        sides = [cmp.this, cmp.expression]
+        for side, other in (sides, sides[::-1]):
+            number = other.this.this if isinstance(other, exp.Cast) and isinstance(
+                other.this, exp.Neg) else getattr(other, "this", None)
+            if isinstance(side, exp.Column) and kind_of(side, types) in _FLOAT_INTEGERS and \
+                    isinstance(other, exp.Cast) and other.to.this == exp.DataType.Type.FLOAT \
+                    and isinstance(number, exp.Literal) and not number.is_string and \
+                    not inside_unknown_part(cmp):
+                side.replace(exp.Cast(this=side.copy(), to=exp.DataType.build("FLOAT")))
 
 
 def _a_double_among(items: list) -> bool:
@@ -224,6 +301,29 @@ def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
 
 
 _SIGNED_INTEGERS = {"int8", "int16", "int32", "int64"}
+
+
+def arrow_decimal_doubles(tree: exp.Expression, dialect: str,
+                          types: Mapping[str, object] | None) -> None:
+    """Where ``Engine.decimal_doubles_by_arrow`` (DataFusion): ``CAST(d AS DOUBLE)`` of a
+    DECIMAL column of more than 15 digits is written as the call ``__prunekit_arrow_double(d)``,
+    which binds to Arrow's two roundings (``rounding.arrow_to_double``); with fewer digits the
+    unscaled integer is below 2**53 and the cast is Spark's nearest DOUBLE. Run after the other
+    rewrites, which read such a cast as a DOUBLE operand. Changed in place.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("CAST(d AS DOUBLE) > 0.5")
+    >>> arrow_decimal_doubles(tree, "datafusion", {"d": "decimal128(38, 10)"})
+    >>> tree.sql()
+    '__PRUNEKIT_ARROW_DOUBLE(d) > 0.5'
+    """
+    if not engine(dialect).decimal_doubles_by_arrow:
+        return
+    for cast in list(tree.find_all(exp.Cast)):
+        kind = decimal_kind(cast.this, types) if isinstance(cast.this, exp.Column) else None
+        if cast.to.this == exp.DataType.Type.DOUBLE and kind and int(kind[1]) > 15 and \
+                not inside_unknown_part(cast):
+            cast.replace(exp.Anonymous(this=ARROW_DOUBLE, expressions=[cast.this.copy()]))
 
 
 def integer_divisions(tree: exp.Expression, dialect: str,
@@ -380,11 +480,12 @@ def _at_places(value: float, scale: int) -> decimal.Decimal | None:
     return decimal.Decimal(value * float(10**scale)).to_integral_value(decimal.ROUND_HALF_UP)
 
 
-def _double_against_decimal(lit: exp.Literal, value: float, decimals: set[tuple[int, int]]
-                            ) -> exp.Expression | None:
+def _double_against_decimal(lit: exp.Literal, value: float, decimals: set[tuple[int, int]],
+                            digits: int = 15) -> exp.Expression | None:
     """DataFusion compares a DECIMAL(p, s) column with a DOUBLE ``value`` (``lit``, maybe
     negated) in DECIMAL(min(38, t + max(p - s, 15)), t), t = max(s, 15): the DOUBLE cast by
     Arrow (``_at_places``), the column exactly (the query fails where it overflows the type).
+    A FLOAT is a DECIMAL(14, 7) there, not (30, 15): ``digits`` 7, and ``value`` the FLOAT.
     Writes the bound that makes Spark compare the same way: the DOUBLE at t places, where
     Spark's type for the two holds them in 38 digits; else, p - s > 23, the bound at the
     column's scale that gives the same rows (Spark would round a literal of more places into
@@ -394,9 +495,9 @@ def _double_against_decimal(lit: exp.Literal, value: float, decimals: set[tuple[
     if len(decimals) != 1:
         return None
     ((p, s),) = decimals
-    places = max(s, 15)
+    places = max(s, digits)
     units = _at_places(value, places)
-    if units is None or abs(units) >= 10 ** min(38, places + max(p - s, 15)):
+    if units is None or abs(units) >= 10 ** min(38, places + max(p - s, digits)):
         return None
     if p - s <= 38 - places:
         return lit.replace(exp.Literal.number(_decimal_text(int(units), places)))

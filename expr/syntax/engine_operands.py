@@ -49,7 +49,8 @@ def partners_of(x: exp.Expression) -> list[exp.Column | exp.Cast]:
 # The type a cast of a column gives, by the name kind_of gives a column of that type (Spark's
 # TIMESTAMP keeps microseconds).
 _CAST_KINDS = {exp.DataType.Type.DATE: "date32[day]", exp.DataType.Type.TIMESTAMP: "timestamp[us]",
-               exp.DataType.Type.DOUBLE: "double", exp.DataType.Type.BIGINT: "int64"}
+               exp.DataType.Type.DOUBLE: "double", exp.DataType.Type.BIGINT: "int64",
+               exp.DataType.Type.FLOAT: "float"}
 
 
 def kind_of(col: exp.Column | exp.Cast, types: Mapping[str, object] | None) -> str | None:
@@ -255,3 +256,18 @@ def inside_unknown_part(x: exp.Expression) -> bool:
         if is_unknown_part(x):
             return True
     return False
+
+
+# ---- a cast the engine computes otherwise, as a function prunekit binds -----------------------
+ARROW_DOUBLE = "__prunekit_arrow_double"  # binding/functions/rounding.py: arrow_to_double
+
+
+def is_arrow_double(x: exp.Expression) -> bool:
+    """Whether ``x`` is the call ``engine_literals.arrow_decimal_doubles`` writes for Arrow's
+    cast of a DECIMAL column to DOUBLE.
+
+    >>> import sqlglot
+    >>> is_arrow_double(sqlglot.parse_one("__prunekit_arrow_double(d)"))
+    True
+    """
+    return isinstance(x, exp.Anonymous) and x.name.lower() == ARROW_DOUBLE

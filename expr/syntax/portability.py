@@ -25,6 +25,7 @@ from prunekit.expr.syntax.engine_operands import (
     decimal_kind,
     family_of,
     fits_float,
+    is_arrow_double,
     is_day,
     is_unknown_part,
     is_whole_number,
@@ -115,6 +116,8 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
     reads, shown = engine(dialect), syntax(dialect)
     if is_unknown_part(x):
         return f"{x.expressions[1].sql(dialect=shown)} ({x.expressions[0].this})"
+    if is_arrow_double(x):
+        return None  # the engine's cast, written for its own rule
     if isinstance(x, exp.Var) and isinstance(x.parent, (exp.Extract, exp.Interval,
                                                          exp.TimestampTrunc)):
         return None  # a field or unit: its parent is read or not as a whole
@@ -145,8 +148,9 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
             return x.parent.sql(dialect=shown)
     if isinstance(x, exp.Column) and not isinstance(x.parent, exp.Is):  # IS NULL: alike
         kind = kind_of(x, types)
-        if kind in ("float", "halffloat") and not (
-                reads.float_meets_double and kind == "float" and _meets_doubles(x, types)):
+        widened = isinstance(x.parent, exp.Cast) and x.parent.to.this == exp.DataType.Type.DOUBLE
+        if kind in ("float", "halffloat") and not (reads.float_meets_double and kind == "float"
+                                                   and (widened or _meets_doubles(x, types))):
             # Spark widens a FLOAT to DOUBLE against anything but a FLOAT or an integer
             return f"{x.sql(dialect=shown)} (a FLOAT compares in another type)"
         if not _decimals_meet_alike(x, types):
@@ -170,9 +174,10 @@ def _merged(x: exp.In) -> bool:
 
 def _meets_doubles(col: exp.Column, types: Mapping[str, object] | None) -> bool:
     """Whether every operand ``col`` (maybe negated) is compared with is a DOUBLE (a number
-    with an exponent, a DOUBLE column) or a whole number a FLOAT holds exactly (any up to
-    2**24), so that Spark and the engine compare the same values: in DOUBLE, or in FLOAT
-    where every reading of the whole number is the same FLOAT."""
+    with an exponent, a DOUBLE column, a cast to DOUBLE), a FLOAT (a cast, checked on its own)
+    or a whole number a FLOAT holds exactly (any up to 2**24), so that Spark and the engine
+    compare the same values: in DOUBLE, or in FLOAT where every reading of the whole number
+    is the same FLOAT."""
     node = col
     while isinstance(node.parent, (exp.Neg, exp.Paren)):
         node = node.parent
@@ -188,7 +193,9 @@ def _meets_doubles(col: exp.Column, types: Mapping[str, object] | None) -> bool:
     for other in others:
         while isinstance(other, (exp.Neg, exp.Paren)):
             other = other.this
-        if not (family_of(other, types) == "double" or (
+        if not (family_of(other, types) == "double" or is_arrow_double(other) or (
+                isinstance(other, exp.Cast) and other.to.this in (
+                    exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT)) or (
                 isinstance(other, exp.Literal) and not other.is_string
                 and ("e" in other.this.lower() or (
                     other.this.isdigit() and fits_float(int(other.this)))))):
@@ -367,7 +374,40 @@ def _cast_read_alike(x: exp.Cast, reads: Engine, types: Mapping[str, object] | N
         reads.naive_timestamps and utc and _naive_timestamp(x, types, reads)) or (
         reads.timestamps_as_dates and utc and _date_time_cast(x, types)) or (
         reads.fractions_are_double and (_decimal_literal(x, types) or _double_literal(
+            x, types))) or (reads.real_literals and (_real_literal(x, types) or _float_of_integer(
             x, types)))
+
+
+# Integer columns whose every value a FLOAT holds, and those it may round (compared in FLOAT
+# in both engines: DataFusion and Spark cast the column to FLOAT against a FLOAT).
+_FLOAT_EXACT = {"int8", "int16", "uint8", "uint16", "float", "double"}
+_FLOAT_ROUNDED = {"int32", "int64", "uint32"}
+
+
+def _real_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
+    """``CAST(n AS REAL)`` of a number: its nearest FLOAT in both, one rounding of the whole
+    number or of the DOUBLE that ``read_engine_numbers`` made of a fraction (or of a whole
+    number beyond unsigned BIGINT, a DOUBLE there too). Against FLOAT, DOUBLE (widened
+    exactly) and small integer columns anywhere; against wider integers, which both engines
+    cast to FLOAT, only compared alone (in an IN list or a BETWEEN the engine may take
+    another type for the rest); against a DECIMAL, read as the DECIMAL it becomes
+    (``read_engine_numbers``)."""
+    number = x.this.this if isinstance(x.this, exp.Neg) else x.this
+    if x.to.this != exp.DataType.Type.FLOAT or not isinstance(number, exp.Literal) or \
+            number.is_string:
+        return False
+    kinds = {kind_of(c, types) for c in partners_of(x)}
+    if not kinds:
+        return False
+    return kinds <= _FLOAT_EXACT or (kinds <= _FLOAT_EXACT | _FLOAT_ROUNDED and isinstance(
+        x.parent, (*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)))
+
+
+def _float_of_integer(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
+    """``CAST(c AS REAL)`` of an integer column (not an unsigned BIGINT, a DECIMAL in Spark):
+    the nearest FLOAT, ties to even, in both (``floats_against_integers`` writes it)."""
+    return x.to.this == exp.DataType.Type.FLOAT and isinstance(x.this, exp.Column) and (
+        kind_of(x.this, types) in (INTEGER_KINDS - {"uint64"}))
 
 
 _DOUBLE_TEXT = re.compile(r"-?\d+(\.\d+)?|-?inf(inity)?|nan", re.IGNORECASE)
@@ -460,7 +500,7 @@ def _against_utc_columns(x: exp.Expression, types: Mapping[str, object] | None,
 
 def _widening(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
     """``CAST(c AS BIGINT)`` or ``CAST(c AS DOUBLE)`` of an integer column, signed or not, and
-    ``CAST(f AS DOUBLE)`` of a DOUBLE one: the same value in every engine (beyond 2**53 the
+    ``CAST(f AS DOUBLE)`` of a DOUBLE or FLOAT one: the same value in every engine (beyond 2**53 the
     nearest DOUBLE in both; an unsigned value beyond BIGINT fails the query in DuckDB and
     DataFusion, Spark's ANSI mode too). ``CAST(d AS DOUBLE)`` of a DECIMAL(p, s) column with
     p <= 15: the nearest DOUBLE in both (Arrow divides the unscaled integer, exact below 2**53,
@@ -470,8 +510,8 @@ def _widening(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
     kind = kind_of(x.this, types) or ""
     decimal = DECIMAL.fullmatch(kind)
     if x.to.this == exp.DataType.Type.DOUBLE:
-        return kind in INTEGER_KINDS or family_of(x.this, types) in ("integer", "double") or (
-            decimal is not None and int(decimal[1]) <= 15)
+        return kind in INTEGER_KINDS or kind == "float" or family_of(x.this, types) in (
+            "integer", "double") or (decimal is not None and int(decimal[1]) <= 15)
     return x.to.this == exp.DataType.Type.BIGINT and (
         kind in INTEGER_KINDS or family_of(x.this, types) == "integer")
 

@@ -727,6 +727,93 @@ def _decides_every_group_as_datafusion(ctx, groups: int, schema: pa.Schema,
             assert outcome[g] == (pk.ALL_MATCH if hits else pk.NONE_MATCH), (sql, g, hits)
 
 
+def test_datafusion_casts_wide_decimals_to_double_as_arrow_rounds():
+    """``CAST(d AS DOUBLE)`` of a DECIMAL of more than 15 digits: Arrow rounds the unscaled
+    integer to a DOUBLE, then divides (by an inexact 10**s beyond 22 places), so near a
+    DOUBLE's boundary it parts from Spark's nearest DOUBLE (0.1 is reached from 38-digit
+    units 9999999999999998976 up there, ...9862 in Spark). Values on both sides of such
+    boundaries, one per row group, every group decided as DataFusion's rows say."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    tenth = [9999999999999998975, 9999999999999998976, 9999999999999999861,
+             9999999999999999862, 10**19 + 4096, -9999999999999998976, 0]
+    big = [2**53 + 1, 2**53 + 3, 2**53, -(2**53 + 1), 10**17 + 1, 0, -1]
+    table = pa.table({
+        "b": pa.array([decimal.Decimal(v).scaleb(-20) for v in tenth], pa.decimal128(38, 20)),
+        "c": pa.array([decimal.Decimal(v).scaleb(-4) for v in big], pa.decimal128(18, 4)),
+        "e": pa.array([decimal.Decimal(v).scaleb(-30) for v in tenth], pa.decimal128(38, 30))})
+    groups = [table.slice(i, 1) for i in range(table.num_rows)]
+    ctx = datafusion.SessionContext()
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    f = 900719925474.0992  # 2**53 units at 4 places, as a DOUBLE
+    texts = ["CAST(b AS DOUBLE) >= 0.1", "CAST(b AS DOUBLE) < 0.1", "CAST(b AS DOUBLE) = 0.1",
+             "CAST(b AS DOUBLE) > 0.09999999999999999", "CAST(b AS DOUBLE) IN (0.1, -0.1)",
+             "CAST(b AS DOUBLE) BETWEEN -0.1 AND 0.09999999999999999",
+             "CAST(b AS DOUBLE) IS NOT DISTINCT FROM 0.1", "CAST(b AS DOUBLE) <> -0.1",
+             "CAST(b AS DOUBLE) <= CAST('NaN' AS DOUBLE)", "CAST(b AS DOUBLE) > 1e300",
+             f"CAST(c AS DOUBLE) = {f!r}", f"CAST(c AS DOUBLE) > {f!r}",
+             f"CAST(c AS DOUBLE) >= {f!r}", f"CAST(c AS DOUBLE) < -{f!r}",
+             "CAST(c AS DOUBLE) > 10000000000000.0001", "CAST(c AS DOUBLE) IN (1, -0.0001)",
+             "CAST(e AS DOUBLE) >= 1e-11", "CAST(e AS DOUBLE) < 1e-11",
+             "CAST(e AS DOUBLE) = -1e-11", "CAST(e AS DOUBLE) > 0"]
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
+                                       _exact_statistics(groups), texts)
+
+
+# A number cast to REAL (FLOAT and FLOAT4, with a precision or not, are REAL in DataFusion,
+# not PostgreSQL's DOUBLE): a FLOAT compared in FLOAT with integer columns (both cast to
+# FLOAT), widened against DOUBLEs, a DECIMAL(14, 7) against DECIMALs.
+DATAFUSION_REALS = [
+    "i = CAST(16777217 AS REAL)", "i > CAST(16777216 AS REAL)", "CAST(100 AS REAL) = i",
+    "i >= CAST(16777217 AS FLOAT)", "i IS NOT DISTINCT FROM CAST(16777217 AS REAL)",
+    "i < CAST(-16777217 AS REAL)", "s > CAST(254.5 AS REAL)", "s IN (CAST(1 AS REAL), 100)",
+    "s BETWEEN CAST(-1 AS REAL) AND 255", "u > CAST(255 AS REAL)", "u <> CAST(8 AS REAL)",
+    "u BETWEEN 1 AND CAST(14 AS REAL)", "f < CAST(12.25 AS REAL)", "f = CAST(0.1 AS FLOAT)",
+    "f > CAST(0.1 AS FLOAT(53))", "CAST(f AS DOUBLE) > CAST(18.25 AS REAL)",
+    "f IN (CAST(1.5 AS REAL), 2.5)", "f < CAST('Infinity' AS DOUBLE)", "CAST(f AS DOUBLE) = 0.1",
+    "f IN (CAST('Infinity' AS DOUBLE), 1.5)", "g < CAST(0.1 AS FLOAT)", "g = CAST(0.1 AS REAL)",
+    "g > CAST(0.1 AS FLOAT4)", "g >= CAST(-0.1303 AS REAL)", "d <= CAST(-0.1303 AS REAL)",
+    "d <= CAST(0.1235 AS REAL)", "CAST(0.1710 AS REAL) >= d", "d = CAST(0.12345678 AS REAL)",
+    "d IN (CAST(1.5 AS REAL), 2)", "w < CAST(0.1235 AS REAL)", "d BETWEEN CAST(0.1 AS REAL) AND 1",
+    "c BETWEEN CAST(424 AS REAL) AND 424", "c > CAST(-1 AS REAL)"]
+
+
+def test_datafusion_reads_real_literals_as_floats():
+    """One row per row group, values on both sides of FLOAT roundings (16777217 is 16777216
+    as a FLOAT; 0.1235 as a FLOAT is 0.12349999..., 0.1235000 at DataFusion's 7 places): every
+    group decided as DataFusion's rows say, and ``FLOAT`` never read as PostgreSQL's DOUBLE."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    tenth = float(np.float32(0.1))
+    table = pa.table({
+        "i": pa.array([16777216, 16777217, 16777218, -16777217, 0, 100, 2**40 + 1], pa.int64()),
+        "s": pa.array([1, -1, 255, 0, 32767, -32768, 100], pa.int16()),
+        "u": pa.array([0, 1, 254, 255, 8, 100, 14], pa.uint8()),
+        "f": pa.array([tenth, 12.25, -0.0, 18.25, 1.5, float(np.nextafter(np.float32(tenth),
+                                                                          np.float32(1))),
+                       float("inf")], pa.float32()),
+        "g": pa.array([0.1, tenth, 0.1000000001, -0.1303, 1.5, 1e300, -1e-45], pa.float64()),
+        "d": pa.array([decimal.Decimal(v) for v in ("-0.1303", "-0.1302", "0.1235", "0.1234",
+                                                    "0.1710", "0.1711", "1.5")],
+                      pa.decimal128(18, 4)),
+        "w": pa.array([decimal.Decimal(v) for v in ("-0.1303", "-0.1302", "0.1235", "0.1234",
+                                                    "0.1710", "0.1711", "1.5")],
+                      pa.decimal128(38, 4)),
+        "c": pa.array([decimal.Decimal(v) for v in (424, 423, 425, -1, 0, 99999, 14)],
+                      pa.decimal128(5, 0))})
+    groups = [table.slice(i, 1) for i in range(table.num_rows)]
+    ctx = datafusion.SessionContext()
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
+                                       _exact_statistics(groups), DATAFUSION_REALS)
+    # an integer that FLOAT may round, in a list or BETWEEN whose rest may be another type;
+    # a DOUBLE beside a REAL in a DECIMAL's list (all compared at 15 places there)
+    for sql in ["i IN (CAST(3 AS REAL), 16777217)", "i BETWEEN CAST(1 AS REAL) AND 16777217",
+                "d IN (CAST(0.1235 AS REAL), 2.5)", "CAST(g AS FLOAT) > 0.1"]:
+        assert " reads " in pk.PruningPredicate(sql, table.schema,
+                                                dialect="datafusion").explain(), sql
+
+
 # DataFusion 55's optimizer merges lists and equalities on one column, dropping a NULL item.
 DATAFUSION_MERGED_NULL_LISTS = [
     "x IN (1) AND x NOT IN (2, NULL)", "x NOT IN (1) OR x NOT IN (2, NULL)",

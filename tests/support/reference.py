@@ -792,6 +792,23 @@ def _sign(v):
     return V("float", 1.0 if x > 0 else -1.0 if x < 0 else 0.0, pa.float64())
 
 
+def _arrow_double(v):
+    """DataFusion's ``CAST(d AS DOUBLE)`` of a DECIMAL (prunekit's ``__prunekit_arrow_double``):
+    Arrow rounds the unscaled integer to the nearest DOUBLE, then divides it by 10.0 to the
+    power s as LLVM's ``powi`` computes that (squaring: inexact beyond 10**22)."""
+    if v is None or isinstance(v, Wild):
+        return v
+    if v.kind != "num" or not isinstance(v.type, pa.Decimal128Type):
+        return NOT_INTEGER
+    scale = v.type.scale
+    units = v.value * 10**scale
+    assert units.denominator == 1, v
+    power, square, k = 1.0, 10.0, scale
+    while k:
+        power, square, k = power * square if k % 2 else power, square * square, k // 2
+    return V("float", float(units.numerator) / power, pa.float64())
+
+
 def _negative(v):
     if v is None or isinstance(v, Wild):
         return v
@@ -1104,7 +1121,7 @@ FUNCTIONS = {"year": _calendar(0), "month": _calendar(1), "day": _calendar(2),
              "unix_timestamp": _unix(10**6, toward_zero=True),
              "timestamp_seconds": _from_count(10**6), "timestamp_millis": _from_count(10**3),
              "timestamp_micros": _from_count(1), "%": _remainder(False), "pmod": _remainder(True),
-             "div": _integral_divide,
+             "div": _integral_divide, "__prunekit_arrow_double": _arrow_double,
              "months_between": _months_between, "from_unixtime": _from_unixtime}
 ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_trunc": (2,),
          "trunc": (2,), "floor": (1,), "ceil": (1,), "left": (2,), "substring": (2, 3),
@@ -1115,6 +1132,7 @@ ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_tru
          "unix_seconds": (1,), "unix_millis": (1,), "unix_micros": (1,),
          "unix_timestamp": (1, 2), "timestamp_seconds": (1,), "timestamp_millis": (1,),
          "timestamp_micros": (1,), "%": (2,), "pmod": (2,), "div": (2,), "months_between": (2, 3),
+         "__prunekit_arrow_double": (1,),
          "from_unixtime": (1, 2), "ilike": (2, 3)}
 
 

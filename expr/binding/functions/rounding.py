@@ -122,6 +122,72 @@ def to_double(x: ColOp) -> Monotone | None:
     return Monotone(f"CAST({col.label()} AS DOUBLE)", x, pa.float64(), ge, gt)
 
 
+def arrow_to_double(x: ColOp) -> Monotone | None:
+    """``CAST(x AS DOUBLE)`` of a DECIMAL column as Arrow computes it (DataFusion): the
+    unscaled integer as the nearest DOUBLE, divided by ``10.0 ** s`` as Rust's ``powi`` gives
+    it. Two roundings (and above 10**22 an inexact divisor), so not always the nearest DOUBLE
+    Spark gives, but non-decreasing in x all the same: ``CAST(x AS DOUBLE) >= m`` is ``x >=
+    t``, t the least DECIMAL Arrow casts to at least m (bisection over the unscaled integers).
+    ``dialects`` writes DataFusion's cast of a DECIMAL of more than 15 digits as the call
+    ``__prunekit_arrow_double(x)``, which binds here; below 2**53 the two casts agree.
+
+    >>> import pyarrow as pa
+    >>> from prunekit.expr.binding.bind import bind
+    >>> from prunekit.expr.syntax.sql import parse
+    >>> bind(parse("__prunekit_arrow_double(x) >= 0.1"),
+    ...      pa.schema([("x", pa.decimal128(38, 20))])).arg  # Spark's: ...9862
+    BCompare(col=x, op='ge', value=9999999999999998976)
+    """
+    col = x.col
+    if x.negated or col.convert or not isinstance(col, b.BColumn) or not pa.types.is_decimal(
+            col.type):
+        return None
+    precision, scale = col.type.precision, col.type.scale
+    largest = 10**precision - 1
+
+    def ge(m: float) -> object:
+        if m != m or arrow_double(largest, scale) < m:  # (NaN is above every number)
+            return b.BNonNull(col, False)
+        if arrow_double(-largest, scale) >= m:
+            return b.BNonNull(col, True)
+        lo, hi = -largest, largest  # arrow_double(lo) < m <= arrow_double(hi)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if arrow_double(mid, scale) >= m:
+                hi = mid
+            else:
+                lo = mid
+        return column_vs_literal(n.Op.GE, col, L.coerce(
+            decimal.Decimal(hi).scaleb(-scale, decimal.Context(prec=80)), col.type))
+
+    def gt(m: float) -> object:
+        return ge(math.nextafter(m, math.inf))
+
+    return Monotone(f"CAST({col.label()} AS DOUBLE)", x, pa.float64(), ge, gt)
+
+
+def arrow_double(units: int, scale: int) -> float:
+    """Arrow's DOUBLE of the DECIMAL ``units * 10**-scale``: ``units`` as the nearest DOUBLE
+    (ties to even), divided by 10.0 to the power ``scale`` by repeated squaring (LLVM's
+    ``powi``, exact up to 10**22). Checked against DataFusion 55's casts at every scale.
+
+    >>> arrow_double(2**53 + 1, 0), arrow_double(15, 1)
+    (9007199254740992.0, 1.5)
+    """
+    power, base, k = 1.0, 10.0, scale
+    while k:
+        if k & 1:
+            power *= base
+        k >>= 1
+        if k:
+            base *= base
+    return float(units) / power
+
+
+def _bind_arrow_double(kids: tuple) -> object | None:
+    return arrow_to_double(kids[0]) if len(kids) == 1 and isinstance(kids[0], ColOp) else None
+
+
 def integral_quotient(x: object, divisor: object) -> Monotone | None:
     """``x div k`` of a signed integer column and a positive whole number: Spark's BIGINT
     quotient truncated toward zero, non-decreasing in x, so ``x div k >= m`` is ``x >= m * k``
@@ -218,4 +284,8 @@ def _bind(name: str):
 
 
 register(Rule("floor", _bind("floor"), "floor(x) = 3", (("x", pa.float64()),)),
-         Rule("ceil", _bind("ceil"), "ceil(x) = 3", (("x", pa.float64()),)))
+         Rule("ceil", _bind("ceil"), "ceil(x) = 3", (("x", pa.float64()),)),
+         # not a Spark function: the name dialects give DataFusion's CAST(x AS DOUBLE) of a
+         # DECIMAL of more than 15 digits (see arrow_to_double)
+         Rule("__prunekit_arrow_double", _bind_arrow_double,
+              "__prunekit_arrow_double(x) > 0.1", (("x", pa.decimal128(38, 10)),)))
