@@ -273,7 +273,9 @@ def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
     ``BETWEEN``, ``IS DISTINCT FROM``, ...) is compared as ``d`` itself there: its optimizer
     drops the cast and compares the DECIMAL exactly (``CAST(0.1161 AS BIGINT) = 0`` is FALSE
     in a WHERE clause). Written so, in place; against DOUBLEs the cast stays, truncating in
-    both.
+    both. So is such a cast of an integer column, signed or not: its own value, or a failed
+    query where the type does not hold it (no rows to keep; Spark's legacy mode would wrap
+    an unsigned BIGINT's high values instead).
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("CAST(d AS BIGINT) IN (0, 2)", read="postgres")
@@ -284,8 +286,8 @@ def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
     if not engine(dialect).truncating_casts:
         return
     for cast in list(tree.find_all(exp.Cast)):
-        if not (cast.to.this in _INTEGER_TYPES and isinstance(cast.this, exp.Column)
-                and decimal_kind(cast.this, types)):
+        if not (cast.to.this in _INTEGER_TYPES and isinstance(cast.this, exp.Column) and (
+                decimal_kind(cast.this, types) or kind_of(cast.this, types) in INTEGER_KINDS)):
             continue
         holder = cast.parent
         if isinstance(holder, exp.In) and cast.arg_key == "this":

@@ -279,6 +279,16 @@ def _bigint_number(x: exp.Expression) -> bool:
             and is_whole_number(x.this))
 
 
+def _truncated_number(x: exp.Expression) -> bool:
+    """``CAST(n AS BIGINT)`` of a DOUBLE (a fraction or an exponent, which
+    ``read_engine_numbers`` wrote as Spark's DOUBLE): toward zero in both (where BIGINT
+    holds it; else the query fails there, and Spark's legacy mode saturates)."""
+    number = x.this.this if isinstance(x, exp.Cast) and isinstance(x.this, exp.Neg) else (
+        x.this if isinstance(x, exp.Cast) else None)
+    return x.to.this == exp.DataType.Type.BIGINT and isinstance(number, exp.Literal) and (
+        not number.is_string and "e" in number.this.lower()) if number is not None else False
+
+
 def _decimals_meet_alike(col: exp.Column, types: Mapping[str, object] | None) -> bool:
     """Two DECIMAL columns compared: exact in Spark only where their wider type has at most
     38 digits (else Spark rounds one into a smaller scale)."""
@@ -370,7 +380,7 @@ def _cast_read_alike(x: exp.Cast, reads: Engine, types: Mapping[str, object] | N
             x.this.is_string):
         return True
     return _bigint_number(x) or (reads.widening_casts and _widening(x, types)) or (
-        reads.truncating_casts and _truncating(x, types)) or (
+        reads.truncating_casts and (_truncating(x, types) or _truncated_number(x))) or (
         reads.naive_timestamps and utc and _naive_timestamp(x, types, reads)) or (
         reads.timestamps_as_dates and utc and _date_time_cast(x, types)) or (
         reads.fractions_are_double and (_decimal_literal(x, types) or _double_literal(

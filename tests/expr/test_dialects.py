@@ -814,6 +814,32 @@ def test_datafusion_reads_real_literals_as_floats():
                                                 dialect="datafusion").explain(), sql
 
 
+def test_datafusion_casts_integers_and_doubles_to_bigint_as_it_compares():
+    """``CAST(u AS BIGINT)`` of an integer column compared with whole numbers is the column
+    itself there (a value the type cannot hold fails the query); ``CAST(2.5 AS BIGINT)``
+    truncates toward zero in both. One row per row group, every group decided as DataFusion's
+    rows say."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    table = pa.table({
+        "u": pa.array([0, 1, 7, 9, 17, 2**63 - 1], pa.uint64()),
+        "i": pa.array([-2**31, -1, 0, 5, 6, 2**31 - 1], pa.int64()),
+        "c": pa.array([decimal.Decimal(v) for v in ("0", "0.0001", "-0.5", "4", "1000", "-3")],
+                      pa.decimal128(18, 4)),
+        "g": pa.array([-3.0, -3.5, 4.0, 4.5, 0.0, 1000.0], pa.float64())})
+    groups = [table.slice(i, 1) for i in range(table.num_rows)]
+    ctx = datafusion.SessionContext()
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    texts = ["CAST(u AS BIGINT) != 1", "CAST(u AS BIGINT) < 9", "7 = CAST(u AS BIGINT)",
+             "CAST(u AS BIGINT) BETWEEN 17 AND 17", "CAST(u AS BIGINT) IN (0, 9223372036854775807)",
+             "CAST(u AS BIGINT) IS DISTINCT FROM 1", "CAST(i AS INT) < 5", "CAST(i AS INT) = -1",
+             "c >= CAST(0.1102 AS BIGINT)", "g <= CAST(-3.75 AS BIGINT)",
+             "c != CAST(0.0001 AS BIGINT)", "g > CAST(4.5 AS BIGINT)", "g = CAST(1e3 AS BIGINT)",
+             "g IN (CAST(-0.1986 AS BIGINT), 1.5)", "c < CAST(-3.9 AS BIGINT)"]
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
+                                       _exact_statistics(groups), texts)
+
+
 # DataFusion 55's optimizer merges lists and equalities on one column, dropping a NULL item.
 DATAFUSION_MERGED_NULL_LISTS = [
     "x IN (1) AND x NOT IN (2, NULL)", "x NOT IN (1) OR x NOT IN (2, NULL)",
