@@ -9,5 +9,7 @@
 - ``spark_functions``: what each Spark built-in returns (whether a call can be a predicate);
 - ``intervals``: interval literals and DATE/TIMESTAMP arithmetic on literals;
 - ``engines``: per engine, which constructs of its SQL it computes as Spark does;
+- ``arrow_casts``: numbers as DataFusion types and casts them (a list's common type, Arrow's
+  casts between DOUBLE and DECIMAL);
 - ``zones`` and ``session``: a session time zone as java.time reads it, held during a binding.
 """

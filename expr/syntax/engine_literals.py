@@ -25,10 +25,13 @@ from collections.abc import Mapping
 
 from sqlglot import exp
 
+from prunekit.expr.spark_types.arrow_casts import decimal_units
 from prunekit.expr.spark_types.engines import engine
+from prunekit.expr.syntax.engine_lists import list_in_one_type
 from prunekit.expr.syntax.engine_operands import (
     ARROW_DOUBLE,
     COMPARISONS,
+    EXACT,
     FRACTION_DIGITS,
     INTEGER_KINDS,
     WALL_TIME,
@@ -99,6 +102,10 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
         return tree
     if reads.fractions_are_double:
         for holder in list(tree.find_all(exp.In, exp.Between)):
+            written = list_in_one_type(holder, types)
+            if written is not None:
+                tree = written if holder is tree else tree
+                continue
             if _decimals_among_doubles(holder, types):
                 why = "its items compared with the column as DECIMALs there"
                 if holder is tree:
@@ -113,7 +120,7 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
         _doubles_against_decimals(tree, types)
     for lit in list(tree.find_all(exp.Literal)):
         text = lit.this
-        if lit.is_string or inside_unknown_part(lit):
+        if lit.is_string or inside_unknown_part(lit) or lit.meta.get(EXACT):
             continue
         if reads.real_literals and _real_against_decimals(lit, types):
             continue
@@ -127,9 +134,9 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
         value = decimal.Decimal(text)
         target = decimal_target(lit)
         if target is not None:  # CAST(1.005 AS DECIMAL(10, 2)): the DOUBLE cast by Arrow
-            units = _at_places(float(value), target[1])
+            units = decimal_units(float(value), target[1])
             if units is not None and abs(units) < 10 ** target[0]:
-                lit.replace(exp.Literal.number(f"{units.scaleb(-target[1]):f}"))
+                lit.replace(exp.Literal.number(_decimal_text(units, target[1])))
             continue
         kinds = [decimal_kind(col, types) for col in partners_of(lit)]
         if kinds and all(kinds):
@@ -242,7 +249,7 @@ def split_zero_items(tree: exp.Expression, dialect: str,
     if engine(dialect).zeros_in_lists:
         return tree
     for x in list(tree.find_all(exp.In)):
-        if len(x.expressions) < 2 or no_negative_zero(x, types) or not any(
+        if len(x.expressions) < 2 or x.meta.get(EXACT) or no_negative_zero(x, types) or not any(
                 is_zero(item) for item in x.expressions):
             continue
         others = [item.copy() for item in x.expressions if not is_zero(item)]
@@ -439,6 +446,8 @@ def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> boo
     (a whole number beyond unsigned BIGINT is a DOUBLE bound). False where such a BETWEEN
     cannot be written so (its operand's type not at hand): the caller leaves it unknown."""
     bounds = [b.this if isinstance(b, exp.Neg) else b for b in (x.args["low"], x.args["high"])]
+    if any(b.meta.get(EXACT) for b in bounds):
+        return True  # written in the engine's one type (``engine_lists``)
     numbers = [b for b in bounds if isinstance(b, exp.Literal) and not b.is_string]
     whole = [b for b in numbers if not ("." in b.this or "e" in b.this.lower()
                                         or beyond_unsigned_bigint(b))]
@@ -473,21 +482,13 @@ def decimal_target(lit: exp.Literal) -> tuple[int, int] | None:
     return int(params[0].this), int(params[1].this)
 
 
-def _at_places(value: float, scale: int) -> decimal.Decimal | None:
-    """Arrow's cast of a DOUBLE to a DECIMAL of ``scale``, in units of the scale: the DOUBLE
-    times 10**scale (a DOUBLE product), rounded half away from zero (DataFusion's ``CAST(1.005
-    AS DECIMAL(10, 2))`` is 1.00)."""
-    if not math.isfinite(value) or scale > 22:  # 10**scale exact as a DOUBLE up to 22
-        return None
-    return decimal.Decimal(value * float(10**scale)).to_integral_value(decimal.ROUND_HALF_UP)
-
-
 def _double_against_decimal(lit: exp.Literal, value: float, decimals: set[tuple[int, int]],
                             digits: int = 15) -> exp.Expression | None:
     """DataFusion compares a DECIMAL(p, s) column with a DOUBLE ``value`` (``lit``, maybe
     negated) in DECIMAL(min(38, t + max(p - s, 15)), t), t = max(s, 15): the DOUBLE cast by
-    Arrow (``_at_places``), the column exactly (the query fails where it overflows the type).
-    A FLOAT is a DECIMAL(14, 7) there, not (30, 15): ``digits`` 7, and ``value`` the FLOAT.
+    Arrow (``arrow_casts.decimal_units``), the column exactly (the query fails where it
+    overflows the type). A FLOAT is a DECIMAL(14, 7) there, not (30, 15): ``digits`` 7, and
+    ``value`` the FLOAT.
     Writes the bound that makes Spark compare the same way: the DOUBLE at t places, where
     Spark's type for the two holds them in 38 digits; else, p - s > 23, the bound at the
     column's scale that gives the same rows (Spark would round a literal of more places into
@@ -498,7 +499,7 @@ def _double_against_decimal(lit: exp.Literal, value: float, decimals: set[tuple[
         return None
     ((p, s),) = decimals
     places = max(s, digits)
-    units = _at_places(value, places)
+    units = decimal_units(value, places)
     if units is None or abs(units) >= 10 ** min(38, places + max(p - s, digits)):
         return None
     if p - s <= 38 - places:

@@ -271,3 +271,8 @@ def is_arrow_double(x: exp.Expression) -> bool:
     True
     """
     return isinstance(x, exp.Anonymous) and x.name.lower() == ARROW_DOUBLE
+
+
+# The mark (in a sqlglot node's ``meta``) of a literal a rewrite wrote as Spark must read it,
+# which later rewrites leave as it is, and of an IN list compared as DECIMALs there.
+EXACT = "prunekit_exact"

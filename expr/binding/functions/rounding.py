@@ -26,6 +26,7 @@ from prunekit.expr.binding.operand_rules import cast_column
 from prunekit.expr.binding.operands import ColOp, LitOp
 from prunekit.expr.domains import int_range
 from prunekit.expr.spark_types import literals as L
+from prunekit.expr.spark_types.arrow_casts import arrow_double
 from prunekit.expr.syntax import nodes as n
 
 
@@ -164,24 +165,6 @@ def arrow_to_double(x: ColOp) -> Monotone | None:
         return ge(math.nextafter(m, math.inf))
 
     return Monotone(f"CAST({col.label()} AS DOUBLE)", x, pa.float64(), ge, gt)
-
-
-def arrow_double(units: int, scale: int) -> float:
-    """Arrow's DOUBLE of the DECIMAL ``units * 10**-scale``: ``units`` as the nearest DOUBLE
-    (ties to even), divided by 10.0 to the power ``scale`` by repeated squaring (LLVM's
-    ``powi``, exact up to 10**22). Checked against DataFusion 55's casts at every scale.
-
-    >>> arrow_double(2**53 + 1, 0), arrow_double(15, 1)
-    (9007199254740992.0, 1.5)
-    """
-    power, base, k = 1.0, 10.0, scale
-    while k:
-        if k & 1:
-            power *= base
-        k >>= 1
-        if k:
-            base *= base
-    return float(units) / power
 
 
 def _bind_arrow_double(kids: tuple) -> object | None:

@@ -1,0 +1,223 @@
+"""An IN list or a BETWEEN the engine compares in one type (DataFusion: its operand and every
+item cast to a common type folded left to right, ``arrow_casts.common_type``) written so that
+Spark compares the same values: each item's value in that type, computed as Arrow casts it,
+written exactly.
+
+- a DECIMAL common type (an unsigned BIGINT meeting a signed integer, or a cast to DECIMAL,
+  among DOUBLEs): the column (integer or DECIMAL) keeps its own values, so an item off the
+  column's grid of values can equal none (dropped from a list; a BETWEEN's bound moves onto
+  the grid), and the rest are written at the column's scale;
+- a DOUBLE (or FLOAT) common type: the column cast to it, every item as the DOUBLE (FLOAT)
+  it becomes (a REAL widened, a DECIMAL by Arrow's cast, a whole number rounded).
+
+Spark would compare these lists otherwise (a DECIMAL meeting a DOUBLE is a DOUBLE there, and
+its ANSI and legacy modes type an integer against a FLOAT apart).
+"""
+
+from __future__ import annotations
+
+import decimal
+import math
+import struct
+from collections.abc import Mapping
+from fractions import Fraction
+
+from sqlglot import exp
+
+from prunekit.expr.spark_types.arrow_casts import (
+    arrow_double,
+    coerce,
+    common_type,
+    decimal_units,
+)
+from prunekit.expr.syntax.engine_operands import (
+    EXACT,
+    INTEGER_KINDS,
+    beyond_unsigned_bigint,
+    decimal_kind,
+    kind_of,
+)
+
+_CAST_TYPES = {exp.DataType.Type.DOUBLE: "double", exp.DataType.Type.FLOAT: "float",
+               exp.DataType.Type.BIGINT: "int64", exp.DataType.Type.INT: "int32"}
+
+
+def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] | None
+                     ) -> exp.Expression | None:
+    """``holder`` written as Spark must read it to compare as DataFusion does, in place, where
+    its operand is an integer or DECIMAL column and some item is not a whole number (a
+    fraction, an exponent, a cast to DOUBLE, REAL or DECIMAL); returns the node now in its
+    place (itself, or the never-true ``x BETWEEN 1 AND 0`` of a list left empty), or None
+    where it is not such a list or is not modelled (a cast of a string, a value beyond the
+    type): left as it was.
+
+    >>> import sqlglot
+    >>> x = sqlglot.parse_one("u IN (8, 15.5, 18446744073709551615)")
+    >>> list_in_one_type(x, {"u": "uint64"}).sql()  # in DECIMAL(35, 15) there
+    'u IN (8, 18446744073709551615)'
+    >>> x = sqlglot.parse_one("u IN (8E+0, 12)")
+    >>> list_in_one_type(x, {"u": "uint64"}).sql()  # in DOUBLE there
+    'CAST(u AS DOUBLE) IN (8.0E0, 12.0E0)'
+    """
+    operand = holder.this
+    items = list(holder.expressions) if isinstance(holder, exp.In) else [
+        holder.args.get("low"), holder.args.get("high")]
+    first = _type_of(operand, types) if isinstance(operand, exp.Column) else None
+    if first is None or first in ("float", "double", "null") or any(i is None for i in items):
+        return None
+    kinds = [_type_of(i, types) for i in items]
+    if None in kinds or all(k in ("null", *INTEGER_KINDS) for k in kinds):
+        return None
+    if isinstance(holder, exp.In):
+        to = common_type([first, *kinds])
+    else:
+        to = coerce(coerce(first, kinds[0]), coerce(first, kinds[1]))
+    values = [None if k == "null" else _value_in(i, to) for i, k in zip(items, kinds, strict=True)]
+    if any(v is None for v, k in zip(values, kinds, strict=True) if k != "null"):
+        return None
+    if isinstance(to, tuple):
+        scale = int(decimal_kind(operand, types)[2]) if first not in INTEGER_KINDS else 0
+        return _on_grid(holder, values, scale)
+    if to in ("double", "float") and all(v is None or math.isfinite(v) for v in values):
+        holder.set("this", exp.Cast(this=operand.copy(), to=exp.DataType.build(to.upper())))
+        written = [exp.Null() if v is None else _number(v, double=True) for v in values]
+        _set_items(holder, written)
+        return holder
+    return None
+
+
+def _type_of(x: exp.Expression, types: Mapping[str, object] | None) -> object | None:
+    """DataFusion's type of an operand or item, as ``arrow_casts`` names it; None where not
+    modelled."""
+    while isinstance(x, exp.Paren):
+        x = x.this
+    if isinstance(x, exp.Null):
+        return "null"
+    if isinstance(x, exp.Column):
+        found = decimal_kind(x, types)
+        if found:
+            return "decimal", int(found[1]), int(found[2])
+        kind = kind_of(x, types)
+        return kind if kind in INTEGER_KINDS or kind in ("float", "double") else None
+    number = x.this if isinstance(x, exp.Neg) else x
+    if isinstance(number, exp.Literal) and not number.is_string:
+        if "." in number.this or "e" in number.this.lower() or beyond_unsigned_bigint(number):
+            return "double"
+        return "uint64" if int(number.this) >= 2**63 and number is x else "int64"
+    if isinstance(x, exp.Cast) and _number_of(x.this) is not None:
+        if x.to.this == exp.DataType.Type.DECIMAL:
+            params = [q.this for q in x.to.expressions]
+            if len(params) == 2 and all(isinstance(q, exp.Literal) for q in params):
+                return "decimal", int(params[0].this), int(params[1].this)
+            return None
+        return _CAST_TYPES.get(x.to.this)
+    return None
+
+
+def _number_of(x: exp.Expression) -> int | float | None:
+    """A number literal's value as DataFusion reads it (maybe negated): a whole number within
+    unsigned BIGINT as an int, anything else as a DOUBLE; None for anything else."""
+    number = x.this if isinstance(x, exp.Neg) else x
+    if not isinstance(number, exp.Literal) or number.is_string:
+        return None
+    sign = -1 if number is not x else 1
+    text = number.this
+    if "." in text or "e" in text.lower() or beyond_unsigned_bigint(number):
+        return sign * float(decimal.Decimal(text))
+    return sign * int(text)
+
+
+def _value_in(x: exp.Expression, to: object) -> Fraction | float | None:
+    """The value of item ``x`` once cast to the common type ``to``: a Fraction in a DECIMAL, a
+    float in DOUBLE; None where not modelled or beyond the type (the query fails there)."""
+    while isinstance(x, exp.Paren):
+        x = x.this
+    if isinstance(x, exp.Cast):
+        v = _number_of(x.this)
+        kind = _type_of(x, None)
+        if kind == "float":  # the nearest FLOAT (one rounding: whole numbers within 2**53)
+            v = _nearest_float(v)
+        elif kind in ("int64", "int32"):  # a DOUBLE toward zero
+            v = math.trunc(v) if isinstance(v, int) or math.isfinite(v) else None
+        elif kind == "double":
+            v = float(v)
+        elif isinstance(kind, tuple):  # DECIMAL(p, s): whole numbers exactly, DOUBLEs by Arrow
+            p, s = kind[1:]
+            units = v * 10**s if isinstance(v, int) else decimal_units(v, s)
+            if units is None or abs(units) >= 10**p:
+                return None
+            v = Fraction(units, 10**s)
+            if to == "double":
+                return arrow_double(units, s)
+    else:
+        v = _number_of(x)
+    if v is None:
+        return None
+    if isinstance(to, tuple):
+        p, s = to[1:]
+        if isinstance(v, float):
+            units = decimal_units(v, s)
+            if units is None:
+                return None
+            v = Fraction(units, 10**s)
+        v = Fraction(v)
+        return v if abs(v) < 10 ** (p - s) else None
+    if to == "float":  # (only whole numbers and FLOATs meet in FLOAT)
+        return _nearest_float(v)
+    return float(v) if to == "double" else None
+
+
+def _nearest_float(v: int | float) -> float | None:
+    """The nearest FLOAT (32 bits) to a whole number within 2**53 or a FLOAT; None beyond."""
+    if isinstance(v, int) and abs(v) > 2**53:
+        return None
+    return struct.unpack("f", struct.pack("f", float(v)))[0]
+
+
+def _on_grid(holder: exp.In | exp.Between, values: list, scale: int) -> exp.Expression:
+    """Items compared exactly with a column of ``scale`` places: a list keeps those on the
+    column's grid, a BETWEEN's bounds move onto it (up for the low one, down for the high)."""
+    unit = Fraction(1, 10**scale)
+    if isinstance(holder, exp.Between):
+        low, high = values
+        low = math.ceil(low / unit) if low is not None else None
+        high = math.floor(high / unit) if high is not None else None
+        _set_items(holder, [exp.Null() if v is None else _number(Fraction(v) * unit, scale=scale)
+                            for v in (low, high)])
+        return holder
+    kept = [exp.Null() if v is None else _number(v, scale=scale) for v in values
+            if v is None or (v / unit).denominator == 1]
+    holder.meta[EXACT] = True  # compared as DECIMALs there: no -0.0 among the items
+    if kept:
+        _set_items(holder, kept)
+        return holder
+    never = exp.Between(this=holder.this.copy(), low=_number(Fraction(1), scale=0),
+                        high=_number(Fraction(0), scale=0))
+    holder.replace(never)
+    return never
+
+
+def _set_items(holder: exp.In | exp.Between, written: list) -> None:
+    if isinstance(holder, exp.In):
+        holder.set("expressions", written)
+    else:
+        holder.set("low", written[0])
+        holder.set("high", written[1])
+
+
+def _number(v: Fraction | float, *, scale: int = 0, double: bool = False) -> exp.Expression:
+    """``v`` as a literal Spark reads exactly: a DOUBLE (``double``: ``1.5E0``) or a number
+    of ``scale`` places, negated through ``Neg`` (so -0.0 keeps its sign); marked ``EXACT``
+    so that later rewrites leave it as it is."""
+    negative = v < 0 or (double and math.copysign(1.0, v) < 0)
+    magnitude = abs(v)
+    if double:
+        text = repr(float(magnitude))
+        text = text if "e" in text else f"{text}E0"
+    else:  # (on the grid: a whole number of units)
+        units = int(magnitude * 10**scale)
+        text = str(units) if scale == 0 else \
+            f"{decimal.Decimal(units).scaleb(-scale, decimal.Context(prec=80)):f}"
+    lit = exp.Literal.number(text)
+    lit.meta[EXACT] = True
+    return exp.Neg(this=lit) if negative else lit
