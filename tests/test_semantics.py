@@ -869,6 +869,15 @@ COLUMNS = [
           fb=(5.0, 9.0, 0)),
     multi(10, "fa = fb", NONE, "fa has no NaN; ranges disjoint",
           fa={"min": 1.0, "max": 2.0, "null_count": 0, "nan_count": 0}, fb=(5.0, 9.0, 0)),
+    # A column against itself: equal on every row but NULL ones (NaN equals NaN).
+    multi(10, "a = a", ALL, "no NULL: a = a on every row", a=(1, 9, 0)),
+    multi(10, "fa >= fa", ALL, "NaN >= NaN too", fa=(1.0, 9.0, 0)),
+    multi(10, "a = a", MAYBE, "a NULL row", a=(1, 9, 1)),
+    multi(10, "a = a", NONE, "every row NULL", a=(None, None, 10)),
+    multi(10, "NOT (a = a)", NONE, "never FALSE on a non-NULL row", a=(1, 9, 3)),
+    multi(10, "a < a", NONE, "never", a=(1, 9, 0)),
+    multi(10, "a <> a", NONE, "never", a=(1, 9, 0)),
+    multi(10, "NOT (fa < fa)", ALL, "no NULL", fa=(1.0, 9.0, 0)),
 ]
 
 

@@ -28,7 +28,12 @@ def column_vs_column(op: n.Op, a: ColOp, c: ColOp) -> object:
     BNot(arg=BColumnCompare(a=a, op='eq', b=c))
     >>> column_vs_column(n.Op.LT, a, ColOp(b.BColumn("s", pa.string(), pa.string(), "code")))
     BOpaque(why='a (int32) and s (string) are not compared from statistics')
+    >>> column_vs_column(n.Op.LE, a, a)  # TRUE wherever a is not NULL
+    BNonNull(col=a, truth=True)
     """
+    if a.col == c.col and not a.negated and not c.negated and not a.col.convert:
+        # x compared with itself: equal wherever it is not NULL (NaN equals NaN in Spark)
+        return b.BNonNull(a.col, op in (n.Op.EQ, n.Op.LE, n.Op.GE))
     if a.negated or c.negated:
         return b.BOpaque("negated column compared with a column")
     if "none" in (a.col.domain, c.col.domain):

@@ -45,8 +45,8 @@ _CAST_TYPES = {exp.DataType.Type.DOUBLE: "double", exp.DataType.Type.FLOAT: "flo
 def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] | None
                      ) -> exp.Expression | None:
     """``holder`` written as Spark must read it to compare as DataFusion does, in place, where
-    its operand is an integer or DECIMAL column and some item is not a whole number (a
-    fraction, an exponent, a cast to DOUBLE, REAL or DECIMAL); returns the node now in its
+    its operand is a number column and some item is not a whole number (a fraction, an
+    exponent, a cast to DOUBLE, REAL or DECIMAL); returns the node now in its
     place (itself, or the never-true ``x BETWEEN 1 AND 0`` of a list left empty), or None
     where it is not such a list or is not modelled (a cast of a string, a value beyond the
     type): left as it was.
@@ -63,7 +63,7 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
     items = list(holder.expressions) if isinstance(holder, exp.In) else [
         holder.args.get("low"), holder.args.get("high")]
     first = _type_of(operand, types) if isinstance(operand, exp.Column) else None
-    if first is None or first in ("float", "double", "null") or any(i is None for i in items):
+    if first is None or first == "null" or any(i is None for i in items):
         return None
     kinds = [_type_of(i, types) for i in items]
     if None in kinds or all(k in ("null", *INTEGER_KINDS) for k in kinds):
@@ -76,10 +76,13 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
     if any(v is None for v, k in zip(values, kinds, strict=True) if k != "null"):
         return None
     if isinstance(to, tuple):
+        if first in ("float", "double"):
+            return None  # the column itself cast to a DECIMAL by Arrow: not modelled
         scale = int(decimal_kind(operand, types)[2]) if first not in INTEGER_KINDS else 0
         return _on_grid(holder, values, scale)
     if to in ("double", "float") and all(v is None or math.isfinite(v) for v in values):
-        holder.set("this", exp.Cast(this=operand.copy(), to=exp.DataType.build(to.upper())))
+        if first not in ("float", "double"):  # (a FLOAT column widens exactly in Spark)
+            holder.set("this", exp.Cast(this=operand.copy(), to=exp.DataType.build(to.upper())))
         written = [exp.Null() if v is None else _number(v, double=True) for v in values]
         _set_items(holder, written)
         return holder

@@ -280,9 +280,10 @@ def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
     ``BETWEEN``, ``IS DISTINCT FROM``, ...) is compared as ``d`` itself there: its optimizer
     drops the cast and compares the DECIMAL exactly (``CAST(0.1161 AS BIGINT) = 0`` is FALSE
     in a WHERE clause). Written so, in place; against DOUBLEs the cast stays, truncating in
-    both. So is such a cast of an integer column, signed or not: its own value, or a failed
-    query where the type does not hold it (no rows to keep; Spark's legacy mode would wrap
-    an unsigned BIGINT's high values instead).
+    both. So is such a cast of an integer column, signed or not, and in a comparison of its
+    own against any number: its own value, or a failed query where the type does not hold it
+    (no rows to keep; Spark's legacy mode would wrap an unsigned BIGINT's high values
+    instead). (In a list, the cast may change the list's type there.)
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("CAST(d AS BIGINT) IN (0, 2)", read="postgres")
@@ -305,11 +306,19 @@ def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
             others = [holder.expression if cast.arg_key == "this" else holder.this]
         else:
             continue
-        if others and all(is_whole_number(o) for o in others):
+        integer = kind_of(cast.this, types) in INTEGER_KINDS
+        if others and (all(is_whole_number(o) for o in others) or (integer and len(
+                others) == 1 and _number_literal(others[0]))):
             cast.replace(cast.this.copy())
 
 
 _SIGNED_INTEGERS = {"int8", "int16", "int32", "int64"}
+
+
+def _number_literal(x: exp.Expression) -> bool:
+    """A number literal, maybe negated."""
+    x = x.this if isinstance(x, exp.Neg) else x
+    return isinstance(x, exp.Literal) and not x.is_string
 
 
 def arrow_decimal_doubles(tree: exp.Expression, dialect: str,
@@ -453,7 +462,10 @@ def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> boo
                                         or beyond_unsigned_bigint(b))]
     if len(whole) != 1 or len(numbers) != 2:
         return True
-    kind = kind_of(x.this, types) if isinstance(x.this, (exp.Column, exp.Cast)) else None
+    operand = x.this
+    while isinstance(operand, (exp.Neg, exp.Paren)):  # (-x: x's type)
+        operand = operand.this
+    kind = kind_of(operand, types) if isinstance(operand, (exp.Column, exp.Cast)) else None
     if kind in INTEGER_KINDS or kind in ("double", "float"):
         whole[0].replace(exp.Literal.number(f"{whole[0].this}E0"))
         return True

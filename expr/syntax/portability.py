@@ -148,7 +148,8 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
             return x.parent.sql(dialect=shown)
     if isinstance(x, exp.Column) and not isinstance(x.parent, exp.Is):  # IS NULL: alike
         kind = kind_of(x, types)
-        widened = isinstance(x.parent, exp.Cast) and x.parent.to.this == exp.DataType.Type.DOUBLE
+        widened = isinstance(x.parent, exp.Cast) and x.parent.to.this in (
+            exp.DataType.Type.DOUBLE, exp.DataType.Type.BIGINT)  # (each cast checked itself)
         if kind in ("float", "halffloat") and not (reads.float_meets_double and kind == "float"
                                                    and (widened or _meets_doubles(x, types))):
             # Spark widens a FLOAT to DOUBLE against anything but a FLOAT or an integer
@@ -174,7 +175,8 @@ def _merged(x: exp.In) -> bool:
 
 def _meets_doubles(col: exp.Column, types: Mapping[str, object] | None) -> bool:
     """Whether every operand ``col`` (maybe negated) is compared with is a DOUBLE (a number
-    with an exponent, a DOUBLE column, a cast to DOUBLE), a FLOAT (a cast, checked on its own)
+    with an exponent, a DOUBLE column, a cast to DOUBLE), a FLOAT (a column, a cast, checked
+    on its own), NULL
     or a whole number a FLOAT holds exactly (any up to 2**24), so that Spark and the engine
     compare the same values: in DOUBLE, or in FLOAT where every reading of the whole number
     is the same FLOAT."""
@@ -193,7 +195,9 @@ def _meets_doubles(col: exp.Column, types: Mapping[str, object] | None) -> bool:
     for other in others:
         while isinstance(other, (exp.Neg, exp.Paren)):
             other = other.this
-        if not (family_of(other, types) == "double" or is_arrow_double(other) or (
+        if not (family_of(other, types) == "double" or is_arrow_double(other) or isinstance(
+                other, exp.Null) or (isinstance(other, exp.Column) and kind_of(
+                    other, types) == "float") or (
                 isinstance(other, exp.Cast) and other.to.this in (
                     exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT)) or (
                 isinstance(other, exp.Literal) and not other.is_string
@@ -527,7 +531,7 @@ def _widening(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
 
 
 def _truncating(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
-    """``CAST(c AS BIGINT)`` of a DOUBLE column (``Engine.truncating_casts``), or of a
+    """``CAST(c AS BIGINT)`` of a DOUBLE or FLOAT column (``Engine.truncating_casts``), or of a
     DECIMAL(p, s) column with p - s <= 15 (whose truncations BIGINT and DOUBLE hold), toward
     zero in both: compared with whole numbers the engine drops the cast
     (``drop_integer_casts_of_decimals`` has written it so), against DOUBLEs it keeps it."""
@@ -535,7 +539,8 @@ def _truncating(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
         return False
     decimal = decimal_kind(x.this, types) if isinstance(
         x.this, exp.Column) else None
-    return family_of(x.this, types) == "double" or (
+    return family_of(x.this, types) == "double" or (isinstance(x.this, exp.Column) and kind_of(
+        x.this, types) == "float") or (
         decimal is not None and int(decimal[1]) - int(decimal[2]) <= 15)
 
 

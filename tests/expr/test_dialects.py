@@ -779,7 +779,10 @@ DATAFUSION_REALS = [
     # one type for a whole list there: a DOUBLE (the REAL widened, 16777217 rounded), or a
     # DECIMAL of 15 places (the REAL's 0.12349999696... there, off d's grid)
     "i IN (CAST(3 AS REAL), 16777217)", "d IN (CAST(0.1235 AS REAL), 2.5)",
-    "i BETWEEN CAST(1 AS REAL) AND 16777217", "i IN (CAST(16777216 AS REAL), 16777217, 2)"]
+    "i BETWEEN CAST(1 AS REAL) AND 16777217", "i IN (CAST(16777216 AS REAL), 16777217, 2)",
+    # FLOAT and DOUBLE columns' lists in DOUBLE (a NULL item, whole numbers beyond BIGINT)
+    "f IN (12.25, 1.5, NULL, 1e3)", "f IN (18.25, 9223372036854775808)",
+    "g IN (9223372036854775808, 1.5)", "f NOT IN (NULL, 1.5)", "g IN (CAST(0.1 AS REAL), 2)"]
 
 
 def test_datafusion_reads_real_literals_as_floats():
@@ -826,7 +829,8 @@ def test_datafusion_casts_integers_and_doubles_to_bigint_as_it_compares():
         "i": pa.array([-2**31, -1, 0, 5, 6, 2**31 - 1], pa.int64()),
         "c": pa.array([decimal.Decimal(v) for v in ("0", "0.0001", "-0.5", "4", "1000", "-3")],
                       pa.decimal128(18, 4)),
-        "g": pa.array([-3.0, -3.5, 4.0, 4.5, 0.0, 1000.0], pa.float64())})
+        "g": pa.array([-3.0, -3.5, 4.0, 4.5, 0.0, 1000.0], pa.float64()),
+        "h": pa.array([-3.0, -3.5, 4.0, 4.5, 0.0, 1000.0], pa.float32())})
     groups = [table.slice(i, 1) for i in range(table.num_rows)]
     ctx = datafusion.SessionContext()
     for g, rg in enumerate(groups):
@@ -836,7 +840,13 @@ def test_datafusion_casts_integers_and_doubles_to_bigint_as_it_compares():
              "CAST(u AS BIGINT) IS DISTINCT FROM 1", "CAST(i AS INT) < 5", "CAST(i AS INT) = -1",
              "c >= CAST(0.1102 AS BIGINT)", "g <= CAST(-3.75 AS BIGINT)",
              "c != CAST(0.0001 AS BIGINT)", "g > CAST(4.5 AS BIGINT)", "g = CAST(1e3 AS BIGINT)",
-             "g IN (CAST(-0.1986 AS BIGINT), 1.5)", "c < CAST(-3.9 AS BIGINT)"]
+             "g IN (CAST(-3.1986 AS BIGINT), 1.5)", "c < CAST(-3.9 AS BIGINT)",
+             # a FLOAT column truncated; an integer's cast against a DOUBLE
+             "CAST(h AS BIGINT) IN (4, 1000)", "CAST(h AS BIGINT) <= -3", "CAST(h AS BIGINT) = 0",
+             "CAST(u AS BIGINT) > 0.1", "CAST(i AS INT) >= -0.5", "7.5 > CAST(u AS BIGINT)",
+             # -i compared in one type with both bounds; a column against itself
+             "(-i) BETWEEN -2.5E0 AND 1", "(-i) BETWEEN 1 AND 2147483648.5",
+             "NOT (g = g)", "g <= g", "h <> h", "c = c"]
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
                                        _exact_statistics(groups), texts)
 
