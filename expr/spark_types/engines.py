@@ -103,6 +103,10 @@ class Engine:
     # columns and widened to DOUBLE against DOUBLE columns, as Spark does; against a
     # DECIMAL(p, s) column (DataFusion) a DECIMAL of max(s, 7) places (Arrow's cast)
     real_literals: bool = False
+    # A 'yyyy-mm-dd' string in an IN list against DATEs (or IS DISTINCT FROM one) is that DATE
+    # (DataFusion casts it to the list's type; Spark's legacy mode would compare the whole
+    # list as strings)
+    date_strings_in_lists: bool = False
 
 
 ENGINES = {
@@ -127,7 +131,7 @@ ENGINES = {
                          truncating_casts=True, null_in_lists=False,
                          timestamp_literals_cast=True, backslash_escapes=True,
                          integers_divide_truncating=True, decimal_doubles_by_arrow=True,
-                         real_literals=True),
+                         real_literals=True, date_strings_in_lists=True),
     "postgres": Engine(nan_as_spark=True, zeros_in_lists=True),
     "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True),
 }

@@ -96,6 +96,7 @@ from prunekit.expr.syntax.engine_literals import (
     floats_against_integers,
     fold_null_comparisons,
     integer_divisions,
+    read_date_strings,
     read_engine_numbers,
     read_timestamp_literals,
     split_zero_items,
@@ -169,6 +170,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     utc = time_zone is not None and time_zone.upper() in ("UTC", "ETC/UTC", "Z", "+00:00")
     if utc:
         read_timestamp_literals(tree, dialect, types)
+    read_date_strings(tree, dialect, types)
     floats_against_integers(tree, dialect, types)
     arrow_decimal_doubles(tree, dialect, types)
     parts = _opaque_parts(tree, unportable_parts(tree, dialect, types, utc), dialect)

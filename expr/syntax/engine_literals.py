@@ -9,7 +9,7 @@
 - ``drop_integer_casts_of_decimals``: ``CAST(d AS BIGINT)`` compared with whole numbers, as
   DataFusion's optimizer compares it (the DECIMAL itself);
 - ``read_timestamp_literals``: strings and TIMESTAMP literals against TIMESTAMP columns, cast
-  as DataFusion casts them;
+  as DataFusion casts them; ``read_date_strings``: day strings in a list against DATEs;
 - ``fold_null_comparisons``: a comparison with NULL, NULL in every engine;
 - ``floats_against_integers``: an integer column against a FLOAT, cast to FLOAT;
 - ``arrow_decimal_doubles``: ``CAST(d AS DOUBLE)`` of a wide DECIMAL, rounded as Arrow does.
@@ -39,6 +39,7 @@ from prunekit.expr.syntax.engine_operands import (
     decimal_kind,
     in_arithmetic,
     inside_unknown_part,
+    is_day,
     is_whole_number,
     is_zero,
     kind_of,
@@ -368,6 +369,33 @@ def integer_divisions(tree: exp.Expression, dialect: str,
 
 
 _UNIT_MICROS = {"s": 1_000_000, "ms": 1_000, "us": 1, "ns": 1}
+
+
+def read_date_strings(tree: exp.Expression, dialect: str,
+                      types: Mapping[str, object] | None) -> None:
+    """Where ``Engine.date_strings_in_lists``: a ``'yyyy-mm-dd'`` string in an IN list whose
+    operand is a DATE (a DATE column, a cast to DATE), or IS [NOT] DISTINCT FROM one, is
+    written ``CAST('...' AS DATE)``, the
+    DATE the engine casts it to (or its midnight, where a TIMESTAMP item makes the list's
+    type a TIMESTAMP: as Spark compares a DATE item there). In place.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("d IN ('2020-01-04', DATE '2020-01-05')", read="postgres")
+    >>> read_date_strings(tree, "datafusion", {"d": "date32[day]"})
+    >>> tree.sql()
+    "d IN (CAST('2020-01-04' AS DATE), CAST('2020-01-05' AS DATE))"
+    """
+    if not engine(dialect).date_strings_in_lists:
+        return
+    for x in list(tree.find_all(exp.In, exp.NullSafeEQ, exp.NullSafeNEQ)):
+        sides = [x.this, x.expression] if not isinstance(x, exp.In) else [x.this]
+        items = x.expressions if isinstance(x, exp.In) else sides
+        if inside_unknown_part(x) or not any(isinstance(side, (exp.Column, exp.Cast)) and kind_of(
+                side, types) == "date32[day]" for side in sides):
+            continue
+        for item in list(items):
+            if isinstance(item, exp.Literal) and item.is_string and is_day(item.this):
+                item.replace(exp.Cast(this=item.copy(), to=exp.DataType.build("DATE")))
 
 
 def read_timestamp_literals(tree: exp.Expression, dialect: str,

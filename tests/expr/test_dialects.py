@@ -714,12 +714,14 @@ def test_datafusion_doubles_against_wide_decimals_decide_every_group_as_datafusi
 
 
 def _decides_every_group_as_datafusion(ctx, groups: int, schema: pa.Schema,
-                                       st: pk.Statistics, texts: list) -> None:
+                                       st: pk.Statistics, texts: list,
+                                       time_zone: str | None = None) -> None:
     """Each predicate read in full, and each row group (``rg0``, ``rg1``... in ``ctx``, one
     value each) decided as DataFusion's rows say: ALL_MATCH where it returns the row, else
     NONE_MATCH."""
     for sql in texts:
-        pred = pk.PruningPredicate(sql, schema, dialect="datafusion")
+        zone = {"time_zone": time_zone} if time_zone else {}
+        pred = pk.PruningPredicate(sql, schema, dialect="datafusion", **zone)
         assert " reads " not in pred.explain(), sql
         outcome = pred.classify(st)
         for g in range(groups):
@@ -849,6 +851,36 @@ def test_datafusion_casts_integers_and_doubles_to_bigint_as_it_compares():
              "NOT (g = g)", "g <= g", "h <> h", "c = c"]
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
                                        _exact_statistics(groups), texts)
+
+
+def test_datafusion_casts_day_strings_in_lists_to_dates():
+    """A 'yyyy-mm-dd' string in an IN list against DATEs, or IS DISTINCT FROM one, is that
+    DATE there (Spark's legacy mode would compare the list as strings: unknown before). One
+    row per row group, every group decided as DataFusion's rows say, in UTC."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    days = [dt.date(2019, 12, 28), dt.date(2019, 12, 31), dt.date(2020, 1, 2),
+            dt.date(2020, 1, 4), dt.date(2020, 1, 5), dt.date(9999, 12, 31)]
+    moments = [dt.datetime(2019, 12, 28, 23, 59, 59), dt.datetime(2019, 12, 31),
+               dt.datetime(2020, 1, 2, 12), dt.datetime(2020, 1, 4, 0, 0, 0, 1000),
+               dt.datetime(2020, 1, 5, 23), dt.datetime(2020, 1, 3)]
+    table = pa.table({"d": pa.array(days, pa.date32()),
+                      "c": pa.array(moments, pa.timestamp("us")),
+                      "e": pa.array(moments, pa.timestamp("ms", "UTC"))})
+    groups = [table.slice(i, 1) for i in range(table.num_rows)]
+    ctx = datafusion.SessionContext()
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    texts = ["CAST(c AS DATE) NOT IN ('2020-01-04', DATE '2020-01-05', "
+             "TIMESTAMP '2020-01-04 00:00:00')",
+             "CAST(c AS DATE) IN (TIMESTAMP '2019-12-31 00:00:00', '2019-12-31', "
+             "DATE '2020-01-03')", "d NOT IN (DATE '2019-12-28', '9999-12-31')",
+             "d IN ('2020-01-04', '2020-01-05')",
+             "CAST(e AS DATE) IN ('2020-01-02', '2020-01-03')",
+             "(CAST(e AS DATE) IS NOT DISTINCT FROM '2020-01-02')",
+             "d IS DISTINCT FROM '2020-01-02'",
+             "CAST(c AS DATE) IN ('2019-12-31', TIMESTAMP '2020-01-05 00:00:00')"]
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
+                                       _exact_statistics(groups), texts, time_zone="UTC")
 
 
 # DataFusion 55's optimizer merges lists and equalities on one column, dropping a NULL item.
