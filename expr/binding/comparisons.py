@@ -410,7 +410,7 @@ def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:
     if value != value:  # NaN: -x is NaN exactly when x is, and NaN does not mirror
         return compare(op, ColOp(col), right)
     inner = compare(op.flipped, ColOp(col), LitOp(L.negate(value), right.type))
-    if wide_decimal:
+    if pa.types.is_decimal(col.type):  # of any precision: its range is symmetric
         return inner
     if col.domain == "float":
         return b.BWiden(inner, b.BNanEq(col))

@@ -232,7 +232,7 @@ def test_an_empty_range_reads_the_same_however_its_and_is_nested():
 
 
 # ---- negation of a DECIMAL of any precision: a mirror (its range is symmetric) ---------------
-WIDE = pa.decimal128(38, 10)
+WIDE, NARROW = pa.decimal128(38, 10), pa.decimal128(5, 0)
 NEGATIONS = [
     (WIDE, ["0.0000001970", "0.5000000000"], "-x < -0.0000001969", ALL, "both above 1.969E-7"),
     (WIDE, ["0.0000001969"], "-x < -0.0000001969", NONE, "equal: not below"),
@@ -242,13 +242,16 @@ NEGATIONS = [
      ALL, "the greatest value negates without overflow"),
     (WIDE, ["1.0000000000"], "-x > -1.5E0", ALL, "against a DOUBLE: -1.0 > -1.5"),
     (WIDE, ["1.0000000000"], "-x = CAST('NaN' AS DOUBLE)", NONE, "a DECIMAL is never NaN"),
+    (NARROW, ["-99999"], "-x IN (-5, 99999)", ALL, "the least value negates exactly"),
+    (NARROW, ["-99999", "-5"], "-x < 0", NONE, "no overflow at the least value"),
+    (NARROW, ["-99999"], "-x = 99999", ALL, "-(-99999) is 99999"),
 ]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize(("t", "rows", "sql", "expected", "why"), NEGATIONS,
                          ids=[c[2] for c in NEGATIONS])
-def test_negation_of_a_wide_decimal_mirrors_it(t, rows, sql, expected, why, backend):
+def test_negation_of_a_decimal_mirrors_it(t, rows, sql, expected, why, backend):
     import decimal
 
     from tests.support.functions import check
