@@ -45,8 +45,9 @@ _CAST_TYPES = {exp.DataType.Type.DOUBLE: "double", exp.DataType.Type.FLOAT: "flo
 def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] | None
                      ) -> exp.Expression | None:
     """``holder`` written as Spark must read it to compare as DataFusion does, in place, where
-    its operand is a number column and some item is not a whole number (a fraction, an
-    exponent, a cast to DOUBLE, REAL or DECIMAL); returns the node now in its
+    its operand is a number column (or its cast to DOUBLE, or an integer column's to BIGINT)
+    and some item is not a whole number (a fraction, an exponent, a cast to DOUBLE, REAL or
+    DECIMAL); returns the node now in its
     place (itself, or the never-true ``x BETWEEN 1 AND 0`` of a list left empty), or None
     where it is not such a list or is not modelled (a cast of a string, a value beyond the
     type): left as it was.
@@ -62,9 +63,13 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
     operand = holder.this
     items = list(holder.expressions) if isinstance(holder, exp.In) else [
         holder.args.get("low"), holder.args.get("high")]
-    first = _type_of(operand, types) if isinstance(operand, exp.Column) else None
-    if first is None or first == "null" or any(i is None for i in items):
+    first = _operand_type(operand, types)
+    if first is None or any(i is None for i in items):
         return None
+    if isinstance(operand, exp.Cast) and first == "int64":  # an integer column's own values
+        operand = operand.this
+        holder.set("this", operand.copy())
+        operand = holder.this
     kinds = [_type_of(i, types) for i in items]
     if None in kinds or all(k in ("null", *INTEGER_KINDS) for k in kinds):
         return None
@@ -81,11 +86,25 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
         scale = int(decimal_kind(operand, types)[2]) if first not in INTEGER_KINDS else 0
         return _on_grid(holder, values, scale)
     if to in ("double", "float") and all(v is None or math.isfinite(v) for v in values):
-        if first not in ("float", "double"):  # (a FLOAT column widens exactly in Spark)
+        if first not in ("float", "double"):  # (a FLOAT widens exactly in Spark)
             holder.set("this", exp.Cast(this=operand.copy(), to=exp.DataType.build(to.upper())))
         written = [exp.Null() if v is None else _number(v, double=True) for v in values]
         _set_items(holder, written)
         return holder
+    return None
+
+
+def _operand_type(x: exp.Expression, types: Mapping[str, object] | None) -> object | None:
+    """The type of a list's operand: a number column, its cast to DOUBLE, or an integer
+    column's cast to BIGINT (its own values there, or a failed query); None otherwise."""
+    if isinstance(x, exp.Column):
+        found = _type_of(x, types)
+        return None if found == "null" else found
+    if isinstance(x, exp.Cast) and isinstance(x.this, exp.Column):
+        if x.to.this == exp.DataType.Type.DOUBLE and _type_of(x.this, types) is not None:
+            return "double"
+        if x.to.this == exp.DataType.Type.BIGINT and kind_of(x.this, types) in INTEGER_KINDS:
+            return "int64"
     return None
 
 

@@ -127,18 +127,29 @@ def timestamp_unit(kind: str | None, reads: Engine) -> str | None:
 
 
 def no_negative_zero(x: exp.In, types: Mapping[str, object] | None) -> bool:
-    """An integer column in a list of whole numbers (and NULL), or a DECIMAL column (the
-    engine compares its list as DECIMALs): no -0.0 on either side.
+    """An integer column (or its cast to DOUBLE) in a list without a -0 (whole numbers, NULL,
+    DOUBLEs), or a DECIMAL column (the engine compares its list as DECIMALs): no -0.0 on
+    either side.
 
     >>> import sqlglot
-    >>> no_negative_zero(sqlglot.parse_one("x IN (0, 1)"), {"x": "int64"}), \\
-    ...     no_negative_zero(sqlglot.parse_one("x IN (0, 1.5)"), {"x": "int64"})
+    >>> no_negative_zero(sqlglot.parse_one("x IN (0, 1.5)"), {"x": "int64"}), \\
+    ...     no_negative_zero(sqlglot.parse_one("x IN (-0.0, 1.5)"), {"x": "int64"})
     (True, False)
     """
-    kind = (kind_of(x.this, types) or "") if isinstance(x.this, exp.Column) else ""
-    return (kind in INTEGER_KINDS and all(
-        is_whole_number(i) or isinstance(i, exp.Null) for i in x.expressions)) or (
-        DECIMAL.fullmatch(kind) is not None)
+    operand = x.this
+    if isinstance(operand, exp.Cast) and operand.to.this in (exp.DataType.Type.DOUBLE,
+                                                             exp.DataType.Type.FLOAT):
+        operand = operand.this  # an integer cast: never -0.0 either
+    kind = (kind_of(operand, types) or "") if isinstance(operand, exp.Column) else ""
+    return (kind in INTEGER_KINDS and not any(_negative_zero(i) for i in x.expressions)) or (
+        DECIMAL.fullmatch(kind) is not None and operand is x.this)
+
+
+def _negative_zero(x: exp.Expression) -> bool:
+    """A literal -0 (maybe cast: ``CAST(-0.0 AS DOUBLE)``)."""
+    while isinstance(x, (exp.Paren, exp.Cast)):
+        x = x.this
+    return isinstance(x, exp.Neg) and is_zero(x.this)
 
 
 # ---- literals ---------------------------------------------------------------------------------
