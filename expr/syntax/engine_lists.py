@@ -31,6 +31,8 @@ from prunekit.expr.spark_types.arrow_casts import (
     decimal_units,
 )
 from prunekit.expr.syntax.engine_operands import (
+    ARROW_DECIMAL,
+    COMPARISONS,
     EXACT,
     INTEGER_KINDS,
     beyond_unsigned_bigint,
@@ -81,8 +83,14 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
     if any(v is None for v, k in zip(values, kinds, strict=True) if k != "null"):
         return None
     if isinstance(to, tuple):
-        if first in ("float", "double"):
-            return None  # the column itself cast to a DECIMAL by Arrow: not modelled
+        if first in ("float", "double"):  # the column cast to that DECIMAL by Arrow
+            if not isinstance(operand, exp.Column) or to[2] > 22:
+                return None
+            holder.set("this", arrow_decimal(operand, to))
+            _set_items(holder, [exp.Null() if v is None else _number(v, scale=to[2])
+                                for v in values])
+            holder.meta[EXACT] = True
+            return holder
         scale = int(decimal_kind(operand, types)[2]) if first not in INTEGER_KINDS else 0
         return _on_grid(holder, values, scale)
     if to in ("double", "float") and all(v is None or math.isfinite(v) for v in values):
@@ -92,6 +100,40 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
         _set_items(holder, written)
         return holder
     return None
+
+
+def doubles_against_decimals(tree: exp.Expression, types: Mapping[str, object] | None) -> None:
+    """A DOUBLE or FLOAT column compared alone with a number cast to DECIMAL(p, s): DataFusion
+    casts the column to the DECIMAL both meet in (DECIMAL(max(15, s) + ..., max(15, s))), as
+    Arrow casts a DOUBLE, and compares exactly. Written ``__prunekit_arrow_decimal(x, P, S)``
+    against the number's exact value, in place.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("g <> CAST(0.5 AS DECIMAL(38, 10))")
+    >>> doubles_against_decimals(tree, {"g": "double"})
+    >>> tree.sql()
+    '__PRUNEKIT_ARROW_DECIMAL(g, 38, 15) <> 0.500000000000000'
+    """
+    for cmp in list(tree.find_all(*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)):
+        for key, other_key in (("this", "expression"), ("expression", "this")):
+            column, other = cmp.args.get(key), cmp.args.get(other_key)
+            kind = _type_of(column, types) if isinstance(column, exp.Column) else None
+            cast = _type_of(other, types) if isinstance(other, exp.Cast) else None
+            if kind not in ("float", "double") or not isinstance(cast, tuple):
+                continue
+            to = coerce(kind, cast)
+            value = _value_in(other, to)
+            if value is None or to[2] > 22:
+                continue
+            cmp.set(key, arrow_decimal(column, to))
+            cmp.set(other_key, _number(value, scale=to[2]))
+            break
+
+
+def arrow_decimal(column: exp.Column, to: tuple) -> exp.Expression:
+    """The call the binding reads as Arrow's cast of a DOUBLE column to DECIMAL ``to``."""
+    return exp.Anonymous(this=ARROW_DECIMAL, expressions=[
+        column.copy(), exp.Literal.number(to[1]), exp.Literal.number(to[2])])
 
 
 def _operand_type(x: exp.Expression, types: Mapping[str, object] | None) -> object | None:

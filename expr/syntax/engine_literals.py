@@ -27,7 +27,7 @@ from sqlglot import exp
 
 from prunekit.expr.spark_types.arrow_casts import decimal_units
 from prunekit.expr.spark_types.engines import engine
-from prunekit.expr.syntax.engine_lists import list_in_one_type
+from prunekit.expr.syntax.engine_lists import doubles_against_decimals, list_in_one_type
 from prunekit.expr.syntax.engine_operands import (
     ARROW_DOUBLE,
     COMPARISONS,
@@ -102,6 +102,7 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
     if not reads.fractions_are_double and not reads.whole_numbers_are_bigint:
         return tree
     if reads.fractions_are_double:
+        doubles_against_decimals(tree, types)
         for holder in list(tree.find_all(exp.In, exp.Between)):
             written = list_in_one_type(holder, types)
             if written is not None:

@@ -25,6 +25,7 @@ from prunekit.expr.syntax.engine_operands import (
     decimal_kind,
     family_of,
     fits_float,
+    is_arrow_cast,
     is_arrow_double,
     is_day,
     is_unknown_part,
@@ -116,7 +117,7 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
     reads, shown = engine(dialect), syntax(dialect)
     if is_unknown_part(x):
         return f"{x.expressions[1].sql(dialect=shown)} ({x.expressions[0].this})"
-    if is_arrow_double(x):
+    if is_arrow_cast(x):
         return None  # the engine's cast, written for its own rule
     if isinstance(x, exp.Var) and isinstance(x.parent, (exp.Extract, exp.Interval,
                                                          exp.TimestampTrunc)):
@@ -148,8 +149,8 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
             return x.parent.sql(dialect=shown)
     if isinstance(x, exp.Column) and not isinstance(x.parent, exp.Is):  # IS NULL: alike
         kind = kind_of(x, types)
-        widened = isinstance(x.parent, exp.Cast) and x.parent.to.this in (
-            exp.DataType.Type.DOUBLE, exp.DataType.Type.BIGINT)  # (each cast checked itself)
+        widened = (isinstance(x.parent, exp.Cast) and x.parent.to.this in (
+            exp.DataType.Type.DOUBLE, exp.DataType.Type.BIGINT)) or is_arrow_cast(x.parent)
         if kind in ("float", "halffloat") and not (reads.float_meets_double and kind == "float"
                                                    and (widened or _meets_doubles(x, types))):
             # Spark widens a FLOAT to DOUBLE against anything but a FLOAT or an integer

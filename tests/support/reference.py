@@ -809,6 +809,26 @@ def _arrow_double(v):
     return V("float", float(units.numerator) / power, pa.float64())
 
 
+def _arrow_decimal(v, precision, scale):
+    """DataFusion's cast of a DOUBLE to DECIMAL(precision, scale) (prunekit's
+    ``__prunekit_arrow_decimal``): the DOUBLE times 10**scale, itself a DOUBLE, rounded half
+    away from zero; NaN, the infinities and values beyond the precision fail the query."""
+    if v is None or precision is None or scale is None:
+        return None
+    if isinstance(v, Wild):
+        return v
+    if v.kind != "float":
+        return NOT_INTEGER
+    p, s = int(precision.value), int(scale.value)
+    product = v.value * float(10**s)
+    if not math.isfinite(product):
+        return Wild(_hash("arrow decimal", v.value, p, s))  # the query fails there
+    units = int(decimal.Decimal(product).to_integral_value(decimal.ROUND_HALF_UP))
+    if abs(units) >= 10**p:
+        return Wild(_hash("arrow decimal", v.value, p, s))
+    return V("num", Fraction(units, 10**s), pa.decimal128(p, s))
+
+
 def _negative(v):
     if v is None or isinstance(v, Wild):
         return v
@@ -1122,6 +1142,7 @@ FUNCTIONS = {"year": _calendar(0), "month": _calendar(1), "day": _calendar(2),
              "timestamp_seconds": _from_count(10**6), "timestamp_millis": _from_count(10**3),
              "timestamp_micros": _from_count(1), "%": _remainder(False), "pmod": _remainder(True),
              "div": _integral_divide, "__prunekit_arrow_double": _arrow_double,
+             "__prunekit_arrow_decimal": _arrow_decimal,
              "months_between": _months_between, "from_unixtime": _from_unixtime}
 ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_trunc": (2,),
          "trunc": (2,), "floor": (1,), "ceil": (1,), "left": (2,), "substring": (2, 3),
@@ -1132,7 +1153,7 @@ ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_tru
          "unix_seconds": (1,), "unix_millis": (1,), "unix_micros": (1,),
          "unix_timestamp": (1, 2), "timestamp_seconds": (1,), "timestamp_millis": (1,),
          "timestamp_micros": (1,), "%": (2,), "pmod": (2,), "div": (2,), "months_between": (2, 3),
-         "__prunekit_arrow_double": (1,),
+         "__prunekit_arrow_double": (1,), "__prunekit_arrow_decimal": (3,),
          "from_unixtime": (1, 2), "ilike": (2, 3)}
 
 

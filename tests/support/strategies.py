@@ -813,7 +813,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     ``unix_millis``, ``unix_micros``, ``unix_timestamp``, ``timestamp_seconds``,
     ``timestamp_millis``, ``timestamp_micros``, ``%``, ``pmod``, ``months_between``,
     ``from_unixtime`` (with literals of ``op``'s type), ``left``, ``substring``, ``coalesce``,
-    CASE as ``if``, and DataFusion's cast of a DECIMAL to DOUBLE);
+    CASE as ``if``, and DataFusion's casts of a DECIMAL to DOUBLE and back);
     the result type and samples follow
     Spark's semantics as ``tests/support/reference.py`` computes them."""
     t = op.type
@@ -833,6 +833,8 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
             kinds += ["negative"] if not pa.types.is_unsigned_integer(t) else []
         if pa.types.is_decimal(t):  # DataFusion's cast of a DECIMAL to DOUBLE
             kinds += ["__prunekit_arrow_double"]
+        if pa.types.is_floating(t):  # and of a DOUBLE to DECIMAL
+            kinds += ["__prunekit_arrow_decimal"]
     elif ref.is_text(t):
         kinds = ["left", "left", "substring"]
     else:
@@ -860,6 +862,9 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
                       + round_off)
     elif kind in ("%", "pmod"):
         node = n.Func(kind, (op.node, n.Literal(pick(draw, DIVISORS_OF_REMAINDERS))))
+    elif kind == "__prunekit_arrow_decimal":
+        precision, scale = pick(draw, ARROW_DECIMALS)
+        node = n.Func(kind, (op.node, n.Literal(precision), n.Literal(scale)))
     elif kind in ("round", "bround"):
         scale = () if one_in(draw, 5) else (n.Literal(pick(draw, ROUND_SCALES)),)
         node = n.Func(kind, (op.node, *scale))
@@ -920,6 +925,8 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
         c = node.args[1].value
         c_type = pa.int32() if -(2**31) <= c < 2**31 else pa.int64()
         result = t if t.bit_width >= c_type.bit_width else c_type
+    if kind == "__prunekit_arrow_decimal":
+        result = pa.decimal128(node.args[1].value, node.args[2].value)
     if kind in ("round", "bround"):
         probe = through(ref.from_python(op.samples[0], t)) if op.samples else None
         result = probe.type if isinstance(probe, ref.V) and probe.type is not None else t
@@ -932,6 +939,9 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
 
 
 ROUND_SCALES = [-2, -1, -1, 0, 1, 1, 2, 5, -20, -400]
+# (precision, scale) of DataFusion's DECIMAL for a DOUBLE met by a DECIMAL: 15 places, or the
+# DECIMAL's own beyond that (at most 22), few digits before the point or many.
+ARROW_DECIMALS = [(31, 15), (38, 15), (30, 15), (38, 22), (17, 15), (22, 22)]
 # The ends of February break months_between's order (left unknown); the others are month
 # ends of each length, a mid-month day and a leap day.
 MONTHS_BETWEEN_DAYS = [dt.date(2023, 2, 28), dt.date(2024, 2, 29), dt.date(2024, 1, 31),

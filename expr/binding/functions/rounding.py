@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import decimal
 import math
+import struct
 from fractions import Fraction
 
 import pyarrow as pa
@@ -171,6 +172,85 @@ def _bind_arrow_double(kids: tuple) -> object | None:
     return arrow_to_double(kids[0]) if len(kids) == 1 and isinstance(kids[0], ColOp) else None
 
 
+def arrow_to_decimal(x: ColOp, precision: int, scale: int) -> Monotone | None:
+    """DataFusion's cast of a DOUBLE or FLOAT column to DECIMAL(precision, scale), as Arrow
+    computes it: the DOUBLE times 10**scale (a DOUBLE product), rounded half away from zero;
+    NaN, the infinities and values beyond the precision fail the query (``fails``: unknown
+    there). Non-decreasing, so ``f(x) >= m`` is ``x >= t``, t the least DOUBLE whose cast is
+    at least m (bisection over the DOUBLEs in order). ``dialects`` writes the column side of a
+    DOUBLE met by a DECIMAL there as the call ``__prunekit_arrow_decimal(x, p, s)``.
+
+    >>> import pyarrow as pa
+    >>> from prunekit.expr.binding.bind import bind
+    >>> from prunekit.expr.syntax.sql import parse
+    >>> bind(parse("__prunekit_arrow_decimal(g, 31, 15) >= 0"),
+    ...      pa.schema([("g", pa.float64())])).arg.args[0].args[1]  # -5E-16 rounds to -1
+    BCompare(col=g, op='ge', value=-4.999999999999999e-16)
+    """
+    col = x.col
+    if x.negated or col.convert or not isinstance(col, b.BColumn) or not pa.types.is_floating(
+            col.type) or not 0 <= scale <= min(precision, 22) or not 1 <= precision <= 38:
+        return None
+    factor = float(10**scale)
+
+    def least(units: int) -> float | None:
+        """The least DOUBLE whose cast is at least ``units`` (of 10**-scale), None if none:
+        the product rounds half away from zero to units or more from units - 1/2 up (for a
+        positive units; beyond -1/2 otherwise)."""
+        edge = Fraction(2 * units - 1, 2)
+        return _least_double((lambda v: v * factor >= edge) if units >= 1 else
+                             (lambda v: v * factor > edge))
+
+    limit = 10**precision
+    lowest, above = least(-(limit - 1)), least(limit)  # the cast holds [lowest, above)
+    highest = math.inf if above is None else math.nextafter(above, -math.inf)
+    fails = b.BNot(b.BInRange(col, -math.inf if lowest is None else lowest, highest))
+
+    def ge(units: int) -> object:
+        t = least(units)
+        if t is None:
+            return b.BNonNull(col, False)
+        return column_vs_literal(n.Op.GE, col, L.coerce(t, col.type))
+
+    return Monotone(f"CAST({col.label()} AS DECIMAL({precision}, {scale}))", x,
+                    pa.decimal128(precision, scale), *int_valued(ge), fails=fails)
+
+
+def _least_double(holds) -> float | None:
+    """The least DOUBLE (-inf and inf included, NaN not) for which the non-decreasing
+    ``holds`` is true, or None: bisection over the DOUBLEs in their order."""
+    lo, hi = _order(-math.inf), _order(math.inf)
+    if holds(-math.inf):
+        return -math.inf
+    if not holds(math.inf):
+        return None
+    while hi - lo > 1:  # holds(lo) is false, holds(hi) true
+        mid = (lo + hi) // 2
+        if holds(_from_order(mid)):
+            hi = mid
+        else:
+            lo = mid
+    return _from_order(hi)
+
+
+def _order(v: float) -> int:
+    """A DOUBLE's place among the DOUBLEs (-0.0 just below 0.0)."""
+    bits = struct.unpack("<q", struct.pack("<d", v))[0]
+    return bits if bits >= 0 else -(bits & (2**63 - 1)) - 1
+
+
+def _from_order(k: int) -> float:
+    bits = k if k >= 0 else (-(k + 1)) | -(2**63)
+    return struct.unpack("<d", struct.pack("<q", bits))[0]
+
+
+def _bind_arrow_decimal(kids: tuple) -> object | None:
+    if len(kids) != 3 or not isinstance(kids[0], ColOp) or not all(
+            isinstance(k, LitOp) and type(k.value) is int for k in kids[1:]):
+        return None
+    return arrow_to_decimal(kids[0], kids[1].value, kids[2].value)
+
+
 def integral_quotient(x: object, divisor: object) -> Monotone | None:
     """``x div k`` of a signed integer column and a positive whole number: Spark's BIGINT
     quotient truncated toward zero, non-decreasing in x, so ``x div k >= m`` is ``x >= m * k``
@@ -271,4 +351,7 @@ register(Rule("floor", _bind("floor"), "floor(x) = 3", (("x", pa.float64()),)),
          # not a Spark function: the name dialects give DataFusion's CAST(x AS DOUBLE) of a
          # DECIMAL of more than 15 digits (see arrow_to_double)
          Rule("__prunekit_arrow_double", _bind_arrow_double,
-              "__prunekit_arrow_double(x) > 0.1", (("x", pa.decimal128(38, 10)),)))
+              "__prunekit_arrow_double(x) > 0.1", (("x", pa.decimal128(38, 10)),)),
+         # and its cast of a DOUBLE column to DECIMAL (see arrow_to_decimal)
+         Rule("__prunekit_arrow_decimal", _bind_arrow_decimal,
+              "__prunekit_arrow_decimal(x, 31, 15) > 0.5", (("x", pa.float64()),)))
