@@ -84,7 +84,7 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
         return None
     if isinstance(to, tuple):
         if first in ("float", "double"):  # the column cast to that DECIMAL by Arrow
-            if not isinstance(operand, exp.Column) or to[2] > 22:
+            if not _arrow_decimal_operand(operand, types) or to[2] > 22:
                 return None
             holder.set("this", arrow_decimal(operand, to))
             _set_items(holder, [exp.Null() if v is None else _number(v, scale=to[2])
@@ -103,7 +103,8 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
 
 
 def doubles_against_decimals(tree: exp.Expression, types: Mapping[str, object] | None) -> None:
-    """A DOUBLE or FLOAT column compared alone with a number cast to DECIMAL(p, s): DataFusion
+    """A DOUBLE or FLOAT column (or an integer's DOUBLE) compared alone with a number cast to
+    DECIMAL(p, s): DataFusion
     casts the column to the DECIMAL both meet in (DECIMAL(max(15, s) + ..., max(15, s))), as
     Arrow casts a DOUBLE, and compares exactly. Written ``__prunekit_arrow_decimal(x, P, S)``
     against the number's exact value, in place.
@@ -117,7 +118,7 @@ def doubles_against_decimals(tree: exp.Expression, types: Mapping[str, object] |
     for cmp in list(tree.find_all(*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)):
         for key, other_key in (("this", "expression"), ("expression", "this")):
             column, other = cmp.args.get(key), cmp.args.get(other_key)
-            kind = _type_of(column, types) if isinstance(column, exp.Column) else None
+            kind = _operand_type(column, types) if _arrow_decimal_operand(column, types) else None
             cast = _type_of(other, types) if isinstance(other, exp.Cast) else None
             if kind not in ("float", "double") or not isinstance(cast, tuple):
                 continue
@@ -128,6 +129,14 @@ def doubles_against_decimals(tree: exp.Expression, types: Mapping[str, object] |
             cmp.set(key, arrow_decimal(column, to))
             cmp.set(other_key, _number(value, scale=to[2]))
             break
+
+
+def _arrow_decimal_operand(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """A DOUBLE or FLOAT column, or an integer column's cast to DOUBLE: what the binding's
+    cast to DECIMAL reads (a DECIMAL's DOUBLE is a cast of its own)."""
+    if isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.DOUBLE:
+        return isinstance(x.this, exp.Column) and kind_of(x.this, types) in INTEGER_KINDS
+    return isinstance(x, exp.Column) and _type_of(x, types) in ("float", "double")
 
 
 def arrow_decimal(column: exp.Column, to: tuple) -> exp.Expression:

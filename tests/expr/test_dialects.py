@@ -891,7 +891,8 @@ def test_datafusion_casts_doubles_met_by_decimals_as_arrow_rounds():
                2147483648.0000002, 7.0, -3.999, 100.0, 100.00000000000001]
     floats = [0.1, 0.3, 0.30000001192092896, -0.1, 1.5, 100.0, 0.05, 2.0, -3.999, 7.0, 0.0]
     table = pa.table({"g": pa.array(doubles, pa.float64()),
-                      "f": pa.array(floats, pa.float32())})
+                      "f": pa.array(floats, pa.float32()),
+                      "i": pa.array([6, 7, 12, -1, 0, 5, 13, 10**14 + 1, 11, -6, -99], pa.int64())})
     groups = [table.slice(i, 1) for i in range(table.num_rows)]
     ctx = datafusion.SessionContext()
     for g, rg in enumerate(groups):
@@ -903,7 +904,9 @@ def test_datafusion_casts_doubles_met_by_decimals_as_arrow_rounds():
              "CAST(0.5 AS DECIMAL(10,2)) <= g", "g < CAST(-0.000000000000001 AS DECIMAL(20,15))",
              "f = CAST(0.1 AS DECIMAL(10,2))", "f < CAST(0.3 AS DECIMAL(10,1))",
              "f IN (CAST(1.5 AS DECIMAL(3,1)), 2)", "f IS DISTINCT FROM CAST(7 AS DECIMAL(5,0))",
-             "CAST(-8.0 AS DECIMAL(38,10)) >= g"]
+             "CAST(-8.0 AS DECIMAL(38,10)) >= g", "CAST(i AS DOUBLE) <= CAST(6 AS DECIMAL(38,10))",
+             "CAST(i AS DOUBLE) NOT BETWEEN CAST(12 AS DECIMAL(38,10)) AND 12",
+             "CAST(i AS DOUBLE) IN (CAST(7 AS DECIMAL(5,0)), 0.5)"]
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
                                        _exact_statistics(groups), texts)
 

@@ -173,12 +173,13 @@ def _bind_arrow_double(kids: tuple) -> object | None:
 
 
 def arrow_to_decimal(x: ColOp, precision: int, scale: int) -> Monotone | None:
-    """DataFusion's cast of a DOUBLE or FLOAT column to DECIMAL(precision, scale), as Arrow
-    computes it: the DOUBLE times 10**scale (a DOUBLE product), rounded half away from zero;
-    NaN, the infinities and values beyond the precision fail the query (``fails``: unknown
-    there). Non-decreasing, so ``f(x) >= m`` is ``x >= t``, t the least DOUBLE whose cast is
-    at least m (bisection over the DOUBLEs in order). ``dialects`` writes the column side of a
-    DOUBLE met by a DECIMAL there as the call ``__prunekit_arrow_decimal(x, p, s)``.
+    """DataFusion's cast of a DOUBLE or FLOAT column (or of an integer column's DOUBLE) to
+    DECIMAL(precision, scale), as Arrow computes it: the DOUBLE times 10**scale (a DOUBLE
+    product), rounded half away from zero; NaN, the infinities and values beyond the
+    precision fail the query (``fails``: unknown there). Non-decreasing, so ``f(x) >= m`` is
+    ``x >= t``, t the least DOUBLE whose cast is at least m (bisection over the DOUBLEs in
+    order). ``dialects`` writes the column side of a DOUBLE met by a DECIMAL there as the
+    call ``__prunekit_arrow_decimal(x, p, s)``.
 
     >>> import pyarrow as pa
     >>> from prunekit.expr.binding.bind import bind
@@ -188,8 +189,10 @@ def arrow_to_decimal(x: ColOp, precision: int, scale: int) -> Monotone | None:
     BCompare(col=g, op='ge', value=-4.999999999999999e-16)
     """
     col = x.col
-    if x.negated or col.convert or not isinstance(col, b.BColumn) or not pa.types.is_floating(
-            col.type) or not 0 <= scale <= min(precision, 22) or not 1 <= precision <= 38:
+    widened = col.convert and col.convert[0] == "tofloat"  # an integer column's DOUBLE
+    if x.negated or (col.convert and not widened) or not isinstance(col, b.BColumn) or \
+            not pa.types.is_floating(col.type) or not 0 <= scale <= min(precision, 22) or \
+            not 1 <= precision <= 38:
         return None
     factor = float(10**scale)
 
