@@ -281,11 +281,13 @@ def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
     of a DECIMAL column compared with whole numbers only (``=``, ``<>``, ``<``, ``IN``,
     ``BETWEEN``, ``IS DISTINCT FROM``, ...) is compared as ``d`` itself there: its optimizer
     drops the cast and compares the DECIMAL exactly (``CAST(0.1161 AS BIGINT) = 0`` is FALSE
-    in a WHERE clause). Written so, in place; against DOUBLEs the cast stays, truncating in
-    both. So is such a cast of an integer column, signed or not, and in a comparison of its
-    own against any number: its own value, or a failed query where the type does not hold it
-    (no rows to keep; Spark's legacy mode would wrap an unsigned BIGINT's high values
-    instead). (In a list, the cast may change the list's type there.)
+    in a WHERE clause), a number cast to an integer type being a whole number there too
+    (``CAST(d AS BIGINT) <> CAST(0.0531 AS BIGINT)`` is ``d <> 0``). Written so, in place;
+    against DOUBLEs the cast stays, truncating in both. So is such a cast of an integer
+    column, signed or not, and in a comparison of its own against any number: its own value,
+    or a failed query where the type does not hold it (no rows to keep; Spark's legacy mode
+    would wrap an unsigned BIGINT's high values instead). (In a list, the cast may change
+    the list's type there.)
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("CAST(d AS BIGINT) IN (0, 2)", read="postgres")
@@ -309,12 +311,18 @@ def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
         else:
             continue
         integer = kind_of(cast.this, types) in INTEGER_KINDS
-        if others and (all(is_whole_number(o) for o in others) or (integer and len(
-                others) == 1 and _number_literal(others[0]))):
+        if others and (all(is_whole_number(o) or _integer_cast_of_number(o) for o in others) or (
+                integer and len(others) == 1 and _number_literal(others[0]))):
             cast.replace(cast.this.copy())
 
 
 _SIGNED_INTEGERS = {"int8", "int16", "int32", "int64"}
+
+
+def _integer_cast_of_number(x: exp.Expression) -> bool:
+    """``CAST(0.0531 AS BIGINT)``: a whole number once DataFusion folds it (the cast of a
+    DOUBLE toward zero), before its optimizer drops a cast on the other side."""
+    return isinstance(x, exp.Cast) and x.to.this in _INTEGER_TYPES and _number_literal(x.this)
 
 
 def _number_literal(x: exp.Expression) -> bool:

@@ -841,6 +841,10 @@ def test_datafusion_casts_integers_and_doubles_to_bigint_as_it_compares():
              "c >= CAST(0.1102 AS BIGINT)", "g <= CAST(-3.75 AS BIGINT)",
              "c != CAST(0.0001 AS BIGINT)", "g > CAST(4.5 AS BIGINT)", "g = CAST(1e3 AS BIGINT)",
              "g IN (CAST(-3.1986 AS BIGINT), 1.5)", "c < CAST(-3.9 AS BIGINT)",
+             # a cast on both sides: the literal's folds to a whole number, then the column's
+             # cast is dropped there (-0.5 <> 0 holds)
+             "CAST(c AS BIGINT) <> CAST(0.0531 AS BIGINT)",
+             "CAST(c AS BIGINT) IN (CAST(4.5 AS BIGINT), 1000)",
              # a FLOAT column truncated; an integer's cast against a DOUBLE
              "CAST(h AS BIGINT) IN (4, 1000)", "CAST(h AS BIGINT) <= -3", "CAST(h AS BIGINT) = 0",
              "CAST(u AS BIGINT) > 0.1", "CAST(i AS INT) >= -0.5", "7.5 > CAST(u AS BIGINT)",

@@ -378,7 +378,9 @@ def _numeric_literal(rng: np.random.Generator, e: Expr) -> str:
     if kind == 11:
         return dd.number_at_precision(rng, e, v)
     if kind == 12:
-        to = _pick(rng, ["DOUBLE", "BIGINT", "DECIMAL(20,4)", "DECIMAL(38,10)", "REAL"])
+        # (FLOAT is DataFusion's REAL, 32 bits, where PostgreSQL's is a DOUBLE)
+        to = _pick(rng, ["DOUBLE", "BIGINT", "DECIMAL(20,4)", "DECIMAL(38,10)", "REAL",
+                         "FLOAT"])
         return f"CAST({number_text(v)} AS {to})"
     if kind == 13:
         return "NULL"
