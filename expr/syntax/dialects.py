@@ -92,7 +92,7 @@ from prunekit.expr.spark_types.engines import (
 from prunekit.expr.syntax import nodes as n
 from prunekit.expr.syntax.engine_literals import (
     arrow_decimal_doubles,
-    drop_integer_casts_of_decimals,
+    drop_integer_casts,
     floats_against_integers,
     fold_null_comparisons,
     integer_divisions,
@@ -165,7 +165,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     tree = read_engine_numbers(tree, dialect, types)
     tree = fold_null_comparisons(tree, types)
     tree = integer_divisions(tree, dialect, types)
-    drop_integer_casts_of_decimals(tree, dialect, types)  # (before the split's own = 0)
+    drop_integer_casts(tree, dialect, types)  # (before the split's own = 0)
     tree = split_zero_items(tree, dialect, types)
     utc = time_zone is not None and time_zone.upper() in ("UTC", "ETC/UTC", "Z", "+00:00")
     if utc:

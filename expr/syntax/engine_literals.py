@@ -6,8 +6,8 @@
   DECIMAL column the DECIMAL it is compared as;
 - ``split_zero_items``: an IN list whose set may tell 0 from -0.0, read but for the zero's
   sign;
-- ``drop_integer_casts_of_decimals``: ``CAST(d AS BIGINT)`` compared with whole numbers, as
-  DataFusion's optimizer compares it (the DECIMAL itself);
+- ``drop_integer_casts``: ``CAST(d AS BIGINT)`` of a DECIMAL or integer column compared with
+  whole numbers, as DataFusion's optimizer compares it (the column itself);
 - ``read_timestamp_literals``: strings and TIMESTAMP literals against TIMESTAMP columns, cast
   as DataFusion casts them; ``read_date_strings``: day strings in a list against DATEs;
 - ``fold_null_comparisons``: a comparison with NULL, NULL in every engine;
@@ -275,7 +275,7 @@ _INTEGER_TYPES = (exp.DataType.Type.BIGINT, exp.DataType.Type.INT, exp.DataType.
                   exp.DataType.Type.TINYINT)
 
 
-def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
+def drop_integer_casts(tree: exp.Expression, dialect: str,
                                     types: Mapping[str, object] | None) -> None:
     """Where ``Engine.truncating_casts`` (DataFusion 55): ``CAST(d AS BIGINT)`` (or INT, ...)
     of a DECIMAL column compared with whole numbers only (``=``, ``<>``, ``<``, ``IN``,
@@ -291,7 +291,7 @@ def drop_integer_casts_of_decimals(tree: exp.Expression, dialect: str,
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("CAST(d AS BIGINT) IN (0, 2)", read="postgres")
-    >>> drop_integer_casts_of_decimals(tree, "datafusion", {"d": "decimal128(18, 4)"})
+    >>> drop_integer_casts(tree, "datafusion", {"d": "decimal128(18, 4)"})
     >>> tree.sql()
     'd IN (0, 2)'
     """

@@ -535,7 +535,7 @@ def _truncating(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
     """``CAST(c AS BIGINT)`` of a DOUBLE or FLOAT column (``Engine.truncating_casts``), or of a
     DECIMAL(p, s) column with p - s <= 15 (whose truncations BIGINT and DOUBLE hold), toward
     zero in both: compared with whole numbers the engine drops the cast
-    (``drop_integer_casts_of_decimals`` has written it so), against DOUBLEs it keeps it."""
+    (``drop_integer_casts`` has written it so), against DOUBLEs it keeps it."""
     if x.to.this != exp.DataType.Type.BIGINT:
         return False
     decimal = decimal_kind(x.this, types) if isinstance(
