@@ -107,6 +107,10 @@ class Engine:
     # (DataFusion casts it to the list's type; Spark's legacy mode would compare the whole
     # list as strings)
     date_strings_in_lists: bool = False
+    # x BETWEEN a AND b compares x, a and b in one type (DuckDB): with a DOUBLE bound and a
+    # whole one, in DOUBLE, where Spark compares each bound in its own (DataFusion does so
+    # too; its DOUBLEs are written by read_engine_numbers)
+    between_in_one_type: bool = False
 
 
 ENGINES = {
@@ -116,7 +120,7 @@ ENGINES = {
                      distinct_from=True, calendar_of_dates=True, absolute_value=True,
                      widening_casts=True, string_prefixes=True, naive_timestamps=True,
                      zeros_in_lists=True, ascii_ilike=True, current_date=True,
-                     truncated_wall_times=True),
+                     truncated_wall_times=True, between_in_one_type=True),
     # DataFusion 55, PostgreSQL's syntax (SYNTAX): Arrow's kernels order NaN above every number,
     # equal to itself, and strings by their bytes; integers wrap where they overflow, as
     # Spark's do outside ANSI mode (prunekit allows both), once its literals are BIGINTs; an

@@ -92,6 +92,7 @@ from prunekit.expr.spark_types.engines import (
 from prunekit.expr.syntax import nodes as n
 from prunekit.expr.syntax.engine_literals import (
     arrow_decimal_doubles,
+    bounds_in_one_type,
     drop_integer_casts,
     floats_against_integers,
     fold_null_comparisons,
@@ -163,6 +164,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     if tree is None:
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
     tree = read_engine_numbers(tree, dialect, types)
+    tree = bounds_in_one_type(tree, dialect, types)
     tree = fold_null_comparisons(tree, types)
     tree = integer_divisions(tree, dialect, types)
     drop_integer_casts(tree, dialect, types)  # (before the split's own = 0)

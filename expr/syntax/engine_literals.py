@@ -511,6 +511,57 @@ def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> boo
     return decimal_kind(x.this, types) is not None if isinstance(x.this, exp.Column) else False
 
 
+def bounds_in_one_type(tree: exp.Expression, dialect: str,
+                       types: Mapping[str, object] | None) -> exp.Expression:
+    """Where ``Engine.between_in_one_type`` (DuckDB): ``x BETWEEN a AND b`` with a DOUBLE
+    bound (an exponent, a cast to DOUBLE) and a whole one compares all three in DOUBLE there
+    (``-9223372036854775808 BETWEEN -9223372036854775807 AND 5e0`` holds), so against an
+    integer or DOUBLE column the whole bound is written as the DOUBLE it becomes; with a
+    fraction (a DECIMAL there) or another operand, the BETWEEN is unknown. The tree is
+    returned (another one where the whole predicate was such a BETWEEN).
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("b BETWEEN -9223372036854775807 AND 5e0", read="duckdb")
+    >>> bounds_in_one_type(tree, "duckdb", {"b": "int64"}).sql()
+    'b BETWEEN -9223372036854775807E0 AND 5e0'
+    """
+    if not engine(dialect).between_in_one_type:
+        return tree
+    for x in list(tree.find_all(exp.Between)):
+        bounds = [x.args.get("low"), x.args.get("high")]
+        kinds = [_duckdb_number(b) for b in bounds]
+        if inside_unknown_part(x) or "double" not in kinds or all(
+                k in ("double", "null") for k in kinds):
+            continue
+        kind = kind_of(x.this, types) if isinstance(x.this, exp.Column) else None
+        if None in kinds or "fraction" in kinds or not (
+                kind in INTEGER_KINDS or kind == "double"):
+            part = unknown_part("its bounds compared in one type there", x)
+            if x is tree:
+                return part
+            x.replace(part)
+            continue
+        for bound, k in zip(bounds, kinds, strict=True):
+            if k == "whole":
+                lit = bound.this if isinstance(bound, exp.Neg) else bound
+                lit.replace(exp.Literal.number(f"{lit.this}E0"))
+    return tree
+
+
+def _duckdb_number(x: exp.Expression | None) -> str | None:
+    """A BETWEEN bound as DuckDB types it: "double" (an exponent, a number cast to DOUBLE),
+    "whole", "fraction" (a DECIMAL), "null"; None for anything else."""
+    if isinstance(x, exp.Null):
+        return "null"
+    if isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.DOUBLE:
+        inner = x.this.this if isinstance(x.this, exp.Neg) else x.this
+        return "double" if isinstance(inner, exp.Literal) and not inner.is_string else None
+    lit = x.this if isinstance(x, exp.Neg) else x
+    if not isinstance(lit, exp.Literal) or lit.is_string:
+        return None
+    return "double" if "e" in lit.this.lower() else "fraction" if "." in lit.this else "whole"
+
+
 def decimal_target(lit: exp.Literal) -> tuple[int, int] | None:
     """(p, s) where ``lit``, maybe negated, is cast to DECIMAL(p, s), else None.
 

@@ -915,6 +915,34 @@ def test_datafusion_casts_doubles_met_by_decimals_as_arrow_rounds():
                                        _exact_statistics(groups), texts)
 
 
+def test_duckdb_compares_a_between_in_one_type():
+    """DuckDB compares ``x BETWEEN a AND b`` in one type: with a DOUBLE bound, the whole one is
+    a DOUBLE too (BIGINT's least lies between -9223372036854775807 and 5e0 there). One row per
+    row group, every group decided as DuckDB's rows say; with a DECIMAL bound beside a DOUBLE
+    the BETWEEN stays unknown."""
+    values = [-2**63, 2**53, 2**53 + 1, 0, 5, 2**63 - 1]
+    table = pa.table({"b": pa.array(values, pa.int64()),
+                      "g": pa.array([float(v) for v in values], pa.float64())})
+    groups = [table.slice(i, 1) for i in range(table.num_rows)]
+    st = _exact_statistics(groups)
+    con = duckdb.connect()
+    try:
+        for sql in ["b BETWEEN -9223372036854775807 AND 5e0",
+                    "b BETWEEN 9007199254740993 AND 1e20", "b NOT BETWEEN 1e0 AND 9007199254740993",
+                    "g BETWEEN 1 AND 5e0", "b BETWEEN 1 AND 1e0"]:
+            pred = pk.PruningPredicate(sql, table.schema, dialect="duckdb")
+            assert " reads " not in pred.explain(), sql
+            outcome = pred.classify(st)
+            for g, rg in enumerate(groups):
+                con.register("rg", rg)
+                hits = con.sql(f"SELECT count(*) FROM rg WHERE {sql}").fetchall()[0][0]
+                assert outcome[g] == (pk.ALL_MATCH if hits else pk.NONE_MATCH), (sql, g, hits)
+    finally:
+        con.close()
+    assert " reads " in pk.PruningPredicate("b BETWEEN 9007199254740992.5 AND 1e20",
+                                            table.schema, dialect="duckdb").explain()
+
+
 # DataFusion 55's optimizer merges lists and equalities on one column, dropping a NULL item.
 DATAFUSION_MERGED_NULL_LISTS = [
     "x IN (1) AND x NOT IN (2, NULL)", "x NOT IN (1) OR x NOT IN (2, NULL)",
