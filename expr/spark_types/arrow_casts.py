@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import decimal
 import math
+import struct
 
 # How DataFusion widens an integer or float to meet a DECIMAL (its
 # ``coerce_numeric_type_to_decimal``): precision and scale.
@@ -101,3 +102,16 @@ def arrow_double(units: int, scale: int) -> float:
         if k:
             base *= base
     return float(units) / power
+
+
+def nearest_float(v: int | float) -> float | None:
+    """The nearest FLOAT (32 bits) to a whole number within 2**53 or a DOUBLE, as a Python
+    float (one rounding, ties to even, as Arrow's and Java's casts); None for a whole number
+    beyond 2**53 (it would round twice here).
+
+    >>> nearest_float(16777217), nearest_float(0.1)
+    (16777216.0, 0.10000000149011612)
+    """
+    if isinstance(v, int) and abs(v) > 2**53:
+        return None
+    return struct.unpack("f", struct.pack("f", float(v)))[0]

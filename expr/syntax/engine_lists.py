@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import decimal
 import math
-import struct
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -29,6 +28,7 @@ from prunekit.expr.spark_types.arrow_casts import (
     coerce,
     common_type,
     decimal_units,
+    nearest_float,
 )
 from prunekit.expr.syntax.engine_operands import (
     ARROW_DECIMAL,
@@ -69,8 +69,7 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
     if first is None or any(i is None for i in items):
         return None
     if isinstance(operand, exp.Cast) and first == "int64":  # an integer column's own values
-        operand = operand.this
-        holder.set("this", operand.copy())
+        holder.set("this", operand.this.copy())
         operand = holder.this
     kinds = [_type_of(i, types) for i in items]
     if None in kinds or all(k in ("null", *INTEGER_KINDS) for k in kinds):
@@ -209,7 +208,7 @@ def _value_in(x: exp.Expression, to: object) -> Fraction | float | None:
         v = _number_of(x.this)
         kind = _type_of(x, None)
         if kind == "float":  # the nearest FLOAT (one rounding: whole numbers within 2**53)
-            v = _nearest_float(v)
+            v = nearest_float(v)
         elif kind in ("int64", "int32"):  # a DOUBLE toward zero
             v = math.trunc(v) if isinstance(v, int) or math.isfinite(v) else None
         elif kind == "double":
@@ -236,15 +235,8 @@ def _value_in(x: exp.Expression, to: object) -> Fraction | float | None:
         v = Fraction(v)
         return v if abs(v) < 10 ** (p - s) else None
     if to == "float":  # (only whole numbers and FLOATs meet in FLOAT)
-        return _nearest_float(v)
+        return nearest_float(v)
     return float(v) if to == "double" else None
-
-
-def _nearest_float(v: int | float) -> float | None:
-    """The nearest FLOAT (32 bits) to a whole number within 2**53 or a FLOAT; None beyond."""
-    if isinstance(v, int) and abs(v) > 2**53:
-        return None
-    return struct.unpack("f", struct.pack("f", float(v)))[0]
 
 
 def _on_grid(holder: exp.In | exp.Between, values: list, scale: int) -> exp.Expression:

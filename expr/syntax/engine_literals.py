@@ -20,12 +20,11 @@ from __future__ import annotations
 import datetime
 import decimal
 import math
-import struct
 from collections.abc import Mapping
 
 from sqlglot import exp
 
-from prunekit.expr.spark_types.arrow_casts import decimal_units
+from prunekit.expr.spark_types.arrow_casts import decimal_units, nearest_float
 from prunekit.expr.spark_types.engines import engine
 from prunekit.expr.syntax.engine_lists import doubles_against_decimals, list_in_one_type
 from prunekit.expr.syntax.engine_operands import (
@@ -182,7 +181,7 @@ def _real_against_decimals(lit: exp.Literal, types: Mapping[str, object] | None)
             [x for x in holder.iter_expressions() if x is not holder.this and not (
                 isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.FLOAT)]):
         return False  # a DOUBLE beside it: all compared at 15 places there
-    magnitude = struct.unpack("f", struct.pack("f", float(decimal.Decimal(lit.this))))[0]
+    magnitude = nearest_float(float(decimal.Decimal(lit.this)))
     if not math.isfinite(magnitude):
         return False
     number = exp.Literal.number(repr(magnitude))
