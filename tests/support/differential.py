@@ -960,6 +960,7 @@ class DataFusion:
             self.ctx.register_parquet(f"g{i}", str(p))
             self.ctx.register_parquet(f"h{i}", str(Path(p).with_name(f"h{i}.parquet")))
         self.ctx.register_record_batches("m", [ds.table(with_rid=True).to_batches()])
+        self.ds = ds
         self.ngroups = len(group_paths)
         self.last_plan_empty = False
         self.sizes = [len(g) for g in ds.groups]
@@ -1002,6 +1003,17 @@ class DataFusion:
 
     def rows(self, where: str) -> set:
         t = self.ctx.sql(f"SELECT rid FROM m WHERE {where}").to_arrow_table()
+        return set(t.column(0).to_pylist())
+
+    def rows_of(self, rows: list, where: str) -> set:
+        """The positions of ``rows`` (not the dataset's) for which ``where`` is TRUE."""
+        table = self.ds.group_table(rows)
+        table = table.append_column("rid", pa.array(range(len(rows)), pa.int64()))
+        self.ctx.register_record_batches("w", [table.to_batches()])
+        try:
+            t = self.ctx.sql(f"SELECT rid FROM w WHERE {where}").to_arrow_table()
+        finally:
+            self.ctx.deregister_table("w")
         return set(t.column(0).to_pylist())
 
 
@@ -1054,6 +1066,13 @@ CATEGORIES = {
                          "column's scale (b <= 0.00000000005 on DECIMAL(38, 10) is b <= 1E-10) "
                          "and DataFusion compares exactly. A BETWEEN counts as its two "
                          "comparisons.",
+    "df-bounds-semantics": "A row that a group of these bounds and null counts could hold "
+                           "(after the colon: one of its rows with one column set next to a "
+                           "literal) is TRUE in Spark's semantics and not in DataFusion's SQL, "
+                           "though the group's own rows read alike: no pruner reading Spark's "
+                           "semantics may skip the group. Seen: a BIGINT BETWEEN a DOUBLE and a "
+                           "DECIMAL, which DataFusion compares in one DECIMAL type and Spark "
+                           "bound by bound.",
 }
 
 
@@ -1189,6 +1208,8 @@ def check(ds: Dataset, tree: n.Node, stats: pa.Table, schema: pa.Schema,
             res.df_more[i] = "weakened[" + "; ".join(weakened(res.spark_sql, schema)) + "]"
         elif _a_leaf_reads_otherwise(tree, types, ds.groups[i], rid_of[i], df):
             res.df_more[i] = "df-leaf-semantics"
+        elif witness := _a_possible_row_reads_otherwise(tree, types, ds.groups[i], df):
+            res.df_more[i] = f"df-bounds-semantics: {witness}"
         else:
             res.df_more[i] = "unexplained"
     return res
@@ -1223,6 +1244,52 @@ def _a_leaf_reads_otherwise(tree: n.Node, types: dict, group: list, rids: list,
         if spark != theirs:
             return True
     return False
+
+
+def _near_literals(tree: n.Node, t: pa.DataType, lo, hi) -> list:
+    """Values of type ``t`` in [lo, hi] next to the predicate's numeric literals (each
+    literal's floor and ceiling in the type, and their neighbours), with ``lo`` and ``hi``:
+    where two readings of a literal part, they part next to it."""
+    out = {lo, hi}
+    for lit in tree.walk():
+        v = lit.value if isinstance(lit, n.Literal) else None
+        if isinstance(v, bool) or not isinstance(v, (int, float, D)) or is_nan(v):
+            continue
+        if is_float(t):
+            x = np.array(v, t.to_pandas_dtype())
+            out |= {float(np.nextafter(x, x.dtype.type(k) * np.inf)) if k else float(x)
+                    for k in (-1, 0, 1)}
+        elif (ref.is_int(t) or pa.types.is_decimal(t)) and math.isfinite(v):
+            scale = t.scale if pa.types.is_decimal(t) else 0
+            with decimal.localcontext(decimal.Context(prec=100)):
+                units = D(v).scaleb(scale)
+                out |= {D(whole + k).scaleb(-scale) for whole in (math.floor(units),
+                        math.ceil(units)) for k in (-1, 0, 1)}
+    values = (x for x in out if lo <= x <= hi)
+    return sorted(int(x) if ref.is_int(t) else x for x in values)
+
+
+def _a_possible_row_reads_otherwise(tree: n.Node, types: dict, group: list,
+                                    df: DataFusion) -> str | None:
+    """A row that a group of these bounds and null counts could hold, TRUE in Spark's
+    semantics and not in DataFusion's SQL, as text (None if none is found): one of the
+    group's rows with one column set to a value within the column's bounds next to a literal.
+    No pruner reading Spark's semantics can skip such a group."""
+    for c in sorted({x.name for x in tree.walk() if isinstance(x, n.Column)}):
+        t = types[c]
+        present = [r[c] for r in group if r[c] is not None and not is_nan(r[c])]
+        if not present:
+            continue
+        witnesses = [{**r, c: v} for v in _near_literals(tree, t, min(present), max(present))
+                     for r in group if r[c] is not None]
+        witnesses = [w for w in witnesses if ref.evaluate(tree, types, w) is True]
+        if not witnesses:
+            continue
+        theirs = df.rows_of(witnesses, df_sql(tree, types))
+        for k, w in enumerate(witnesses):
+            if k not in theirs:
+                return f"{c} = {w[c]!r}"
+    return None
 
 
 def without_self_compare(tree: n.Node) -> n.Node:
