@@ -20,6 +20,7 @@ from prunekit.expr.binding import bound as b
 from prunekit.expr.binding.applied import Applied
 from prunekit.expr.binding.arith import clamp
 from prunekit.expr.binding.column_pairs import column_vs_column
+from prunekit.expr.binding.operand_rules import as_predicate, kind_of
 from prunekit.expr.binding.operands import ColOp, LitOp, OpaqueOp, operand_label, shown_literal
 from prunekit.expr.binding.quotient import Quotient, compare_quotient
 from prunekit.expr.domains import int_range, round_to_float32
@@ -43,10 +44,12 @@ def compare(op: n.Op, left: object, right: object) -> object:
         if isinstance(right, LitOp):  # f(x) op literal: a predicate on x (functions/)
             return typed_comparison(op, left, right)
         return b.BOpaque(getattr(left, "why", None) or right.why)
+    if op in (n.Op.EQ, n.Op.NE) and _truth_values(left, right):
+        return _same_truth(op, as_predicate(left, "logic"), as_predicate(right, "logic"))
     for side in (left, right):
         if isinstance(side, OpaqueOp):
             return b.BOpaque(side.why)
-        if not isinstance(side, (ColOp, LitOp)):  # (x > 5) = TRUE: legal, but not used
+        if not isinstance(side, (ColOp, LitOp)):  # (x > 5) < TRUE: legal, but not used
             return b.BOpaque("comparison of a predicate with a value")
     if isinstance(left, LitOp):  # both literals
         return fold_literals(op, left, right)
@@ -59,6 +62,26 @@ def compare(op: n.Op, left: object, right: object) -> object:
     if left.col.domain == "none":
         return b.BOpaque(f"{left.col.name} has type {left.col.type}, which has no order")
     return typed_comparison(op, left, right)
+
+
+def _truth_values(left: object, right: object) -> bool:
+    """Whether ``left = right`` compares two truth values, one of them a predicate's."""
+    sides = (left, right)
+    return all(kind_of(x) == "boolean" for x in sides) and any(
+        not isinstance(x, (ColOp, LitOp, OpaqueOp)) for x in sides)
+
+
+def _same_truth(op: n.Op, left: object, right: object) -> object:
+    """``left = right`` (``<>``) of two predicates: both TRUE or both FALSE, NULL where either
+    is NULL, as ``(l AND r) OR (NOT l AND NOT r)`` is.
+
+    >>> x = ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))
+    >>> _same_truth(n.Op.EQ, compare(n.Op.GT, x, LitOp(5)), b.BConst(False))
+    BOr(args=(BAnd(args=(BCompare(col=x, op='gt', value=5), BConst(value=False))), \
+BAnd(args=(BNot(arg=BCompare(col=x, op='gt', value=5)), BNot(arg=BConst(value=False))))))
+    """
+    same = b.BOr((b.BAnd((left, right)), b.BAnd((b.BNot(left), b.BNot(right)))))
+    return same if op is n.Op.EQ else b.BNot(same)
 
 
 def _quotient_vs_literal(op: n.Op, q: Quotient, lit: LitOp) -> object:

@@ -167,6 +167,41 @@ def test_a_function_of_a_column_compared_with_a_column_is_unknown():
     assert pred.always_true
 
 
+# ---- two truth values compared --------------------------------------------------------------
+@pytest.mark.parametrize("sql", [
+    "(x > 5) = (x < 50)", "(x > 5) <> (x < 50)", "(x > 5) = (x < 3)", "(x > 5) <=> (x < 50)",
+    "NOT ((x > 5) <=> (x < 3))", "q = (x > 5)", "(x > 5) <> q", "(x IS NULL) = (x > 5)",
+    "(x > 5) = NULL", "(x > 5) = TRUE", "(x > 5) <=> NULL", "(x > 5) = (q AND x < 50)",
+])
+def test_predicates_compared_as_truth_values_against_rows(sql):
+    """``p = r`` of two truth values is TRUE where both are TRUE or both FALSE, NULL where
+    either is NULL: each group's outcome is sound against its rows (the reference evaluator),
+    and where the rows allow no other answer, decided."""
+    from prunekit.expr.syntax.sql import parse
+    from tests.support import reference as ref
+
+    types = {"x": pa.int64(), "q": pa.bool_()}
+    groups = [[(1, True), (2, False)], [(60, True), (70, True)], [(10, False), (None, True)],
+              [(10, None), (20, None)], [(None, None)], [(7, True), (60, False)]]
+    stats = pk.Statistics.from_arrow(pa.table({"row_count": [len(g) for g in groups], **{
+        c: pa.StructArray.from_arrays([
+            pa.array([min((r[k] for r in g if r[k] is not None), default=None) for g in groups],
+                     types[c]),
+            pa.array([max((r[k] for r in g if r[k] is not None), default=None) for g in groups],
+                     types[c]),
+            pa.array([sum(r[k] is None for r in g) for g in groups], pa.int64())],
+            ["min", "max", "null_count"]) for k, c in enumerate(types)}}))
+    got = pk.PruningPredicate(sql, types).classify(stats, backend="numpy").tolist()
+    tree = parse(sql)
+    for g, o in zip(groups, got, strict=True):
+        truths = [ref.evaluate(tree, types, {"x": x, "q": q}) for x, q in g]
+        assert o != pk.NONE_MATCH or True not in truths, (sql, g, o)
+        assert o != pk.ALL_MATCH or set(truths) == {True}, (sql, g, o)
+    # Groups of one x value throughout (and q known) are decided.
+    for g, o in zip(groups[1:2] + groups[4:5], got[1:2] + got[4:5], strict=True):
+        assert o != pk.MAYBE_MATCH, (sql, g)
+
+
 # ---- bounds on one column that no value meets together ----------------------------------------
 @pytest.mark.parametrize("sql", [
     "t BETWEEN 5 AND 3", "t > 5 AND t < 3", "t >= 3 AND t < 3", "t > 3 AND t <= 3",
