@@ -50,9 +50,6 @@ class Engine:
     # A whole number is a BIGINT (DataFusion), so integer arithmetic with one is in BIGINT;
     # read as Spark's BIGINT literal (Spark's 5 is an INT, whose sums overflow sooner).
     whole_numbers_are_bigint: bool = False
-    # The right side of IS [NOT] DISTINCT FROM runs to the end of its parentheses (DataFusion
-    # parses ``a IS DISTINCT FROM b OR c`` as ``a IS DISTINCT FROM (b OR c)``).
-    greedy_distinct_from: bool = False
     # x IN (a, b, ...) holds for -0.0 where an a is 0 (DataFusion's sets of two or more
     # numbers may tell 0 from -0.0; one item is ``=``).
     zeros_in_lists: bool = False
@@ -130,7 +127,7 @@ ENGINES = {
                          distinct_from=True, calendar_of_dates=True, absolute_value=True,
                          widening_casts=True, string_prefixes=True, naive_timestamps=True,
                          fractions_are_double=True, float_meets_double=True,
-                         whole_numbers_are_bigint=True, greedy_distinct_from=True,
+                         whole_numbers_are_bigint=True,
                          utc_timestamps=True, timestamps_as_dates=True,
                          truncating_casts=True, null_in_lists=False,
                          timestamp_literals_cast=True, backslash_escapes=True,
@@ -146,10 +143,14 @@ _UNMODELLED = Engine()  # every other dialect: only what all of them share
 
 class DataFusionSyntax(Postgres):
     """PostgreSQL's syntax as DataFusion 55 reads it: ``FLOAT`` (with a precision or not) is
-    a FLOAT of 32 bits, as ``REAL`` and ``FLOAT4`` are, where PostgreSQL's is a DOUBLE.
+    a FLOAT of 32 bits, as ``REAL`` and ``FLOAT4`` are, where PostgreSQL's is a DOUBLE; the
+    right side of ``IS [NOT] DISTINCT FROM`` is a whole expression, running to the end of its
+    parentheses (its parser reads it as the operand of a prefix operator).
 
     >>> sqlglot.parse_one("CAST(x AS FLOAT(53))", read=DataFusionSyntax).sql("spark")
     'CAST(x AS FLOAT)'
+    >>> sqlglot.parse_one("NOT a IS DISTINCT FROM b AND c", read=DataFusionSyntax).sql("spark")
+    'NOT a IS DISTINCT FROM (b AND c)'
     """
 
     class Tokenizer(Postgres.Tokenizer):
@@ -158,6 +159,9 @@ class DataFusionSyntax(Postgres):
     class Parser(Postgres.Parser):
         TYPE_CONVERTERS = {**Postgres.Parser.TYPE_CONVERTERS,
                            exp.DataType.Type.FLOAT: lambda _: exp.DataType.build("FLOAT")}
+
+        def _parse_is_rhs(self, distinct: bool = False) -> exp.Expression | None:
+            return self._parse_disjunction() if distinct else super()._parse_is_rhs()
 
 
 # Dialects sqlglot does not name, by the sqlglot dialect that parses their text (sqlglot

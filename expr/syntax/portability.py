@@ -69,47 +69,8 @@ def unportable_parts(e: exp.Expression, dialect: str, types: Mapping[str, object
     """
     if dialect in SPARK:
         return []
-    out = []
-    reads = engine(dialect)
-    for x in e.find_all(exp.Expression):
-        if reads.greedy_distinct_from and isinstance(x, (exp.NullSafeEQ, exp.NullSafeNEQ)):
-            group = _group_unless_last(x)
-            if group is not None:  # the engine groups the operands otherwise: all unknown
-                out.append((group, f"{group.sql(dialect=syntax(dialect))} (IS DISTINCT FROM "
-                                   "takes the rest of its parentheses)"))
-                continue
-        why = _why_not(x, dialect, types, utc)
-        if why is not None:
-            out.append((x, why))
-    return out
-
-
-def _group_unless_last(x: exp.Expression) -> exp.Expression | None:
-    """None where ``x`` ends its parenthesized group (its right side cannot run further);
-    else the group's whole expression, which the engine reads otherwise."""
-    node = x
-    while not _opens_a_group(node):
-        if isinstance(node.parent, exp.Binary) and node.arg_key != "expression":
-            return _group(node)
-        node = node.parent
-    return None
-
-
-def _group(node: exp.Expression) -> exp.Expression:
-    """The whole parenthesized group ``node`` is in."""
-    while not _opens_a_group(node):
-        node = node.parent
-    return node
-
-
-def _opens_a_group(node: exp.Expression) -> bool:
-    """Whether ``node`` is a whole parenthesized group: the predicate, the inside of
-    parentheses, an item of a list or a function's argument (sqlglot's AND and OR are
-    functions too, but no group)."""
-    parent = node.parent
-    return parent is None or node.arg_key == "expressions" or isinstance(
-        parent, (exp.Paren, exp.Tuple)) or (
-        isinstance(parent, exp.Func) and not isinstance(parent, (exp.Connector, exp.Binary)))
+    return [(x, why) for x in e.find_all(exp.Expression)
+            if (why := _why_not(x, dialect, types, utc)) is not None]
 
 
 def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None,

@@ -496,6 +496,11 @@ DATAFUSION_ALIKE = [
     ("s LIKE 's05_'", "s LIKE 's05_'"),
     ("x IS DISTINCT FROM 50", "NOT (x <=> 50)"),
     ("x > 5 AND x IS NOT DISTINCT FROM 50", "x > 5 AND x <=> 50"),  # it ends the predicate
+    # ... and elsewhere its right side runs to the end of its parentheses
+    ("x > 5 IS NOT DISTINCT FROM x < 50 AND s < 's050'", "(x > 5) <=> (x < 50 AND s < 's050')"),
+    ("NOT x > 5 IS DISTINCT FROM x < 50 OR s < 's050' AND x > 1",
+     "NOT NOT ((x > 5) <=> (x < 50 OR s < 's050' AND x > 1))"),
+    ("(NULL IS NOT DISTINCT FROM NULL AND x > 5) OR x = 1", "(NULL <=> (NULL AND x > 5)) OR x = 1"),
     ("s IS DISTINCT FROM 's050'", "NOT (s <=> 's050')"),
     ("x = -9223372036854775808 OR x > 50", "x = -9223372036854775808 OR x > 50"),
     # NULL in every engine, whatever the other side means there
@@ -547,7 +552,6 @@ DATAFUSION_OTHERWISE = [
     "f + 0.5 > 3",
     "date_part('doy', d) = 5",
     "left(s, -1) = 's0'",
-    "x IS NOT DISTINCT FROM 50 AND x > 5",  # x IS NOT DISTINCT FROM (50 AND x > 5) there
     "x = CAST(123456 AS DECIMAL(5,2))",  # beyond the DECIMAL: an error there, NULL in Spark
     "f = CAST(' 1.5' AS DOUBLE)",  # strings with spaces: not modelled
 ]
@@ -592,6 +596,19 @@ def test_datafusion_constructs_computed_otherwise_stay_unknown(text):
     pred = pk.PruningPredicate(text, SCHEMA, dialect="datafusion")
     assert "datafusion reads" in pred.explain()
     assert set(pred.classify(stats()).tolist()) == {pk.MAYBE_MATCH}
+
+
+def test_datafusion_refuses_what_its_distinct_from_groups_into_no_boolean():
+    """``x IS NOT DISTINCT FROM 50 AND x > 5`` is ``x IS NOT DISTINCT FROM (50 AND x > 5)`` in
+    DataFusion, which refuses ``50 AND x > 5``; so does prunekit, naming the operand."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion plans the predicate")
+    text = "x IS NOT DISTINCT FROM 50 AND x > 5"
+    ctx = datafusion.SessionContext()
+    ctx.register_record_batches("t", [pa.table({"x": pa.array([1], pa.int64())}).to_batches()])
+    with pytest.raises(Exception, match="Int64 AND Boolean"):
+        ctx.sql(f"SELECT * FROM t WHERE {text}").collect()
+    with pytest.raises(pk.TypeMismatchError, match="literal 50"):
+        pk.PruningPredicate(text, SCHEMA, dialect="datafusion")
 
 
 def test_datafusion_numbers_are_read_in_its_own_types():
