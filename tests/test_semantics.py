@@ -757,6 +757,26 @@ UNSUPPORTED = [
           b=(0, 1, 0)),
     multi(10, "(my_udf(a) OR b < 0) AND a > 5", NONE, "a > 5 impossible", a=(0, 4, 0),
           b=(0, 1, 0)),
+    # An unknown comparison is still NULL where a column of it is NULL (a cast or a sum of
+    # columns is); a function may not be (coalesce), nor an IN list's items.
+    row(None, None, 10, 10, "CAST(s AS INT) > 5", NONE, "CAST(NULL AS INT) > 5 is NULL",
+        col="s"),
+    row("1", "9", 0, 10, "CAST(s AS INT) > 5", MAYBE, "the cast does not keep order", col="s"),
+    row(None, None, 10, 10, "NOT (CAST(s AS INT) > 5)", NONE, "NOT NULL is NULL", col="s"),
+    row(None, None, 10, 10, "CAST(s AS INT) IN (1, 2)", NONE, "NULL IN (...) is NULL",
+        col="s"),
+    row(None, None, 10, 10, "CAST(s AS INT) + 1 = 5", NONE, "NULL + 1 is NULL", col="s"),
+    row(None, None, 10, 10, "coalesce(CAST(s AS INT), 7) > 5", NOT_NONE,
+        "coalesce(NULL, 7) > 5 is TRUE", col="s"),
+    row(None, None, 10, 10, "CAST(s AS INT) > 5 IS NULL", ALL, "IS NULL of NULL is TRUE",
+        col="s"),
+    row(None, None, 10, 10, "my_udf(s)", MAYBE, "a function may be TRUE on NULL", col="s"),
+    multi(10, "5 IN (CAST(s AS INT), a)", NOT_NONE, "a = 5 on some row: TRUE whatever s is",
+          a=(5, 5, 0), s=(None, None, 10)),
+    multi(10, "CAST(s AS INT) > a", NONE, "s is NULL on every row", a=(1, 5, 0),
+          s=(None, None, 10)),
+    multi(10, "CAST(s AS INT) > a", NONE, "a is NULL on every row", a=(None, None, 10),
+          s=("1", "9", 0)),
 ]
 
 

@@ -25,6 +25,7 @@ from prunekit.expr.binding.arith import arith, extend, steps_of
 from prunekit.expr.binding.comparisons import (
     compare,
     each_mode,
+    needs_of,
     operand_type,
     reading,
     typed_operand,
@@ -214,8 +215,27 @@ def _distinct(node: n.DistinctFrom, kids: tuple) -> object:
         if isinstance(left, LitOp) and left.value is None:
             return b.BConst(True)
         return b.BNot(eq)
+    if not _casts_keep_nulls(left, right):
+        return b.BOpaque(f"{operand_label(left)} IS DISTINCT FROM {operand_label(right)}: a "
+                         "value may be cast to NULL (Spark's legacy mode)")
     both_null = b.BAnd((is_null(left), is_null(right)))
     return b.BNot(b.BOr((eq, both_null)))
+
+
+# Kinds Spark compares without a cast that can make NULL of a value (numbers widen to DOUBLE).
+_NUMBER_KINDS = {"integral", "float", "double"}
+
+
+def _casts_keep_nulls(left: object, right: object) -> bool:
+    """Whether comparing two value operands casts no value to NULL, so that each is NULL after
+    the cast exactly where it was before: the same type, or integers and floats. Legacy mode
+    casts a string that is no number to NULL (``c <=> ''`` is TRUE where the INT c is NULL),
+    and a DECIMAL may overflow the common type. An operand of unknown type says nothing of its
+    NULLs anyway (``is_null`` is unknown)."""
+    if not (typed_operand(left) and typed_operand(right)):
+        return True
+    s, t = operand_type(left), operand_type(right)
+    return s == t or {C.kind(s), C.kind(t)} <= _NUMBER_KINDS
 
 
 def _cast(node: n.Cast, kids: tuple) -> object:
@@ -225,7 +245,7 @@ def _cast(node: n.Cast, kids: tuple) -> object:
     if not isinstance(x, ColOp) or x.negated or x.col.convert or not isinstance(x.col,
                                                                                  b.BColumn):
         return OpaqueOp(getattr(x, "why", f"CAST of an expression to {node.to}"),
-                        kind=value_kind(node.to))
+                        kind=value_kind(node.to), needs=needs_of(x))
     if pa.types.is_date32(node.to):
         local = local_date(x.col)  # a TIMESTAMP read in a session zone other than UTC
         if local is not None:
@@ -244,7 +264,7 @@ def _cast(node: n.Cast, kids: tuple) -> object:
     converted = cast_column(x.col, node.to)
     if converted is None:
         return OpaqueOp(f"CAST({x.col.name} AS {node.to}) does not preserve order",
-                        kind=value_kind(node.to))
+                        kind=value_kind(node.to), needs=needs_of(x))
     return ColOp(converted)
 
 
@@ -270,7 +290,8 @@ def _neg(node: n.Neg, kids: tuple) -> object:
         return ColOp(extend(x.col, steps_of(x.col), x.col.type, (("mul", -1),)))
     if isinstance(x, ColOp):
         return ColOp(x.col, not x.negated)
-    return OpaqueOp(getattr(x, "why", "negation of an expression"), kind="numeric")
+    return OpaqueOp(getattr(x, "why", "negation of an expression"), kind="numeric",
+                    needs=needs_of(x))
 
 
 def _func(node: n.Func, kids: tuple) -> object:
@@ -291,7 +312,13 @@ def _func(node: n.Func, kids: tuple) -> object:
         return got
     kind = _kind_by_arguments(node.name, kids) if node.name in _BY_ARGUMENTS else \
         result_kind(node.name)
-    return OpaqueOp(why_not(node, kids), kind=kind, text=node.display())
+    # Arithmetic is NULL where an operand is; a function may not be (coalesce).
+    needs = sum(map(needs_of, kids), ()) if node.name in _ARITHMETIC and all(
+        isinstance(k, (ColOp, LitOp, OpaqueOp)) for k in kids) else ()
+    return OpaqueOp(why_not(node, kids), kind=kind, text=node.display(), needs=needs)
+
+
+_ARITHMETIC = ("+", "-", "*", "/", "div", "%")
 
 
 # Spark functions whose result has the type their value arguments share (by position).
@@ -341,8 +368,12 @@ def _is_null(node: n.IsNull, kids: tuple) -> object:
 
 
 def _opaque(node: n.Opaque, kids: tuple) -> object:
-    # Its columns were bound (an unknown one is an error); it reads as any outcome.
-    return b.BOpaque(node.why)
+    # Its columns were bound (an unknown one is an error); it reads as any outcome, but NULL
+    # where one it needs is NULL.
+    needs = [kids[i] for i in node.needs]
+    if not all(isinstance(k, ColOp) for k in needs):
+        needs = []
+    return b.BOpaque(node.why, tuple(dict.fromkeys(k.col for k in needs)))
 
 
 _BIND = {

@@ -20,7 +20,7 @@ through order-preserving integer codes assigned per batch), ``bool`` (0/1).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod, update_abstractmethods
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Generic, TypeVar
 
 import pyarrow as pa
@@ -324,9 +324,13 @@ class BConst(BLeaf, kind="const"):
 
 @dataclass(frozen=True)
 class BOpaque(BLeaf, kind="opaque"):
-    """Anything at all: unknown functions, non-monotonic casts. ``why`` is shown by explain."""
+    """Anything at all: unknown functions, non-monotonic casts. ``why`` is shown by explain.
+    ``needs``: columns without which it is NULL (a comparison of casts or sums of them is
+    NULL on every row where one of them is NULL), so it can be TRUE or FALSE only where each
+    has a value; empty, anything on every row."""
 
     why: str
+    needs: tuple = field(default=(), repr=False)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from prunekit.errors import TypeMismatchError
 from prunekit.expr.binding import bound as b
-from prunekit.expr.binding.applied import Applied
+from prunekit.expr.binding.applied import Applied, OfColumn
 from prunekit.expr.binding.arith import clamp
 from prunekit.expr.binding.column_pairs import column_vs_column
 from prunekit.expr.binding.operand_rules import as_predicate, kind_of
@@ -31,11 +31,46 @@ from prunekit.expr.syntax import nodes as n
 
 def compare(op: n.Op, left: object, right: object) -> object:
     """``left op right`` for two bound operands as one leaf, a literal on the left moved right.
+    A reading prunekit does not know is still NULL where a column of either side is NULL
+    (``null_without``).
 
     >>> x = ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))
     >>> compare(n.Op.NE, x, LitOp(5)), compare(n.Op.EQ, x, LitOp(None))
     (BNot(arg=BInRange(col=x, first=5, last=5)), BConst(value=None))
     """
+    return null_without(_compare(op, left, right), needs_of(left) + needs_of(right))
+
+
+def needs_of(x: object) -> tuple:
+    """The columns a value operand is NULL without: a column (read through its casts), a
+    function of one column NULL exactly where it is (``OfColumn``), or what an unknown cast or
+    sum of columns records; none for a literal or another function (coalesce).
+
+    >>> needs_of(ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))), needs_of(LitOp(5))
+    ((x,), ())
+    """
+    if isinstance(x, ColOp):
+        return (x.col,)
+    if isinstance(x, OfColumn):
+        return (x.arg.col,)
+    return x.needs if isinstance(x, OpaqueOp) else ()
+
+
+def null_without(leaf: object, needs: tuple) -> object:
+    """``leaf``, the whole value of a comparison that is NULL wherever one of ``needs`` is,
+    with its unknown readings (itself, a mode's, or under NOT) told so (``BOpaque.needs``)."""
+    if not needs:
+        return leaf
+    if isinstance(leaf, b.BOpaque) and not leaf.needs:
+        return b.BOpaque(leaf.why, tuple(dict.fromkeys(needs)))
+    if isinstance(leaf, b.BNot):
+        return b.BNot(null_without(leaf.arg, needs))
+    if isinstance(leaf, b.BEither):
+        return b.BEither(tuple(null_without(x, needs) for x in leaf.args))
+    return leaf
+
+
+def _compare(op: n.Op, left: object, right: object) -> object:
     if isinstance(left, LitOp) and not isinstance(right, LitOp):
         op, left, right = op.flipped, right, left
     if isinstance(left, Quotient) and isinstance(right, LitOp):

@@ -16,6 +16,8 @@ from prunekit.expr.binding import bound as b
 from prunekit.expr.binding.arith import decimal_expression
 from prunekit.expr.binding.comparisons import (
     compare,
+    needs_of,
+    null_without,
     operand_type,
     per_mode,
     reading,
@@ -48,11 +50,11 @@ def bind_in(node: n.In, kids: tuple) -> object:
         return _in_with_columns(arg, values)
     arg_t = operand_type(arg)
     types = [C.literal_type(v.value, v.type) for v in values]
-    return per_mode(lambda mode: C.list_type([arg_t, *types], mode),
+    return null_without(per_mode(lambda mode: C.list_type([arg_t, *types], mode),
                     lambda t, mode: _list_reading(arg, arg_t, values, types, t, mode),
                     lambda: f"{operand_label(arg)} ({arg_t}) IN a list of "
                             f"{sorted(set(map(str, types)))}: Spark refuses this list in both "
-                            "of its modes")
+                            "of its modes"), needs_of(arg))  # NULL where x is
 
 
 def _in_with_columns(arg: object, values: tuple) -> object:

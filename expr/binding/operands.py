@@ -30,6 +30,9 @@ class OpaqueOp:
     # "string", "other" (x + 1 is "numeric"), or None when prunekit cannot tell.
     kind: str | None = None
     text: str = ""  # the expression as SQL, for errors
+    # Columns without which it is NULL (a cast or a sum of columns), so that a comparison of
+    # it is too; empty where that is not known (coalesce(x, 0) is not NULL where x is).
+    needs: tuple = ()
 
 
 def operand_label(x: object) -> str:

@@ -43,6 +43,9 @@ class _LeafSql(b.LeafVisitor[str]):
         return {True: "TRUE", False: "FALSE", None: "NULL"}[leaf.value]
 
     def visit_opaque(self, leaf: b.BOpaque) -> str:
+        if leaf.needs:
+            names = " or ".join(c.label() for c in leaf.needs)
+            return f"<NULL where {names} is NULL, else anything: {leaf.why}>"
         return f"<anything: {leaf.why}>"
 
     def visit_compare(self, leaf: b.BCompare) -> str:

@@ -62,10 +62,17 @@ def const(r, leaf: b.BConst):
 
 
 def opaque(r, leaf: b.BOpaque):
-    """Anything is possible; the reason is kept for explain()."""
-    r.p.note(leaf.why)
-    t = r.p.const(True)
-    return Bits(t, t, t)
+    """Anything is possible; the reason is kept for explain(). A leaf that needs columns
+    (NULL on a row where one is NULL) is TRUE or FALSE only where every one has values."""
+    p = r.p
+    p.note(leaf.why)
+    t = p.const(True)
+    if not leaf.needs:
+        return Bits(t, t, t)
+    values = t
+    for col in leaf.needs:
+        values = p.and_(values, r.facts(col).hn)
+    return Bits(values, values, t)
 
 
 def compare(r, leaf: b.BCompare):

@@ -103,7 +103,7 @@ from prunekit.expr.syntax.engine_literals import (
     split_zero_items,
 )
 from prunekit.expr.syntax.engine_operands import is_unknown_part
-from prunekit.expr.syntax.portability import unportable_parts, why_not_portable
+from prunekit.expr.syntax.portability import MERGED_LIST, unportable_parts, why_not_portable
 
 # The engine table (``spark_types.engines``), the rewrites (``engine_literals``) and the checks
 # (``portability``) live in their own modules; their public names are read from here too.
@@ -185,9 +185,13 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     for i, (part, why) in enumerate(parts):
         # Columns as Spark reads their names (struct fields too): bound, so an unknown one is
         # an error, as anywhere else in the predicate.
-        columns = tuple(parse(c.sql(dialect="spark")) for c in part.find_all(exp.Column))
         shown = part.expressions[1] if is_unknown_part(part) else part
-        opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(shown.sql(dialect=syntax(dialect)), why, columns)
+        found = list(part.find_all(exp.Column))
+        columns = tuple(parse(c.sql(dialect="spark")) for c in found)
+        needs = () if MERGED_LIST in why else tuple(k for k, c in enumerate(found) if any(
+            c is x for x in null_making_columns(shown)))
+        opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(shown.sql(dialect=syntax(dialect)), why, columns,
+                                                needs)
         marker = exp.Anonymous(this=f"{_PLACEHOLDER}{i}", expressions=[])
         if part is tree:
             tree = marker
@@ -200,6 +204,37 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
 
 
 _PLACEHOLDER = "__prunekit_opaque_"
+
+# A comparison of these is NULL wherever one of its columns is, in every engine: each is NULL
+# where an operand is (a cast, a sum, an IN list's operand, a LIKE's string).
+_STRICT_TESTS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between,
+                 exp.Like, exp.ILike)
+_STRICT_VALUES = (exp.Column, exp.Identifier, exp.Dot, exp.Literal, exp.Null, exp.Boolean,
+                  exp.Cast, exp.TryCast, exp.DataType, exp.DataTypeParam, exp.Neg, exp.Paren,
+                  exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
+
+
+def null_making_columns(part: exp.Expression) -> list[exp.Column]:
+    """The columns of a boolean part that make it NULL on every row where one is NULL, in any
+    engine: those of a comparison or LIKE (or its NOT) of columns, literals, casts and
+    arithmetic; of an IN list or a BETWEEN, its operand's alone (``1 IN (1, NULL)`` is TRUE,
+    ``1 BETWEEN 2 AND NULL`` FALSE). None for ``IS [NOT] DISTINCT FROM``, ``IS NULL``, AND, OR
+    or a function call.
+
+    >>> import sqlglot
+    >>> [[c.sql() for c in null_making_columns(sqlglot.parse_one(t))] for t in (
+    ...     "NOT (x / 2 IN (1, y))", "x + y > 1", "x IS NULL", "coalesce(x, 0) > 1")]
+    [['x'], ['x', 'y'], [], []]
+    """
+    while isinstance(part, (exp.Paren, exp.Not)):
+        part = part.this
+    if not isinstance(part, _STRICT_TESTS) or (isinstance(part, exp.In) and (
+            part.args.get("query") or part.args.get("unnest"))):
+        return []
+    if not all(isinstance(x, _STRICT_VALUES) for x in part.walk() if x is not part):
+        return []
+    operands = [part.this] if isinstance(part, (exp.In, exp.Between)) else [part]
+    return [c for x in operands for c in x.find_all(exp.Column)]
 
 
 # sqlglot nodes that are booleans whatever their arguments.

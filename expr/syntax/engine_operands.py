@@ -244,7 +244,9 @@ _UNKNOWN_PART = "__prunekit_unknown_part"
 def unknown_part(why: str, shown: exp.Expression) -> exp.Expression:
     """A boolean the engine computes otherwise than Spark, in a rewrite that reads the rest of
     a construct as Spark does: an unknown leaf saying ``why``, shown as ``shown`` (the
-    construct as written) in ``explain()``.
+    construct as written) in ``explain()``. It is read as NULL where the construct is NULL
+    for its operand's NULL (``dialects.null_making_columns``), which holds as each rewrite
+    uses it: in the construct's place, or under AND with a comparison of its operand.
 
     >>> import sqlglot
     >>> part = unknown_part("the sign of zero", sqlglot.parse_one("f IN (0.0, 1.5)"))

@@ -414,7 +414,9 @@ class Opaque(Node, kind="opaque"):
     """A boolean part of a predicate that prunekit does not read: a construct of another SQL
     dialect whose rows may differ from Spark's (``syntax/dialects.py``). It binds as an
     unknown leaf (any outcome is possible), named by ``why``. ``columns``, the columns it
-    reads, are children so that binding still checks they exist.
+    reads, are children so that binding still checks they exist. ``needs``: the positions in
+    ``columns`` of those it is NULL without, on every row (``x + 1 > y``: both; ``x IN (1, y)``:
+    x alone, as ``1 IN (1, NULL)`` is TRUE).
 
     >>> Opaque("s ILIKE 'ab%'", "ILIKE in duckdb", (col("s"),)).display()
     "<ILIKE in duckdb: s ILIKE 'ab%'>"
@@ -423,6 +425,7 @@ class Opaque(Node, kind="opaque"):
     text: str  # the part as written in its dialect
     why: str
     columns: tuple[Node, ...] = ()
+    needs: tuple[int, ...] = ()  # which columns (positions) make it NULL where NULL
     child_fields: ClassVar[tuple[str, ...]] = ("columns",)
 
 

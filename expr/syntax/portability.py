@@ -35,6 +35,11 @@ from prunekit.expr.syntax.engine_operands import (
     timestamp_unit,
 )
 
+# A part the engine's optimizer rewrites together with others on its column (DataFusion
+# drops a list's NULL where it merges lists: ``x NOT IN (1) OR x NOT IN (2, NULL)`` returns the
+# NULL rows), so its rows are not its own: not even NULL where its column is.
+MERGED_LIST = "(a list with NULL beside another on its column)"
+
 _ALIKE = (exp.Column, exp.Identifier, exp.Dot, exp.And, exp.Or, exp.Not, exp.Paren, exp.EQ,
           exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Is, exp.Null,
           exp.Boolean, exp.Neg, exp.Literal, exp.Cast, exp.DataType, exp.Tuple)
@@ -99,7 +104,7 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         return f"{x.parent.sql(dialect=shown)} (a DATE against a TIMESTAMP with a zone)"
     if isinstance(x, exp.In) and not reads.null_in_lists and any(
             isinstance(item, exp.Null) for item in x.expressions) and _merged(x):
-        return f"{x.sql(dialect=shown)} (a list with NULL beside another on its column)"
+        return f"{x.sql(dialect=shown)} {MERGED_LIST}"
     if isinstance(x, exp.Literal):
         if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
             return x.sql(dialect=shown)

@@ -162,9 +162,18 @@ def test_the_type_decides_without_statistics(sql, known_nulls, unknown_nulls):
 
 
 def test_a_function_of_a_column_compared_with_a_column_is_unknown():
-    # A rule rewrites f(x) against a literal only: against a column there is no threshold.
+    # A rule rewrites f(x) against a literal only: against a column there is no threshold. The
+    # comparison is still NULL where d or y is: a group without values of one is skipped.
     pred = pk.PruningPredicate("year(d) = y", {"d": pa.date32(), "y": pa.int32()})
-    assert pred.always_true
+    assert "<NULL where d or y is NULL, else anything: " in pred.explain()
+    days = pa.array([18000, 18000, None], pa.int32()).cast(pa.date32())
+    years = pa.array([2019, None, 2019], pa.int32())
+    stats = pk.Statistics.from_arrow(pa.table({"row_count": [4, 4, 4], **{
+        c: pa.StructArray.from_arrays([v, v, pa.array(nulls, pa.int64())],
+                                      ["min", "max", "null_count"])
+        for c, v, nulls in (("d", days, [0, 0, 4]), ("y", years, [0, 4, 0]))}}))
+    assert pred.classify(stats, backend="numpy").tolist() == [pk.MAYBE_MATCH, pk.NONE_MATCH,
+                                                               pk.NONE_MATCH]
 
 
 # ---- two truth values compared --------------------------------------------------------------

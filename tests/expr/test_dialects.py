@@ -330,7 +330,7 @@ def test_the_command_line_names_the_unknown_leaf(capsys, tmp_path):
     assert main(["scan", path, "--where", "x > 50 AND x // 2 > 3", "--dialect", "duckdb",
                  "--explain"]) == 0
     out = capsys.readouterr().out
-    assert "<anything: duckdb reads x // 2 otherwise than Spark>" in out
+    assert "<NULL where x is NULL, else anything: duckdb reads x // 2 otherwise than Spark>" in out
     assert "skip (NONE_MATCH)                      5 ( 50.0%)" in out  # x > 50 still prunes
 
 

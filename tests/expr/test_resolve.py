@@ -85,12 +85,13 @@ def test_paths_resolve_to_leaf_keys(text, key):
      r"unknown field 'town' of struct address; its fields are \['city', 'zip'\]"),
     ("id.x = 1", pk.TypeMismatchError, "id has type int64, not a struct: it has no field 'x'"),
     ("address.city.x = 1", pk.TypeMismatchError, "address.city has type string"),
-    ("address = 1", None, None),  # a struct has no order: unknown, not an error
+    ("address = 1", None, None),  # a struct has no order: unknown (but NULL where it is)
     ("address.* IS NULL", pk.SqlSyntaxError, r"not a column reference: 'address\.\*'"),
 ])
 def test_resolution_errors_are_clear(text, error, match):
     if error is None:
-        assert pk.PruningPredicate(text, SCHEMA).always_true
+        explained = pk.PruningPredicate(text, SCHEMA).explain()
+        assert "<NULL where address is NULL, else anything: " in explained
         return
     with pytest.raises(error, match=match):
         pk.PruningPredicate(text, SCHEMA)
