@@ -165,7 +165,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
     tree = read_engine_numbers(tree, dialect, types)
     tree = bounds_in_one_type(tree, dialect, types)
-    tree = fold_null_comparisons(tree, types)
+    tree = fold_null_comparisons(tree, types, dialect)
     tree = integer_divisions(tree, dialect, types)
     drop_integer_casts(tree, dialect, types)  # (before the split's own = 0)
     tree = split_zero_items(tree, dialect, types)

@@ -42,6 +42,7 @@ from prunekit.expr.syntax.engine_operands import (
     is_whole_number,
     is_zero,
     kind_of,
+    merged_list,
     no_negative_zero,
     partners_of,
     timestamp_unit,
@@ -450,14 +451,29 @@ def read_timestamp_literals(tree: exp.Expression, dialect: str,
             "seconds" if unit == "s" else "milliseconds"))))
 
 
-def fold_null_comparisons(tree: exp.Expression,
-                           types: Mapping[str, object] | None) -> exp.Expression:
-    """``NULL >= e`` (any comparison with a NULL operand) as the NULL it is in every engine,
-    whatever ``e`` means there (``e`` failing at run time fails the query: no row either).
-    Kept where ``e`` names a column the schema lacks, so that the error says so."""
-    for cmp in list(tree.find_all(*COMPARISONS)):
-        sides = [side.unnest() for side in (cmp.this, cmp.expression)]
-        if not any(isinstance(side, exp.Null) for side in sides) or types is None or any(
+def fold_null_comparisons(tree: exp.Expression, types: Mapping[str, object] | None,
+                           dialect: str) -> exp.Expression:
+    """``NULL >= e`` (any comparison with a NULL operand), ``e IN (NULL, NULL)`` and
+    ``e BETWEEN NULL AND NULL`` as the NULL they are in every engine, whatever ``e`` means
+    there (``e`` failing at run time fails the query: no row either). Kept where ``e`` names a
+    column the schema lacks, so that the error says so, and for a list of NULLs the engine's
+    optimizer may merge with another on its column (``merged_list``).
+
+    >>> import sqlglot
+    >>> fold_null_comparisons(sqlglot.parse_one("x / 2 IN (NULL) OR x > 1"), {"x": "int"},
+    ...                       "duckdb").sql()
+    'NULL OR x > 1'
+    """
+    keeps_null = engine(dialect).null_in_lists
+    for cmp in list(tree.find_all(*COMPARISONS, exp.In, exp.Between)):
+        if isinstance(cmp, exp.In):
+            sides = cmp.expressions if keeps_null or not merged_list(cmp) else []
+            null = bool(sides) and all(isinstance(x.unnest(), exp.Null) for x in sides)
+        elif isinstance(cmp, exp.Between):
+            null = all(isinstance(cmp.args.get(k).unnest(), exp.Null) for k in ("low", "high"))
+        else:
+            null = any(isinstance(side.unnest(), exp.Null) for side in (cmp.this, cmp.expression))
+        if not null or types is None or any(
                 col.table or col.name.lower() not in types for col in cmp.find_all(exp.Column)):
             continue
         null = exp.Null()

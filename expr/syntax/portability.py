@@ -31,6 +31,7 @@ from prunekit.expr.syntax.engine_operands import (
     is_unknown_part,
     is_whole_number,
     kind_of,
+    merged_list,
     partners_of,
     timestamp_unit,
 )
@@ -103,7 +104,7 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         # in UTC for nanosecond columns, whatever its zone), not in prunekit's time_zone.
         return f"{x.parent.sql(dialect=shown)} (a DATE against a TIMESTAMP with a zone)"
     if isinstance(x, exp.In) and not reads.null_in_lists and any(
-            isinstance(item, exp.Null) for item in x.expressions) and _merged(x):
+            isinstance(item, exp.Null) for item in x.expressions) and merged_list(x):
         return f"{x.sql(dialect=shown)} {MERGED_LIST}"
     if isinstance(x, exp.Literal):
         if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
@@ -127,17 +128,6 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
                 kind is None or "float" in kind or "double" in kind or "halffloat" in kind):
             return f"{x.sql(dialect=shown)} (NaN compares otherwise)"
     return None
-
-
-def _merged(x: exp.In) -> bool:
-    """Whether the predicate holds another IN list, ``=``, ``<>`` or IS [NOT] DISTINCT FROM on
-    a column of ``x``'s, which an optimizer may merge with ``x`` (DataFusion 55's drops the
-    NULL of ``x`` there: ``x IN (1) AND x NOT IN (2, NULL)`` and ``(x = 1 OR x = 2) AND x NOT
-    IN (2, NULL)`` return the row 1)."""
-    columns = {c.sql() for c in x.this.find_all(exp.Column)}
-    return not columns or any(
-        other is not x and columns & {c.sql() for c in other.find_all(exp.Column)}
-        for other in x.root().find_all(*EQUALITIES))
 
 
 def _meets_doubles(col: exp.Column, types: Mapping[str, object] | None) -> bool:

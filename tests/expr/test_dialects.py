@@ -983,7 +983,9 @@ def test_datafusion_reads_a_list_with_null_only_alone_on_its_column():
     st = pk.Statistics.from_numpy(row_count=np.ones(5, np.int64), columns={"x": {
         "min": bounds, "max": bounds, "null_count": np.array([0, 0, 0, 0, 1])}})
     alone = ["x IN (1, NULL)", "x NOT IN (1, NULL)", "x NOT IN (NULL) OR x > 3",
-             "x IN (2, NULL) OR x < 2", "NOT (x IN (3, NULL))"]
+             "x IN (2, NULL) OR x < 2", "NOT (x IN (3, NULL))",
+             # NULL whatever x % 3 means there (not modelled): NULL
+             "x % 3 NOT IN (NULL, NULL) OR x > 3", "NOT (x % 3 BETWEEN NULL AND NULL) OR x = 1"]
     wrong = 0
     for sql in alone + DATAFUSION_MERGED_NULL_LISTS:
         pred = pk.PruningPredicate(sql, schema, dialect="datafusion")
