@@ -202,13 +202,17 @@ def floats_against_integers(tree: exp.Expression, dialect: str,
                             types: Mapping[str, object] | None) -> None:
     """Where ``Engine.real_literals``: an integer column compared alone with ``CAST(n AS
     REAL)`` is written ``CAST(c AS FLOAT)``, as DataFusion compares it (in FLOAT, the column
-    rounded to the nearest FLOAT); Spark casts it so too, outside ANSI mode only. In place.
+    rounded to the nearest FLOAT); Spark casts it so too, outside ANSI mode only. A cast to
+    BIGINT against a FLOAT below 2**24 (where every integer is a FLOAT, and rounding keeps
+    larger ones beyond it) compares as against that value exactly: written as its DOUBLE,
+    which Spark compares exactly too. In place.
 
     >>> import sqlglot
-    >>> tree = sqlglot.parse_one("i = CAST(16777217 AS REAL)", read="postgres")
-    >>> floats_against_integers(tree, "datafusion", {"i": "int64"})
+    >>> tree = sqlglot.parse_one("i = CAST(16777217 AS REAL) OR CAST(d AS BIGINT) < "
+    ...                          "CAST(-2.5 AS REAL)", read="postgres")
+    >>> floats_against_integers(tree, "datafusion", {"i": "int64", "d": "decimal128(9, 2)"})
     >>> tree.sql()
-    'CAST(i AS FLOAT) = CAST(16777217 AS FLOAT)'
+    'CAST(i AS FLOAT) = CAST(16777217 AS FLOAT) OR CAST(d AS BIGINT) < -2.5E0'
     """
     if not engine(dialect).real_literals:
         return
@@ -217,11 +221,19 @@ def floats_against_integers(tree: exp.Expression, dialect: str,
         for side, other in (sides, sides[::-1]):
             number = other.this.this if isinstance(other, exp.Cast) and isinstance(
                 other.this, exp.Neg) else getattr(other, "this", None)
-            if isinstance(side, exp.Column) and kind_of(side, types) in _FLOAT_INTEGERS and \
-                    isinstance(other, exp.Cast) and other.to.this == exp.DataType.Type.FLOAT \
-                    and isinstance(number, exp.Literal) and not number.is_string and \
-                    not inside_unknown_part(cmp):
+            if not (isinstance(other, exp.Cast) and other.to.this == exp.DataType.Type.FLOAT
+                    and isinstance(number, exp.Literal) and not number.is_string and
+                    not inside_unknown_part(cmp)):
+                continue
+            if isinstance(side, exp.Column) and kind_of(side, types) in _FLOAT_INTEGERS:
                 side.replace(exp.Cast(this=side.copy(), to=exp.DataType.build("FLOAT")))
+            elif isinstance(side, exp.Cast) and isinstance(side.this, exp.Column) and kind_of(
+                    side, types) == "int64":
+                value = nearest_float(float(number.this))
+                if abs(value) < 2**24:  # (a sign of zero is no matter against integers)
+                    text = exp.Literal.number(f"{value!r}E0")
+                    other.replace(exp.Neg(this=text) if isinstance(other.this, exp.Neg)
+                                  else text)
 
 
 def _a_double_among(items: list) -> bool:

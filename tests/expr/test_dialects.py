@@ -799,7 +799,11 @@ DATAFUSION_REALS = [
     "i BETWEEN CAST(1 AS REAL) AND 16777217", "i IN (CAST(16777216 AS REAL), 16777217, 2)",
     # FLOAT and DOUBLE columns' lists in DOUBLE (a NULL item, whole numbers beyond BIGINT)
     "f IN (12.25, 1.5, NULL, 1e3)", "f IN (18.25, 9223372036854775808)",
-    "g IN (9223372036854775808, 1.5)", "f NOT IN (NULL, 1.5)", "g IN (CAST(0.1 AS REAL), 2)"]
+    "g IN (9223372036854775808, 1.5)", "f NOT IN (NULL, 1.5)", "g IN (CAST(0.1 AS REAL), 2)",
+    # a cast to BIGINT against a FLOAT below 2**24: compared exactly
+    "CAST(c AS BIGINT) = CAST(424 AS REAL)", "CAST(d AS BIGINT) < CAST(0.1235 AS REAL)",
+    "CAST(10.01 AS REAL) > CAST(d AS BIGINT)", "CAST(c AS BIGINT) <> CAST(-1 AS REAL)",
+    "CAST(d AS BIGINT) >= CAST(1.25 AS REAL)", "CAST(c AS BIGINT) < CAST(-0.5 AS REAL)"]
 
 
 def test_datafusion_reads_real_literals_as_floats():
