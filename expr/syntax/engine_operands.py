@@ -238,14 +238,14 @@ def in_arithmetic(x: exp.Expression) -> bool:
 
 
 def merged_list(x: exp.In) -> bool:
-    """Whether the predicate holds another IN list, ``=``, ``<>`` or IS [NOT] DISTINCT FROM on
-    a column of ``x``'s, which an optimizer may merge with ``x`` (DataFusion 55's drops the
-    NULL of ``x`` there: ``x IN (1) AND x NOT IN (2, NULL)`` and ``(x = 1 OR x = 2) AND x NOT
-    IN (2, NULL)`` return the row 1)."""
+    """Whether the predicate holds another IN list, ``=`` or ``<>`` on a column of ``x``'s,
+    which an optimizer may merge with ``x`` (DataFusion 55's drops the NULL of ``x`` there:
+    ``x IN (1) AND x NOT IN (2, NULL)`` and ``(x = 1 OR x = 2) AND x NOT IN (2, NULL)`` return
+    the row 1). Not IS [NOT] DISTINCT FROM, which it keeps apart."""
     columns = {c.sql() for c in x.this.find_all(exp.Column)}
     return not columns or any(
         other is not x and columns & {c.sql() for c in other.find_all(exp.Column)}
-        for other in x.root().find_all(*EQUALITIES))
+        for other in x.root().find_all(exp.EQ, exp.NEQ, exp.In))
 
 
 # ---- the unknown part a rewrite leaves --------------------------------------------------------

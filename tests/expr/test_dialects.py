@@ -989,7 +989,11 @@ def test_datafusion_reads_a_list_with_null_only_alone_on_its_column():
     alone = ["x IN (1, NULL)", "x NOT IN (1, NULL)", "x NOT IN (NULL) OR x > 3",
              "x IN (2, NULL) OR x < 2", "NOT (x IN (3, NULL))",
              # NULL whatever x % 3 means there (not modelled): NULL
-             "x % 3 NOT IN (NULL, NULL) OR x > 3", "NOT (x % 3 BETWEEN NULL AND NULL) OR x = 1"]
+             "x % 3 NOT IN (NULL, NULL) OR x > 3", "NOT (x % 3 BETWEEN NULL AND NULL) OR x = 1",
+             # IS [NOT] DISTINCT FROM is no list DataFusion's optimizer merges
+             "x NOT IN (NULL, 1) OR (x IS DISTINCT FROM 2)",
+             "NOT (x IN (3, NULL) OR (x IS NOT DISTINCT FROM 2))",
+             "x IN (2, NULL) AND (x IS DISTINCT FROM NULL)"]
     wrong = 0
     for sql in alone + DATAFUSION_MERGED_NULL_LISTS:
         pred = pk.PruningPredicate(sql, schema, dialect="datafusion")
