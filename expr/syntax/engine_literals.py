@@ -42,7 +42,7 @@ from prunekit.expr.syntax.engine_operands import (
     is_whole_number,
     is_zero,
     kind_of,
-    merged_list,
+    merge_drops_null,
     no_negative_zero,
     partners_of,
     timestamp_unit,
@@ -469,7 +469,7 @@ def fold_null_comparisons(tree: exp.Expression, types: Mapping[str, object] | No
     ``e BETWEEN NULL AND NULL`` as the NULL they are in every engine, whatever ``e`` means
     there (``e`` failing at run time fails the query: no row either). Kept where ``e`` names a
     column the schema lacks, so that the error says so, and for a list of NULLs the engine's
-    optimizer may merge with another on its column (``merged_list``).
+    optimizer may merge with another on its column (``merge_drops_null``).
 
     >>> import sqlglot
     >>> fold_null_comparisons(sqlglot.parse_one("x / 2 IN (NULL) OR x > 1"), {"x": "int"},
@@ -479,7 +479,7 @@ def fold_null_comparisons(tree: exp.Expression, types: Mapping[str, object] | No
     keeps_null = engine(dialect).null_in_lists
     for cmp in list(tree.find_all(*COMPARISONS, exp.In, exp.Between)):
         if isinstance(cmp, exp.In):
-            sides = cmp.expressions if keeps_null or not merged_list(cmp) else []
+            sides = cmp.expressions if keeps_null or not merge_drops_null(cmp) else []
             null = bool(sides) and all(isinstance(x.unnest(), exp.Null) for x in sides)
         elif isinstance(cmp, exp.Between):
             null = all(isinstance(cmp.args.get(k).unnest(), exp.Null) for k in ("low", "high"))

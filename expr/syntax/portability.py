@@ -31,7 +31,7 @@ from prunekit.expr.syntax.engine_operands import (
     is_unknown_part,
     is_whole_number,
     kind_of,
-    merged_list,
+    merge_drops_null,
     partners_of,
     timestamp_unit,
 )
@@ -104,7 +104,7 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         # in UTC for nanosecond columns, whatever its zone), not in prunekit's time_zone.
         return f"{x.parent.sql(dialect=shown)} (a DATE against a TIMESTAMP with a zone)"
     if isinstance(x, exp.In) and not reads.null_in_lists and any(
-            isinstance(item, exp.Null) for item in x.expressions) and merged_list(x):
+            isinstance(item, exp.Null) for item in x.expressions) and merge_drops_null(x):
         return f"{x.sql(dialect=shown)} {MERGED_LIST}"
     if isinstance(x, exp.Literal):
         if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
