@@ -28,6 +28,7 @@ from prunekit.expr.spark_types.arrow_casts import decimal_units, nearest_float
 from prunekit.expr.spark_types.engines import engine
 from prunekit.expr.syntax.engine_lists import doubles_against_decimals, list_in_one_type
 from prunekit.expr.syntax.engine_operands import (
+    ARROW_BIGINT,
     ARROW_DOUBLE,
     COMPARISONS,
     EXACT,
@@ -348,22 +349,29 @@ def arrow_decimal_doubles(tree: exp.Expression, dialect: str,
     """Where ``Engine.decimal_doubles_by_arrow`` (DataFusion): ``CAST(d AS DOUBLE)`` of a
     DECIMAL column of more than 15 digits is written as the call ``__prunekit_arrow_double(d)``,
     which binds to Arrow's two roundings (``rounding.arrow_to_double``); with fewer digits the
-    unscaled integer is below 2**53 and the cast is Spark's nearest DOUBLE. Run after the other
-    rewrites, which read such a cast as a DOUBLE operand. Changed in place.
+    unscaled integer is below 2**53 and the cast is Spark's nearest DOUBLE. ``CAST(d AS
+    BIGINT)`` of one of more than 15 integer digits (that ``drop_integer_casts`` left, against
+    a DOUBLE) as ``__prunekit_arrow_bigint(d)``: truncated toward zero, the query failing
+    beyond BIGINT (``rounding.arrow_to_bigint``), where Spark's legacy mode would wrap. Run
+    after the other rewrites, which read such a cast as a DOUBLE (BIGINT) operand. Changed in
+    place.
 
     >>> import sqlglot
-    >>> tree = sqlglot.parse_one("CAST(d AS DOUBLE) > 0.5")
+    >>> tree = sqlglot.parse_one("CAST(d AS DOUBLE) > 0.5 OR CAST(d AS BIGINT) < 0.5")
     >>> arrow_decimal_doubles(tree, "datafusion", {"d": "decimal128(38, 10)"})
     >>> tree.sql()
-    '__PRUNEKIT_ARROW_DOUBLE(d) > 0.5'
+    '__PRUNEKIT_ARROW_DOUBLE(d) > 0.5 OR __PRUNEKIT_ARROW_BIGINT(d) < 0.5'
     """
     if not engine(dialect).decimal_doubles_by_arrow:
         return
     for cast in list(tree.find_all(exp.Cast)):
         kind = decimal_kind(cast.this, types) if isinstance(cast.this, exp.Column) else None
-        if cast.to.this == exp.DataType.Type.DOUBLE and kind and int(kind[1]) > 15 and \
-                not inside_unknown_part(cast):
+        if not kind or inside_unknown_part(cast):
+            continue
+        if cast.to.this == exp.DataType.Type.DOUBLE and int(kind[1]) > 15:
             cast.replace(exp.Anonymous(this=ARROW_DOUBLE, expressions=[cast.this.copy()]))
+        elif cast.to.this == exp.DataType.Type.BIGINT and int(kind[1]) - int(kind[2]) > 15:
+            cast.replace(exp.Anonymous(this=ARROW_BIGINT, expressions=[cast.this.copy()]))
 
 
 def integer_divisions(tree: exp.Expression, dialect: str,

@@ -302,6 +302,7 @@ def inside_unknown_part(x: exp.Expression) -> bool:
 # ---- a cast the engine computes otherwise, as a function prunekit binds -----------------------
 ARROW_DOUBLE = "__prunekit_arrow_double"  # binding/functions/rounding.py: arrow_to_double
 ARROW_DECIMAL = "__prunekit_arrow_decimal"  # and arrow_to_decimal
+ARROW_BIGINT = "__prunekit_arrow_bigint"  # and arrow_to_bigint
 
 
 def is_arrow_double(x: exp.Expression) -> bool:
@@ -316,14 +317,15 @@ def is_arrow_double(x: exp.Expression) -> bool:
 
 
 def is_arrow_cast(x: exp.Expression) -> bool:
-    """Whether ``x`` is a call written for one of Arrow's casts (to DOUBLE, or
+    """Whether ``x`` is a call written for one of Arrow's casts (to DOUBLE or BIGINT, or
     ``engine_lists``' cast of a DOUBLE column to DECIMAL).
 
     >>> import sqlglot
     >>> is_arrow_cast(sqlglot.parse_one("__prunekit_arrow_decimal(g, 31, 15)"))
     True
     """
-    return isinstance(x, exp.Anonymous) and x.name.lower() in (ARROW_DOUBLE, ARROW_DECIMAL)
+    return isinstance(x, exp.Anonymous) and x.name.lower() in (ARROW_DOUBLE, ARROW_DECIMAL,
+                                                                ARROW_BIGINT)
 
 
 # The mark (in a sqlglot node's ``meta``) of a literal a rewrite wrote as Spark must read it,

@@ -806,6 +806,37 @@ DATAFUSION_REALS = [
     "CAST(d AS BIGINT) >= CAST(1.25 AS REAL)", "CAST(c AS BIGINT) < CAST(-0.5 AS REAL)"]
 
 
+def test_datafusion_casts_wide_decimals_to_bigint_as_arrow_truncates():
+    """``CAST(d AS BIGINT)`` of a DECIMAL of more than 15 integer digits against DOUBLEs:
+    truncated toward zero there, the query failing beyond BIGINT (Spark's legacy mode would
+    wrap). One value per row group, up to BIGINT's ends; every group decided as DataFusion's
+    rows say."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    values = ["-1.7", "1.7", "-0.0000001", "0", "5.3", "9223372036854775807.9",
+              "-9223372036854775808.9", "-5.0000000001"]
+    table = pa.table({"d": pa.array([decimal.Decimal(v) for v in values],
+                                    pa.decimal128(38, 10))})
+    groups = [table.slice(i, 1) for i in range(table.num_rows)]
+    ctx = datafusion.SessionContext()
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema, _exact_statistics(
+        groups), ["CAST(d AS BIGINT) <= -0.0000000697", "CAST(d AS BIGINT) > 0.5",
+                  "CAST(d AS BIGINT) BETWEEN 0.0000001605 AND 1",
+                  "NOT (CAST(d AS BIGINT) <> -1e0)", "CAST(d AS BIGINT) = 5e0",
+                  "CAST(d AS BIGINT) >= 9223372036854775807.0",
+                  "CAST(d AS BIGINT) < -9.2e18", "CAST(d AS BIGINT) IN (-5.0, 1.5)"])
+    # beyond BIGINT the query fails there: the group is read (so that it fails), whatever
+    # the DOUBLE; Spark's legacy reading, wrapped, would skip it
+    big = pa.table({"d": pa.array([decimal.Decimal("9223372036854775808")], pa.decimal128(38, 10))})
+    for sql in ("CAST(d AS BIGINT) < 0.5", "CAST(d AS BIGINT) > 0.5"):
+        pred = pk.PruningPredicate(sql, big.schema, dialect="datafusion")
+        assert pred.classify(_exact_statistics([big])).tolist() != [pk.NONE_MATCH], sql
+        with pytest.raises(Exception, match="Cast error"):
+            ctx.sql(f"SELECT * FROM (SELECT CAST('9223372036854775808' AS DECIMAL(38, 10)) "
+                    f"AS d) WHERE {sql}").collect()
+
+
 def test_datafusion_reads_real_literals_as_floats():
     """One row per row group, values on both sides of FLOAT roundings (16777217 is 16777216
     as a FLOAT; 0.1235 as a FLOAT is 0.12349999..., 0.1235000 at DataFusion's 7 places): every

@@ -829,6 +829,19 @@ def _arrow_decimal(v, precision, scale):
     return V("num", Fraction(units, 10**s), pa.decimal128(p, s))
 
 
+def _arrow_bigint(v):
+    """DataFusion's ``CAST(d AS BIGINT)`` of a DECIMAL (prunekit's ``__prunekit_arrow_bigint``):
+    truncated toward zero; beyond BIGINT the query fails."""
+    if v is None or isinstance(v, Wild):
+        return v
+    if v.kind != "num" or not isinstance(v.type, pa.Decimal128Type):
+        return NOT_INTEGER
+    whole = math.trunc(v.value)
+    if not -(2**63) <= whole < 2**63:
+        return Wild(_hash("arrow bigint", v.value))  # the query fails there
+    return V("num", Fraction(whole), pa.int64())
+
+
 def _negative(v):
     if v is None or isinstance(v, Wild):
         return v
@@ -1142,7 +1155,7 @@ FUNCTIONS = {"year": _calendar(0), "month": _calendar(1), "day": _calendar(2),
              "timestamp_seconds": _from_count(10**6), "timestamp_millis": _from_count(10**3),
              "timestamp_micros": _from_count(1), "%": _remainder(False), "pmod": _remainder(True),
              "div": _integral_divide, "__prunekit_arrow_double": _arrow_double,
-             "__prunekit_arrow_decimal": _arrow_decimal,
+             "__prunekit_arrow_decimal": _arrow_decimal, "__prunekit_arrow_bigint": _arrow_bigint,
              "months_between": _months_between, "from_unixtime": _from_unixtime}
 ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_trunc": (2,),
          "trunc": (2,), "floor": (1,), "ceil": (1,), "left": (2,), "substring": (2, 3),
@@ -1154,6 +1167,7 @@ ARITY = {"year": (1,), "month": (1,), "day": (1,), "dayofmonth": (1,), "date_tru
          "unix_timestamp": (1, 2), "timestamp_seconds": (1,), "timestamp_millis": (1,),
          "timestamp_micros": (1,), "%": (2,), "pmod": (2,), "div": (2,), "months_between": (2, 3),
          "__prunekit_arrow_double": (1,), "__prunekit_arrow_decimal": (3,),
+         "__prunekit_arrow_bigint": (1,),
          "from_unixtime": (1, 2), "ilike": (2, 3)}
 
 

@@ -831,8 +831,8 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
                  "greatest", "greatest", "least", "least"]
         if t != pa.uint64():  # Spark's DECIMAL(20, 0): the reference negates in the type
             kinds += ["negative"] if not pa.types.is_unsigned_integer(t) else []
-        if pa.types.is_decimal(t):  # DataFusion's cast of a DECIMAL to DOUBLE
-            kinds += ["__prunekit_arrow_double"]
+        if pa.types.is_decimal(t):  # DataFusion's cast of a DECIMAL to DOUBLE, to BIGINT
+            kinds += ["__prunekit_arrow_double", "__prunekit_arrow_bigint"]
         if pa.types.is_floating(t):  # and of a DOUBLE to DECIMAL
             kinds += ["__prunekit_arrow_decimal"]
     elif ref.is_text(t):
@@ -849,7 +849,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
     if kind in ("year", "month", "day", "dayofmonth", "floor", "ceil", "abs", "sign", "signum",
                 "negative", "hour", "minute", "second", "unix_seconds", "unix_millis",
                 "unix_micros", "timestamp_seconds", "timestamp_millis", "timestamp_micros",
-                "from_unixtime", "__prunekit_arrow_double"):
+                "from_unixtime", "__prunekit_arrow_double", "__prunekit_arrow_bigint"):
         node, args = n.Func(kind, (op.node,)), ()
     elif kind == "unix_timestamp":
         fmt = (n.Literal(pick(draw, ["yyyy-MM-dd HH:mm:ss", "yyyy"])),) if one_in(draw, 3) \
@@ -920,7 +920,8 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
               "timestamp_millis": pa.timestamp("us", "UTC"),
               "timestamp_micros": pa.timestamp("us", "UTC"),
               "months_between": pa.float64(), "from_unixtime": pa.string(),
-              "__prunekit_arrow_double": pa.float64()}.get(kind)
+              "__prunekit_arrow_double": pa.float64(),
+              "__prunekit_arrow_bigint": pa.int64()}.get(kind)
     if kind in ("%", "pmod"):
         c = node.args[1].value
         c_type = pa.int32() if -(2**31) <= c < 2**31 else pa.int64()

@@ -68,9 +68,9 @@ branch whose condition is TRUE). Both are exact in three-valued logic.
 
 The rules: ``dates`` (year, month, day, hour, minute, second, date_trunc, trunc),
 ``date_shifts`` (date_add, date_sub, add_months, datediff, interval arithmetic),
-``rounding`` (floor, ceil; ``__prunekit_arrow_double`` and ``__prunekit_arrow_decimal``:
-DataFusion's CAST of a wide DECIMAL to DOUBLE and of a DOUBLE to DECIMAL, which only its
-dialect writes), ``halfround`` (round, bround),
+``rounding`` (floor, ceil; ``__prunekit_arrow_double``, ``__prunekit_arrow_bigint`` and
+``__prunekit_arrow_decimal``: DataFusion's CAST of a wide DECIMAL to DOUBLE and to BIGINT and
+of a DOUBLE to DECIMAL, which only its dialect writes), ``halfround`` (round, bround),
 ``absolute`` (abs, sign, signum, negative), ``extremes`` (greatest, least), ``prefixes``
 (left, substring), ``case_insensitive`` (ilike), ``branches`` (coalesce, if), ``epoch``
 (unix_seconds, unix_millis, unix_micros, unix_timestamp, timestamp_seconds, timestamp_millis,
@@ -86,11 +86,11 @@ instants, exact across DST (``prunekit.expr.binding.wall_clock``); ``dates`` say
 unknown there (the clock fields in a zone whose offset changes).
 
 >>> sorted(RULES)
-['%', '__prunekit_arrow_decimal', '__prunekit_arrow_double', 'abs', 'add_months', 'bround', \
-'ceil', 'coalesce', 'date_add', 'date_sub', 'date_trunc', 'datediff', 'day', 'dayofmonth', \
-'floor', 'from_unixtime', 'greatest', 'hour', 'if', 'ilike', 'least', 'left', 'minute', \
-'month', 'months_between', 'negative', 'pmod', 'round', 'second', 'sign', 'signum', \
-'substring', 'timestamp_micros', 'timestamp_millis', 'timestamp_seconds', 'trunc', \
+['%', '__prunekit_arrow_bigint', '__prunekit_arrow_decimal', '__prunekit_arrow_double', 'abs', \
+'add_months', 'bround', 'ceil', 'coalesce', 'date_add', 'date_sub', 'date_trunc', 'datediff', \
+'day', 'dayofmonth', 'floor', 'from_unixtime', 'greatest', 'hour', 'if', 'ilike', 'least', \
+'left', 'minute', 'month', 'months_between', 'negative', 'pmod', 'round', 'second', 'sign', \
+'signum', 'substring', 'timestamp_micros', 'timestamp_millis', 'timestamp_seconds', 'trunc', \
 'unix_micros', 'unix_millis', 'unix_seconds', 'unix_timestamp', 'year']
 """
 

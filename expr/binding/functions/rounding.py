@@ -12,6 +12,7 @@ BRewritten(arg=BInRange(col=x, first=3.0, last=inf), text='floor(x) >= 3')
 
 from __future__ import annotations
 
+import dataclasses
 import decimal
 import math
 import struct
@@ -170,6 +171,35 @@ def arrow_to_double(x: ColOp) -> Monotone | None:
 
 def _bind_arrow_double(kids: tuple) -> object | None:
     return arrow_to_double(kids[0]) if len(kids) == 1 and isinstance(kids[0], ColOp) else None
+
+
+def arrow_to_bigint(x: ColOp) -> Monotone | None:
+    """``CAST(x AS BIGINT)`` of a DECIMAL column as Arrow computes it (DataFusion): truncated
+    toward zero, the query failing where that is beyond BIGINT (``fails``: unknown there;
+    Spark's legacy mode would wrap instead). ``dialects`` writes it as the call
+    ``__prunekit_arrow_bigint(x)`` for a DECIMAL of more than 15 integer digits.
+
+    >>> import pyarrow as pa
+    >>> from prunekit.expr.binding.bind import bind
+    >>> from prunekit.expr.syntax.sql import parse
+    >>> bind(parse("__prunekit_arrow_bigint(x) >= 2"),
+    ...      pa.schema([("x", pa.decimal128(38, 10))])).arg.args[0].args[1]
+    BCompare(col=x, op='ge', value=20000000000)
+    """
+    col = x.col
+    if x.negated or col.convert or not isinstance(col, b.BColumn) or not pa.types.is_decimal(
+            col.type):
+        return None
+    lo_t, hi_t = int_range(pa.int64())
+    fails = b.BOr((column_vs_literal(n.Op.GE, col, L.coerce(decimal.Decimal(hi_t + 1), col.type)),
+                   column_vs_literal(n.Op.LE, col, L.coerce(decimal.Decimal(lo_t - 1), col.type))))
+    monotone = _decimal_to_integer(x, f"CAST({col.label()} AS BIGINT)", pa.int64(),
+                                   lambda m: m < 1)
+    return dataclasses.replace(monotone, fails=fails)
+
+
+def _bind_arrow_bigint(kids: tuple) -> object | None:
+    return arrow_to_bigint(kids[0]) if len(kids) == 1 and isinstance(kids[0], ColOp) else None
 
 
 def arrow_to_decimal(x: ColOp, precision: int, scale: int) -> Monotone | None:
@@ -355,6 +385,9 @@ register(Rule("floor", _bind("floor"), "floor(x) = 3", (("x", pa.float64()),)),
          # DECIMAL of more than 15 digits (see arrow_to_double)
          Rule("__prunekit_arrow_double", _bind_arrow_double,
               "__prunekit_arrow_double(x) > 0.1", (("x", pa.decimal128(38, 10)),)),
+         # its cast of a wide DECIMAL to BIGINT (see arrow_to_bigint)
+         Rule("__prunekit_arrow_bigint", _bind_arrow_bigint,
+              "__prunekit_arrow_bigint(x) > 0.5", (("x", pa.decimal128(38, 10)),)),
          # and its cast of a DOUBLE column to DECIMAL (see arrow_to_decimal)
          Rule("__prunekit_arrow_decimal", _bind_arrow_decimal,
               "__prunekit_arrow_decimal(x, 31, 15) > 0.5", (("x", pa.float64()),)))
