@@ -232,7 +232,8 @@ def floats_against_integers(tree: exp.Expression, dialect: str,
                     side, types) == "int64":
                 value = nearest_float(float(number.this))
                 if abs(value) < 2**24:  # (a sign of zero is no matter against integers)
-                    text = exp.Literal.number(f"{value!r}E0")
+                    shown = repr(value)  # a DOUBLE in Spark: with an exponent
+                    text = exp.Literal.number(shown if "e" in shown else f"{shown}E0")
                     other.replace(exp.Neg(this=text) if isinstance(other.this, exp.Neg)
                                   else text)
 

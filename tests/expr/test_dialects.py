@@ -803,7 +803,8 @@ DATAFUSION_REALS = [
     # a cast to BIGINT against a FLOAT below 2**24: compared exactly
     "CAST(c AS BIGINT) = CAST(424 AS REAL)", "CAST(d AS BIGINT) < CAST(0.1235 AS REAL)",
     "CAST(10.01 AS REAL) > CAST(d AS BIGINT)", "CAST(c AS BIGINT) <> CAST(-1 AS REAL)",
-    "CAST(d AS BIGINT) >= CAST(1.25 AS REAL)", "CAST(c AS BIGINT) < CAST(-0.5 AS REAL)"]
+    "CAST(d AS BIGINT) >= CAST(1.25 AS REAL)", "CAST(c AS BIGINT) < CAST(-0.5 AS REAL)",
+    "CAST(c AS BIGINT) <> CAST(-0.0001 AS REAL)", "CAST(d AS BIGINT) > CAST(1e-20 AS REAL)"]
 
 
 def test_datafusion_casts_wide_decimals_to_bigint_as_arrow_truncates():
