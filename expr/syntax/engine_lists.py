@@ -85,7 +85,7 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
         if first in ("float", "double"):  # the column cast to that DECIMAL by Arrow
             if not _arrow_decimal_operand(operand, types) or to[2] > 22:
                 return None
-            holder.set("this", arrow_decimal(operand, to))
+            holder.set("this", arrow_decimal(operand, to, types))
             _set_items(holder, [exp.Null() if v is None else _number(v, scale=to[2])
                                 for v in values])
             holder.meta[EXACT] = True
@@ -125,21 +125,27 @@ def doubles_against_decimals(tree: exp.Expression, types: Mapping[str, object] |
             value = _value_in(other, to)
             if value is None or to[2] > 22:
                 continue
-            cmp.set(key, arrow_decimal(column, to))
+            cmp.set(key, arrow_decimal(column, to, types))
             cmp.set(other_key, _number(value, scale=to[2]))
             break
 
 
 def _arrow_decimal_operand(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
-    """A DOUBLE or FLOAT column, or an integer column's cast to DOUBLE: what the binding's
-    cast to DECIMAL reads (a DECIMAL's DOUBLE is a cast of its own)."""
+    """A DOUBLE or FLOAT column, or an integer or DECIMAL column's cast to DOUBLE: what the
+    binding's cast to DECIMAL reads."""
     if isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.DOUBLE:
-        return isinstance(x.this, exp.Column) and kind_of(x.this, types) in INTEGER_KINDS
+        return isinstance(x.this, exp.Column) and (kind_of(x.this, types) in INTEGER_KINDS or
+                                                   decimal_kind(x.this, types) is not None)
     return isinstance(x, exp.Column) and _type_of(x, types) in ("float", "double")
 
 
-def arrow_decimal(column: exp.Column, to: tuple) -> exp.Expression:
-    """The call the binding reads as Arrow's cast of a DOUBLE column to DECIMAL ``to``."""
+def arrow_decimal(column: exp.Expression, to: tuple,
+                  types: Mapping[str, object] | None) -> exp.Expression:
+    """The call the binding reads as Arrow's cast of a DOUBLE to DECIMAL ``to``: of a DOUBLE
+    column, an integer column's DOUBLE, or (written as the column alone) a DECIMAL column's
+    DOUBLE as Arrow casts it."""
+    if isinstance(column, exp.Cast) and decimal_kind(column.this, types) is not None:
+        column = column.this
     return exp.Anonymous(this=ARROW_DECIMAL, expressions=[
         column.copy(), exp.Literal.number(to[1]), exp.Literal.number(to[2])])
 

@@ -838,6 +838,35 @@ def test_datafusion_casts_wide_decimals_to_bigint_as_arrow_truncates():
                     f"AS d) WHERE {sql}").collect()
 
 
+def test_datafusion_casts_decimal_doubles_to_decimals_as_arrow_rounds():
+    """``CAST(d AS DOUBLE)`` of a DECIMAL column met by a DECIMAL: DataFusion casts that DOUBLE
+    (Arrow's) on to the DECIMAL both meet in, 15 places, as Arrow casts a DOUBLE (times 10**15,
+    a DOUBLE product, rounded half away from zero: inexact above 2**53 units). Values on both
+    sides of such roundings, one per row group, every group decided as DataFusion's rows say."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    values = ["-519", "-8.18", "12345.6789", "0.1", "-0.5872", "1", "2147483648.4999999599",
+              "9999.9999", "-8"]
+    table = pa.table({
+        "q": pa.array([min(decimal.Decimal(v), decimal.Decimal(99999)).to_integral_value(
+            decimal.ROUND_DOWN) for v in values], pa.decimal128(5, 0)),
+        "w": pa.array([decimal.Decimal(v) for v in values], pa.decimal128(38, 10)),
+        "e": pa.array([decimal.Decimal(v).quantize(decimal.Decimal("0.0001"), decimal.ROUND_DOWN)
+                       for v in values], pa.decimal128(18, 4))})
+    groups = [table.slice(i, 1) for i in range(table.num_rows)]
+    ctx = datafusion.SessionContext()
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema, _exact_statistics(
+        groups), ["CAST(q AS DOUBLE) <> CAST(-519 AS DECIMAL(20,4))",
+                  "CAST(w AS DOUBLE) < CAST(-8.18 AS DECIMAL(38,10))",
+                  "CAST(e AS DOUBLE) >= CAST(12345.6789 AS DECIMAL(20,4))",
+                  "CAST(w AS DOUBLE) = CAST(0.1 AS DECIMAL(5,1))",
+                  "CAST(w AS DOUBLE) IN (2147483648.5, -8e0, CAST(-8.18 AS DECIMAL(38,10)))",
+                  "NOT (CAST(e AS DOUBLE) IN (CAST(1.0000 AS DECIMAL(38,10)), 0.5, -0.5872))",
+                  "CAST(w AS DOUBLE) > CAST(2147483648.4999999599 AS DECIMAL(38,10))",
+                  "CAST(e AS DOUBLE) <= CAST(9999.9999 AS DECIMAL(8,4))"])
+
+
 def test_datafusion_reads_real_literals_as_floats():
     """One row per row group, values on both sides of FLOAT roundings (16777217 is 16777216
     as a FLOAT; 0.1235 as a FLOAT is 0.12349999..., 0.1235000 at DataFusion's 7 places): every

@@ -817,6 +817,8 @@ def _arrow_decimal(v, precision, scale):
         return None
     if isinstance(v, Wild):
         return v
+    if v.kind == "num" and isinstance(v.type, pa.Decimal128Type):
+        v = _arrow_double(v)  # a DECIMAL column's DOUBLE, as Arrow casts it
     if v.kind != "float":
         return NOT_INTEGER
     p, s = int(precision.value), int(scale.value)

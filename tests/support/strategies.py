@@ -833,7 +833,7 @@ def functions(draw, ctx: Ctx, op: Operand) -> Operand:
             kinds += ["negative"] if not pa.types.is_unsigned_integer(t) else []
         if pa.types.is_decimal(t):  # DataFusion's cast of a DECIMAL to DOUBLE, to BIGINT
             kinds += ["__prunekit_arrow_double", "__prunekit_arrow_bigint"]
-        if pa.types.is_floating(t):  # and of a DOUBLE to DECIMAL
+        if pa.types.is_floating(t) or pa.types.is_decimal(t):  # of a DOUBLE to DECIMAL
             kinds += ["__prunekit_arrow_decimal"]
     elif ref.is_text(t):
         kinds = ["left", "left", "substring"]

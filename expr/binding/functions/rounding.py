@@ -221,8 +221,11 @@ def arrow_to_decimal(x: ColOp, precision: int, scale: int) -> Monotone | None:
     col = x.col
     widened = col.convert and col.convert[0] == "tofloat"  # an integer column's DOUBLE
     if x.negated or (col.convert and not widened) or not isinstance(col, b.BColumn) or \
-            not pa.types.is_floating(col.type) or not 0 <= scale <= min(precision, 22) or \
-            not 1 <= precision <= 38:
+            not 0 <= scale <= min(precision, 22) or not 1 <= precision <= 38:
+        return None
+    if pa.types.is_decimal(col.type) and not col.convert:
+        return _decimal_to_arrow_decimal(x, precision, scale)
+    if not pa.types.is_floating(col.type):
         return None
     factor = float(10**scale)
 
@@ -246,6 +249,53 @@ def arrow_to_decimal(x: ColOp, precision: int, scale: int) -> Monotone | None:
         return column_vs_literal(n.Op.GE, col, L.coerce(t, col.type))
 
     return Monotone(f"CAST({col.label()} AS DECIMAL({precision}, {scale}))", x,
+                    pa.decimal128(precision, scale), *int_valued(ge), fails=fails)
+
+
+def _decimal_to_arrow_decimal(x: ColOp, precision: int, scale: int) -> Monotone:
+    """``__prunekit_arrow_decimal(d, P, S)`` of a DECIMAL column: Arrow's cast to DECIMAL(P, S)
+    of its DOUBLE (``arrow_double``), as DataFusion compares ``CAST(d AS DOUBLE)`` with a
+    DECIMAL. Both casts are non-decreasing, so ``f(d) >= m`` is ``d >= t``, t the least value
+    of d's grid whose cast is at least m (bisection over d's unscaled integers)."""
+    col = x.col
+    s, largest = col.type.scale, 10**col.type.precision - 1
+    factor = float(10**scale)
+
+    def least(units: int) -> int | None:
+        """The least unscaled d whose cast is at least ``units`` (of 10**-scale), or None."""
+        edge = Fraction(2 * units - 1, 2)
+
+        def holds(u: int) -> bool:
+            product = arrow_double(u, s) * factor
+            return product >= edge if units >= 1 else product > edge
+
+        if holds(-largest):
+            return -largest
+        if not holds(largest):
+            return None
+        lo, hi = -largest, largest
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if holds(mid):
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    def at(u: int) -> L.Coerced:
+        return L.coerce(decimal.Decimal(u).scaleb(-s, decimal.Context(prec=80)), col.type)
+
+    limit = 10**precision
+    lowest, above = least(-(limit - 1)), least(limit)  # the cast holds [lowest, above)
+    inside = [column_vs_literal(n.Op.GE, col, at(lowest))] if lowest is not None else []
+    inside += [b.BNot(column_vs_literal(n.Op.GE, col, at(above)))] if above is not None else []
+    fails = b.BNot(b.BAnd(tuple(inside))) if inside else None
+
+    def ge(units: int) -> object:
+        t = least(units)
+        return b.BNonNull(col, False) if t is None else column_vs_literal(n.Op.GE, col, at(t))
+
+    return Monotone(f"CAST(CAST({col.label()} AS DOUBLE) AS DECIMAL({precision}, {scale}))", x,
                     pa.decimal128(precision, scale), *int_valued(ge), fails=fails)
 
 
