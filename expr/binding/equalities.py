@@ -1,5 +1,6 @@
 """Conjuncts implied by column equalities: from ``a = b AND b = 5`` also ``a = 5``, so the
-bounds of ``a`` prune too.
+bounds of ``a`` prune too; and by a column's value sets: from ``a IN (1, 2) AND a IN (2, 3)``
+also ``a = 2``, which its bounds may rule out where neither list alone is.
 
 >>> import pyarrow as pa
 >>> a, c = (b.BColumn(k, pa.int64(), pa.int64(), "int") for k in "ac")
@@ -52,13 +53,14 @@ def with_implied_equalities(root: object) -> object:
     True
     """
     spine = (b.BAnd, b.BOr)
-    stack, seen_eq = [root], False
-    while stack and not seen_eq:  # cheap check first: most predicates compare no columns
-        x = stack.pop()
+    stack, seen_eq, value_sets = [root], False, 0
+    while stack and not seen_eq and value_sets < 2:  # cheap check first: most predicates
+        x = _through_double_not(stack.pop())  # compare no columns, and list no values twice
         if isinstance(x, spine):
             stack.extend(x.args)
         seen_eq = isinstance(x, b.BColumnCompare) and x.op == "eq"
-    if not seen_eq:
+        value_sets += _value_set(x) is not None
+    if not seen_eq and value_sets < 2:
         return root
     return b.visit(root, _WithImplied())
 
@@ -77,7 +79,7 @@ class _WithImplied(b.EveryLeafAlike[object]):
 
     def visit_and(self, node: b.BAnd, results: list) -> object:
         args = tuple(results)
-        return b.BAnd(args + _implied_by_equalities(args))
+        return b.BAnd(args + _implied_by_equalities(args) + _implied_by_value_sets(args))
 
     def visit_or(self, node: b.BOr, results: list) -> object:
         return b.BOr(tuple(results))
@@ -111,4 +113,45 @@ def _implied_by_equalities(args: tuple) -> tuple:
             for other in members[root(x.col)]:
                 if other != x.col:
                     implied.append(dataclasses.replace(x, col=other))
+    return tuple(implied)
+
+
+def _through_double_not(x: object) -> object:
+    """``x`` without pairs of NOT around it (NOT NOT p is p, NULL included)."""
+    while isinstance(x, b.BNot) and isinstance(x.arg, b.BNot):
+        x = x.arg.arg
+    return x
+
+
+def _value_set(x: object) -> tuple | None:
+    """(column, the values it may take for ``x`` to be TRUE) of ``col IN (...)`` or ``col =
+    c``; None for any other node."""
+    x = _through_double_not(x)
+    if isinstance(x, b.BInList) and not x.nan:
+        return x.col, frozenset(x.values)
+    if isinstance(x, b.BInRange) and x.first == x.last and x.first == x.first:
+        return x.col, frozenset((x.first,))
+    return None
+
+
+def _implied_by_value_sets(args: tuple) -> tuple:
+    """Where two or more of ``args`` list the values one column may take, ``col IN`` the
+    values they share (NaN left out: a list with NaN lists nothing here).
+
+    >>> import pyarrow as pa
+    >>> a = b.BColumn("a", pa.int64(), pa.int64(), "int")
+    >>> _implied_by_value_sets((b.BInList(a, (1, 2), False, True), b.BInRange(a, 2, 2)))
+    (BInList(col=a, values=(2,), nan=False, null=False),)
+    """
+    sets: dict[b.BColumn, list[frozenset]] = {}
+    for x in args:
+        found = _value_set(x)
+        if found is not None:
+            sets.setdefault(found[0], []).append(found[1])
+    implied = []
+    for col, found in sets.items():
+        if len(found) > 1:
+            shared = frozenset.intersection(*found)
+            implied.append(b.BInList(col, tuple(sorted(shared)), False, False) if shared
+                           else b.BNonNull(col, False))
     return tuple(implied)

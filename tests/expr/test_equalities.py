@@ -33,6 +33,17 @@ CASES = [
      "the implied a = 5 is FALSE, but under NOT it is not used"),
     ([(1, 5, 1), (4, 5, 4)], "a = CAST(b AS DOUBLE) AND b = 5", MAYBE,
      "columns of different types or through a cast: no implication"),
+    # a column's value sets: the values they share
+    ([(1, 0, 0), (4, 0, 0)], "a IN (1, 4, 9) AND a IN (9, 2)", NONE,
+     "only 9 is in both lists, above a's values"),
+    ([(1, 0, 0), (4, 0, 0)], "a IN (1, 4) AND a IN (2, 3)", NONE, "no value is in both"),
+    ([(1, 0, 0), (4, 0, 0)], "a IN (1, 4) AND a = 9", NONE, "an equality is a list of one"),
+    ([(1, 0, 0), (4, 0, 0)], "a IN (1, 9) AND NOT NOT (a = 9)", NONE, "NOT NOT p is p"),
+    ([(1, 0, 0), (9, 0, 0)], "a IN (1, 9) AND a IN (9, NULL)", MAYBE, "9 is in both"),
+    ([(1, 0, 0), (4, 0, 0)], "c > 5 OR (a IN (1, 4, 9) AND a IN (9, 2))", NONE, "under OR"),
+    ([(1, 0, 0), (4, 0, 0)], "NOT (a IN (1, 4, 9) AND a IN (9, 2, NULL))", MAYBE,
+     "under NOT not used: a = 1 makes the AND NULL there, the implied a = 9 FALSE"),
+    ([(9, 0, 0), (9, 0, 0)], "a IN (1, 9) AND a IN (9, 2)", ALL, "every row is 9"),
 ]
 
 
