@@ -108,6 +108,9 @@ class Engine:
     # whole one, in DOUBLE, where Spark compares each bound in its own (DataFusion does so
     # too; its DOUBLEs are written by read_engine_numbers)
     between_in_one_type: bool = False
+    # x * 1, 1 * x and x / 1 are x, in the type the arithmetic gives (DataFusion's simplifier;
+    # BIGINT for an unsigned column below BIGINT, where Spark's arithmetic types it otherwise)
+    identity_arithmetic: bool = False
 
 
 ENGINES = {
@@ -132,7 +135,8 @@ ENGINES = {
                          truncating_casts=True, null_in_lists=False,
                          timestamp_literals_cast=True, backslash_escapes=True,
                          integers_divide_truncating=True, decimal_doubles_by_arrow=True,
-                         real_literals=True, date_strings_in_lists=True),
+                         real_literals=True, date_strings_in_lists=True,
+                         identity_arithmetic=True),
     "postgres": Engine(nan_as_spark=True, zeros_in_lists=True),
     "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True),
 }

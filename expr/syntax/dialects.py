@@ -96,6 +96,7 @@ from prunekit.expr.syntax.engine_literals import (
     drop_integer_casts,
     floats_against_integers,
     fold_null_comparisons,
+    identity_arithmetic,
     integer_divisions,
     read_date_strings,
     read_engine_numbers,
@@ -163,6 +164,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
                              first.get("line", 1), first.get("col", 1)) from None
     if tree is None:
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
+    tree = identity_arithmetic(tree, dialect, types)
     tree = read_engine_numbers(tree, dialect, types)
     tree = bounds_in_one_type(tree, dialect, types)
     tree = fold_null_comparisons(tree, types, dialect)

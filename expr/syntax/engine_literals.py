@@ -10,9 +10,13 @@
   whole numbers, as DataFusion's optimizer compares it (the column itself);
 - ``read_timestamp_literals``: strings and TIMESTAMP literals against TIMESTAMP columns, cast
   as DataFusion casts them; ``read_date_strings``: day strings in a list against DATEs;
-- ``fold_null_comparisons``: a comparison with NULL, NULL in every engine;
-- ``floats_against_integers``: an integer column against a FLOAT, cast to FLOAT;
-- ``arrow_decimal_doubles``: ``CAST(d AS DOUBLE)`` of a wide DECIMAL, rounded as Arrow does.
+- ``fold_null_comparisons``: a comparison with NULL (an IN list of NULLs, a BETWEEN of
+  NULLs), NULL in every engine;
+- ``identity_arithmetic``: ``x * 1`` and ``x / 1`` as DataFusion's simplifier makes them;
+- ``integer_divisions``: an integer column's ``/`` as Spark's ``div``;
+- ``floats_against_integers``: an integer column (or a cast to BIGINT) against a FLOAT;
+- ``arrow_decimal_doubles``: ``CAST(d AS DOUBLE)`` and ``CAST(d AS BIGINT)`` of a wide
+  DECIMAL, as Arrow casts them.
 """
 
 from __future__ import annotations
@@ -396,6 +400,48 @@ def integer_divisions(tree: exp.Expression, dialect: str,
                 return quotient
             div.replace(quotient)
     return tree
+
+
+def identity_arithmetic(tree: exp.Expression, dialect: str,
+                        types: Mapping[str, object] | None) -> exp.Expression:
+    """Where ``Engine.identity_arithmetic`` (DataFusion's simplifier): ``x * 1``, ``1 * x``
+    and ``x / 1`` of an unsigned integer column below BIGINT as ``CAST(x AS BIGINT)``, the
+    type its arithmetic gives, and of a FLOAT or DOUBLE column as ``x`` (its own type there):
+    the value itself. Run first, so that the other rewrites see the column. The tree is
+    returned (another one where it was the root).
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("1 * u > 3 AND f / 1 < 2")
+    >>> identity_arithmetic(tree, "datafusion", {"u": "uint8", "f": "float"}).sql()
+    'CAST(u AS BIGINT) > 3 AND f < 2'
+    """
+    if not engine(dialect).identity_arithmetic:
+        return tree
+    for op in list(tree.find_all(exp.Mul, exp.Div)):
+        sides = [op.this, op.expression]
+        for x, one in ((sides[0], sides[1]), (sides[1], sides[0])):
+            if not _is_one(one) or (isinstance(op, exp.Div) and x is not op.this) or not (
+                    isinstance(x, exp.Column)):
+                continue
+            kind = kind_of(x, types)
+            if kind in ("uint8", "uint16", "uint32"):
+                same = exp.Cast(this=x.copy(), to=exp.DataType.build("BIGINT"))
+            elif kind in ("float", "double"):
+                same = x.copy()
+            else:
+                continue
+            if op is tree:
+                return same
+            op.replace(same)  # (a column or a cast: no parentheses needed)
+            break
+    return tree
+
+
+def _is_one(x: exp.Expression) -> bool:
+    """The whole number 1, maybe cast to BIGINT (``read_engine_numbers`` writes it so)."""
+    if isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.BIGINT:
+        x = x.this
+    return isinstance(x, exp.Literal) and not x.is_string and x.this == "1"
 
 
 _UNIT_MICROS = {"s": 1_000_000, "ms": 1_000, "us": 1, "ns": 1}

@@ -867,6 +867,27 @@ def test_datafusion_casts_decimal_doubles_to_decimals_as_arrow_rounds():
                   "CAST(e AS DOUBLE) <= CAST(9999.9999 AS DECIMAL(8,4))"])
 
 
+def test_datafusion_reads_times_one_and_over_one_as_the_column():
+    """``x * 1``, ``1 * x`` and ``x / 1``: DataFusion's simplifier makes them ``x``, in the type
+    its arithmetic gives (BIGINT for an unsigned column below BIGINT, the column's own for
+    FLOAT and DOUBLE). One value per row group, every group decided as DataFusion's rows
+    say."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    table = pa.table({"u8": pa.array([0, 5, 100, 255, 101], pa.uint8()),
+                      "u32": pa.array([4, 5, 2**32 - 1, 0, 7], pa.uint32()),
+                      "f": pa.array([1.0, -7.5, 2.5, float(np.float32(0.1)), -0.0], pa.float32()),
+                      "g": pa.array([0.1, -1e300, 0.0999, 5.0, 1.5], pa.float64())})
+    groups = [table.slice(i, 1) for i in range(table.num_rows)]
+    ctx = datafusion.SessionContext()
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema, _exact_statistics(
+        groups), ["1 * u8 <= 100", "(u32 * 1) > 4", "(u8 / 1) <> 255", "(u8 / 1) IN (5, 2.5)",
+                  "(f / 1) NOT IN (1.0, NULL)", "(f / 1) >= CAST(-7.5 AS REAL)",
+                  "(f * 1) > 0.1", "(g * 1) < 0.1", "1 * g BETWEEN 0.0999 AND 5",
+                  "(u32 / 1) BETWEEN 5 AND 4294967295"])
+
+
 def test_datafusion_reads_real_literals_as_floats():
     """One row per row group, values on both sides of FLOAT roundings (16777217 is 16777216
     as a FLOAT; 0.1235 as a FLOAT is 0.12349999..., 0.1235000 at DataFusion's 7 places): every
