@@ -405,10 +405,11 @@ def integer_divisions(tree: exp.Expression, dialect: str,
 def identity_arithmetic(tree: exp.Expression, dialect: str,
                         types: Mapping[str, object] | None) -> exp.Expression:
     """Where ``Engine.identity_arithmetic`` (DataFusion's simplifier): ``x * 1``, ``1 * x``
-    and ``x / 1`` of an unsigned integer column below BIGINT as ``CAST(x AS BIGINT)``, the
-    type its arithmetic gives, and of a FLOAT or DOUBLE column as ``x`` (its own type there):
-    the value itself. Run first, so that the other rewrites see the column. The tree is
-    returned (another one where it was the root).
+    and ``x / 1`` of an integer column below BIGINT as ``CAST(x AS BIGINT)``, the type its
+    arithmetic gives, and of a BIGINT, FLOAT or DOUBLE column as ``x`` (its own type there):
+    the value itself. ``CAST(n AS BIGINT)`` of a number is the whole number it folds to. Run
+    first, so that the other rewrites see the column. The tree is returned (another one where
+    it was the root).
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("1 * u > 3 AND f / 1 < 2")
@@ -417,6 +418,7 @@ def identity_arithmetic(tree: exp.Expression, dialect: str,
     """
     if not engine(dialect).identity_arithmetic:
         return tree
+    tree = _fold_bigint_casts(tree)
     for op in list(tree.find_all(exp.Mul, exp.Div)):
         sides = [op.this, op.expression]
         for x, one in ((sides[0], sides[1]), (sides[1], sides[0])):
@@ -424,9 +426,9 @@ def identity_arithmetic(tree: exp.Expression, dialect: str,
                     isinstance(x, exp.Column)):
                 continue
             kind = kind_of(x, types)
-            if kind in ("uint8", "uint16", "uint32"):
+            if kind in ("int8", "int16", "int32", "uint8", "uint16", "uint32"):
                 same = exp.Cast(this=x.copy(), to=exp.DataType.build("BIGINT"))
-            elif kind in ("float", "double"):
+            elif kind in ("float", "double", "int64"):
                 same = x.copy()
             else:
                 continue
@@ -434,6 +436,35 @@ def identity_arithmetic(tree: exp.Expression, dialect: str,
                 return same
             op.replace(same)  # (a column or a cast: no parentheses needed)
             break
+    return tree
+
+
+def _fold_bigint_casts(tree: exp.Expression) -> exp.Expression:
+    """``CAST(n AS BIGINT)`` of a number as the whole number DataFusion folds it to: a fraction
+    or an exponent is a DOUBLE there, truncated toward zero; where BIGINT does not hold it the
+    query fails, and the cast stays.
+
+    >>> import sqlglot
+    >>> _fold_bigint_casts(sqlglot.parse_one("f <= CAST(-7.9 AS BIGINT)")).sql()
+    'f <= -7'
+    """
+    for cast in list(tree.find_all(exp.Cast)):
+        number = cast.this.this if isinstance(cast.this, exp.Neg) else cast.this
+        if cast.to.this != exp.DataType.Type.BIGINT or not isinstance(number, exp.Literal) or \
+                number.is_string:
+            continue
+        text = number.this.lower()
+        value = int(text) if text.isdigit() else float(text)
+        if isinstance(value, float) and not math.isfinite(value):
+            continue
+        whole = math.trunc(-value if isinstance(cast.this, exp.Neg) else value)
+        if not -(2**63) <= whole < 2**63:
+            continue
+        folded = exp.Literal.number(abs(whole))
+        folded = exp.Neg(this=folded) if whole < 0 else folded
+        if cast is tree:
+            return folded
+        cast.replace(folded)
     return tree
 
 
