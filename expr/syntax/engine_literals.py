@@ -221,6 +221,7 @@ def floats_against_integers(tree: exp.Expression, dialect: str,
     """
     if not engine(dialect).real_literals:
         return
+    _whole_numbers_as_floats(tree, types)
     for cmp in list(tree.find_all(*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)):
         sides = [cmp.this, cmp.expression]
         for side, other in (sides, sides[::-1]):
@@ -240,6 +241,38 @@ def floats_against_integers(tree: exp.Expression, dialect: str,
                     text = exp.Literal.number(shown if "e" in shown else f"{shown}E0")
                     other.replace(exp.Neg(this=text) if isinstance(other.this, exp.Neg)
                                   else text)
+
+
+def _whole_numbers_as_floats(tree: exp.Expression, types: Mapping[str, object] | None) -> None:
+    """A FLOAT column against whole numbers beyond 2**24 (and within 2**53), alone or with
+    only whole numbers and NULL in its IN list or BETWEEN: DataFusion casts each to FLOAT, as
+    Spark's ``CAST(n AS FLOAT)`` does (the nearest, ties to even), and compares in FLOAT.
+    Written so, in place; Spark's own readings of the bare number part in its two modes.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("f >= 16777217 OR f IN (5, 33554435)")
+    >>> _whole_numbers_as_floats(tree, {"f": "float"})
+    >>> tree.sql()
+    'f >= CAST(16777217 AS FLOAT) OR f IN (5, CAST(33554435 AS FLOAT))'
+    """
+    for holder in list(tree.find_all(*COMPARISONS, exp.In, exp.Between)):
+        if isinstance(holder, exp.In):
+            column, items = holder.this, list(holder.expressions)
+        elif isinstance(holder, exp.Between):
+            column, items = holder.this, [holder.args.get("low"), holder.args.get("high")]
+        else:
+            column, items = holder.this, [holder.expression]
+            if not isinstance(column, exp.Column):
+                column, items = holder.expression, [holder.this]
+        if not (isinstance(column, exp.Column) and kind_of(column, types) == "float") or \
+                inside_unknown_part(holder) or not all(
+                    isinstance(i, exp.Null) or (_number_literal(i) and is_whole_number(
+                        i.this if isinstance(i, exp.Neg) else i)) for i in items):
+            continue
+        for item in items:
+            number = item.this if isinstance(item, exp.Neg) else item
+            if isinstance(number, exp.Literal) and 2**24 < int(number.this) <= 2**53:
+                item.replace(exp.Cast(this=item.copy(), to=exp.DataType.build("FLOAT")))
 
 
 def _a_double_among(items: list) -> bool:

@@ -892,6 +892,23 @@ def test_datafusion_reads_times_one_and_over_one_as_the_column():
                   "CAST(7.9 AS BIGINT) <= g", "b <= CAST(-9223372036854775808 AS BIGINT)"])
 
 
+def test_datafusion_casts_whole_numbers_met_by_floats_to_float():
+    """A FLOAT column against whole numbers beyond 2**24: DataFusion casts each to FLOAT
+    (16777217 is 16777216 there) and compares in FLOAT, alone, in an IN list or a BETWEEN of
+    whole numbers. One value per row group, every group decided as DataFusion's rows say."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    table = pa.table({"f": pa.array([16777216.0, 16777218.0, 33554432.0, 33554436.0, 3e38,
+                                     -16777218.0, 16777220.0], pa.float32())})
+    groups = [table.slice(i, 1) for i in range(table.num_rows)]
+    ctx = datafusion.SessionContext()
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema, _exact_statistics(
+        groups), ["f >= 16777217", "f = 16777217", "16777219 < f", "f IN (16777217, 5)",
+                  "f BETWEEN 16777217 AND 16777219", "f NOT IN (33554435, NULL, -16777217)",
+                  "f <> 33554434", "f IN (-16777217, 33554434)"])
+
+
 def test_datafusion_reads_real_literals_as_floats():
     """One row per row group, values on both sides of FLOAT roundings (16777217 is 16777216
     as a FLOAT; 0.1235 as a FLOAT is 0.12349999..., 0.1235000 at DataFusion's 7 places): every
