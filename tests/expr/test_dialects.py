@@ -561,7 +561,8 @@ DATAFUSION_OTHERWISE = [
 # column's scale that keeps DataFusion's rows (b < 0.00000000025 is b < 0.0000000003, b =
 # 0.00000000025 never holds). A FLOAT against a whole number a FLOAT holds exactly is read
 # (DataFusion makes the integer a FLOAT, Spark's readings all give the same FLOAT); beyond
-# 2**24, or a DECIMAL against another DECIMAL, it stays unknown.
+# 2**24 (to 2**53) the FLOAT DataFusion casts it to; beyond 2**53, or a DECIMAL against
+# another DECIMAL, it stays unknown.
 DATAFUSION_NUMBERS_ALIKE = ["{g} = 0.1", "{g} > 0.2", "{g} IS NULL OR {c} > 1", "{c} = 1.499",
                             "{c} > -2", "{f} = 0.1", "{b} < {c}", "{c} IN (0.5, 1.25)",
                             "{c} BETWEEN 0.1 AND 3e0", "{f} = 0.12345678901234567",
@@ -576,8 +577,9 @@ DATAFUSION_NUMBERS_ALIKE = ["{g} = 0.1", "{g} > 0.2", "{g} IS NULL OR {c} > 1", 
                             "{b} NOT IN (0.00000000015, 0.00000000025)",
                             "{b} IN (0.00000000015, 0.0000000004)", "{b} >= 2.5e-10",
                             "{g} > 1", "-{g} < -0.2", "{g} IN (1, 0.1)", "{g} <= -16777216",
-                            "{f} > 1000000000000000000000000000000000000000"]  # a DOUBLE
-DATAFUSION_NUMBERS_OTHERWISE = ["{g} > 16777217", "{b} < {e}", "{q} IN (TRUE, 1)",
+                            "{f} > 1000000000000000000000000000000000000000",  # a DOUBLE
+                            "{g} > 16777217"]  # the FLOAT it becomes there
+DATAFUSION_NUMBERS_OTHERWISE = ["{g} > 9007199254740993", "{b} < {e}", "{q} IN (TRUE, 1)",
                                 "{b} IS DISTINCT FROM 0.00000000025"]
 
 
