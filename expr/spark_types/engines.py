@@ -86,8 +86,9 @@ class Engine:
     # nanosecond column meets literals exactly, as prunekit compares any column's own unit
     # (DataFusion 55's casts: ``read_timestamp_literals``)
     timestamp_literals_cast: bool = False
-    # A LIKE pattern's backslash escapes the %, _ or backslash after it, as in Spark
-    # (DataFusion; DuckDB's LIKE has no escape without ESCAPE)
+    # A LIKE pattern's backslash escapes the %, _ or backslash after it, as in Spark; before
+    # another character it is that character, at the end a backslash (DataFusion, Arrow's
+    # kernel, where Spark refuses the pattern; DuckDB's LIKE has no escape without ESCAPE)
     backslash_escapes: bool = False
     # A signed integer column divided by a positive whole number truncates toward zero, as
     # Spark's ``div`` (DataFusion; Spark's ``/`` divides in DOUBLE)

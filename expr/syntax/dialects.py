@@ -101,6 +101,7 @@ from prunekit.expr.syntax.engine_literals import (
     read_date_strings,
     read_engine_numbers,
     read_timestamp_literals,
+    respell_like_escapes,
     split_zero_items,
 )
 from prunekit.expr.syntax.engine_operands import is_unknown_part
@@ -165,6 +166,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     if tree is None:
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
     tree = identity_arithmetic(tree, dialect, types)
+    respell_like_escapes(tree, dialect)
     tree = read_engine_numbers(tree, dialect, types)
     tree = bounds_in_one_type(tree, dialect, types)
     tree = fold_null_comparisons(tree, types, dialect)

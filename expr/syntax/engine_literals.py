@@ -501,6 +501,41 @@ def _fold_bigint_casts(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
+def respell_like_escapes(tree: exp.Expression, dialect: str) -> None:
+    r"""Where ``Engine.backslash_escapes`` (DataFusion, Arrow's LIKE): a backslash in a LIKE
+    pattern before a character other than ``%``, ``_`` or a backslash is that character, and
+    one at the end a backslash; written as Spark reads them (the character itself, ``\\``),
+    in place.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one(r"s LIKE '\za%\' OR s LIKE 'a\%'", read="postgres")
+    >>> respell_like_escapes(tree, "datafusion")
+    >>> [x.expression.this for x in tree.find_all(exp.Like)]
+    ['za%\\\\', 'a\\%']
+    """
+    if not engine(dialect).backslash_escapes:
+        return
+    for like in list(tree.find_all(exp.Like, exp.ILike)):
+        pattern = like.expression
+        if isinstance(like.parent, exp.Escape) or not (
+                isinstance(pattern, exp.Literal) and pattern.is_string) or "\\" not in pattern.this:
+            continue
+        text, out, k = pattern.this, [], 0
+        while k < len(text):
+            if text[k] != "\\":
+                out.append(text[k])
+            elif k + 1 == len(text):
+                out.append("\\\\")  # a backslash at the end: itself
+            elif text[k + 1] in "%_\\":
+                out.append(text[k:k + 2])
+                k += 1
+            else:
+                out.append(text[k + 1])  # before another character: that character
+                k += 1
+            k += 1
+        pattern.replace(exp.Literal.string("".join(out)))
+
+
 def _is_one(x: exp.Expression) -> bool:
     """The whole number 1, maybe cast to BIGINT (``read_engine_numbers`` writes it so)."""
     if isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.BIGINT:
