@@ -453,15 +453,9 @@ def values_range(col: object) -> tuple | None:
 
 
 def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:
-    """``-x op c`` is ``x op' -c`` except where negation is not a mirror: NaN stays greatest
-    (there anything is possible), and the integer minimum overflows: Spark's legacy mode wraps
-    it to itself (ANSI fails the query), so there ``-x op c`` is ``min op c``. A DECIMAL's range
-    is symmetric: a mirror everywhere, at any precision.
-
-    >>> x = ColOp(b.BColumn("x", pa.int8(), pa.int8(), "int"))
-    >>> _negated(n.Op.GT, x, LitOp(200)).args[1]  # at x = -128, -x = -128 is not above 200
-    BAnd(args=(BInRange(col=x, first=-128, last=-128), BConst(value=False)))
-    """
+    """``-x op c`` is ``x op' -c`` except where negation is not a mirror: NaN stays greatest,
+    and the integer minimum overflows; there anything is possible. A DECIMAL's range is
+    symmetric: a mirror everywhere, at any precision."""
     col = left.col
     wide_decimal = pa.types.is_decimal(col.type) and col.domain == "code"
     if (col.domain not in ("int", "float") and not wide_decimal) or col.convert or \
@@ -479,9 +473,7 @@ def _negated(op: n.Op, left: ColOp, right: LitOp) -> object:
     if col.domain == "float":
         return b.BWiden(inner, b.BNanEq(col))
     lo = int_range(col.type)[0]
-    at_minimum = b.BInRange(col, lo, lo)
-    wrapped = compare(op, LitOp(lo, C.spark_type(col.type)), right)
-    return b.BOr((b.BAnd((b.BNot(at_minimum), inner)), b.BAnd((at_minimum, wrapped))))
+    return b.BWiden(inner, b.BInRange(col, lo, lo))
 
 
 def fold_literals(op: n.Op, x: LitOp, y: LitOp) -> object:

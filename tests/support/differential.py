@@ -1053,9 +1053,9 @@ CATEGORIES = {
                      "each possible in the group keep it.",
     "weakened": "docs/semantics.md §5: prunekit weakens a sub-expression it does not reason about "
                 "to 'anything' (the reason in brackets is explain()'s 'weakened:' line, or the "
-                "guard under which explain() shows a leaf WIDENED, such as unary minus of a "
-                "NaN or a rounding near a tie); a comparison of it stays NULL where its "
-                "columns are NULL. DataFusion evaluates it on min/max.",
+                "guard under which explain() shows a leaf WIDENED, such as unary minus at the "
+                "type's minimum, where integers wrap), even for a group whose column is all "
+                "NULL; DataFusion evaluates it on min/max.",
     "df-semantics": "DataFusion's SQL means something else for this predicate (its row-level "
                     "answer differs from Spark's), so its pruning is not comparable here.",
     "df-leaf-semantics": "A leaf of the predicate means something else in DataFusion's SQL on "
@@ -1319,7 +1319,7 @@ def _prunes_rewritten(tree, schema, stats, i, backend) -> bool:
 def weakened(sql: str, schema: pa.Schema) -> list[str]:
     """What prunekit's explain() says it gave up on, columns named ``<col>``: sub-expressions
     weakened to "anything" (``weakened: ...``) and guards where a leaf is widened to anything
-    (``WIDENED``, e.g. unary minus of a NaN), numbers as ``N``."""
+    (``WIDENED``, e.g. unary minus at the type's minimum), numbers as ``N``."""
     out = []
     lines = pk.PruningPredicate(sql, schema).explain().splitlines()
     for k, line in enumerate(lines):
