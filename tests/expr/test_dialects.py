@@ -459,6 +459,25 @@ def test_duckdb_alike_predicates_are_sound_against_duckdb(tmp_path):
     assert failed > 0 and decided > 40  # not vacuous: the overflow is reached, groups decided
 
 
+def test_duckdb_negation_at_the_integer_minimum_stays_unknown(tmp_path):
+    """``-x`` where x is its type's minimum: evaluated, DuckDB fails the query; over a Parquet
+    file its optimizer moves the minus to the constant (``0 <= -x`` is ``x <= 0``) and returns
+    the row. Spark's legacy mode wraps (``-x`` is the minimum) instead: so no reading of that
+    row is kept, in either dialect, and the group is read."""
+    for t, low in ((pa.int64(), -(2**63)), (pa.int8(), -128)):
+        path = str(tmp_path / f"m{t}.parquet")
+        pq.write_table(pa.table({"x": pa.array([low, low], t)}), path)
+        for sql in ("0 <= -x", "-x >= 1", "-x = 5"):
+            duck = duckdb.connect().execute(
+                f"SELECT count(*) FROM read_parquet('{path}') WHERE {sql}").fetchone()[0]
+            for dialect in ("duckdb", "spark"):
+                outcome = pk.PruningPredicate(sql, pa.schema([("x", t)]), dialect=dialect
+                                              ).classify(statistics(path))
+                assert outcome.tolist() == [pk.MAYBE_MATCH], (t, sql, dialect, duck)
+        assert duckdb.connect().execute(
+            f"SELECT count(*) FROM read_parquet('{path}') WHERE 0 <= -x").fetchone()[0] == 2
+
+
 def test_duckdb_reads_a_wall_time_against_a_naive_timestamp_in_utc():
     """``TIMESTAMP '...'`` against a TIMESTAMP column without a zone compares wall times in
     DuckDB: read as Spark's TIMESTAMP_NTZ literal when prunekit's session zone is UTC; another
