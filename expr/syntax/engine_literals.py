@@ -39,6 +39,7 @@ from prunekit.expr.syntax.engine_operands import (
     FRACTION_DIGITS,
     INTEGER_KINDS,
     WALL_TIME,
+    ZERO_OF_A_LIST,
     beyond_unsigned_bigint,
     decimal_kind,
     in_arithmetic,
@@ -313,8 +314,9 @@ def split_zero_items(tree: exp.Expression, dialect: str,
                 return part
             x.replace(part)
             continue
-        zero = exp.and_(exp.EQ(this=x.this.copy(), expression=exp.Literal.number(0)),
-                        unknown_part("a set of numbers may tell 0 from -0.0", x))
+        at_zero = exp.EQ(this=x.this.copy(), expression=exp.Literal.number(0))
+        at_zero.meta[ZERO_OF_A_LIST] = True  # no equality of the engine's (merge_drops_null)
+        zero = exp.and_(at_zero, unknown_part("a set of numbers may tell 0 from -0.0", x))
         split = exp.or_(exp.In(this=x.this.copy(), expressions=others), zero) if others else zero
         if x is tree:
             return split

@@ -262,7 +262,13 @@ def merge_drops_null(x: exp.In) -> bool:
     columns = {c.sql() for c in x.this.find_all(exp.Column)}
     return not columns or any(
         other is not x and columns & {c.sql() for c in other.find_all(exp.Column)}
-        for other in x.root().find_all(exp.EQ, exp.NEQ, exp.In))
+        for other in x.root().find_all(exp.EQ, exp.NEQ, exp.In)
+        if not other.meta.get(ZERO_OF_A_LIST) and not inside_unknown_part(other))
+
+
+# The mark (in a sqlglot node's ``meta``) of the ``x = 0`` that ``split_zero_items`` writes
+# beside a list: prunekit's, not an equality the engine's optimizer sees.
+ZERO_OF_A_LIST = "prunekit_zero_of_a_list"
 
 
 # ---- the unknown part a rewrite leaves --------------------------------------------------------

@@ -1166,6 +1166,24 @@ def test_datafusion_reads_a_list_with_null_only_alone_on_its_column():
     assert wrong >= 5
 
 
+def test_datafusion_reads_a_list_with_null_and_zero_on_a_double():
+    """A DOUBLE's list holding NULL and 0: prunekit splits the zero off (``f = 0 AND
+    <unknown>``, its sign), an equality of its own, not one DataFusion's optimizer merges: the
+    list with NULL is still read, and NOT IN never holds. Checked against DataFusion's rows."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    table = pa.table({"f": pa.array([1.0, -7.0, 0.0, -0.0, None, 100.0], pa.float64())})
+    groups = [table.slice(i, 1) for i in range(table.num_rows)]
+    ctx = datafusion.SessionContext()
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    for sql in ("f NOT IN (-7.0, NULL, 100, 0)", "NOT (f IN (0, NULL, 1.5))"):
+        pred = pk.PruningPredicate(sql, table.schema, dialect="datafusion")
+        assert "a list with NULL" not in pred.explain(), sql
+        assert pred.classify(_exact_statistics(groups)).tolist() == [pk.NONE_MATCH] * 6, sql
+        for g in range(len(groups)):
+            assert ctx.sql(f"SELECT count(*) AS n FROM rg{g} WHERE {sql}").to_pydict()["n"] == [0]
+
+
 def test_datafusion_reads_a_list_with_zero_but_for_the_sign_of_zero():
     """DataFusion's set of two or more numbers compares their bits, so 0 in it may not match
     -0.0 (and -0.0 not 0): ``f IN (0.0, 1.5)`` is read as ``f IN (1.5) OR (f = 0 AND
