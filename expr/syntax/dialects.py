@@ -102,6 +102,7 @@ from prunekit.expr.syntax.engine_literals import (
     read_engine_numbers,
     read_timestamp_literals,
     respell_like_escapes,
+    split_null_bounds,
     split_zero_items,
 )
 from prunekit.expr.syntax.engine_operands import is_unknown_part
@@ -165,7 +166,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
                              first.get("line", 1), first.get("col", 1)) from None
     if tree is None:
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
-    tree = identity_arithmetic(tree, dialect, types)
+    tree = split_null_bounds(identity_arithmetic(tree, dialect, types))
     respell_like_escapes(tree, dialect)
     tree = read_engine_numbers(tree, dialect, types)
     tree = bounds_in_one_type(tree, dialect, types)

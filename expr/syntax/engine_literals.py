@@ -474,6 +474,30 @@ def identity_arithmetic(tree: exp.Expression, dialect: str,
     return tree
 
 
+def split_null_bounds(tree: exp.Expression) -> exp.Expression:
+    """``e BETWEEN a AND NULL`` as ``e >= a AND NULL``, and ``e BETWEEN NULL AND b`` as ``NULL
+    AND e <= b``: what BETWEEN means in every engine, and the NULL bound meets no type, so
+    ``e`` and ``a`` compare as they do alone (an engine that compares a BETWEEN in one type
+    takes theirs). Run first; the tree is returned (another one where it was the root).
+
+    >>> import sqlglot
+    >>> split_null_bounds(sqlglot.parse_one("x NOT BETWEEN 1.5 AND NULL")).sql()
+    'NOT (x >= 1.5 AND NULL)'
+    """
+    for between in list(tree.find_all(exp.Between)):
+        low, high = between.args.get("low"), between.args.get("high")
+        nulls = [isinstance(b.unnest(), exp.Null) for b in (low, high)]
+        if sum(nulls) != 1:
+            continue
+        halves = exp.And(this=exp.GTE(this=between.this.copy(), expression=low.copy()),
+                         expression=exp.Null()) if nulls[1] else exp.And(
+            this=exp.Null(), expression=exp.LTE(this=between.this.copy(), expression=high.copy()))
+        if between is tree:
+            return halves
+        between.replace(exp.Paren(this=halves))
+    return tree
+
+
 def _fold_bigint_casts(tree: exp.Expression) -> exp.Expression:
     """``CAST(n AS BIGINT)`` of a number as the whole number DataFusion folds it to: a fraction
     or an exponent is a DOUBLE there, truncated toward zero; where BIGINT does not hold it the

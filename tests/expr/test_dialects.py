@@ -337,6 +337,8 @@ def test_the_command_line_names_the_unknown_leaf(capsys, tmp_path):
 # ---- DuckDB: what it computes as Spark does is read in full (dialects.ENGINES) ---------------
 # (DuckDB text, the Spark text of the same predicate)
 DUCKDB_ALIKE = [
+    ("NOT (x BETWEEN 30 AND NULL)", "NOT (x >= 30 AND NULL)"),
+    ("x NOT BETWEEN NULL AND 4e1 OR x > 90", "NOT (NULL AND x <= 4e1) OR x > 90"),
     ('"x" + 1 > 5', "x + 1 > 5"),
     ("x * 3 - 7 <= 40", "x * 3 - 7 <= 40"),
     ("(x + 5) * -2 < -150", "(x + 5) * -2 < -150"),
@@ -504,6 +506,9 @@ def test_duckdb_reads_a_wall_time_against_a_naive_timestamp_in_utc():
 
 # ---- DataFusion: PostgreSQL's syntax, DataFusion 55's semantics ---------------------------------
 DATAFUSION_ALIKE = [
+    # BETWEEN with one NULL bound is its other comparison AND NULL, in every engine
+    ("NOT (x BETWEEN 30 AND NULL)", "NOT (x >= 30 AND NULL)"),
+    ("x NOT BETWEEN NULL AND 40.5 OR x > 90", "NOT (NULL AND x <= 40.5D) OR x > 90"),
     ('"x" + 1 > 5', "x + 1 > 5"),  # wraps where BIGINT overflows; Spark's INT overflows first
     ("x * 3 - 7 <= 40", "x * 3 - 7 <= 40"),
     ("f / 4 < 10", "f / 4 < 10"),
@@ -911,7 +916,8 @@ def test_datafusion_reads_times_one_and_over_one_as_the_column():
                   "(f * 1) > 0.1", "(g * 1) < 0.1", "1 * g BETWEEN 0.0999 AND 5",
                   "(u32 / 1) BETWEEN 5 AND 4294967295", "NOT ((i * 1) BETWEEN -10 AND 12.5)",
                   "(b / 1) BETWEEN -30606174 AND -30606173.5", "g IN (CAST(-2.0 AS BIGINT), 5)",
-                  "CAST(7.9 AS BIGINT) <= g", "b <= CAST(-9223372036854775808 AS BIGINT)"])
+                  "CAST(7.9 AS BIGINT) <= g", "b <= CAST(-9223372036854775808 AS BIGINT)",
+                  "NOT ((i * 1) BETWEEN CAST(-1 AS FLOAT) AND NULL)"])
 
 
 def test_datafusion_casts_whole_numbers_met_by_floats_to_float():
