@@ -390,17 +390,17 @@ def arrow_decimal_doubles(tree: exp.Expression, dialect: str,
     DECIMAL column of more than 15 digits is written as the call ``__prunekit_arrow_double(d)``,
     which binds to Arrow's two roundings (``rounding.arrow_to_double``); with fewer digits the
     unscaled integer is below 2**53 and the cast is Spark's nearest DOUBLE. ``CAST(d AS
-    BIGINT)`` of one of more than 15 integer digits (that ``drop_integer_casts`` left, against
-    a DOUBLE) as ``__prunekit_arrow_bigint(d)``: truncated toward zero, the query failing
-    beyond BIGINT (``rounding.arrow_to_bigint``), where Spark's legacy mode would wrap. Run
-    after the other rewrites, which read such a cast as a DOUBLE (BIGINT) operand. Changed in
-    place.
+    BIGINT)`` of one of more than 15 integer digits compared with DOUBLEs only (against a
+    DECIMAL or a whole number DataFusion drops the cast) as ``__prunekit_arrow_bigint(d)``:
+    truncated toward zero, the query failing beyond BIGINT (``rounding.arrow_to_bigint``),
+    where Spark's legacy mode would wrap. Run after the other rewrites, which read such a cast
+    as a DOUBLE (BIGINT) operand. Changed in place.
 
     >>> import sqlglot
-    >>> tree = sqlglot.parse_one("CAST(d AS DOUBLE) > 0.5 OR CAST(d AS BIGINT) < 0.5")
+    >>> tree = sqlglot.parse_one("CAST(d AS DOUBLE) > 0.5 OR CAST(d AS BIGINT) < 0.5E0")
     >>> arrow_decimal_doubles(tree, "datafusion", {"d": "decimal128(38, 10)"})
     >>> tree.sql()
-    '__PRUNEKIT_ARROW_DOUBLE(d) > 0.5 OR __PRUNEKIT_ARROW_BIGINT(d) < 0.5'
+    '__PRUNEKIT_ARROW_DOUBLE(d) > 0.5 OR __PRUNEKIT_ARROW_BIGINT(d) < 0.5E0'
     """
     if not engine(dialect).decimal_doubles_by_arrow:
         return
@@ -410,8 +410,38 @@ def arrow_decimal_doubles(tree: exp.Expression, dialect: str,
             continue
         if cast.to.this == exp.DataType.Type.DOUBLE and int(kind[1]) > 15:
             cast.replace(exp.Anonymous(this=ARROW_DOUBLE, expressions=[cast.this.copy()]))
-        elif cast.to.this == exp.DataType.Type.BIGINT and int(kind[1]) - int(kind[2]) > 15:
+        elif cast.to.this == exp.DataType.Type.BIGINT and int(kind[1]) - int(kind[2]) > 15 and \
+                _against_doubles_only(cast):
             cast.replace(exp.Anonymous(this=ARROW_BIGINT, expressions=[cast.this.copy()]))
+
+
+def _against_doubles_only(x: exp.Expression) -> bool:
+    """Whether ``x`` is compared (alone, in an IN list or a BETWEEN) with DOUBLE numbers and
+    NULL only: there DataFusion keeps a cast to BIGINT (against a DECIMAL or a whole number its
+    optimizer drops the cast and compares the column itself)."""
+    holder = x.parent
+    if isinstance(holder, exp.In) and x.arg_key == "this":
+        others = list(holder.expressions)
+    elif isinstance(holder, exp.Between) and x.arg_key == "this":
+        others = [holder.args.get("low"), holder.args.get("high")]
+    elif isinstance(holder, (*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)):
+        others = [holder.expression if x.arg_key == "this" else holder.this]
+    else:
+        return False
+    return all(_double_number(o) for o in others)
+
+
+def _double_number(x: exp.Expression) -> bool:
+    """NULL, or a number DataFusion reads as a DOUBLE: with an exponent (as
+    ``read_engine_numbers`` writes fractions) or cast to DOUBLE."""
+    while isinstance(x, (exp.Neg, exp.Paren)):
+        x = x.this
+    if isinstance(x, exp.Null):
+        return True
+    if isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.DOUBLE:
+        x = x.this.this if isinstance(x.this, exp.Neg) else x.this
+        return isinstance(x, exp.Literal) and not x.is_string
+    return isinstance(x, exp.Literal) and not x.is_string and "e" in x.this.lower()
 
 
 def integer_divisions(tree: exp.Expression, dialect: str,
