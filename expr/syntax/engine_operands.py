@@ -239,11 +239,12 @@ def in_arithmetic(x: exp.Expression) -> bool:
 
 def merge_drops_null(x: exp.In) -> bool:
     """Whether an optimizer may merge ``x`` with another IN list, ``=`` or ``<>`` on a column
-    of ``x``'s and so drop its NULL where that changes which rows pass: DataFusion 55's does
-    where ``x`` is negated (NOT IN, or under NOT or IS): ``x IN (1) AND x NOT IN (2, NULL)``
-    and ``(x = 1 OR x = 2) AND x NOT IN (2, NULL)`` return the row 1. Under AND and OR alone a
-    merged list passes the rows it passes alone (216 such forms checked against DuckDB's
-    rows); IS [NOT] DISTINCT FROM it keeps apart.
+    of ``x``'s where that changes which rows pass: DataFusion 55's does where ``x`` is negated
+    (NOT IN, or under NOT or IS), dropping a NULL item (``x IN (1) AND x NOT IN (2, NULL)``
+    and ``(x = 1 OR x = 2) AND x NOT IN (2, NULL)`` return the row 1) and folding lists that
+    share no value to a constant (``NOT (x IN (1) AND x IN (2))`` returns the NULL rows).
+    Under AND and OR alone a merged list passes the rows it passes alone (216 such forms
+    checked against DuckDB's rows); IS [NOT] DISTINCT FROM it keeps apart.
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("x NOT IN (2, NULL) AND x IN (1, NULL)")

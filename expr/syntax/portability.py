@@ -37,9 +37,10 @@ from prunekit.expr.syntax.engine_operands import (
 )
 
 # A part the engine's optimizer rewrites together with others on its column (DataFusion
-# drops a list's NULL where it merges lists: ``x NOT IN (1) OR x NOT IN (2, NULL)`` returns the
-# NULL rows), so its rows are not its own: not even NULL where its column is.
-MERGED_LIST = "(a list with NULL beside another on its column)"
+# drops a list's NULL where it merges lists, and folds lists that share no value to a
+# constant: ``x NOT IN (1) OR x NOT IN (2, NULL)`` and ``NOT (x IN (1) AND x IN (2))`` return
+# the NULL rows), so its rows are not its own: not even NULL where its column is.
+MERGED_LIST = "(a negated list its optimizer may merge with another on its column)"
 
 _ALIKE = (exp.Column, exp.Identifier, exp.Dot, exp.And, exp.Or, exp.Not, exp.Paren, exp.EQ,
           exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Is, exp.Null,
@@ -103,8 +104,7 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         # A DATE meets a zoned TIMESTAMP at midnight in the engine's own session zone (DuckDB:
         # in UTC for nanosecond columns, whatever its zone), not in prunekit's time_zone.
         return f"{x.parent.sql(dialect=shown)} (a DATE against a TIMESTAMP with a zone)"
-    if isinstance(x, exp.In) and not reads.null_in_lists and any(
-            isinstance(item, exp.Null) for item in x.expressions) and merge_drops_null(x):
+    if isinstance(x, exp.In) and not reads.null_in_lists and merge_drops_null(x):
         return f"{x.sql(dialect=shown)} {MERGED_LIST}"
     if isinstance(x, exp.Literal):
         if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
