@@ -92,10 +92,11 @@ class OfColumn(Applied):
         return b.BRewritten(self._unknown_where_failing(placed), self.shown(op, lit))
 
     def _unknown_where_failing(self, got: object) -> object:
-        """``got`` off the rows where f fails, unknown on them."""
+        """``got`` off the rows where f fails, unknown on them (anything: the query fails)."""
         if self.fails is None:
             return got
-        return b.BOr((b.BAnd((b.BNot(self.fails), got)), self.fails))
+        unknown = b.BOpaque(f"{self.label} fails the query on some values")
+        return b.BOr((b.BAnd((b.BNot(self.fails), got)), b.BAnd((self.fails, unknown))))
 
     def _placed(self, op: n.Op, c: L.Coerced) -> object:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -89,6 +89,16 @@ CASES = [
     (pa.int8(), [-128], "x div 1 = -128", ALL, "BIGINT: no overflow at the least INT8"),
     (I64, [-9223372036854775808], "x div 2 < -4611686018427387903", ALL, "the least BIGINT"),
     (I64, [5], "x div 0 IS NULL", MAYBE, "by 0: NULL (legacy), an error under ANSI: unused"),
+    # DataFusion's casts (its dialect writes them): where the cast fails the query, anything
+    (pa.decimal128(18, 0), [D("100")], "__prunekit_arrow_decimal(x, 17, 15) = 100", MAYBE,
+     "100 is beyond DECIMAL(17, 15): the query fails, no answer is claimed"),
+    (pa.decimal128(18, 0), [D("10")], "__prunekit_arrow_decimal(x, 17, 15) = 10", ALL,
+     "10 fits: its DOUBLE times 10**15, exactly"),
+    (F64, [1e300], "__prunekit_arrow_decimal(x, 17, 15) > 0", MAYBE, "beyond: fails"),
+    (pa.decimal128(38, 10), [D("9223372036854775808")], "__prunekit_arrow_bigint(x) > 0",
+     MAYBE, "beyond BIGINT: fails"),
+    (pa.decimal128(38, 10), [D("-1.5"), D("-1.0")], "__prunekit_arrow_bigint(x) = -1", ALL,
+     "toward zero"),
 ]
 
 
