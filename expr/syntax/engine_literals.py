@@ -354,14 +354,8 @@ def drop_integer_casts(tree: exp.Expression, dialect: str,
         if not (cast.to.this in _INTEGER_TYPES and isinstance(cast.this, exp.Column) and (
                 decimal_kind(cast.this, types) or kind_of(cast.this, types) in INTEGER_KINDS)):
             continue
-        holder = cast.parent
-        if isinstance(holder, exp.In) and cast.arg_key == "this":
-            others = list(holder.expressions)
-        elif isinstance(holder, exp.Between) and cast.arg_key == "this":
-            others = [holder.args.get("low"), holder.args.get("high")]
-        elif isinstance(holder, (*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)):
-            others = [holder.expression if cast.arg_key == "this" else holder.this]
-        else:
+        others = _compared_with(cast)
+        if others is None:
             continue
         integer = kind_of(cast.this, types) in INTEGER_KINDS
         if others and (all(is_whole_number(o) or _integer_cast_of_number(o) for o in others) or (
@@ -419,16 +413,21 @@ def _against_doubles_only(x: exp.Expression) -> bool:
     """Whether ``x`` is compared (alone, in an IN list or a BETWEEN) with DOUBLE numbers and
     NULL only: there DataFusion keeps a cast to BIGINT (against a DECIMAL or a whole number its
     optimizer drops the cast and compares the column itself)."""
+    others = _compared_with(x)
+    return others is not None and all(_double_number(o) for o in others)
+
+
+def _compared_with(x: exp.Expression) -> list | None:
+    """What ``x`` is compared with: the other side of its comparison, or, as the operand of
+    an IN list or a BETWEEN, its items or bounds; None where ``x`` is no such operand."""
     holder = x.parent
     if isinstance(holder, exp.In) and x.arg_key == "this":
-        others = list(holder.expressions)
-    elif isinstance(holder, exp.Between) and x.arg_key == "this":
-        others = [holder.args.get("low"), holder.args.get("high")]
-    elif isinstance(holder, (*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)):
-        others = [holder.expression if x.arg_key == "this" else holder.this]
-    else:
-        return False
-    return all(_double_number(o) for o in others)
+        return list(holder.expressions)
+    if isinstance(holder, exp.Between) and x.arg_key == "this":
+        return [holder.args.get("low"), holder.args.get("high")]
+    if isinstance(holder, (*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)):
+        return [holder.expression if x.arg_key == "this" else holder.this]
+    return None
 
 
 def _double_number(x: exp.Expression) -> bool:
