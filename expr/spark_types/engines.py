@@ -53,6 +53,9 @@ class Engine:
     # x IN (a, b, ...) holds for -0.0 where an a is 0 (DataFusion's sets of two or more
     # numbers may tell 0 from -0.0; one item is ``=``).
     zeros_in_lists: bool = False
+    # x = 0.0 beside x = -0.0 (or <>, an IN list) on one column: both hold for either zero
+    # (DataFusion's optimizer weighs such equalities by their literals: FALSE together).
+    signed_zeros_alike: bool = False
     # A DATE or a TIMESTAMP literal meets a TIMESTAMP column in UTC (of at most microseconds)
     # at its wall time in UTC (DataFusion's casts), as Spark does in a UTC session.
     utc_timestamps: bool = False
@@ -120,8 +123,8 @@ ENGINES = {
                      integers_divide_as_doubles=True, integer_arithmetic=True,
                      distinct_from=True, calendar_of_dates=True, absolute_value=True,
                      widening_casts=True, string_prefixes=True, naive_timestamps=True,
-                     zeros_in_lists=True, ascii_ilike=True, current_date=True,
-                     truncated_wall_times=True, between_in_one_type=True),
+                     zeros_in_lists=True, signed_zeros_alike=True, ascii_ilike=True,
+                     current_date=True, truncated_wall_times=True, between_in_one_type=True),
     # DataFusion 55, PostgreSQL's syntax (SYNTAX): Arrow's kernels order NaN above every number,
     # equal to itself, and strings by their bytes; integers wrap where they overflow, as
     # Spark's do outside ANSI mode (prunekit allows both), once its literals are BIGINTs; an
@@ -138,8 +141,8 @@ ENGINES = {
                          integers_divide_truncating=True, decimal_doubles_by_arrow=True,
                          real_literals=True, date_strings_in_lists=True,
                          identity_arithmetic=True),
-    "postgres": Engine(nan_as_spark=True, zeros_in_lists=True),
-    "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True),
+    "postgres": Engine(nan_as_spark=True, zeros_in_lists=True, signed_zeros_alike=True),
+    "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True, signed_zeros_alike=True),
 }
 
 

@@ -106,7 +106,8 @@ from prunekit.expr.syntax.engine_literals import (
     split_zero_items,
 )
 from prunekit.expr.syntax.engine_operands import is_unknown_part
-from prunekit.expr.syntax.portability import MERGED_LIST, unportable_parts, why_not_portable
+from prunekit.expr.syntax.list_merges import MERGED_LIST, ZEROS_APART, mark_exact_merges
+from prunekit.expr.syntax.portability import unportable_parts, why_not_portable
 
 # The engine table (``spark_types.engines``), the rewrites (``engine_literals``) and the checks
 # (``portability``) live in their own modules; their public names are read from here too.
@@ -166,6 +167,8 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
                              first.get("line", 1), first.get("col", 1)) from None
     if tree is None:
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
+    if not engine(dialect).null_in_lists:  # as the engine's optimizer sees the text
+        mark_exact_merges(tree, types)
     tree = split_null_bounds(identity_arithmetic(tree, dialect, types))
     respell_like_escapes(tree, dialect)
     tree = read_engine_numbers(tree, dialect, types)
@@ -193,7 +196,9 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         shown = part.expressions[1] if is_unknown_part(part) else part
         found = list(part.find_all(exp.Column))
         columns = tuple(parse(c.sql(dialect="spark")) for c in found)
-        needs = () if MERGED_LIST in why else tuple(k for k, c in enumerate(found) if any(
+        # (a part the optimizer rewrites with another: its rows are not its own, NULL or not)
+        together = MERGED_LIST in why or ZEROS_APART in why
+        needs = () if together else tuple(k for k, c in enumerate(found) if any(
             c is x for x in null_making_columns(shown)))
         opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(shown.sql(dialect=syntax(dialect)), why, columns,
                                                 needs)

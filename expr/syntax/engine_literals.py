@@ -39,7 +39,6 @@ from prunekit.expr.syntax.engine_operands import (
     FRACTION_DIGITS,
     INTEGER_KINDS,
     WALL_TIME,
-    ZERO_OF_A_LIST,
     beyond_unsigned_bigint,
     decimal_kind,
     in_arithmetic,
@@ -48,12 +47,12 @@ from prunekit.expr.syntax.engine_operands import (
     is_whole_number,
     is_zero,
     kind_of,
-    merge_drops_null,
     no_negative_zero,
     partners_of,
     timestamp_unit,
     unknown_part,
 )
+from prunekit.expr.syntax.list_merges import MERGED_LIST, ZERO_OF_A_LIST, merge_drops_null
 
 
 def _decimals_among_doubles(holder: exp.In | exp.Between,
@@ -307,17 +306,22 @@ def split_zero_items(tree: exp.Expression, dialect: str,
                 is_zero(item) for item in x.expressions):
             continue
         others = [item.copy() for item in x.expressions if not is_zero(item)]
+        # Where the list may be merged with another, its rows are not its own, NULL or not.
+        why = "a set of numbers may tell 0 from -0.0" + (
+            f" {MERGED_LIST}" if not engine(dialect).null_in_lists and merge_drops_null(x) else "")
         if others and _a_double_among(x.expressions) and not _a_double_among(others):
             # without its DOUBLE zero the list would compare in another type: all unknown
-            part = unknown_part("a set of numbers may tell 0 from -0.0", x)
+            part = unknown_part(why, x)
             if x is tree:
                 return part
             x.replace(part)
             continue
         at_zero = exp.EQ(this=x.this.copy(), expression=exp.Literal.number(0))
         at_zero.meta[ZERO_OF_A_LIST] = True  # no equality of the engine's (merge_drops_null)
-        zero = exp.and_(at_zero, unknown_part("a set of numbers may tell 0 from -0.0", x))
-        split = exp.or_(exp.In(this=x.this.copy(), expressions=others), zero) if others else zero
+        zero = exp.and_(at_zero, unknown_part(why, x))
+        rest = exp.In(this=x.this.copy(), expressions=others)
+        rest.meta.update(x.meta)  # what mark_exact_merges found holds for what is left
+        split = exp.or_(rest, zero) if others else zero
         if x is tree:
             return split
         x.replace(exp.Paren(this=split))

@@ -237,41 +237,6 @@ def in_arithmetic(x: exp.Expression) -> bool:
     return isinstance(x.parent, (exp.Add, exp.Sub, exp.Mul))
 
 
-def merge_drops_null(x: exp.In) -> bool:
-    """Whether an optimizer may merge ``x`` with another IN list, ``=`` or ``<>`` on a column
-    of ``x``'s where that changes which rows pass: DataFusion 55's does where ``x`` is negated
-    (NOT IN, or under NOT or IS), dropping a NULL item (``x IN (1) AND x NOT IN (2, NULL)``
-    and ``(x = 1 OR x = 2) AND x NOT IN (2, NULL)`` return the row 1) and folding lists that
-    share no value to a constant (``NOT (x IN (1) AND x IN (2))`` returns the NULL rows).
-    Under AND and OR alone a merged list passes the rows it passes alone (216 such forms
-    checked against DuckDB's rows); IS [NOT] DISTINCT FROM it keeps apart.
-
-    >>> import sqlglot
-    >>> tree = sqlglot.parse_one("x NOT IN (2, NULL) AND x IN (1, NULL)")
-    >>> [(x.sql(), merge_drops_null(x)) for x in tree.find_all(exp.In)]
-    [('x IN (1, NULL)', False), ('x IN (2, NULL)', True)]
-    >>> merge_drops_null(sqlglot.parse_one("x NOT IN (2, NULL)").this)  # alone
-    False
-    """
-    node = x
-    while node.parent is not None:
-        if not isinstance(node.parent, (exp.And, exp.Or, exp.Paren)):
-            break
-        node = node.parent
-    else:
-        return False  # under AND and OR alone
-    columns = {c.sql() for c in x.this.find_all(exp.Column)}
-    return not columns or any(
-        other is not x and columns & {c.sql() for c in other.find_all(exp.Column)}
-        for other in x.root().find_all(exp.EQ, exp.NEQ, exp.In)
-        if not other.meta.get(ZERO_OF_A_LIST) and not inside_unknown_part(other))
-
-
-# The mark (in a sqlglot node's ``meta``) of the ``x = 0`` that ``split_zero_items`` writes
-# beside a list: prunekit's, not an equality the engine's optimizer sees.
-ZERO_OF_A_LIST = "prunekit_zero_of_a_list"
-
-
 # ---- the unknown part a rewrite leaves --------------------------------------------------------
 _UNKNOWN_PART = "__prunekit_unknown_part"
 

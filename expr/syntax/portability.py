@@ -31,16 +31,16 @@ from prunekit.expr.syntax.engine_operands import (
     is_unknown_part,
     is_whole_number,
     kind_of,
-    merge_drops_null,
     partners_of,
     timestamp_unit,
 )
-
-# A part the engine's optimizer rewrites together with others on its column (DataFusion
-# drops a list's NULL where it merges lists, and folds lists that share no value to a
-# constant: ``x NOT IN (1) OR x NOT IN (2, NULL)`` and ``NOT (x IN (1) AND x IN (2))`` return
-# the NULL rows), so its rows are not its own: not even NULL where its column is.
-MERGED_LIST = "(a negated list its optimizer may merge with another on its column)"
+from prunekit.expr.syntax.list_merges import (
+    MAY_MERGE,
+    MERGED_LIST,
+    ZEROS_APART,
+    merge_drops_null,
+    zeros_apart,
+)
 
 _ALIKE = (exp.Column, exp.Identifier, exp.Dot, exp.And, exp.Or, exp.Not, exp.Paren, exp.EQ,
           exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Is, exp.Null,
@@ -106,6 +106,12 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         return f"{x.parent.sql(dialect=shown)} (a DATE against a TIMESTAMP with a zone)"
     if isinstance(x, exp.In) and not reads.null_in_lists and merge_drops_null(x):
         return f"{x.sql(dialect=shown)} {MERGED_LIST}"
+    if isinstance(x, (exp.EQ, exp.NEQ, exp.Like, exp.ILike)) and not reads.null_in_lists and \
+            x.meta.get(MAY_MERGE):
+        return f"{x.sql(dialect=shown)} {MERGED_LIST}"
+    if isinstance(x, (exp.EQ, exp.NEQ, exp.In)) and not reads.signed_zeros_alike and zeros_apart(
+            x, types):
+        return f"{x.sql(dialect=shown)} {ZEROS_APART}"
     if isinstance(x, exp.Literal):
         if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
             return x.sql(dialect=shown)

@@ -1,0 +1,378 @@
+"""Where DataFusion 55's optimizer merges IN lists, and whether a merge changes the rows.
+
+Its simplifier merges two IN lists on one expression that are the two sides of an AND or an
+OR (an OR of equalities ``x = 1 OR x = 2`` becomes a list first), item by item:
+
+====  ================  ================  ==================
+op    IN, IN            NOT IN, NOT IN    IN, NOT IN
+====  ================  ================  ==================
+AND   IN (A ∩ B)        NOT IN (A ∪ B)    IN (A minus B)
+OR    IN (A ∪ B)        NOT IN (A ∩ B)    (kept apart)
+====  ================  ================  ==================
+
+For a value that is not NULL that is the rows of the lists, as long as their items are
+literals (it compares expressions, not values) and no zero meets a float (its sets tell 0
+from -0.0, its ``=`` does not). Two things differ. It drops a NULL item (``x IN (1) AND
+x NOT IN (2, NULL)`` returns the row 1), and a merge that leaves no item folds to a
+constant, ``x IN ()`` FALSE and ``x NOT IN ()`` TRUE, where ``x`` is NULL too: ``NOT (x IN
+(1) AND x IN (2))`` returns the NULL rows. ``merge_drops_null`` says which lists may be read
+as SQL reads them; ``mark_exact_merges`` marks, in the predicate as written, the lists whose
+merges are proven to keep the rows.
+"""
+
+from __future__ import annotations
+
+import decimal
+import struct
+from collections.abc import Mapping
+
+from sqlglot import exp
+
+from prunekit.expr.syntax.engine_operands import (
+    DECIMAL,
+    INTEGER_KINDS,
+    inside_unknown_part,
+    is_zero,
+    kind_of,
+)
+
+# The mark (in a sqlglot node's ``meta``) of the ``x = 0`` that ``split_zero_items`` writes
+# beside a list: prunekit's, not an equality the engine's optimizer sees.
+ZERO_OF_A_LIST = "prunekit_zero_of_a_list"
+
+# The marks of an IN list every merge of which keeps its rows, and of one a merge may change
+# (``mark_exact_merges``).
+MERGES_EXACTLY = "prunekit_merges_exactly"
+MAY_MERGE = "prunekit_may_merge"
+
+# Why a part the engine's optimizer rewrites together with others on its column is unknown:
+# its rows are not its own, not even NULL where its column is.
+MERGED_LIST = "(a negated list its optimizer may merge with another on its column)"
+
+
+def merge_drops_null(x: exp.In) -> bool:
+    """Whether an optimizer may merge ``x`` with another IN list, ``=`` or ``<>`` on a column
+    of ``x``'s where that changes which rows pass: DataFusion 55's does where ``x`` is negated
+    (NOT IN, or under NOT or IS), dropping a NULL item (``x IN (1) AND x NOT IN (2, NULL)``
+    and ``(x = 1 OR x = 2) AND x NOT IN (2, NULL)`` return the row 1) and folding lists that
+    share no value to a constant (``NOT (x IN (1) AND x IN (2))`` returns the NULL rows).
+    Under AND and OR alone a merged list passes the rows it passes alone (216 such forms
+    checked against DuckDB's rows); IS [NOT] DISTINCT FROM it keeps apart; and not a list
+    ``mark_exact_merges`` marked so (and always one it marked as merging, whatever stands
+    beside it now).
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("x NOT IN (2, NULL) AND x IN (1, NULL)")
+    >>> [(x.sql(), merge_drops_null(x)) for x in tree.find_all(exp.In)]
+    [('x IN (1, NULL)', False), ('x IN (2, NULL)', True)]
+    >>> merge_drops_null(sqlglot.parse_one("x NOT IN (2, NULL)").this)  # alone
+    False
+    """
+    if x.meta.get(MERGES_EXACTLY):
+        return False
+    node = x
+    while node.parent is not None:
+        if not isinstance(node.parent, (exp.And, exp.Or, exp.Paren)):
+            break
+        node = node.parent
+    else:
+        return False  # under AND and OR alone
+    if x.meta.get(MAY_MERGE):  # its partner may since be rewritten (``split_zero_items``)
+        return True
+    columns = {c.sql() for c in x.this.find_all(exp.Column)}
+    return not columns or any(
+        other is not x and columns & {c.sql() for c in other.find_all(exp.Column)}
+        for other in x.root().find_all(exp.EQ, exp.NEQ, exp.In)
+        if not other.meta.get(ZERO_OF_A_LIST) and not inside_unknown_part(other))
+
+
+def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) -> None:
+    """Mark (``MERGES_EXACTLY``) each IN list of ``tree``, the predicate as the user wrote it,
+    whose merges by DataFusion's optimizer keep every row, and the others that have a partner
+    (``MAY_MERGE``, and so the equalities beside them under NOT): of those on its columns (lists,
+    ``=`` and LIKE without wildcards, each maybe under NOT) none holds NULL or an expression,
+    and no merge can leave an empty list where that changes rows:
+
+    - all under AND and OR alone (NOT only around a list): an empty merge is FALSE or TRUE
+      where SQL says NULL; FALSE passes the same rows there, TRUE comes only of NOT IN
+      lists under OR, so those must share an item where an OR lies above one;
+    - a list and an equality: they merge only in a union, which leaves an item;
+    - two lists side by side (one AND or OR): the one merge their op and negations make
+      (and, under NOT, its De Morgan twin) must leave an item;
+    - two lists apart: every merge must (they share an item and each has one of its own).
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("NOT (x IN (1, 2) AND x IN (2, 3)) OR x NOT IN (4)")
+    >>> mark_exact_merges(tree, {"x": "int64"})
+    >>> [bool(x.meta.get(MERGES_EXACTLY)) for x in tree.find_all(exp.In)]
+    [False, False, False]
+    >>> tree = sqlglot.parse_one("NOT (x IN (1, 2) AND x IN (2, 3))")
+    >>> mark_exact_merges(tree, {"x": "int64"})
+    >>> [bool(x.meta.get(MERGES_EXACTLY)) for x in tree.find_all(exp.In)]
+    [True, True]
+    """
+    members = [m for m in map(_as_list, tree.find_all(exp.In, exp.EQ, exp.NEQ, exp.Like,
+                                                      exp.ILike))
+               if m is not None]
+    for group in _sharing_columns(members):
+        if len(group) < 2 or _merges_exactly(group, types):  # (alone: nothing to merge with)
+            for m in group:
+                if isinstance(m.node, exp.In):
+                    m.node.meta[MERGES_EXACTLY] = True
+            continue
+        # Under AND and OR alone a merge is TRUE only of NOT IN lists; under NOT an equality
+        # may be part of what folds to a constant too.
+        monotone = all(_monotone(m) for m in group)
+        for m in group:
+            if isinstance(m.node, exp.In) or not monotone:
+                m.node.meta[MAY_MERGE] = True
+
+
+class _Member:
+    """A list (or what DataFusion's optimizer may make one) on a column: its node, items,
+    whether it is negated once NOTs around it are pushed in, and the node holding it."""
+
+    def __init__(self, node: exp.Expression, items: list[exp.Expression], negated: bool):
+        holder = node
+        while isinstance(holder.parent, (exp.Not, exp.Paren)):
+            negated ^= isinstance(holder.parent, exp.Not)
+            holder = holder.parent
+        self.node, self.items, self.negated = node, items, negated
+        self.top = holder.parent  # None: the list is the whole predicate
+        self.columns = {c.sql() for c in node.find_all(exp.Column)} - {
+            c.sql() for i in items for c in i.find_all(exp.Column)}
+
+
+def _as_list(x: exp.Expression) -> _Member | None:
+    """``x`` as a list on a column, if the optimizer may make it one: an IN list, a ``=``
+    (``<>`` under NOT) of a column-free side, a LIKE (NOT LIKE under NOT) of a pattern, which
+    it reads as ``=`` without wildcards."""
+    if inside_unknown_part(x):
+        return None
+    if isinstance(x, exp.In):
+        plain = x.expressions and not any(x.args.get(k) for k in ("query", "unnest", "field"))
+        return _Member(x, list(x.expressions), False) if plain and x.this.find(
+            exp.Column) else None
+    free = [s for s in (x.this, x.expression) if s.find(exp.Column) is None]
+    like = isinstance(x, (exp.Like, exp.ILike))
+    if len(free) != 1 or (like and _wildcards(free[0])):
+        return None
+    member = _Member(x, free, bool(x.args.get("negate")) if like else isinstance(x, exp.NEQ))
+    if like:  # an item never shared nor surely apart: not its value
+        member.items = [exp.Anonymous(this="pattern", expressions=[free[0].copy()])]
+    return None if member.negated else member  # <> is no list
+
+
+def _wildcards(pattern: exp.Expression) -> bool:
+    """Whether a LIKE pattern has a wildcard or an escape: no ``=`` to the optimizer."""
+    return isinstance(pattern, exp.Literal) and pattern.is_string and any(
+        c in pattern.this for c in "%_\\")
+
+
+def _sharing_columns(members: list[_Member]) -> list[list[_Member]]:
+    """The members grouped so that any two sharing a column are in one group."""
+    groups: list[tuple[set[str], list[_Member]]] = []
+    for m in members:
+        joined = [g for g in groups if g[0] & m.columns]
+        columns, group = set(m.columns), [m]
+        for g in joined:
+            columns |= g[0]
+            group += g[1]
+            groups.remove(g)
+        groups.append((columns, group))
+    return [g for _, g in groups]
+
+
+def _merges_exactly(group: list[_Member], types: Mapping[str, object] | None) -> bool:
+    if not all(_plain_items(m, types) for m in group):
+        return False
+    if all(_monotone(m) for m in group):
+        negated = [m for m in group if m.negated and isinstance(m.node, exp.In)]
+        return len(negated) < 2 or not any(map(_under_or, negated)) or bool(
+            set.intersection(*(_texts(m) for m in negated)))
+    if len(group) != 2:
+        return False
+    a, b = group
+    if not isinstance(a.node, exp.In) or not isinstance(b.node, exp.In):
+        return True  # an equality joins a list only as a union, under OR
+    if a.top is b.top and isinstance(a.top, (exp.And, exp.Or)):
+        op_and = isinstance(a.top, exp.And)
+        merged = _merge_keeps_an_item(a, b, op_and, a.negated, b.negated, types)
+        if merged is None:  # kept apart; NOT above may turn them into a merge
+            merged = _merge_keeps_an_item(a, b, not op_and, not a.negated, not b.negated,
+                                          types) is not False
+        return merged
+    return bool(_texts(a) & _texts(b)) and _has_own_item(a, b, types) and _has_own_item(
+        b, a, types)
+
+
+def _merge_keeps_an_item(a: _Member, b: _Member, op_and: bool, a_negated: bool,
+                         b_negated: bool, types: Mapping[str, object] | None) -> bool | None:
+    """Whether the merge of ``a`` and ``b`` under AND (``op_and``) or OR with these
+    negations leaves an item; None where they are kept apart."""
+    if a_negated == b_negated:
+        if op_and != a_negated:  # an intersection
+            return bool(_texts(a) & _texts(b))
+        return True  # a union
+    if not op_and:
+        return None
+    positive, negated = (b, a) if a_negated else (a, b)
+    return _has_own_item(positive, negated, types)
+
+
+def _monotone(m: _Member) -> bool:
+    """Whether only AND and OR lie above the list (and NOTs around it): no NOT the
+    optimizer pushes in later."""
+    node = m.top
+    while node is not None:
+        if not isinstance(node, (exp.And, exp.Or, exp.Paren)):
+            return False
+        node = node.parent
+    return m.top is not None
+
+
+def _under_or(m: _Member) -> bool:
+    """Whether an OR lies above the list: NOT IN lists meet in an intersection only there."""
+    node = m.top
+    while node is not None and not isinstance(node, exp.Or):
+        node = node.parent
+    return node is not None
+
+
+def _plain_items(m: _Member, types: Mapping[str, object] | None) -> bool:
+    """Literals the optimizer compares as values: no NULL, no expression, no zero against
+    anything but an integer or DECIMAL column (a float's -0.0 is another item there)."""
+    for item in m.items:
+        if _value(item) is None and not _is_pattern(item):
+            return False
+        if is_zero(item) and not _exact_column(m, types):
+            return False
+    return True
+
+
+def _exact_column(m: _Member, types: Mapping[str, object] | None) -> bool:
+    operand = m.node.this if m.node.this.find(exp.Column) else m.node.expression
+    kind = (kind_of(operand, types) or "") if isinstance(operand, exp.Column) else ""
+    return kind in INTEGER_KINDS or DECIMAL.fullmatch(kind) is not None
+
+
+def _is_pattern(item: exp.Expression) -> bool:
+    return isinstance(item, exp.Anonymous) and item.name == "pattern"
+
+
+def _value(item: exp.Expression) -> tuple[str, object] | None:
+    """A literal item as ``("number", Decimal)`` or ``("string", text)``; None otherwise."""
+    item = item.unnest()
+    sign = 1
+    while isinstance(item, exp.Neg):
+        sign, item = -sign, item.this.unnest()
+    if not isinstance(item, exp.Literal):
+        return None
+    if item.is_string:
+        return ("string", item.this) if sign == 1 else None
+    try:
+        return "number", sign * decimal.Decimal(item.this)
+    except decimal.InvalidOperation:
+        return None
+
+
+def _texts(m: _Member) -> set[str]:
+    """The items as written: two alike are one value wherever the optimizer merges."""
+    return {item.unnest().sql() for item in m.items if not _is_pattern(item)}
+
+
+def _has_own_item(a: _Member, b: _Member, types: Mapping[str, object] | None) -> bool:
+    """Whether ``a`` holds an item that is surely none of ``b``'s in any type the engine
+    compares them in: numbers apart as DECIMALs, DOUBLEs and FLOATs, strings that differ
+    against a string column."""
+    strings = all(_string_column(m, types) for m in (a, b))
+    return any(all(_apart(x, y, strings) for y in b.items) for x in a.items)
+
+
+def _string_column(m: _Member, types: Mapping[str, object] | None) -> bool:
+    operand = m.node.this if m.node.this.find(exp.Column) else m.node.expression
+    return isinstance(operand, exp.Column) and (kind_of(operand, types) or "") in (
+        "string", "large_string", "string_view")
+
+
+def _apart(x: exp.Expression, y: exp.Expression, strings: bool) -> bool:
+    vx, vy = _value(x), _value(y)
+    if vx is None or vy is None or vx[0] != vy[0]:
+        return False
+    if vx[0] == "string":
+        return strings and vx[1] != vy[1]
+    return vx[1] != vy[1] and all(_rounded(vx[1], f) != _rounded(vy[1], f) for f in "df")
+
+
+def _rounded(v: decimal.Decimal, form: str) -> float:
+    try:
+        return struct.unpack(form, struct.pack(form, float(v)))[0]
+    except (OverflowError, struct.error):
+        return float("inf") if v > 0 else float("-inf")
+
+
+# ---- equalities with zeros of both signs ------------------------------------------------------
+# Why such an equality is unknown: its rows are not its own, not even NULL where its column is.
+ZEROS_APART = "(its optimizer tells -0.0 from 0.0 beside another equality on its column)"
+
+
+def zeros_apart(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """Whether ``x`` (``=``, ``<>`` or an IN list) compares with a zero, and another in the
+    predicate compares its operand with a zero maybe of the other sign: DataFusion 55's
+    optimizer weighs such equalities together by their literals, where -0.0 is not 0.0
+    (``f = -0.0 AND f = 0.0`` is FALSE there, ``f <> -0.0 AND f = 0.0`` is ``f = 0.0``),
+    while its comparisons hold both for either zero. Not for a column that is not a float.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("f = -0.0 AND f = 0.0")
+    >>> zeros_apart(tree.this, {"f": "double"}), zeros_apart(tree.this, {"f": "int64"})
+    (True, False)
+    """
+    if x.meta.get(ZERO_OF_A_LIST) or inside_unknown_part(x):
+        return False  # split_zero_items' own, and the text of what it split
+    mine = _zero_signs(x, types)
+    if not mine:
+        return False
+    operand = _operand(x).sql()
+    return any(other is not x and _operand(other).sql() == operand
+               and any(a != b for a in mine for b in _zero_signs(other, types))
+               for other in x.root().find_all(exp.EQ, exp.NEQ, exp.In)
+               if not other.meta.get(ZERO_OF_A_LIST))  # (a list split_zero_items left: its text)
+
+
+def _operand(x: exp.Expression) -> exp.Expression:
+    if isinstance(x, exp.In) or x.this.find(exp.Column):
+        return x.this
+    return x.expression
+
+
+def _zero_signs(x: exp.Expression, types: Mapping[str, object] | None) -> set[str]:
+    """The signs ``+ -`` a zero ``x`` compares its operand with may have."""
+    operand = _operand(x)
+    if operand.find(exp.Column) is None or (isinstance(operand, exp.Column) and (
+            kind_of(operand, types) or "float") not in ("float", "double", "halffloat")):
+        return set()
+    items = x.expressions if isinstance(x, exp.In) else [
+        x.expression if operand is x.this else x.this]
+    signs: set[str] = set()
+    for item in items:
+        if item.find(exp.Column) is not None:
+            continue
+        bare, negated = item, False
+        while isinstance(bare, (exp.Paren, exp.Cast, exp.Neg)):
+            negated |= isinstance(bare, exp.Neg)
+            bare = bare.this
+        if isinstance(bare, exp.Literal) and _zero_text(bare.this):
+            signs |= {"+", "-"} if negated or bare.this.lstrip().startswith("-") else {"+"}
+        elif not isinstance(bare, exp.Literal) and any(
+                isinstance(v, exp.Literal) and _zero_text(v.this) for v in bare.find_all(
+                    exp.Literal)):
+            signs |= {"+", "-"}  # arithmetic the optimizer folds, maybe to -0.0
+    return signs
+
+
+def _zero_text(text: str) -> bool:
+    try:
+        return float(text) == 0
+    except ValueError:
+        return False
