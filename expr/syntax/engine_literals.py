@@ -339,7 +339,8 @@ def drop_integer_casts(tree: exp.Expression, dialect: str,
     ``BETWEEN``, ``IS DISTINCT FROM``, ...) is compared as ``d`` itself there: its optimizer
     drops the cast and compares the DECIMAL exactly (``CAST(0.1161 AS BIGINT) = 0`` is FALSE
     in a WHERE clause), a number cast to an integer type being a whole number there too
-    (``CAST(d AS BIGINT) <> CAST(0.0531 AS BIGINT)`` is ``d <> 0``). Written so, in place;
+    (``CAST(d AS BIGINT) <> CAST(0.0531 AS BIGINT)`` is ``d <> 0``), and a whole DECIMAL
+    (``CAST(0.0000 AS DECIMAL(38,10))``). Written so, in place;
     against DOUBLEs the cast stays, truncating in both. So is such a cast of an integer
     column, signed or not, and in a comparison of its own against any number: its own value,
     or a failed query where the type does not hold it (no rows to keep; Spark's legacy mode
@@ -362,7 +363,8 @@ def drop_integer_casts(tree: exp.Expression, dialect: str,
         if others is None:
             continue
         integer = kind_of(cast.this, types) in INTEGER_KINDS
-        if others and (all(is_whole_number(o) or _integer_cast_of_number(o) for o in others) or (
+        if others and (all(is_whole_number(o) or _integer_cast_of_number(o) or
+                           _whole_decimal_cast(o) for o in others) or (
                 integer and len(others) == 1 and _number_literal(others[0]))):
             cast.replace(cast.this.copy())
 
@@ -374,6 +376,21 @@ def _integer_cast_of_number(x: exp.Expression) -> bool:
     """``CAST(0.0531 AS BIGINT)``: a whole number once DataFusion folds it (the cast of a
     DOUBLE toward zero), before its optimizer drops a cast on the other side."""
     return isinstance(x, exp.Cast) and x.to.this in _INTEGER_TYPES and _number_literal(x.this)
+
+
+def _whole_decimal_cast(x: exp.Expression) -> bool:
+    """``CAST(0.0000 AS DECIMAL(38,10))``: a DECIMAL of a whole value within BIGINT, which
+    DataFusion's optimizer moves onto the other side's BIGINT as it would a whole number
+    (the cast of the DECIMAL column dropped, found by its differential, seed 30113049)."""
+    if not (isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.DECIMAL
+            and _number_literal(x.this)):
+        return False
+    inner = x.this.this if isinstance(x.this, exp.Neg) else x.this
+    try:
+        value = decimal.Decimal(inner.this)
+    except decimal.InvalidOperation:
+        return False
+    return value.is_finite() and value == value.to_integral_value() and abs(value) < 2**63
 
 
 def _number_literal(x: exp.Expression) -> bool:

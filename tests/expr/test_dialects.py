@@ -1035,6 +1035,11 @@ def test_datafusion_casts_integers_and_doubles_to_bigint_as_it_compares():
              # cast is dropped there (-0.5 <> 0 holds)
              "CAST(c AS BIGINT) <> CAST(0.0531 AS BIGINT)",
              "CAST(c AS BIGINT) IN (CAST(4.5 AS BIGINT), 1000)",
+             # a whole DECIMAL is such a whole number (found by the DataFusion differential,
+             # seed 30113049): 0.0001 is no 0 there
+             "CAST(0.0000 AS DECIMAL(38,10)) = CAST(c AS BIGINT)",
+             "CAST(c AS BIGINT) <= CAST(-0.0 AS DECIMAL(5,1))",
+             "CAST(c AS BIGINT) IN (CAST(4 AS DECIMAL(10,2)), 0)",
              # a FLOAT column truncated; an integer's cast against a DOUBLE
              "CAST(h AS BIGINT) IN (4, 1000)", "CAST(h AS BIGINT) <= -3", "CAST(h AS BIGINT) = 0",
              "CAST(u AS BIGINT) > 0.1", "CAST(i AS INT) >= -0.5", "7.5 > CAST(u AS BIGINT)",
