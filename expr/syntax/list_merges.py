@@ -170,17 +170,71 @@ def _wildcards(pattern: exp.Expression) -> bool:
 
 
 def _sharing_columns(members: list[_Member]) -> list[list[_Member]]:
-    """The members grouped so that any two sharing a column are in one group."""
-    groups: list[tuple[set[str], list[_Member]]] = []
+    """The members grouped so that any two the optimizer may take for lists on one
+    expression are in one group: sharing a column, their operands alike (``_operand_key``).
+    """
+    groups: list[list[_Member]] = []
     for m in members:
-        joined = [g for g in groups if g[0] & m.columns]
-        columns, group = set(m.columns), [m]
+        joined = [g for g in groups if any(_may_meet(m, other) for other in g)]
         for g in joined:
-            columns |= g[0]
-            group += g[1]
             groups.remove(g)
-        groups.append((columns, group))
-    return [g for _, g in groups]
+        groups.append([m] + [other for g in joined for other in g])
+    return groups
+
+
+def _may_meet(a: _Member, b: _Member) -> bool:
+    if not a.columns & b.columns:
+        return False
+    ka, kb = _operand_key(_operand(a.node)), _operand_key(_operand(b.node))
+    return ka is None or kb is None or ka == kb
+
+
+def _operand_key(x: exp.Expression) -> str | None:
+    """An operand as the optimizer may rewrite it: casts dropped (it drops those it need not
+    make, and moves others to the literals), ``x * 1``, ``x + 0`` and such to ``x``; None
+    where a constant part may fold to such a 0 or 1 (any operand it may equal then)."""
+    while isinstance(x, (exp.Paren, exp.Cast, exp.TryCast)):
+        x = x.this
+    if isinstance(x, exp.Column):
+        return x.sql()
+    if isinstance(x, exp.Neg):
+        inner = _operand_key(x.this)
+        return None if inner is None or inner.startswith("-") else f"-{inner}"
+    if isinstance(x, (exp.Add, exp.Sub, exp.Mul, exp.Div)):
+        sides = [x.this, x.expression]
+        free = [side for side in sides if side.find(exp.Column) is None]
+        if len(free) == 1:
+            key = _constant_key(free[0])
+            if not _is_number(key) or decimal.Decimal(key) in (0, 1):
+                return None  # x + 0, x * 1, or a constant that may fold to one
+        keys = [_operand_key(side) if side.find(exp.Column) else _constant_key(side)
+                for side in sides]
+        if None in keys:
+            return None
+        if isinstance(x, (exp.Add, exp.Mul)):
+            keys.sort()  # (either order, to be safe)
+        return f"{type(x).__name__}({keys[0]}, {keys[1]})"
+    if isinstance(x, exp.Func) and x.find(exp.Column) is not None:
+        keys = [_operand_key(a) if a.find(exp.Column) else _constant_key(a)
+                for a in x.iter_expressions()]
+        return None if None in keys else f"{x.key}({', '.join(keys)})"
+    return None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return decimal.Decimal(text).is_finite()
+    except decimal.InvalidOperation:
+        return False
+
+
+def _constant_key(x: exp.Expression) -> str:
+    """A constant by its value where it is a number (2 and 2.0 may fold to one DOUBLE)."""
+    bare = x.unnest()
+    while isinstance(bare, (exp.Cast, exp.TryCast, exp.Paren)):
+        bare = bare.this
+    value = _value(bare)
+    return f"{value[1].normalize()}" if value and value[0] == "number" else x.sql()
 
 
 def _merges_exactly(group: list[_Member], types: Mapping[str, object] | None) -> bool:
