@@ -44,6 +44,7 @@ ZERO_OF_A_LIST = "prunekit_zero_of_a_list"
 # (``mark_exact_merges``).
 MERGES_EXACTLY = "prunekit_merges_exactly"
 MAY_MERGE = "prunekit_may_merge"
+_FLOAT_ZERO = "a float's zero"  # (MAY_MERGE's value for a list or = holding one)
 
 # Why a part the engine's optimizer rewrites together with others on its column is unknown:
 # its rows are not its own, not even NULL where its column is.
@@ -70,6 +71,10 @@ def merge_drops_null(x: exp.In) -> bool:
     """
     if x.meta.get(MERGES_EXACTLY):
         return False
+    if x.meta.get(MAY_MERGE) == _FLOAT_ZERO and any(
+            is_zero(i) or _value(i) is None for i in x.expressions
+            if not isinstance(i.unnest(), exp.Null)):
+        return True  # its merged set tells -0.0 from 0, under AND and OR alone too
     node = x
     while node.parent is not None:
         if not isinstance(node.parent, (exp.And, exp.Or, exp.Paren)):
@@ -90,8 +95,9 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
     """Mark (``MERGES_EXACTLY``) each IN list of ``tree``, the predicate as the user wrote it,
     whose merges by DataFusion's optimizer keep every row, and the others that have a partner
     (``MAY_MERGE``, and so the equalities beside them under NOT): of those on its columns (lists,
-    ``=`` and LIKE without wildcards, each maybe under NOT) none holds NULL or an expression,
-    and no merge can leave an empty list where that changes rows:
+    ``=`` and LIKE without wildcards, each maybe under NOT) none holds an expression or a
+    zero against a float, a NULL only where a merge keeps it or turns a NULL row into a FALSE
+    one, and no merge can leave an empty list where that changes rows:
 
     - all under AND and OR alone (NOT only around a list): an empty merge is FALSE or TRUE
       where SQL says NULL; FALSE passes the same rows there, TRUE comes only of NOT IN
@@ -121,11 +127,16 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
                     m.node.meta[MERGES_EXACTLY] = True
             continue
         # Under AND and OR alone a merge is TRUE only of NOT IN lists; under NOT an equality
-        # may be part of what folds to a constant too.
+        # may be part of what folds to a constant too. A float's zero, merged into a set, no
+        # longer holds for -0.0 (f = 0.0 OR f IN (1.5, 2, 3)), wherever it stands
+        # (equalities alone make a set of four items or more: fewer stay equalities).
         monotone = all(_monotone(m) for m in group)
+        sets = any(isinstance(m.node, exp.In) for m in group) or sum(
+            len(m.items) for m in group) > 3
         for m in group:
-            if isinstance(m.node, exp.In) or not monotone:
-                m.node.meta[MAY_MERGE] = True
+            zero = sets and _float_zero(m, types)
+            if isinstance(m.node, exp.In) or not monotone or zero:
+                m.node.meta[MAY_MERGE] = _FLOAT_ZERO if zero else True
 
 
 class _Member:
@@ -238,17 +249,18 @@ def _constant_key(x: exp.Expression) -> str:
 
 
 def _merges_exactly(group: list[_Member], types: Mapping[str, object] | None) -> bool:
-    if not all(_plain_items(m, types) for m in group):
-        return False
+    if len(group) == 2 and not all(isinstance(m.node, exp.In) for m in group):
+        # an equality joins a list only as a union, under OR: NULL and all
+        return all(_plain_items(m, types, null=True) for m in group)
     if all(_monotone(m) for m in group):
+        # An intersection of IN lists drops a NULL item where a row is FALSE or NULL anyway.
         negated = [m for m in group if m.negated and isinstance(m.node, exp.In)]
-        return len(negated) < 2 or not any(map(_under_or, negated)) or bool(
-            set.intersection(*(_texts(m) for m in negated)))
-    if len(group) != 2:
+        return all(_plain_items(m, types, null=m not in negated) for m in group) and (
+            len(negated) < 2 or not any(map(_under_or, negated)) or bool(
+                set.intersection(*(_texts(m) for m in negated))))
+    if len(group) != 2 or not all(_plain_items(m, types) for m in group):
         return False
     a, b = group
-    if not isinstance(a.node, exp.In) or not isinstance(b.node, exp.In):
-        return True  # an equality joins a list only as a union, under OR
     if a.top is b.top and isinstance(a.top, (exp.And, exp.Or)):
         op_and = isinstance(a.top, exp.And)
         merged = _merge_keeps_an_item(a, b, op_and, a.negated, b.negated, types)
@@ -293,15 +305,26 @@ def _under_or(m: _Member) -> bool:
     return node is not None
 
 
-def _plain_items(m: _Member, types: Mapping[str, object] | None) -> bool:
-    """Literals the optimizer compares as values: no NULL, no expression, no zero against
-    anything but an integer or DECIMAL column (a float's -0.0 is another item there)."""
+def _plain_items(m: _Member, types: Mapping[str, object] | None, *,
+                 null: bool = False) -> bool:
+    """Literals the optimizer compares as values: no NULL (unless ``null``), no expression,
+    no zero against anything but an integer or DECIMAL column (a float's -0.0 is another
+    item of its sets, not of its ``=``)."""
     for item in m.items:
-        if _value(item) is None and not _is_pattern(item):
+        if _value(item) is None and not _is_pattern(item) and not (
+                null and isinstance(item.unnest(), exp.Null)):
             return False
         if is_zero(item) and not _exact_column(m, types):
             return False
     return True
+
+
+def _float_zero(m: _Member, types: Mapping[str, object] | None) -> bool:
+    """Whether ``m`` may hold a zero its operand compares as a float: a zero, or an
+    expression the optimizer may fold to one, against anything but an integer or DECIMAL."""
+    return not _exact_column(m, types) and any(
+        is_zero(item) or (_value(item) is None and not _is_pattern(item)
+                          and not isinstance(item.unnest(), exp.Null)) for item in m.items)
 
 
 def _exact_column(m: _Member, types: Mapping[str, object] | None) -> bool:

@@ -15,11 +15,12 @@ from tests.support import tiers
 datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
 
 # Per column: its type, the values of its one-row groups, the items lists draw from (the
-# same value spelled twice, zeros of both signs).
-COLUMNS = {"x": (pa.int64(), [1, 2, 3, 4, 0, None], ["1", "2", "3", "1.0", "-0", "0"]),
-           "s": (pa.string(), ["a", "b", "c", "d", "a ", None], ["'a'", "'b'", "'c'", "'a '"]),
+# same value spelled twice, zeros of both signs, NULL).
+COLUMNS = {"x": (pa.int64(), [1, 2, 3, 4, 0, None], ["1", "2", "3", "1.0", "-0", "0", "NULL"]),
+           "s": (pa.string(), ["a", "b", "c", "d", "a ", None],
+                 ["'a'", "'b'", "'c'", "'a '", "NULL"]),
            "f": (pa.float64(), [0.0, -0.0, 1.5, 2.0, 7.0, None],
-                 ["0.0", "-0.0", "1.5", "2", "1.50"])}
+                 ["0.0", "-0.0", "1.5", "2", "1.50", "NULL"])}
 
 
 class _Groups:
@@ -82,6 +83,10 @@ CASES = [
     ("x NOT IN (1, 2) OR x NOT IN (2, 3)", True), ("x NOT IN (1) AND x NOT IN (2)", True),
     ("x IN (1) AND x IN (2) OR y > 0", True), ("x IN (1, 2) AND x NOT IN (1, 2)", True),
     ("x NOT IN (1) OR x NOT IN (2)", False),
+    # a NULL item: an IN list's intersection drops it where a row is FALSE or NULL anyway; in
+    # a NOT IN list a merge may make a NULL row TRUE
+    ("s IN ('a', NULL) AND NOT (s NOT IN ('a'))", True), ("x IN (1, NULL) AND x NOT IN (1)", True),
+    ("x IN (1) AND x NOT IN (2, NULL)", False), ("x NOT IN (1, NULL) OR x NOT IN (1)", False),
     ("(y > 0 AND x NOT IN (1)) OR (y > 0 AND x NOT IN (2))", False),
     # two side by side under NOT: the one merge their op makes
     ("NOT (x IN (1, 2) OR x IN (3))", True), ("NOT (x IN (1, 2) AND x IN (2, 3))", True),
@@ -106,6 +111,11 @@ CASES = [
     # item; with more, equalities fold with the lists under NOT: unknown too (an all-NULL
     # group is kept)
     ("NOT (x = 3 OR (x IN (1) OR y > 0))", True), ("NOT (x = 3 AND x IN (1))", True),
+    ("NOT (x = 3 OR x NOT IN (NULL))", True), ("NOT (f = 0.0 OR f IN (1.5))", False),
+    # a float's zero merged into a set of four or more holds for 0.0 alone there
+    ("f = 0.0 OR f IN (2, 1.5, 3)", False), ("f IN (0.0) OR f IN (1.5, 2, 3)", False),
+    ("(f = 0.0 OR f IN (2, 1.50, NULL)) AND y > 0", False),
+    ("f = 0.0 OR f = 1 OR f = 2 OR f = 3", False), ("(f = 0.0 OR f = 2) AND f IN (-0.0, 2)", False),
     ("NOT ((s LIKE 'c' OR s = 'b') AND (s IN ('a ', 'a') OR s = 'a'))", False),
     ("NOT ((x = 1 OR x = 2) AND (x IN (3) OR x = 4))", False),
     # a list split at its zero still merges with the rest
