@@ -17,7 +17,8 @@ x NOT IN (2, NULL)`` returns the row 1), and a merge that leaves no item folds t
 constant, ``x IN ()`` FALSE and ``x NOT IN ()`` TRUE, where ``x`` is NULL too: ``NOT (x IN
 (1) AND x IN (2))`` returns the NULL rows. ``merge_drops_null`` says which lists may be read
 as SQL reads them; ``mark_exact_merges`` marks, in the predicate as written, the lists whose
-merges are proven to keep the rows.
+merges are proven to keep the rows. Its optimizer also weighs equalities on one column by
+their literals (``f = -0.0 AND f = 0.0`` is FALSE there): ``zeros_apart``.
 """
 
 from __future__ import annotations
@@ -321,7 +322,11 @@ def _plain_items(m: _Member, types: Mapping[str, object] | None, *,
 
 def _float_zero(m: _Member, types: Mapping[str, object] | None) -> bool:
     """Whether ``m`` may hold a zero its operand compares as a float: a zero, or an
-    expression the optimizer may fold to one, against anything but an integer or DECIMAL."""
+    expression the optimizer may fold to one, against an operand that may be a float."""
+    operand = _operand(m.node).unnest()
+    if isinstance(operand, (exp.Column, exp.Cast)) and (kind_of(operand, types) or "float") \
+            not in ("float", "double", "halffloat"):
+        return False  # an integer, DECIMAL, string, DATE or TIMESTAMP column or cast
     return not _exact_column(m, types) and any(
         is_zero(item) or (_value(item) is None and not _is_pattern(item)
                           and not isinstance(item.unnest(), exp.Null)) for item in m.items)
