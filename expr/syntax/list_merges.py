@@ -85,9 +85,9 @@ def merge_drops_null(x: exp.In) -> bool:
         return False  # under AND and OR alone
     if x.meta.get(MAY_MERGE):  # its partner may since be rewritten (``split_zero_items``)
         return True
-    columns = {c.sql() for c in x.this.find_all(exp.Column)}
+    columns = {_name(c) for c in x.this.find_all(exp.Column)}
     return not columns or any(
-        other is not x and columns & {c.sql() for c in other.find_all(exp.Column)}
+        other is not x and columns & {_name(c) for c in other.find_all(exp.Column)}
         for other in x.root().find_all(exp.EQ, exp.NEQ, exp.In)
         if not other.meta.get(ZERO_OF_A_LIST) and not inside_unknown_part(other))
 
@@ -119,7 +119,7 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
     [True, True]
     """
     members = [m for m in map(_as_list, tree.find_all(exp.In, exp.EQ, exp.NEQ, exp.Like,
-                                                      exp.ILike))
+                                                      exp.ILike, *_PATTERN_LISTS))
                if m is not None]
     for group in _sharing_columns(members):
         if len(group) < 2 or _merges_exactly(group, types):  # (alone: nothing to merge with)
@@ -132,11 +132,11 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
         # longer holds for -0.0 (f = 0.0 OR f IN (1.5, 2, 3)), wherever it stands
         # (equalities alone make a set of four items or more: fewer stay equalities).
         monotone = all(_monotone(m) for m in group)
-        sets = any(isinstance(m.node, exp.In) for m in group) or sum(
+        sets = any(m.is_list for m in group) or sum(
             len(m.items) for m in group) > 3
         for m in group:
             zero = sets and _float_zero(m, types)
-            if isinstance(m.node, exp.In) or not monotone or zero:
+            if m.is_list or not monotone or zero:
                 m.node.meta[MAY_MERGE] = _FLOAT_ZERO if zero else True
 
 
@@ -151,14 +151,16 @@ class _Member:
             holder = holder.parent
         self.node, self.items, self.negated = node, items, negated
         self.top = holder.parent  # None: the list is the whole predicate
-        self.columns = {c.sql() for c in node.find_all(exp.Column)} - {
-            c.sql() for i in items for c in i.find_all(exp.Column)}
+        self.columns = {_name(c) for c in node.find_all(exp.Column)} - {
+            _name(c) for i in items for c in i.find_all(exp.Column)}
+        # a list, or what the optimizer may make one of several items (a regular expression)
+        self.is_list = isinstance(node, (exp.In, *_PATTERN_LISTS))
 
 
 def _as_list(x: exp.Expression) -> _Member | None:
     """``x`` as a list on a column, if the optimizer may make it one: an IN list, a ``=``
     (``<>`` under NOT) of a column-free side, a LIKE (NOT LIKE under NOT) of a pattern, which
-    it reads as ``=`` without wildcards."""
+    it reads as ``=`` without wildcards, a regular expression, which it may read as a list."""
     if inside_unknown_part(x):
         return None
     if isinstance(x, exp.In):
@@ -170,9 +172,18 @@ def _as_list(x: exp.Expression) -> _Member | None:
     if len(free) != 1 or (like and _wildcards(free[0])):
         return None
     member = _Member(x, free, bool(x.args.get("negate")) if like else isinstance(x, exp.NEQ))
-    if like:  # an item never shared nor surely apart: not its value
+    if like or member.is_list:  # an item never shared nor surely apart: not its value
         member.items = [exp.Anonymous(this="pattern", expressions=[free[0].copy()])]
-    return None if member.negated else member  # <> is no list
+    return None if member.negated and not member.is_list else member  # <> is no list
+
+
+# Regular expressions its simplifier may rewrite into lists (``x ~ '^(a|b)$'``).
+_PATTERN_LISTS = (exp.RegexpLike, exp.RegexpILike, exp.SimilarTo)
+
+
+def _name(column: exp.Column) -> str:
+    """A column as the engine may resolve it: ``x``, ``"x"`` and ``t.x`` alike, to be safe."""
+    return column.name.lower()
 
 
 def _wildcards(pattern: exp.Expression) -> bool:
@@ -208,7 +219,7 @@ def _operand_key(x: exp.Expression) -> str | None:
     while isinstance(x, (exp.Paren, exp.Cast, exp.TryCast)):
         x = x.this
     if isinstance(x, exp.Column):
-        return x.sql()
+        return _name(x)
     if isinstance(x, exp.Neg):
         inner = _operand_key(x.this)
         return None if inner is None or inner.startswith("-") else f"-{inner}"
@@ -250,12 +261,12 @@ def _constant_key(x: exp.Expression) -> str:
 
 
 def _merges_exactly(group: list[_Member], types: Mapping[str, object] | None) -> bool:
-    if len(group) == 2 and not all(isinstance(m.node, exp.In) for m in group):
+    if len(group) == 2 and not all(m.is_list for m in group):
         # an equality joins a list only as a union, under OR: NULL and all
         return all(_plain_items(m, types, null=True) for m in group)
     if all(_monotone(m) for m in group):
         # An intersection of IN lists drops a NULL item where a row is FALSE or NULL anyway.
-        negated = [m for m in group if m.negated and isinstance(m.node, exp.In)]
+        negated = [m for m in group if m.negated and m.is_list]
         return all(_plain_items(m, types, null=m not in negated) for m in group) and (
             len(negated) < 2 or not any(map(_under_or, negated)) or bool(
                 set.intersection(*(_texts(m) for m in negated))))
@@ -415,8 +426,8 @@ def zeros_apart(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
     mine = _zero_signs(x, types)
     if not mine:
         return False
-    operand = _operand(x).sql()
-    return any(other is not x and _operand(other).sql() == operand
+    key = _operand_key(_operand(x))
+    return any(other is not x and (key is None or _operand_key(_operand(other)) in (key, None))
                and any(a != b for a in mine for b in _zero_signs(other, types))
                for other in x.root().find_all(exp.EQ, exp.NEQ, exp.In)
                if not other.meta.get(ZERO_OF_A_LIST))  # (a list split_zero_items left: its text)

@@ -103,6 +103,8 @@ CASES = [
     ("NOT ((x * 2) IN (2) AND x IN (4))", True),
     ("NOT (CAST(x AS BIGINT) IN (1) AND x IN (2))", False),
     ("NOT ((x * 1) IN (1) AND x IN (2))", False),
+    # one column however written; a regular expression it may make a list
+    ('NOT ("x" IN (1) AND x IN (2))', False), ("NOT (s ~ '^(a|b)$' AND s IN ('c'))", False),
     # items the optimizer may take for one value, or tell apart where = does not
     ("NOT (x IN (1) AND x NOT IN (1.0))", False), ("NOT (f IN (1.5) AND f NOT IN (1.50))", False),
     ("NOT (x IN (0) AND x NOT IN (-0, 1))", False), ("NOT (x IN (0, 2) AND x NOT IN (-0))", True),
