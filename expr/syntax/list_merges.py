@@ -49,7 +49,7 @@ _FLOAT_ZERO = "a float's zero"  # (MAY_MERGE's value for a list or = holding one
 
 # Why a part the engine's optimizer rewrites together with others on its column is unknown:
 # its rows are not its own, not even NULL where its column is.
-MERGED_LIST = "(a negated list its optimizer may merge with another on its column)"
+MERGED_LIST = "(its optimizer may merge it with another list or equality on its column)"
 
 
 def merge_drops_null(x: exp.In) -> bool:
