@@ -112,6 +112,10 @@ class Engine:
     # whole one, in DOUBLE, where Spark compares each bound in its own (DataFusion does so
     # too; its DOUBLEs are written by read_engine_numbers)
     between_in_one_type: bool = False
+    # -x of a signed integer column at its type's least value is that value again, or the
+    # query fails (DataFusion's arithmetic wraps; DuckDB's optimizer moves the minus to the
+    # constant instead, Spark's binding leaves the row unknown)
+    negation_wraps: bool = False
     # x * 1, 1 * x and x / 1 are x, in the type the arithmetic gives (DataFusion's simplifier;
     # BIGINT for an unsigned column below BIGINT, where Spark's arithmetic types it otherwise)
     identity_arithmetic: bool = False
@@ -140,7 +144,7 @@ ENGINES = {
                          timestamp_literals_cast=True, backslash_escapes=True,
                          integers_divide_truncating=True, decimal_doubles_by_arrow=True,
                          real_literals=True, date_strings_in_lists=True,
-                         identity_arithmetic=True),
+                         identity_arithmetic=True, negation_wraps=True),
     "postgres": Engine(nan_as_spark=True, zeros_in_lists=True, signed_zeros_alike=True),
     "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True, signed_zeros_alike=True),
 }

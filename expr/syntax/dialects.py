@@ -107,6 +107,7 @@ from prunekit.expr.syntax.engine_literals import (
 )
 from prunekit.expr.syntax.engine_operands import is_unknown_part
 from prunekit.expr.syntax.list_merges import MERGED_LIST, ZEROS_APART, mark_exact_merges
+from prunekit.expr.syntax.negations import wrapping_negations
 from prunekit.expr.syntax.portability import unportable_parts, why_not_portable
 
 # The engine table (``spark_types.engines``), the rewrites (``engine_literals``) and the checks
@@ -169,6 +170,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
     if not engine(dialect).null_in_lists:  # as the engine's optimizer sees the text
         mark_exact_merges(tree, types)
+    tree = wrapping_negations(tree, dialect, types)
     tree = split_null_bounds(identity_arithmetic(tree, dialect, types))
     respell_like_escapes(tree, dialect)
     tree = read_engine_numbers(tree, dialect, types)

@@ -52,7 +52,7 @@ from prunekit.expr.syntax.engine_operands import (
     timestamp_unit,
     unknown_part,
 )
-from prunekit.expr.syntax.list_merges import MERGED_LIST, ZERO_OF_A_LIST, merge_drops_null
+from prunekit.expr.syntax.list_merges import MERGED_LIST, OWN_EQUALITY, merge_drops_null
 
 
 def _decimals_among_doubles(holder: exp.In | exp.Between,
@@ -317,7 +317,7 @@ def split_zero_items(tree: exp.Expression, dialect: str,
             x.replace(part)
             continue
         at_zero = exp.EQ(this=x.this.copy(), expression=exp.Literal.number(0))
-        at_zero.meta[ZERO_OF_A_LIST] = True  # no equality of the engine's (merge_drops_null)
+        at_zero.meta[OWN_EQUALITY] = True  # no equality of the engine's (merge_drops_null)
         zero = exp.and_(at_zero, unknown_part(why, x))
         rest = exp.In(this=x.this.copy(), expressions=others)
         rest.meta.update(x.meta)  # what mark_exact_merges found holds for what is left

@@ -37,9 +37,9 @@ from prunekit.expr.syntax.engine_operands import (
     kind_of,
 )
 
-# The mark (in a sqlglot node's ``meta``) of the ``x = 0`` that ``split_zero_items`` writes
-# beside a list: prunekit's, not an equality the engine's optimizer sees.
-ZERO_OF_A_LIST = "prunekit_zero_of_a_list"
+# The mark (in a sqlglot node's ``meta``) of an equality a rewrite writes (the ``x = 0`` that
+# ``split_zero_items`` writes beside a list): prunekit's, not one the engine's optimizer sees.
+OWN_EQUALITY = "prunekit_own_equality"
 
 # The marks of an IN list every merge of which keeps its rows, and of one a merge may change
 # (``mark_exact_merges``).
@@ -89,7 +89,7 @@ def merge_drops_null(x: exp.In) -> bool:
     return not columns or any(
         other is not x and columns & {_name(c) for c in other.find_all(exp.Column)}
         for other in x.root().find_all(exp.EQ, exp.NEQ, exp.In)
-        if not other.meta.get(ZERO_OF_A_LIST) and not inside_unknown_part(other))
+        if not other.meta.get(OWN_EQUALITY) and not inside_unknown_part(other))
 
 
 def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) -> None:
@@ -421,7 +421,7 @@ def zeros_apart(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
     >>> zeros_apart(tree.this, {"f": "double"}), zeros_apart(tree.this, {"f": "int64"})
     (True, False)
     """
-    if x.meta.get(ZERO_OF_A_LIST) or inside_unknown_part(x):
+    if x.meta.get(OWN_EQUALITY) or inside_unknown_part(x):
         return False  # split_zero_items' own, and the text of what it split
     mine = _zero_signs(x, types)
     if not mine:
@@ -430,7 +430,7 @@ def zeros_apart(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
     return any(other is not x and (key is None or _operand_key(_operand(other)) in (key, None))
                and any(a != b for a in mine for b in _zero_signs(other, types))
                for other in x.root().find_all(exp.EQ, exp.NEQ, exp.In)
-               if not other.meta.get(ZERO_OF_A_LIST))  # (a list split_zero_items left: its text)
+               if not other.meta.get(OWN_EQUALITY))  # (a list split_zero_items left: its text)
 
 
 def _operand(x: exp.Expression) -> exp.Expression:

@@ -1008,6 +1008,25 @@ def test_datafusion_reads_real_literals_as_floats():
                                             dialect="datafusion").explain()
 
 
+def test_datafusion_negation_wraps_at_the_least_value():
+    """``-x`` of a signed integer column wraps at the type's least value in DataFusion: ``-x
+    op c`` is ``x op' -c`` elsewhere and ``least op c`` there, so a group holding the least
+    value is decided too (Spark's binding leaves that row unknown). One row per row group,
+    every group decided as DataFusion's rows say."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    table = pa.table({"c": pa.array([-128, -127, -5, 0, 5, 127], pa.int8()),
+                      "x": pa.array([-2**63, -2**63 + 1, -5, 0, 5, 2**63 - 1], pa.int64())})
+    groups = [table.slice(i, 1) for i in range(table.num_rows)]
+    ctx = datafusion.SessionContext()
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    texts = ["(-c) IN (2, 5)", "(-c) = 5", "5 < (-c)", "(-c) < 0", "(-c) BETWEEN -16 AND 0",
+             "(-c) NOT BETWEEN -2 AND 7", "(-c) >= 2.5", "NOT ((-c) IN (5, 127))",
+             "(-x) IN (-9223372036854775807)", "0 <= (-x)", "(-x) <> 5", "(-x) > -1.5"]
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
+                                       _exact_statistics(groups), texts)
+
+
 def test_datafusion_casts_integers_and_doubles_to_bigint_as_it_compares():
     """``CAST(u AS BIGINT)`` of an integer column compared with whole numbers is the column
     itself there (a value the type cannot hold fails the query); ``CAST(2.5 AS BIGINT)``

@@ -1,0 +1,123 @@
+"""``-x`` of a signed integer column where the engine's arithmetic wraps (``Engine.
+negation_wraps``, DataFusion 55): ``-x`` of the type's least value is that value again (or
+the query fails), so ``-x op c`` is ``x op' -c`` wherever ``x`` is not the least value, and
+``least op c`` where it is. Spark's binding leaves that one row unknown (DuckDB's optimizer
+moves the minus to the constant instead); written out, a row group holding the least value
+is decided too.
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Mapping
+
+from sqlglot import exp
+
+from prunekit.expr.spark_types.engines import engine
+from prunekit.expr.syntax.engine_operands import kind_of
+from prunekit.expr.syntax.list_merges import OWN_EQUALITY
+
+_LEAST = {"int8": -2**7, "int16": -2**15, "int32": -2**31, "int64": -2**63}
+
+# -x op c is x op' -c: op' by op.
+_MIRRORED = {exp.EQ: exp.EQ, exp.NEQ: exp.NEQ, exp.LT: exp.GT, exp.LTE: exp.GTE,
+             exp.GT: exp.LT, exp.GTE: exp.LTE}
+_HOLDS = {exp.EQ: lambda a, b: a == b, exp.NEQ: lambda a, b: a != b,
+          exp.LT: lambda a, b: a < b, exp.LTE: lambda a, b: a <= b,
+          exp.GT: lambda a, b: a > b, exp.GTE: lambda a, b: a >= b}
+
+
+def wrapping_negations(tree: exp.Expression, dialect: str,
+                       types: Mapping[str, object] | None) -> exp.Expression:
+    """``-x op c``, ``-x IN (c, ...)`` and ``-x BETWEEN a AND b`` of a signed integer column
+    ``x`` and numbers below 2**63 written with ``x`` itself, the least value apart. The tree
+    is returned (another one where the whole predicate was rewritten).
+
+    >>> import sqlglot
+    >>> wrapping_negations(sqlglot.parse_one("-x > 5"), "datafusion", {"x": "int8"}).sql()
+    '(x < -5 AND x <> -128) OR (x = -128 AND FALSE)'
+    >>> wrapping_negations(sqlglot.parse_one("-x IN (2, -128)"), "datafusion",
+    ...                    {"x": "int8"}).sql()
+    '(x IN (-2, 128) AND x <> -128) OR (x = -128 AND TRUE)'
+    """
+    if not engine(dialect).negation_wraps:
+        return tree
+    for node in list(tree.find_all(*_MIRRORED, exp.In, exp.Between)):
+        written = _written(node, types)
+        if written is None:
+            continue
+        if node is tree:
+            return written
+        node.replace(exp.Paren(this=written))
+    return tree
+
+
+def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Expression | None:
+    """``node`` written with ``x`` itself, or None where it is not such a comparison."""
+    if isinstance(node, exp.In):
+        column, least = _negated_column(node.this, types)
+        values = [_number(i) for i in node.expressions]
+        if column is None or not values or None in values or node.args.get("query"):
+            return None
+        mirrored = exp.In(this=column.copy(), expressions=[_literal(-v) for v in values])
+        mirrored.meta.update(node.meta)  # what list_merges found of the list holds for it
+        return _apart(mirrored, column, least, least in values)
+    if isinstance(node, exp.Between):
+        column, least = _negated_column(node.this, types)
+        low, high = _number(node.args["low"]), _number(node.args["high"])
+        if column is None or low is None or high is None:
+            return None
+        mirrored = exp.Between(this=column.copy(), low=_literal(-high), high=_literal(-low))
+        return _apart(mirrored, column, least, low <= least <= high)
+    for negated, other, op in ((node.this, node.expression, type(node)),
+                               (node.expression, node.this, _MIRRORED[type(node)])):
+        column, least = _negated_column(negated, types)
+        value = _number(other)
+        if column is not None and value is not None:
+            mirrored = _MIRRORED[op](this=column.copy(), expression=_literal(-value))
+            return _apart(mirrored, column, least, _HOLDS[op](least, value))
+    return None
+
+
+def _apart(mirrored: exp.Expression, column: exp.Column, least: int,
+           holds_at_least: bool) -> exp.Expression:
+    """``(mirrored AND x <> least) OR (x = least AND holds)``: NULL where ``x`` is, as the
+    comparison is."""
+    other = exp.NEQ(this=column.copy(), expression=_literal(least))
+    at_least = exp.EQ(this=column.copy(), expression=_literal(least))
+    other.meta[OWN_EQUALITY] = at_least.meta[OWN_EQUALITY] = True
+    return exp.or_(exp.and_(mirrored, other),
+                   exp.and_(at_least, exp.true() if holds_at_least else exp.false()))
+
+
+def _negated_column(x: exp.Expression, types: Mapping[str, object] | None
+                    ) -> tuple[exp.Column | None, int]:
+    """The column of ``-x`` (maybe parenthesized) of a signed integer column, its least."""
+    x = x.unnest()
+    if not isinstance(x, exp.Neg) or not isinstance(x.this.unnest(), exp.Column):
+        return None, 0
+    column = x.this.unnest()
+    least = _LEAST.get(kind_of(column, types) or "")
+    return (column, least) if least is not None else (None, 0)
+
+
+def _number(x: exp.Expression) -> decimal.Decimal | None:
+    """A number literal (maybe negated) below 2**63 in magnitude, without an exponent (whose
+    negation is the same number's), as its value."""
+    sign, x = 1, x.unnest()
+    while isinstance(x, exp.Neg):
+        sign, x = -sign, x.this.unnest()
+    if not isinstance(x, exp.Literal) or x.is_string or "e" in x.this.lower():
+        return None
+    try:
+        value = sign * decimal.Decimal(x.this)
+    except decimal.InvalidOperation:
+        return None
+    return value if value.is_finite() and abs(value) < 2**63 else None
+
+
+def _literal(value: decimal.Decimal | int) -> exp.Expression:
+    """``value`` written as a literal, negated through ``Neg`` (so 1.50 stays 1.50)."""
+    text = str(abs(value)) if isinstance(value, int) else format(abs(value), "f")
+    number = exp.Literal.number(text)
+    return exp.Neg(this=number) if value < 0 else number
