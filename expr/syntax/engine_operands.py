@@ -146,10 +146,12 @@ def no_negative_zero(x: exp.In, types: Mapping[str, object] | None) -> bool:
 
 
 def _negative_zero(x: exp.Expression) -> bool:
-    """A literal -0 (maybe cast: ``CAST(-0.0 AS DOUBLE)``)."""
+    """A literal -0 (maybe cast: ``CAST(-0.0 AS DOUBLE)``, ``CAST('-0' AS DOUBLE)``)."""
+    if not is_zero(x):
+        return False
     while isinstance(x, (exp.Paren, exp.Cast)):
         x = x.this
-    return isinstance(x, exp.Neg) and is_zero(x.this)
+    return isinstance(x, exp.Neg) or (isinstance(x, exp.Literal) and x.this.strip()[:1] == "-")
 
 
 # ---- literals ---------------------------------------------------------------------------------
@@ -172,18 +174,23 @@ def is_whole_number(x: exp.Expression, nonzero: bool = False) -> bool:
 
 
 def is_zero(x: exp.Expression) -> bool:
-    """A number literal equal to 0 (``-0.0`` too, and a cast of one).
+    """A number literal equal to 0 (``-0.0`` too, and a cast of one, of a string too:
+    ``CAST('-0' AS DOUBLE)``).
 
     >>> import sqlglot
     >>> is_zero(sqlglot.parse_one("-0.0")), is_zero(sqlglot.parse_one("'0'"))
     (True, False)
+    >>> is_zero(sqlglot.parse_one("CAST('-0' AS DOUBLE)"))
+    True
     """
+    cast = False
     while isinstance(x, (exp.Neg, exp.Paren, exp.Cast)):
+        cast |= isinstance(x, exp.Cast)
         x = x.this
-    if not isinstance(x, exp.Literal) or x.is_string:
+    if not isinstance(x, exp.Literal) or (x.is_string and not cast):
         return False
     try:
-        return decimal.Decimal(x.this) == 0
+        return decimal.Decimal(x.this.strip()) == 0
     except decimal.InvalidOperation:
         return False
 

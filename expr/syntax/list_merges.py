@@ -45,7 +45,10 @@ OWN_EQUALITY = "prunekit_own_equality"
 # (``mark_exact_merges``).
 MERGES_EXACTLY = "prunekit_merges_exactly"
 MAY_MERGE = "prunekit_may_merge"
-_FLOAT_ZERO = "a float's zero"  # (MAY_MERGE's value for a list or = holding one)
+# MAY_MERGE's value for a list or ``=`` whose merges change rows of values too: a float's
+# zero (its sets tell -0.0 from 0), an item that is an expression (compared as such: x IN
+# (y, 1) AND x IN (2) is FALSE there)
+_INEXACT = "inexact"
 
 # Why a part the engine's optimizer rewrites together with others on its column is unknown:
 # its rows are not its own, not even NULL where its column is.
@@ -72,10 +75,10 @@ def merge_drops_null(x: exp.In) -> bool:
     """
     if x.meta.get(MERGES_EXACTLY):
         return False
-    if x.meta.get(MAY_MERGE) == _FLOAT_ZERO and any(
+    if x.meta.get(MAY_MERGE) == _INEXACT and any(
             is_zero(i) or _value(i) is None for i in x.expressions
             if not isinstance(i.unnest(), exp.Null)):
-        return True  # its merged set tells -0.0 from 0, under AND and OR alone too
+        return True  # a merge changes rows of values, under AND and OR alone too
     node = x
     while node.parent is not None:
         if not isinstance(node.parent, (exp.And, exp.Or, exp.Paren)):
@@ -85,9 +88,9 @@ def merge_drops_null(x: exp.In) -> bool:
         return False  # under AND and OR alone
     if x.meta.get(MAY_MERGE):  # its partner may since be rewritten (``split_zero_items``)
         return True
-    columns = {_name(c) for c in x.this.find_all(exp.Column)}
+    columns = _names(x.this)
     return not columns or any(
-        other is not x and columns & {_name(c) for c in other.find_all(exp.Column)}
+        other is not x and columns & _names(other)
         for other in x.root().find_all(exp.EQ, exp.NEQ, exp.In)
         if not other.meta.get(OWN_EQUALITY) and not inside_unknown_part(other))
 
@@ -135,9 +138,10 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
         sets = any(m.is_list for m in group) or sum(
             len(m.items) for m in group) > 3
         for m in group:
-            zero = sets and _float_zero(m, types)
-            if m.is_list or not monotone or zero:
-                m.node.meta[MAY_MERGE] = _FLOAT_ZERO if zero else True
+            inexact = (sets and _float_zero(m, types)) or any(
+                i.find(exp.Column) is not None for i in m.items)
+            if m.is_list or not monotone or inexact:
+                m.node.meta[MAY_MERGE] = _INEXACT if inexact else True
 
 
 class _Member:
@@ -151,8 +155,7 @@ class _Member:
             holder = holder.parent
         self.node, self.items, self.negated = node, items, negated
         self.top = holder.parent  # None: the list is the whole predicate
-        self.columns = {_name(c) for c in node.find_all(exp.Column)} - {
-            _name(c) for i in items for c in i.find_all(exp.Column)}
+        self.columns = _names(node)  # (its items' too: x IN (x, 1) is on x)
         # a list, or what the optimizer may make one of several items (a regular expression)
         self.is_list = isinstance(node, (exp.In, *_PATTERN_LISTS))
 
@@ -165,7 +168,7 @@ def _as_list(x: exp.Expression) -> _Member | None:
         return None
     if isinstance(x, exp.In):
         plain = x.expressions and not any(x.args.get(k) for k in ("query", "unnest", "field"))
-        return _Member(x, list(x.expressions), False) if plain and x.this.find(
+        return _Member(x, list(x.expressions), False) if plain and x.find(
             exp.Column) else None
     free = [s for s in (x.this, x.expression) if s.find(exp.Column) is None]
     like = isinstance(x, (exp.Like, exp.ILike))
@@ -181,9 +184,11 @@ def _as_list(x: exp.Expression) -> _Member | None:
 _PATTERN_LISTS = (exp.RegexpLike, exp.RegexpILike, exp.SimilarTo)
 
 
-def _name(column: exp.Column) -> str:
-    """A column as the engine may resolve it: ``x``, ``"x"`` and ``t.x`` alike, to be safe."""
-    return column.name.lower()
+def _names(x: exp.Expression) -> set[str]:
+    """The columns in ``x`` as the engine may resolve them, each name part lower-cased: ``x``,
+    ``"x"`` and ``t.x`` share ``x``; ``st.a`` and ``st['a']`` share ``st``, to be safe."""
+    return {part.lower() for c in x.find_all(exp.Column)
+            for part in (c.name, c.table, c.db, c.catalog) if part}
 
 
 def _wildcards(pattern: exp.Expression) -> bool:
@@ -206,10 +211,11 @@ def _sharing_columns(members: list[_Member]) -> list[list[_Member]]:
 
 
 def _may_meet(a: _Member, b: _Member) -> bool:
-    if not a.columns & b.columns:
-        return False
     ka, kb = _operand_key(_operand(a.node)), _operand_key(_operand(b.node))
-    return ka is None or kb is None or ka == kb
+    if ka is not None and kb is not None and ka != kb:
+        return False
+    constants = all(k is not None and k.startswith("constant ") for k in (ka, kb))
+    return bool(a.columns & b.columns) or constants  # (1 IN (x, 2) beside 1 IN (y, 3))
 
 
 def _operand_key(x: exp.Expression) -> str | None:
@@ -219,7 +225,9 @@ def _operand_key(x: exp.Expression) -> str | None:
     while isinstance(x, (exp.Paren, exp.Cast, exp.TryCast)):
         x = x.this
     if isinstance(x, exp.Column):
-        return _name(x)
+        return x.name.lower()
+    if x.find(exp.Column) is None:
+        return f"constant {_constant_key(x)}"
     if isinstance(x, exp.Neg):
         inner = _operand_key(x.this)
         return None if inner is None or inner.startswith("-") else f"-{inner}"
@@ -237,11 +245,7 @@ def _operand_key(x: exp.Expression) -> str | None:
         if isinstance(x, (exp.Add, exp.Mul)):
             keys.sort()  # (either order, to be safe)
         return f"{type(x).__name__}({keys[0]}, {keys[1]})"
-    if isinstance(x, exp.Func) and x.find(exp.Column) is not None:
-        keys = [_operand_key(a) if a.find(exp.Column) else _constant_key(a)
-                for a in x.iter_expressions()]
-        return None if None in keys else f"{x.key}({', '.join(keys)})"
-    return None
+    return None  # a function, CASE...: the optimizer may make it the column (coalesce(x))
 
 
 def _is_number(text: str) -> bool:
