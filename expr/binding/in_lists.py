@@ -23,6 +23,7 @@ from prunekit.expr.binding.comparisons import (
     reading,
     seen_as,
     typed_operand,
+    values_range,
 )
 from prunekit.expr.binding.operand_rules import is_null
 from prunekit.expr.binding.operands import ColOp, LitOp, operand_label, shown_literal
@@ -156,5 +157,11 @@ def _in_list(arg: ColOp, arg_t: pa.DataType, values: list, t: pa.DataType,
             exact.add(c.value)
         elif isinstance(c, L.Range):
             extra.append(b.BInRange(col, c.first, c.last))
+    bounds = values_range(col)
+    if bounds is not None:  # a value the column cannot hold equals none of its rows (and
+        lo, hi = bounds     # may not fit the kernels' type for it: 2**64 - 1024 and a uint8)
+        exact = {v for v in exact if lo <= v <= hi}
+        extra = [b.BInRange(col, max(r.first, lo), min(r.last, hi)) for r in extra
+                 if r.first <= hi and r.last >= lo]
     leaf = b.BInList(col, tuple(sorted(exact)), nan, null)
     return b.BOr((leaf, *extra)) if extra else leaf

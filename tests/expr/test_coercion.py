@@ -225,3 +225,17 @@ def test_product_of_two_columns(t, x, y, sql, expected, backend):
         "y": {"min": np.array([y[0]]), "max": np.array([y[1]]), "null_count": np.array([0])}})
     pred = pk.PruningPredicate(sql, {"x": t, "y": t})
     assert pred.classify(stats, backend=backend).tolist() == [expected], pred.explain()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_list_item_beyond_the_column_equals_none_of_its_rows(backend):
+    """``CAST(c AS uint64) IN (1.8446744073709552e19)`` of a uint8 column: the DOUBLE 2**64
+    is every uint64 from 2**64 - 1024 up, none of which a uint8 holds, so no row matches
+    (found by the property test: the kernels failed on a parameter beyond BIGINT)."""
+    from prunekit.expr.syntax import nodes as n
+
+    pred = n.In(arg=n.Cast(arg=n.Column(name="c", fields=()), to=pa.uint64(), safe=False),
+                values=(n.Literal(value=1.8446744073709552e19, type=None),))
+    schema = pa.schema([("c", pa.uint8())])
+    outcome = pk.PruningPredicate(pred, schema).classify(_one(pa.uint8(), 0, 255), backend=backend)
+    assert outcome.tolist() == [NONE]
