@@ -48,6 +48,7 @@ from prunekit.expr.syntax.engine_operands import (
     is_zero,
     kind_of,
     no_negative_zero,
+    number_value,
     partners_of,
     timestamp_unit,
     unknown_part,
@@ -382,15 +383,10 @@ def _whole_decimal_cast(x: exp.Expression) -> bool:
     """``CAST(0.0000 AS DECIMAL(38,10))``: a DECIMAL of a whole value within BIGINT, which
     DataFusion's optimizer moves onto the other side's BIGINT as it would a whole number
     (the cast of the DECIMAL column dropped, found by its differential, seed 30113049)."""
-    if not (isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.DECIMAL
-            and _number_literal(x.this)):
-        return False
-    inner = x.this.this if isinstance(x.this, exp.Neg) else x.this
-    try:
-        value = decimal.Decimal(inner.this)
-    except decimal.InvalidOperation:
-        return False
-    return value.is_finite() and value == value.to_integral_value() and abs(value) < 2**63
+    value = number_value(x.this) if isinstance(x, exp.Cast) and (
+        x.to.this == exp.DataType.Type.DECIMAL) else None
+    return value is not None and value.is_finite() and value == value.to_integral_value() \
+        and abs(value) < 2**63
 
 
 def _number_literal(x: exp.Expression) -> bool:

@@ -173,6 +173,25 @@ def is_whole_number(x: exp.Expression, nonzero: bool = False) -> bool:
     return int(x.this) < 2**63 and not (nonzero and int(x.this) == 0)
 
 
+def number_value(x: exp.Expression) -> decimal.Decimal | None:
+    """A number literal's value, maybe negated or parenthesized (``-(1.50)``); None for
+    anything else.
+
+    >>> import sqlglot
+    >>> number_value(sqlglot.parse_one("-(1.50)")), number_value(sqlglot.parse_one("'1'"))
+    (Decimal('-1.50'), None)
+    """
+    sign, x = 1, x.unnest()
+    while isinstance(x, exp.Neg):
+        sign, x = -sign, x.this.unnest()
+    if not isinstance(x, exp.Literal) or x.is_string:
+        return None
+    try:
+        return sign * decimal.Decimal(x.this)
+    except decimal.InvalidOperation:
+        return None
+
+
 def is_zero(x: exp.Expression) -> bool:
     """A number literal equal to 0 (``-0.0`` too, and a cast of one, of a string too:
     ``CAST('-0' AS DOUBLE)``).

@@ -35,6 +35,7 @@ from prunekit.expr.syntax.engine_operands import (
     inside_unknown_part,
     is_zero,
     kind_of,
+    number_value,
 )
 
 # The mark (in a sqlglot node's ``meta``) of an equality a rewrite writes (the ``x = 0`` that
@@ -348,7 +349,7 @@ def _float_zero(m: _Member, types: Mapping[str, object] | None) -> bool:
 
 
 def _exact_column(m: _Member, types: Mapping[str, object] | None) -> bool:
-    operand = m.node.this if m.node.this.find(exp.Column) else m.node.expression
+    operand = _operand(m.node)
     kind = (kind_of(operand, types) or "") if isinstance(operand, exp.Column) else ""
     return kind in INTEGER_KINDS or DECIMAL.fullmatch(kind) is not None
 
@@ -359,18 +360,11 @@ def _is_pattern(item: exp.Expression) -> bool:
 
 def _value(item: exp.Expression) -> tuple[str, object] | None:
     """A literal item as ``("number", Decimal)`` or ``("string", text)``; None otherwise."""
-    item = item.unnest()
-    sign = 1
-    while isinstance(item, exp.Neg):
-        sign, item = -sign, item.this.unnest()
-    if not isinstance(item, exp.Literal):
-        return None
-    if item.is_string:
-        return ("string", item.this) if sign == 1 else None
-    try:
-        return "number", sign * decimal.Decimal(item.this)
-    except decimal.InvalidOperation:
-        return None
+    bare = item.unnest()
+    if isinstance(bare, exp.Literal) and bare.is_string:
+        return "string", bare.this
+    value = number_value(item)
+    return None if value is None else ("number", value)
 
 
 def _texts(m: _Member) -> set[str]:
@@ -387,7 +381,7 @@ def _has_own_item(a: _Member, b: _Member, types: Mapping[str, object] | None) ->
 
 
 def _string_column(m: _Member, types: Mapping[str, object] | None) -> bool:
-    operand = m.node.this if m.node.this.find(exp.Column) else m.node.expression
+    operand = _operand(m.node)
     return isinstance(operand, exp.Column) and (kind_of(operand, types) or "") in (
         "string", "large_string", "string_view")
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from prunekit.expr.spark_types.engines import engine
-from prunekit.expr.syntax.engine_operands import kind_of
+from prunekit.expr.syntax.engine_operands import kind_of, number_value
 from prunekit.expr.syntax.list_merges import OWN_EQUALITY
 
 _LEAST = {"int8": -2**7, "int16": -2**15, "int32": -2**31, "int64": -2**63}
@@ -104,14 +104,8 @@ def _negated_column(x: exp.Expression, types: Mapping[str, object] | None
 def _number(x: exp.Expression) -> decimal.Decimal | None:
     """A number literal (maybe negated) below 2**63 in magnitude, without an exponent (whose
     negation is the same number's), as its value."""
-    sign, x = 1, x.unnest()
-    while isinstance(x, exp.Neg):
-        sign, x = -sign, x.this.unnest()
-    if not isinstance(x, exp.Literal) or x.is_string or "e" in x.this.lower():
-        return None
-    try:
-        value = sign * decimal.Decimal(x.this)
-    except decimal.InvalidOperation:
+    value = number_value(x)
+    if value is None or "e" in x.sql().lower():
         return None
     return value if value.is_finite() and abs(value) < 2**63 else None
 
