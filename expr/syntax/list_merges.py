@@ -23,6 +23,7 @@ their literals (``f = -0.0 AND f = 0.0`` is FALSE there): ``zeros_apart``.
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import struct
 from collections.abc import Mapping
@@ -100,16 +101,18 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
     """Mark (``MERGES_EXACTLY``) each IN list of ``tree``, the predicate as the user wrote it,
     whose merges by DataFusion's optimizer keep every row, and the others that have a partner
     (``MAY_MERGE``, and so the equalities beside them under NOT): of those on its columns (lists,
-    ``=`` and LIKE without wildcards, each maybe under NOT) none holds an expression or a
-    zero against a float, a NULL only where a merge keeps it or turns a NULL row into a FALSE
-    one, and no merge can leave an empty list where that changes rows:
+    ``=`` and LIKE without wildcards, each maybe under NOT, on an operand the optimizer may
+    hold in one type: ``_family``) none holds an expression or a zero against a float, and
+    what a merge turns from NULL into a constant (a NULL item dropped, an empty merge folded)
+    passes the rows NULL passes:
 
-    - all under AND and OR alone (NOT only around a list): an empty merge is FALSE or TRUE
-      where SQL says NULL; FALSE passes the same rows there, TRUE comes only of NOT IN
-      lists under OR, so those must share an item where an OR lies above one;
+    - all under AND and OR alone (NOT only around a list): FALSE passes the rows NULL does
+      there; TRUE comes only of NOT IN lists (a NULL item, or two under an OR sharing none);
     - a list and an equality: they merge only in a union, which leaves an item;
-    - two lists side by side (one AND or OR): the one merge their op and negations make
-      (and, under NOT, its De Morgan twin) must leave an item;
+    - two lists joined by one AND or OR (or a chain of one), with only AND, OR and NOT above:
+      FALSE passes the rows NULL does under an even count of NOTs, TRUE under an odd one,
+      for the merge as written and for its De Morgan twin (a NOT above pushed in);
+    - two lists joined otherwise: their one merge must leave an item and no NULL;
     - two lists apart: every merge must (they share an item and each has one of its own).
 
     >>> import sqlglot
@@ -121,10 +124,13 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
     >>> mark_exact_merges(tree, {"x": "int64"})
     >>> [bool(x.meta.get(MERGES_EXACTLY)) for x in tree.find_all(exp.In)]
     [True, True]
+    >>> tree = sqlglot.parse_one("NOT (x NOT IN (NULL) OR x IN (2))")  # FALSE, as good as NULL
+    >>> mark_exact_merges(tree, {"x": "int64"})
+    >>> [bool(x.meta.get(MERGES_EXACTLY)) for x in tree.find_all(exp.In)]
+    [True, True]
     """
-    members = [m for m in map(_as_list, tree.find_all(exp.In, exp.EQ, exp.NEQ, exp.Like,
-                                                      exp.ILike, *_PATTERN_LISTS))
-               if m is not None]
+    members = [m for m in (_as_list(x, types) for x in tree.find_all(
+        exp.In, exp.EQ, exp.NEQ, exp.Like, exp.ILike, *_PATTERN_LISTS)) if m is not None]
     for group in _sharing_columns(members):
         if len(group) < 2 or _merges_exactly(group, types):  # (alone: nothing to merge with)
             for m in group:
@@ -149,7 +155,8 @@ class _Member:
     """A list (or what DataFusion's optimizer may make one) on a column: its node, items,
     whether it is negated once NOTs around it are pushed in, and the node holding it."""
 
-    def __init__(self, node: exp.Expression, items: list[exp.Expression], negated: bool):
+    def __init__(self, node: exp.Expression, items: list[exp.Expression], negated: bool,
+                 types: Mapping[str, object] | None):
         holder = node
         while isinstance(holder.parent, (exp.Not, exp.Paren)):
             negated ^= isinstance(holder.parent, exp.Not)
@@ -157,11 +164,13 @@ class _Member:
         self.node, self.items, self.negated = node, items, negated
         self.top = holder.parent  # None: the list is the whole predicate
         self.columns = _names(node)  # (its items' too: x IN (x, 1) is on x)
+        self.key = _operand_key(_operand(node))
+        self.family = _family(_operand(node), items, types)
         # a list, or what the optimizer may make one of several items (a regular expression)
         self.is_list = isinstance(node, (exp.In, *_PATTERN_LISTS))
 
 
-def _as_list(x: exp.Expression) -> _Member | None:
+def _as_list(x: exp.Expression, types: Mapping[str, object] | None) -> _Member | None:
     """``x`` as a list on a column, if the optimizer may make it one: an IN list, a ``=``
     (``<>`` under NOT) of a column-free side, a LIKE (NOT LIKE under NOT) of a pattern, which
     it reads as ``=`` without wildcards, a regular expression, which it may read as a list."""
@@ -169,13 +178,14 @@ def _as_list(x: exp.Expression) -> _Member | None:
         return None
     if isinstance(x, exp.In):
         plain = x.expressions and not any(x.args.get(k) for k in ("query", "unnest", "field"))
-        return _Member(x, list(x.expressions), False) if plain and x.find(
+        return _Member(x, list(x.expressions), False, types) if plain and x.find(
             exp.Column) else None
     free = [s for s in (x.this, x.expression) if s.find(exp.Column) is None]
     like = isinstance(x, (exp.Like, exp.ILike))
     if len(free) != 1 or (like and _wildcards(free[0])):
         return None
-    member = _Member(x, free, bool(x.args.get("negate")) if like else isinstance(x, exp.NEQ))
+    member = _Member(x, free, bool(x.args.get("negate")) if like else isinstance(x, exp.NEQ),
+                     types)
     if like or member.is_list:  # an item never shared nor surely apart: not its value
         member.items = [exp.Anonymous(this="pattern", expressions=[free[0].copy()])]
     return None if member.negated and not member.is_list else member  # <> is no list
@@ -212,8 +222,9 @@ def _sharing_columns(members: list[_Member]) -> list[list[_Member]]:
 
 
 def _may_meet(a: _Member, b: _Member) -> bool:
-    ka, kb = _operand_key(_operand(a.node)), _operand_key(_operand(b.node))
-    if ka is not None and kb is not None and ka != kb:
+    ka, kb = a.key, b.key
+    if (ka is not None and kb is not None and ka != kb) or None not in (
+            a.family, b.family) and a.family != b.family:
         return False
     constants = all(k is not None and k.startswith("constant ") for k in (ka, kb))
     return bool(a.columns & b.columns) or constants  # (1 IN (x, 2) beside 1 IN (y, 3))
@@ -221,8 +232,9 @@ def _may_meet(a: _Member, b: _Member) -> bool:
 
 def _operand_key(x: exp.Expression) -> str | None:
     """An operand as the optimizer may rewrite it: casts dropped (it drops those it need not
-    make, and moves others to the literals), ``x * 1``, ``x + 0`` and such to ``x``; None
-    where a constant part may fold to such a 0 or 1 (any operand it may equal then)."""
+    make, and moves others to the literals; ``_family`` tells those it keeps), ``x * 1``,
+    ``x + 0`` and such to ``x``; None where a constant part may fold to such a 0 or 1 (any
+    operand it may equal then)."""
     while isinstance(x, (exp.Paren, exp.Cast, exp.TryCast)):
         x = x.this
     if isinstance(x, exp.Column):
@@ -249,6 +261,87 @@ def _operand_key(x: exp.Expression) -> str | None:
     return None  # a function, CASE...: the optimizer may make it the column (coalesce(x))
 
 
+_FLOAT_TYPES = (exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE)
+_DATE_TYPES = (exp.DataType.Type.DATE, exp.DataType.Type.DATE32)
+_TIMESTAMP_TYPES = tuple(t for t in exp.DataType.TEMPORAL_TYPES if "TIMESTAMP" in t.value
+                         or "DATETIME" in t.value)
+
+
+def _family(operand: exp.Expression, items: list[exp.Expression],
+            types: Mapping[str, object] | None) -> str | None:
+    """The type ("float", "date", "timestamp" or "other") in which the optimizer holds an
+    operand of a column beside these items, once the engine casts it to their type (an
+    integer column beside 1.5 is ``CAST(x AS DOUBLE)``, a DATE one beside a TIMESTAMP a
+    TIMESTAMP); None where unknown. Two operands of one column in two types are two
+    expressions to it, never merged: it keeps a cast between a float and another type (it
+    moves none to a float literal) and between a DATE and a TIMESTAMP (a day is no instant),
+    but moves a cast of NULL items to them."""
+    operand = operand.unnest()
+    known = [i for i in items if not isinstance(i.unnest(), exp.Null)]
+    if isinstance(operand, (exp.Cast, exp.TryCast)):
+        column = operand.this.unnest()
+        own = _kind_family(kind_of(column, types)) if isinstance(column, exp.Column) else None
+        to = _type_family(operand.to)
+        kept = own is not None and ("float" in (own, to) or {own, to} == {"date", "timestamp"})
+        return to if kept and own != to and known else None
+    if not isinstance(operand, exp.Column):
+        return None
+    own = _kind_family(kind_of(operand, types))
+    theirs = {_item_family(i) for i in known}
+    if own is None or None in theirs:
+        return None
+    if own == "other" and "float" in theirs:
+        return "float"
+    return "timestamp" if own == "date" and "timestamp" in theirs else own
+
+
+def _kind_family(kind: str | None) -> str | None:
+    if not kind:
+        return None
+    if kind in ("float", "double", "halffloat"):
+        return "float"
+    return next((f for f in ("date", "timestamp") if kind.startswith(f)), "other")
+
+
+def _type_family(to: exp.DataType) -> str:
+    return ("float" if to.is_type(*_FLOAT_TYPES) else "date" if to.is_type(*_DATE_TYPES)
+            else "timestamp" if to.is_type(*_TIMESTAMP_TYPES) else "other")
+
+
+def _item_family(item: exp.Expression) -> str | None:
+    """A literal item's type family as the engine reads it (1.5, 1e3 and a whole number
+    beyond BIGINT are DOUBLEs); None for anything else."""
+    bare = item.unnest()
+    while isinstance(bare, exp.Neg):
+        bare = bare.this.unnest()
+    if isinstance(bare, exp.Cast):
+        return _type_family(bare.to) if isinstance(bare.this.unnest(), exp.Literal) else None
+    if not isinstance(bare, exp.Literal):
+        return None
+    if bare.is_string:
+        return "other"
+    return _number_family(bare.this)
+
+
+def _number_family(number: str) -> str | None:
+    if any(c in number for c in ".eE"):
+        return "float"
+    try:
+        magnitude = abs(decimal.Decimal(number))
+    except decimal.InvalidOperation:
+        return None
+    # (2**63 is a DOUBLE, -2**63 maybe the least BIGINT)
+    return "other" if magnitude < 2 ** 63 else None if magnitude == 2 ** 63 else "float"
+
+
+def _may_be_float(item: exp.Expression) -> bool:
+    """Whether a constant item may be a DOUBLE (a float literal in it, or a cast to one),
+    so that an integer or DECIMAL column beside it is compared as a DOUBLE."""
+    return any(_number_family(v.this) != "other" for v in item.find_all(exp.Literal)
+               if not v.is_string) or any(
+        c.to.is_type(*_FLOAT_TYPES) for c in item.find_all(exp.Cast))
+
+
 def _is_number(text: str) -> bool:
     try:
         return decimal.Decimal(text).is_finite()
@@ -270,16 +363,27 @@ def _merges_exactly(group: list[_Member], types: Mapping[str, object] | None) ->
         # an equality joins a list only as a union, under OR: NULL and all
         return all(_plain_items(m, types, null=True) for m in group)
     if all(_monotone(m) for m in group):
-        # An intersection of IN lists drops a NULL item where a row is FALSE or NULL anyway.
+        # An intersection of IN lists drops a NULL item where a row is FALSE or NULL anyway;
+        # NOT IN lists meet in an intersection only where the first op above both is an OR
+        # (its optimizer takes out what ORed ANDs share: (y AND x NOT IN (1)) OR (y AND x
+        # NOT IN (2)) is y AND (x NOT IN (1) OR x NOT IN (2)) there).
         negated = [m for m in group if m.negated and m.is_list]
+        meeting = [m for m in negated if any(
+            isinstance(_first_above_both(m, other), exp.Or) for other in negated
+            if other is not m)]
         return all(_plain_items(m, types, null=m not in negated) for m in group) and (
-            len(negated) < 2 or not any(map(_under_or, negated)) or bool(
-                set.intersection(*(_texts(m) for m in negated))))
-    if len(group) != 2 or not all(_plain_items(m, types) for m in group):
+            len(meeting) < 2 or bool(set.intersection(*(_texts(m) for m in meeting))))
+    if len(group) != 2:
         return False
     a, b = group
-    if a.top is b.top and isinstance(a.top, (exp.And, exp.Or)):
-        op_and = isinstance(a.top, exp.And)
+    top = _joint(a, b)
+    nots = _nots_above(top) if top is not None else None
+    if nots is not None:
+        return _pair_keeps_rows(a, b, isinstance(top, exp.And), nots, types)
+    if not all(_plain_items(m, types) for m in group):
+        return False
+    if top is not None:
+        op_and = isinstance(top, exp.And)
         merged = _merge_keeps_an_item(a, b, op_and, a.negated, b.negated, types)
         if merged is None:  # kept apart; NOT above may turn them into a merge
             merged = _merge_keeps_an_item(a, b, not op_and, not a.negated, not b.negated,
@@ -287,6 +391,75 @@ def _merges_exactly(group: list[_Member], types: Mapping[str, object] | None) ->
         return merged
     return bool(_texts(a) & _texts(b)) and _has_own_item(a, b, types) and _has_own_item(
         b, a, types)
+
+
+def _joint(a: _Member, b: _Member) -> exp.And | exp.Or | None:
+    """The AND or OR that joins ``a`` and ``b`` as its two sides, counting a chain of one op
+    as one (``(a OR c) OR b``); None where they stand apart."""
+    if not isinstance(a.top, (exp.And, exp.Or)):
+        return None
+    above = {}
+    node, op = a.top, type(a.top)
+    while isinstance(node, (exp.Paren, op)):
+        if isinstance(node, op):
+            above[id(node)] = node
+        node = node.parent
+    node = b.top
+    while isinstance(node, (exp.Paren, op)):
+        if id(node) in above:
+            return node if isinstance(node, (exp.And, exp.Or)) else None
+        node = node.parent
+    return None
+
+
+def _first_above_both(a: _Member, b: _Member) -> exp.Expression | None:
+    above = {id(n) for n in _ancestors(a.top)}
+    return next((n for n in _ancestors(b.top) if id(n) in above), None)
+
+
+def _ancestors(node: exp.Expression | None):
+    while node is not None:
+        yield node
+        node = node.parent
+
+
+def _nots_above(node: exp.Expression) -> int | None:
+    """The NOTs above ``node`` where only AND, OR and NOT do; None where anything else does
+    (a NULL there is not as good as FALSE)."""
+    count = 0
+    while node.parent is not None:
+        node = node.parent
+        if isinstance(node, exp.Not):
+            count += 1
+        elif not isinstance(node, (exp.And, exp.Or, exp.Paren)):
+            return None
+    return count
+
+
+def _pair_keeps_rows(a: _Member, b: _Member, op_and: bool, nots: int,
+                     types: Mapping[str, object] | None) -> bool:
+    """Whether two lists joined by one AND or OR (``op_and``) under ``nots`` NOTs and only
+    AND and OR pass the same rows merged. A merge turns only NULLs into a constant: a NULL
+    item dropped, or an empty merge folded, where ``x`` is NULL too. FALSE is as good as
+    NULL where an even count of NOTs stands above; TRUE where an odd count does. The merge
+    may be made as written, or after a NOT above is pushed in (De Morgan's twin)."""
+    ways = [(op_and, a.negated, b.negated, nots % 2 == 1)]
+    if nots:
+        ways.append((not op_and, not a.negated, not b.negated, nots % 2 == 0))
+    for op_and, a_negated, b_negated, odd in ways:
+        if a_negated != b_negated and not op_and:
+            continue  # kept apart
+        # A NULL item makes NULL rows that the merge makes TRUE in a NOT IN list, FALSE in an
+        # IN list; an empty merge is TRUE of NOT IN lists under OR, FALSE of an IN under AND.
+        if not (_plain_items(a, types, null=a_negated == odd)
+                and _plain_items(b, types, null=b_negated == odd)):
+            return False
+        empty_is_wrong = (op_and and not (a_negated and b_negated)) if odd else (
+            not op_and and a_negated and b_negated)
+        if empty_is_wrong and not _merge_keeps_an_item(a, b, op_and, a_negated, b_negated,
+                                                       types):
+            return False
+    return True
 
 
 def _merge_keeps_an_item(a: _Member, b: _Member, op_and: bool, a_negated: bool,
@@ -314,38 +487,31 @@ def _monotone(m: _Member) -> bool:
     return m.top is not None
 
 
-def _under_or(m: _Member) -> bool:
-    """Whether an OR lies above the list: NOT IN lists meet in an intersection only there."""
-    node = m.top
-    while node is not None and not isinstance(node, exp.Or):
-        node = node.parent
-    return node is not None
-
-
 def _plain_items(m: _Member, types: Mapping[str, object] | None, *,
                  null: bool = False) -> bool:
     """Literals the optimizer compares as values: no NULL (unless ``null``), no expression,
-    no zero against anything but an integer or DECIMAL column (a float's -0.0 is another
-    item of its sets, not of its ``=``)."""
+    no zero against anything but an integer or DECIMAL column, and not a float's zero
+    there (a float's -0.0 is another item of its sets, not of its ``=``)."""
     for item in m.items:
         if _value(item) is None and not _is_pattern(item) and not (
                 null and isinstance(item.unnest(), exp.Null)):
             return False
-        if is_zero(item) and not _exact_column(m, types):
+        if is_zero(item) and (not _exact_column(m, types) or _may_be_float(item)):
             return False
     return True
 
 
 def _float_zero(m: _Member, types: Mapping[str, object] | None) -> bool:
     """Whether ``m`` may hold a zero its operand compares as a float: a zero, or an
-    expression the optimizer may fold to one, against an operand that may be a float."""
+    expression the optimizer may fold to one, against an operand that may be a float, or
+    one that may be a DOUBLE against any other (which the engine casts to a DOUBLE)."""
     operand = _operand(m.node).unnest()
-    if isinstance(operand, (exp.Column, exp.Cast)) and (kind_of(operand, types) or "float") \
-            not in ("float", "double", "halffloat"):
-        return False  # an integer, DECIMAL, string, DATE or TIMESTAMP column or cast
-    return not _exact_column(m, types) and any(
-        is_zero(item) or (_value(item) is None and not _is_pattern(item)
-                          and not isinstance(item.unnest(), exp.Null)) for item in m.items)
+    kind = kind_of(operand, types) if isinstance(operand, (exp.Column, exp.Cast)) else None
+    floats = (kind or "float") in ("float", "double", "halffloat")
+    return any(
+        (is_zero(item) or (_value(item) is None and not _is_pattern(item)
+                           and not isinstance(item.unnest(), exp.Null)))
+        and (floats or _may_be_float(item)) for item in m.items)
 
 
 def _exact_column(m: _Member, types: Mapping[str, object] | None) -> bool:
@@ -359,12 +525,33 @@ def _is_pattern(item: exp.Expression) -> bool:
 
 
 def _value(item: exp.Expression) -> tuple[str, object] | None:
-    """A literal item as ``("number", Decimal)`` or ``("string", text)``; None otherwise."""
+    """A literal item as ``("number", Decimal)``, ``("string", text)`` or ``("temporal",
+    whole seconds or SQL)`` (``DATE '2020-01-01'``, which its optimizer folds to a value
+    before it merges); None otherwise."""
     bare = item.unnest()
     if isinstance(bare, exp.Literal) and bare.is_string:
         return "string", bare.this
+    if isinstance(bare, exp.Cast) and isinstance(bare.this, exp.Literal) and bare.this.is_string \
+            and bare.to.is_type(*_DATE_TYPES, *_TIMESTAMP_TYPES):
+        seconds = _whole_seconds(bare.this.this)
+        return "temporal", bare.sql() if seconds is None else seconds
     value = number_value(item)
     return None if value is None else ("number", value)
+
+
+def _whole_seconds(text: str) -> int | None:
+    """A DATE or TIMESTAMP without a zone as whole seconds from 1970 (a DATE its midnight),
+    truncated toward zero as a column of seconds truncates it: two apart here are apart in
+    any unit; None where the text is not one."""
+    try:
+        moment = datetime.datetime.fromisoformat(text.strip())
+    except ValueError:
+        return None
+    if moment.tzinfo is not None:
+        return None
+    since = moment - datetime.datetime(1970, 1, 1)
+    micros = (since.days * 86_400 + since.seconds) * 1_000_000 + since.microseconds
+    return micros // 1_000_000 if micros >= 0 else -(-micros // 1_000_000)
 
 
 def _texts(m: _Member) -> set[str]:
@@ -375,9 +562,10 @@ def _texts(m: _Member) -> set[str]:
 def _has_own_item(a: _Member, b: _Member, types: Mapping[str, object] | None) -> bool:
     """Whether ``a`` holds an item that is surely none of ``b``'s in any type the engine
     compares them in: numbers apart as DECIMALs, DOUBLEs and FLOATs, strings that differ
-    against a string column."""
+    against a string column. ``b``'s NULL items are none: a merge drops them."""
     strings = all(_string_column(m, types) for m in (a, b))
-    return any(all(_apart(x, y, strings) for y in b.items) for x in a.items)
+    return any(all(_apart(x, y, strings) for y in b.items
+                   if not isinstance(y.unnest(), exp.Null)) for x in a.items)
 
 
 def _string_column(m: _Member, types: Mapping[str, object] | None) -> bool:
@@ -392,6 +580,8 @@ def _apart(x: exp.Expression, y: exp.Expression, strings: bool) -> bool:
         return False
     if vx[0] == "string":
         return strings and vx[1] != vy[1]
+    if vx[0] == "temporal":
+        return isinstance(vx[1], int) and isinstance(vy[1], int) and vx[1] != vy[1]
     return vx[1] != vy[1] and all(_rounded(vx[1], f) != _rounded(vy[1], f) for f in "df")
 
 
@@ -412,12 +602,15 @@ def zeros_apart(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
     predicate compares its operand with a zero maybe of the other sign: DataFusion 55's
     optimizer weighs such equalities together by their literals, where -0.0 is not 0.0
     (``f = -0.0 AND f = 0.0`` is FALSE there, ``f <> -0.0 AND f = 0.0`` is ``f = 0.0``),
-    while its comparisons hold both for either zero. Not for a column that is not a float.
+    while its comparisons hold both for either zero. Not for a column that is not a float,
+    unless a DOUBLE is beside it (``x = -0.0`` of an integer ``x`` is compared as DOUBLEs).
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("f = -0.0 AND f = 0.0")
     >>> zeros_apart(tree.this, {"f": "double"}), zeros_apart(tree.this, {"f": "int64"})
-    (True, False)
+    (True, True)
+    >>> zeros_apart(sqlglot.parse_one("f = -0 AND f = 0").this, {"f": "int64"})
+    False
     """
     if x.meta.get(OWN_EQUALITY) or inside_unknown_part(x):
         return False  # split_zero_items' own, and the text of what it split
@@ -438,16 +631,18 @@ def _operand(x: exp.Expression) -> exp.Expression:
 
 
 def _zero_signs(x: exp.Expression, types: Mapping[str, object] | None) -> set[str]:
-    """The signs ``+ -`` a zero ``x`` compares its operand with may have."""
+    """The signs ``+ -`` a zero ``x`` compares its operand with may have: against a float, or
+    as a DOUBLE against any other column."""
     operand = _operand(x)
-    if operand.find(exp.Column) is None or (isinstance(operand, exp.Column) and (
-            kind_of(operand, types) or "float") not in ("float", "double", "halffloat")):
+    if operand.find(exp.Column) is None:
         return set()
+    floats = not isinstance(operand, exp.Column) or (kind_of(operand, types) or "float") in (
+        "float", "double", "halffloat")
     items = x.expressions if isinstance(x, exp.In) else [
         x.expression if operand is x.this else x.this]
     signs: set[str] = set()
     for item in items:
-        if item.find(exp.Column) is not None:
+        if item.find(exp.Column) is not None or not (floats or _may_be_float(item)):
             continue
         bare, negated = item, False
         while isinstance(bare, (exp.Paren, exp.Cast, exp.Neg)):
