@@ -61,21 +61,26 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
             return None
         mirrored = exp.In(this=column.copy(), expressions=[_literal(-v) for v in values])
         mirrored.meta.update(node.meta)  # what list_merges found of the list holds for it
-        return _apart(mirrored, column, least, least in values)
+        double = any(map(_is_double, node.expressions))  # (its items meet in one type)
+        return _apart(mirrored, column, least, any(
+            _compared(least, v, double, exp.EQ) for v in values))
     if isinstance(node, exp.Between):
         column, least = _negated_column(node.this, types)
         low, high = _number(node.args["low"]), _number(node.args["high"])
         if column is None or low is None or high is None:
             return None
         mirrored = exp.Between(this=column.copy(), low=_literal(-high), high=_literal(-low))
-        return _apart(mirrored, column, least, low <= least <= high)
+        return _apart(mirrored, column, least, _compared(
+            least, low, _is_double(node.args["low"]), exp.GTE) and _compared(
+            least, high, _is_double(node.args["high"]), exp.LTE))
     for negated, other, op in ((node.this, node.expression, type(node)),
                                (node.expression, node.this, _MIRRORED[type(node)])):
         column, least = _negated_column(negated, types)
         value = _number(other)
         if column is not None and value is not None:
             mirrored = _MIRRORED[op](this=column.copy(), expression=_literal(-value))
-            return _apart(mirrored, column, least, _HOLDS[op](least, value))
+            return _apart(mirrored, column, least, _compared(least, value, _is_double(other),
+                                                             op))
     return None
 
 
@@ -99,6 +104,20 @@ def _negated_column(x: exp.Expression, types: Mapping[str, object] | None
     column = x.this.unnest()
     least = _LEAST.get(kind_of(column, types) or "")
     return (column, least) if least is not None else (None, 0)
+
+
+def _compared(least: int, value: decimal.Decimal, double: bool, op: type) -> bool:
+    """Whether ``least op value`` holds, as DOUBLEs where the engine compares in DOUBLE
+    (beside a fraction, a DOUBLE there): -2**63 equals -9223372036854775807.5 then."""
+    if double:
+        return _HOLDS[op](float(least), float(value))
+    return _HOLDS[op](least, value)
+
+
+def _is_double(x: exp.Expression) -> bool:
+    """Whether a number literal is a DOUBLE to the engine (a fraction: ``fractions_are_double``,
+    the one engine whose negation wraps)."""
+    return "." in x.sql()
 
 
 def _number(x: exp.Expression) -> decimal.Decimal | None:
