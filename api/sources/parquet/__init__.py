@@ -11,6 +11,8 @@ type. Anything the footer does not say exactly is an Arrow null (unknown), never
   writer says so (``is_min_value_exact``/``is_max_value_exact``) or the pair meets
   (``min == max``); writers may truncate long values (DuckDB at 256 bytes, parquet-rs at 64)
   into wider bounds. A bound of another type that its writer marks inexact is unknown.
+- A ``min_value`` without its ``max_value`` (or the reverse) is read: pyarrow's writer drops one
+  longer than 4 KB and keeps the other, which pyarrow's reader then hides too.
 - Statistics pyarrow's reader would hide are unknown: writers with known bugs (PARQUET-251,
   parquet-mr before 1.10 and parquet-cpp before 1.3 for unsigned orders), sort orders that are
   undefined (INT96, intervals, null columns). A file without type-defined column orders (old

@@ -9,8 +9,9 @@ one job is one group.
 Which statistics are usable follows pyarrow's reader (parquet-cpp), which the previous reader
 went through: a chunk's statistics (null count included) are hidden when the column's sort
 order is unknown or the writer is known to be wrong for it (``footer_schema.writer``);
-``min_value``/``max_value`` are read when the column order is type-defined, the deprecated
-``min``/``max`` otherwise (then only for signed orders, ``footer_types.decoder``).
+``min_value``/``max_value`` are read when the column order is type-defined, each on its own
+(where pyarrow's reader needs both), the deprecated ``min``/``max`` otherwise (then only for
+signed orders, ``footer_types.decoder``).
 """
 
 from __future__ import annotations
@@ -172,12 +173,17 @@ def _column(buf, ch, leaf: fs.Leaf, order: int, who: fs.Writer, t: pa.DataType) 
         nans = usable & (ch[:, tf.C_NANS_SET] == 1) & (ch[:, tf.C_NANS] >= 0)
         counts["nan_count"] = pa.array(ch[:, tf.C_NANS], pa.int64(), mask=~nans)
     spec = None if order == tf.ORDER_UNKNOWN else decoder(leaf.column, leaf.type, typed)
-    both = usable & (min_len >= 0) & (max_len >= 0)
+    # Each of min_value and max_value stands alone: parquet-cpp's writer drops one longer than
+    # 4 KB and keeps the other (its reader then hides both; DataFusion prunes on the one).
+    # The deprecated pair is read only whole.
+    has_min, has_max = usable & (min_len >= 0), usable & (max_len >= 0)
+    if not typed:
+        has_min = has_max = has_min & has_max
     if spec is None or pa.types.is_null(t):
         lo = hi = pa.nulls(len(ch), t)
     else:
-        lo = fv.decode(spec, leaf.type, buf, min_off, min_len, both, False)
-        hi = fv.decode(spec, leaf.type, buf, max_off, max_len, both, True)
+        lo = fv.decode(spec, leaf.type, buf, min_off, min_len, has_min, False)
+        hi = fv.decode(spec, leaf.type, buf, max_off, max_len, has_max, True)
         if lo.type != t:
             lo, hi = lo.cast(t), hi.cast(t)
     if not bytes_like(t):
@@ -190,15 +196,15 @@ def _column(buf, ch, leaf: fs.Leaf, order: int, who: fs.Writer, t: pa.DataType) 
 
             lo, hi = (pc.if_else(pa.array(inexact), pa.nulls(len(ch), t), a) for a in (lo, hi))
         return {"min": lo, "max": hi, **counts}
-    known = np.asarray(lo.is_valid()) & np.asarray(hi.is_valid())
+    min_known, max_known = np.asarray(lo.is_valid()), np.asarray(hi.is_valid())
     # Writers may truncate long values into wider bounds: a bound is a value only when the
     # writer says so or the pair meets (then it is the only value).
-    same = _bytes_equal(buf, min_off, min_len, max_off, max_len)
+    same = _bytes_equal(buf, min_off, min_len, max_off, max_len) & min_known & max_known
     min_exact = (min_flag == 1) | ((min_flag != 0) & same)
     max_exact = (max_flag == 1) | ((max_flag != 0) & same)
     return {"min": lo, "max": hi, "null_count": nulls,
-            "min_exact": pa.array(min_exact, pa.bool_(), mask=~known),
-            "max_exact": pa.array(max_exact, pa.bool_(), mask=~known)}
+            "min_exact": pa.array(min_exact, pa.bool_(), mask=~min_known),
+            "max_exact": pa.array(max_exact, pa.bool_(), mask=~max_known)}
 
 
 def _absent(groups: np.ndarray, t: pa.DataType) -> dict:

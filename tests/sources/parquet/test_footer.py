@@ -378,7 +378,24 @@ def test_wrong_type_of_a_known_field_makes_it_unknown(source, tmp_path):
     path = str(tmp_path / "typo.parquet")
     _with_footer(path, body, footer.replace(old, new))
     row = ppq.row_group_statistics(path).to_pylist()[0]["x"]
-    assert row["min"] is None and row["max"] is None and row["null_count"] == 0
+    assert row["min"] is None and row["max"] == 9 and row["null_count"] == 0
+
+
+@pytest.mark.parametrize("long_min", [True, False])
+def test_a_bound_beyond_the_writers_limit_leaves_the_other(tmp_path, long_min):
+    """pyarrow's writer drops a min or max value longer than 4 KB and keeps the other (its
+    reader then hides both): the one kept is read, and prunes on its own side."""
+    values = ["a" * 5000, "b", "c" * 10] if long_min else ["b", "c" * 10, "z" * 5000]
+    pq.write_table(pa.table({"s": values}), tmp_path / "one.parquet")
+    assert not pq.ParquetFile(tmp_path / "one.parquet").metadata.row_group(0).column(
+        0).statistics.has_min_max
+    stats = ppq.row_group_statistics(str(tmp_path / "one.parquet"))
+    row = stats.to_pylist()[0]["s"]
+    assert (row["min"], row["max"]) == ((None, "c" * 10) if long_min else ("b", None))
+    schema = {"s": pa.string()}
+    above, below = pk.PruningPredicate("s > 'd'", schema), pk.PruningPredicate("s < 'b'", schema)
+    assert [above.classify(stats)[0], below.classify(stats)[0]] == (
+        [pk.NONE_MATCH, pk.MAYBE_MATCH] if long_min else [pk.MAYBE_MATCH, pk.NONE_MATCH])
 
 
 def _set_created_by(src, dst, created_by: bytes):
