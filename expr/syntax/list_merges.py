@@ -490,28 +490,38 @@ def _monotone(m: _Member) -> bool:
 def _plain_items(m: _Member, types: Mapping[str, object] | None, *,
                  null: bool = False) -> bool:
     """Literals the optimizer compares as values: no NULL (unless ``null``), no expression,
-    no zero against anything but an integer or DECIMAL column, and not a float's zero
-    there (a float's -0.0 is another item of its sets, not of its ``=``)."""
+    no zero against anything but an integer or DECIMAL column, and no DOUBLE's -0.0 there
+    (a float's -0.0 is another item of its sets, not of its ``=``)."""
     for item in m.items:
         if _value(item) is None and not _is_pattern(item) and not (
                 null and isinstance(item.unnest(), exp.Null)):
             return False
-        if is_zero(item) and (not _exact_column(m, types) or _may_be_float(item)):
+        if is_zero(item) and (not _exact_column(m, types) or _negative_double_zero(item)):
             return False
     return True
 
 
 def _float_zero(m: _Member, types: Mapping[str, object] | None) -> bool:
     """Whether ``m`` may hold a zero its operand compares as a float: a zero, or an
-    expression the optimizer may fold to one, against an operand that may be a float, or
-    one that may be a DOUBLE against any other (which the engine casts to a DOUBLE)."""
+    expression the optimizer may fold to one, against an operand that may be a float; a
+    DOUBLE's -0.0 against any other (which the engine casts to a DOUBLE, never -0.0)."""
     operand = _operand(m.node).unnest()
     kind = kind_of(operand, types) if isinstance(operand, (exp.Column, exp.Cast)) else None
-    floats = (kind or "float") in ("float", "double", "halffloat")
-    return any(
-        (is_zero(item) or (_value(item) is None and not _is_pattern(item)
-                           and not isinstance(item.unnest(), exp.Null)))
-        and (floats or _may_be_float(item)) for item in m.items)
+    if (kind or "float") not in ("float", "double", "halffloat"):
+        return any(map(_negative_double_zero, m.items))
+    return any(is_zero(item) or (_value(item) is None and not _is_pattern(item)
+                                 and not isinstance(item.unnest(), exp.Null))
+               for item in m.items)
+
+
+def _negative_double_zero(item: exp.Expression) -> bool:
+    """Whether a constant item may be the DOUBLE -0.0, which a set holding it tells from the
+    0.0 an integer or DECIMAL column cast to a DOUBLE gives (a literal zero written negative,
+    or arithmetic with a DOUBLE in it, which the optimizer folds)."""
+    if item.find(exp.Column) is not None or isinstance(item.unnest(), exp.Null) or \
+            _is_pattern(item) or not _may_be_float(item):
+        return False
+    return "-" in _item_zero_signs(item) if _value(item) is not None else True
 
 
 def _exact_column(m: _Member, types: Mapping[str, object] | None) -> bool:
@@ -525,9 +535,9 @@ def _is_pattern(item: exp.Expression) -> bool:
 
 
 def _value(item: exp.Expression) -> tuple[str, object] | None:
-    """A literal item as ``("number", Decimal)``, ``("string", text)`` or ``("temporal",
-    whole seconds or SQL)`` (``DATE '2020-01-01'``, which its optimizer folds to a value
-    before it merges); None otherwise."""
+    """A literal item (a number cast to a float too) as ``("number", Decimal)``, ``("string",
+    text)`` or ``("temporal", whole seconds or SQL)`` (``DATE '2020-01-01'``, which its
+    optimizer folds to a value before it merges); None otherwise."""
     bare = item.unnest()
     if isinstance(bare, exp.Literal) and bare.is_string:
         return "string", bare.this
@@ -535,7 +545,9 @@ def _value(item: exp.Expression) -> tuple[str, object] | None:
             and bare.to.is_type(*_DATE_TYPES, *_TIMESTAMP_TYPES):
         seconds = _whole_seconds(bare.this.this)
         return "temporal", bare.sql() if seconds is None else seconds
-    value = number_value(item)
+    if isinstance(bare, exp.Cast) and bare.to.is_type(*_FLOAT_TYPES):
+        bare = bare.this  # a number cast to a float: its value, rounded where compared
+    value = number_value(bare)
     return None if value is None else ("number", value)
 
 
@@ -642,19 +654,24 @@ def _zero_signs(x: exp.Expression, types: Mapping[str, object] | None) -> set[st
         x.expression if operand is x.this else x.this]
     signs: set[str] = set()
     for item in items:
-        if item.find(exp.Column) is not None or not (floats or _may_be_float(item)):
-            continue
-        bare, negated = item, False
-        while isinstance(bare, (exp.Paren, exp.Cast, exp.Neg)):
-            negated |= isinstance(bare, exp.Neg)
-            bare = bare.this
-        if isinstance(bare, exp.Literal) and _zero_text(bare.this):
-            signs |= {"+", "-"} if negated or bare.this.lstrip().startswith("-") else {"+"}
-        elif not isinstance(bare, exp.Literal) and any(
-                isinstance(v, exp.Literal) and _zero_text(v.this) for v in bare.find_all(
-                    exp.Literal)):
-            signs |= {"+", "-"}  # arithmetic the optimizer folds, maybe to -0.0
+        if item.find(exp.Column) is None and (floats or _may_be_float(item)):
+            signs |= _item_zero_signs(item)
     return signs
+
+
+def _item_zero_signs(item: exp.Expression) -> set[str]:
+    bare, negated = item, False
+    while isinstance(bare, (exp.Paren, exp.Cast, exp.Neg)):
+        negated |= isinstance(bare, exp.Neg)
+        bare = bare.this
+    if isinstance(bare, exp.Literal):
+        if not _zero_text(bare.this):
+            return set()
+        return {"+", "-"} if negated or bare.this.lstrip().startswith("-") else {"+"}
+    if any(isinstance(v, exp.Literal) and _zero_text(v.this) for v in bare.find_all(
+            exp.Literal)):
+        return {"+", "-"}  # arithmetic the optimizer folds, maybe to -0.0
+    return set()
 
 
 def _zero_text(text: str) -> bool:

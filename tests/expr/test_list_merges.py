@@ -21,12 +21,13 @@ _DAY = datetime.datetime(2020, 1, 1)
 # same value spelled twice, zeros of both signs, a DATE and a TIMESTAMP of one instant,
 # NULL), and the operands random predicates write (a cast the optimizer keeps).
 COLUMNS = {"x": (pa.int64(), [1, 2, 3, 4, 0, None],
-                 ["1", "2", "3", "1.0", "-0", "0", "-0.0", "NULL"],
+                 ["1", "2", "3", "1.0", "-0", "0", "-0.0", "CAST(0 AS FLOAT)", "NULL"],
                  ["x", "x", "CAST(x AS DOUBLE)"]),
            "s": (pa.string(), ["a", "b", "c", "d", "a ", None],
                  ["'a'", "'b'", "'c'", "'a '", "NULL"], ["s"]),
            "f": (pa.float64(), [0.0, -0.0, 1.5, 2.0, 7.0, None],
-                 ["0.0", "-0.0", "1.5", "2", "1.50", "NULL"], ["f", "f", "CAST(f AS BIGINT)"]),
+                 ["0.0", "-0.0", "1.5", "2", "1.50", "CAST(1.5 AS FLOAT)", "NULL"],
+                 ["f", "f", "CAST(f AS BIGINT)"]),
            "d": (pa.date32(), [_DAY.date() + datetime.timedelta(days=n) for n in range(3)] + [None],
                  ["DATE '2020-01-01'", "DATE '2020-01-02'", "TIMESTAMP '2020-01-01 00:00:00'",
                   "TIMESTAMP '2020-01-02 12:00:00'", "CAST('2020-01-03' AS DATE)", "NULL"],
@@ -158,6 +159,7 @@ CASES = [
     ("f IN (0.0) AND f = -0.0", False), ("f = 0.0 AND f = 0", True),
     ("x = -0.0 AND x = 0.0", False), ("x IN (0.0) AND x = -0.0", False),
     ("x = -0.0 OR x IN (1.5, 2, 3)", False), ("x = -0 OR x IN (1, 2, 3)", True),
+    ("x NOT IN (1.5, 2.5) OR x IN (CAST(0 AS FLOAT))", True),  # (the cast of x is 0.0)
     # where a NOT above makes a merge's NULL-to-constant as good as NULL: FALSE under none or
     # two, TRUE under one (a NULL item dropped, an empty merge folded)
     ("NOT (x NOT IN (NULL) OR x IN (2))", True),
