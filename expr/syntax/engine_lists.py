@@ -47,12 +47,11 @@ _CAST_TYPES = {exp.DataType.Type.DOUBLE: "double", exp.DataType.Type.FLOAT: "flo
 def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] | None
                      ) -> exp.Expression | None:
     """``holder`` written as Spark must read it to compare as DataFusion does, in place, where
-    its operand is a number column (or its cast to DOUBLE, or an integer column's to BIGINT)
-    and some item is not a whole number (a fraction, an exponent, a cast to DOUBLE, REAL or
-    DECIMAL); returns the node now in its
-    place (itself, or the never-true ``x BETWEEN 1 AND 0`` of a list left empty), or None
-    where it is not such a list or is not modelled (a cast of a string, a value beyond the
-    type): left as it was.
+    its operand is a number column (or its cast to DOUBLE, an integer column's to BIGINT, a
+    DECIMAL column negated) and some item is not a whole number (a fraction, an exponent, a
+    cast to DOUBLE, REAL or DECIMAL); returns the node now in its place (itself, or the
+    never-true ``x BETWEEN 1 AND 0`` of a list left empty), or None where it is not such a
+    list or is not modelled (a cast of a string, a value beyond the type): left as it was.
 
     >>> import sqlglot
     >>> x = sqlglot.parse_one("u IN (8, 15.5, 18446744073709551615)")
@@ -90,8 +89,9 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
                                 for v in values])
             holder.meta[EXACT] = True
             return holder
-        scale = int(decimal_kind(operand, types)[2]) if first not in INTEGER_KINDS else 0
-        return _on_grid(holder, values, scale)
+        return _on_grid(holder, values, int(first[2]) if isinstance(first, tuple) else 0)
+    if isinstance(operand.unnest(), exp.Neg):
+        return None  # (a negated DECIMAL column compared in DOUBLE: not modelled)
     if to in ("double", "float") and all(v is None or math.isfinite(v) for v in values):
         if first not in ("float", "double"):  # (a FLOAT widens exactly in Spark)
             holder.set("this", exp.Cast(this=operand.copy(), to=exp.DataType.build(to.upper())))
@@ -151,8 +151,13 @@ def arrow_decimal(column: exp.Expression, to: tuple,
 
 
 def _operand_type(x: exp.Expression, types: Mapping[str, object] | None) -> object | None:
-    """The type of a list's operand: a number column, its cast to DOUBLE, or an integer
-    column's cast to BIGINT (its own values there, or a failed query); None otherwise."""
+    """The type of a list's operand: a number column, its cast to DOUBLE, an integer
+    column's cast to BIGINT (its own values there, or a failed query), or a DECIMAL column
+    negated (its type, exactly); None otherwise."""
+    x = x.unnest()
+    if isinstance(x, exp.Neg) and isinstance(x.this.unnest(), exp.Column):
+        found = _type_of(x.this.unnest(), types)
+        return found if isinstance(found, tuple) else None
     if isinstance(x, exp.Column):
         found = _type_of(x, types)
         return None if found == "null" else found

@@ -760,8 +760,9 @@ def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> boo
         whole[0].replace(exp.Literal.number(f"{whole[0].this}E0"))
         return True
     # another operand (arithmetic, a cast): its type, and so the bounds', is not at hand,
-    # but a DECIMAL column compares both bounds as Spark does (each as that DECIMAL)
-    return decimal_kind(x.this, types) is not None if isinstance(x.this, exp.Column) else False
+    # but a DECIMAL column (or its negation, of its type) compares both bounds as Spark does
+    # (each as that DECIMAL)
+    return decimal_kind(operand, types) is not None if isinstance(operand, exp.Column) else False
 
 
 def bounds_in_one_type(tree: exp.Expression, dialect: str,

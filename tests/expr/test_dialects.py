@@ -1032,6 +1032,38 @@ def test_datafusion_negation_wraps_at_the_least_value():
                                        _exact_statistics(groups), texts)
 
 
+def test_datafusion_compares_a_negated_decimal_as_its_column():
+    """``-d`` of a DECIMAL column has ``d``'s type: a BETWEEN with a whole bound and a
+    fraction, and an IN list with a fraction, compare in a DECIMAL holding each exactly, as
+    they do against ``d``. One row per row group, every group decided as DataFusion's rows
+    say."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    d = decimal.Decimal
+    table = pa.table({
+        "q": pa.array([d(v) if v else None for v in ("-14.75", "-1.00", "0.00", "1.00", "14.75",
+                                                      "15.00", "-15.34", "")],
+                      pa.decimal128(9, 2)),
+        "w": pa.array([d(v) if v else None for v in ("0.0000001754", "0", "-0.0000001028",
+                                                      "0.0000001755", "-1", "", "5",
+                                                      "-0.0000000001")],
+                      pa.decimal128(38, 10))})
+    groups = [table.slice(i, 1) for i in range(table.num_rows)]
+    ctx = datafusion.SessionContext()
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    texts = ["(-q) BETWEEN -1 AND -14.75", "(-q) BETWEEN -15 AND 14.75",
+             "(-q) NOT BETWEEN -14.75 AND 1", "(-q) BETWEEN -15.34 AND -0",
+             "(-w) NOT BETWEEN -0 AND 0.0000001754", "(-w) BETWEEN -1 AND 0.0000001028",
+             "(-q) IN (-6, 14.75, 9223372036854775808)", "(-q) IN (-14.75, 0.001, 1e3)",
+             "(-q) NOT IN (1, -14.75, 0.5)",
+             "(-w) IN (-0.0000001028, 0.4999998972, 9223372036854775808)"]
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
+                                       _exact_statistics(groups), texts)
+    for text in texts:
+        assert "weakened" not in pk.PruningPredicate(text, table.schema,
+                                                     dialect="datafusion").explain(), text
+
+
 def test_datafusion_casts_integers_and_doubles_to_bigint_as_it_compares():
     """``CAST(u AS BIGINT)`` of an integer column compared with whole numbers is the column
     itself there (a value the type cannot hold fails the query); ``CAST(2.5 AS BIGINT)``
