@@ -154,9 +154,9 @@ def _operand_type(x: exp.Expression, types: Mapping[str, object] | None) -> obje
     """The type of a list's operand: a number column, its cast to DOUBLE, an integer
     column's cast to BIGINT (its own values there, or a failed query), or a DECIMAL column
     negated (its type, exactly); None otherwise."""
-    x = x.unnest()
-    if isinstance(x, exp.Neg) and isinstance(x.this.unnest(), exp.Column):
-        found = _type_of(x.this.unnest(), types)
+    negated = x.unnest()
+    if isinstance(negated, exp.Neg) and isinstance(negated.this.unnest(), exp.Column):
+        found = _type_of(negated.this.unnest(), types)
         return found if isinstance(found, tuple) else None
     if isinstance(x, exp.Column):
         found = _type_of(x, types)
