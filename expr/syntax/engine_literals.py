@@ -245,10 +245,12 @@ def floats_against_integers(tree: exp.Expression, dialect: str,
 
 
 def _whole_numbers_as_floats(tree: exp.Expression, types: Mapping[str, object] | None) -> None:
-    """A FLOAT column against whole numbers beyond 2**24 (and within 2**53), alone or with
-    only whole numbers and NULL in its IN list or BETWEEN: DataFusion casts each to FLOAT, as
-    Spark's ``CAST(n AS FLOAT)`` does (the nearest, ties to even), and compares in FLOAT.
-    Written so, in place; Spark's own readings of the bare number part in its two modes.
+    """A FLOAT column against whole numbers beyond 2**24 (and within BIGINT), alone (``=``,
+    ``<`` and the like, IS [NOT] DISTINCT FROM) or with only whole numbers and NULL in its IN
+    list or BETWEEN: DataFusion casts each to FLOAT, as Spark's ``CAST(n AS FLOAT)`` does (the
+    nearest, ties to even, rounded once: 9007199791611905 is 9007200328482816), and compares
+    in FLOAT. Written so, in place; Spark's own readings of the bare number part in its two
+    modes.
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("f >= 16777217 OR f IN (5, 33554435)")
@@ -256,7 +258,8 @@ def _whole_numbers_as_floats(tree: exp.Expression, types: Mapping[str, object] |
     >>> tree.sql()
     'f >= CAST(16777217 AS FLOAT) OR f IN (5, CAST(33554435 AS FLOAT))'
     """
-    for holder in list(tree.find_all(*COMPARISONS, exp.In, exp.Between)):
+    for holder in list(tree.find_all(*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ, exp.In,
+                                     exp.Between)):
         if isinstance(holder, exp.In):
             column, items = holder.this, list(holder.expressions)
         elif isinstance(holder, exp.Between):
@@ -272,7 +275,7 @@ def _whole_numbers_as_floats(tree: exp.Expression, types: Mapping[str, object] |
             continue
         for item in items:
             number = item.this if isinstance(item, exp.Neg) else item
-            if isinstance(number, exp.Literal) and 2**24 < int(number.this) <= 2**53:
+            if isinstance(number, exp.Literal) and 2**24 < int(number.this) < 2**63:
                 item.replace(exp.Cast(this=item.copy(), to=exp.DataType.build("FLOAT")))
 
 

@@ -586,8 +586,8 @@ DATAFUSION_OTHERWISE = [
 # column's scale that keeps DataFusion's rows (b < 0.00000000025 is b < 0.0000000003, b =
 # 0.00000000025 never holds). A FLOAT against a whole number a FLOAT holds exactly is read
 # (DataFusion makes the integer a FLOAT, Spark's readings all give the same FLOAT); beyond
-# 2**24 (to 2**53) the FLOAT DataFusion casts it to; beyond 2**53, or a DECIMAL against
-# another DECIMAL, it stays unknown.
+# 2**24 (within BIGINT) the FLOAT DataFusion casts it to; a DECIMAL against another DECIMAL
+# stays unknown.
 DATAFUSION_NUMBERS_ALIKE = ["{g} = 0.1", "{g} > 0.2", "{g} IS NULL OR {c} > 1", "{c} = 1.499",
                             "{c} > -2", "{f} = 0.1", "{b} < {c}", "{c} IN (0.5, 1.25)",
                             "{c} BETWEEN 0.1 AND 3e0", "{f} = 0.12345678901234567",
@@ -603,8 +603,8 @@ DATAFUSION_NUMBERS_ALIKE = ["{g} = 0.1", "{g} > 0.2", "{g} IS NULL OR {c} > 1", 
                             "{b} IN (0.00000000015, 0.0000000004)", "{b} >= 2.5e-10",
                             "{g} > 1", "-{g} < -0.2", "{g} IN (1, 0.1)", "{g} <= -16777216",
                             "{f} > 1000000000000000000000000000000000000000",  # a DOUBLE
-                            "{g} > 16777217"]  # the FLOAT it becomes there
-DATAFUSION_NUMBERS_OTHERWISE = ["{g} > 9007199254740993", "{b} < {e}", "{q} IN (TRUE, 1)",
+                            "{g} > 16777217", "{g} > 9007199254740993"]  # the FLOAT it becomes
+DATAFUSION_NUMBERS_OTHERWISE = ["{b} < {e}", "{q} IN (TRUE, 1)",
                                 "{b} IS DISTINCT FROM 0.00000000025"]
 
 
@@ -933,11 +933,14 @@ def test_datafusion_reads_times_one_and_over_one_as_the_column():
 
 def test_datafusion_casts_whole_numbers_met_by_floats_to_float():
     """A FLOAT column against whole numbers beyond 2**24: DataFusion casts each to FLOAT
-    (16777217 is 16777216 there) and compares in FLOAT, alone, in an IN list or a BETWEEN of
-    whole numbers. One value per row group, every group decided as DataFusion's rows say."""
+    (16777217 is 16777216 there; beyond 2**53 rounded once, not through a DOUBLE:
+    9007199791611905 is 2**53 + 2**30) and compares in FLOAT, alone, in an IN list or a
+    BETWEEN of whole numbers. One value per row group, every group decided as DataFusion's
+    rows say."""
     datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     table = pa.table({"f": pa.array([16777216.0, 16777218.0, 33554432.0, 33554436.0, 3e38,
-                                     -16777218.0, 16777220.0], pa.float32())})
+                                     -16777218.0, 16777220.0, 2.0**53, 2.0**53 + 2**30,
+                                     2.0**63, -2.0**63], pa.float32())})
     groups = [table.slice(i, 1) for i in range(table.num_rows)]
     ctx = datafusion.SessionContext()
     for g, rg in enumerate(groups):
@@ -945,7 +948,11 @@ def test_datafusion_casts_whole_numbers_met_by_floats_to_float():
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema, _exact_statistics(
         groups), ["f >= 16777217", "f = 16777217", "16777219 < f", "f IN (16777217, 5)",
                   "f BETWEEN 16777217 AND 16777219", "f NOT IN (33554435, NULL, -16777217)",
-                  "f <> 33554434", "f IN (-16777217, 33554434)"])
+                  "f <> 33554434", "f IN (-16777217, 33554434)",
+                  "f IS NOT DISTINCT FROM 16777217", "f IS DISTINCT FROM 33554435",
+                  "f = 9007199791611905", "f >= 9007199254740993", "f < -9007199791611905",
+                  "f IN (9007199791611905, 5)", "f = 9223372036854775807",
+                  "f BETWEEN 16777217 AND 9007199791611905", "f = -9223372036854775808"])
 
 
 def test_datafusion_reads_backslashes_in_like_as_arrow():
