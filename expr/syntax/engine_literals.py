@@ -491,7 +491,8 @@ def identity_arithmetic(tree: exp.Expression, dialect: str,
     """Where ``Engine.identity_arithmetic`` (DataFusion's simplifier): ``x * 1``, ``1 * x``
     and ``x / 1`` of an integer column below BIGINT as ``CAST(x AS BIGINT)``, the type its
     arithmetic gives, and of a BIGINT, FLOAT or DOUBLE column as ``x`` (its own type there):
-    the value itself. ``CAST(n AS BIGINT)`` of a number is the whole number it folds to. Run
+    the value itself; of an unsigned BIGINT column as ``x`` where compared with whole
+    numbers only. ``CAST(n AS BIGINT)`` of a number is the whole number it folds to. Run
     first, so that the other rewrites see the column. The tree is returned (another one where
     it was the root).
 
@@ -512,7 +513,8 @@ def identity_arithmetic(tree: exp.Expression, dialect: str,
             kind = kind_of(x, types)
             if kind in ("int8", "int16", "int32", "uint8", "uint16", "uint32"):
                 same = exp.Cast(this=x.copy(), to=exp.DataType.build("BIGINT"))
-            elif kind in ("float", "double", "int64"):
+            elif kind in ("float", "double", "int64") or (
+                    kind == "uint64" and _compared_with_whole_numbers(op)):
                 same = x.copy()
             else:
                 continue
@@ -521,6 +523,26 @@ def identity_arithmetic(tree: exp.Expression, dialect: str,
             op.replace(same)  # (a column or a cast: no parentheses needed)
             break
     return tree
+
+
+def _compared_with_whole_numbers(x: exp.Expression) -> bool:
+    """Whether ``x`` is compared (alone, in an IN list or a BETWEEN) with whole numbers within
+    BIGINT and NULL only: an unsigned BIGINT's ``x * 1`` is ``CAST(x AS DECIMAL(20, 0))``
+    there, which such numbers meet exactly, as they meet ``x``."""
+    while isinstance(x.parent, exp.Paren):
+        x = x.parent
+    holder = x.parent
+    if isinstance(holder, (*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)):
+        others = [holder.expression if holder.this is x else holder.this]
+    elif isinstance(holder, exp.In) and holder.this is x and not holder.args.get("query"):
+        others = list(holder.expressions)
+    elif isinstance(holder, exp.Between) and holder.this is x:
+        others = [holder.args.get("low"), holder.args.get("high")]
+    else:
+        return False
+    return bool(others) and all(o is not None and (isinstance(o.unnest(), exp.Null) or
+                                                   is_whole_number(o.unnest()))
+                                for o in others)
 
 
 def split_null_bounds(tree: exp.Expression) -> exp.Expression:

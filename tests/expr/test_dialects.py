@@ -908,15 +908,17 @@ def test_datafusion_casts_decimal_doubles_to_decimals_as_arrow_rounds():
 def test_datafusion_reads_times_one_and_over_one_as_the_column():
     """``x * 1``, ``1 * x`` and ``x / 1``: DataFusion's simplifier makes them ``x``, in the type
     its arithmetic gives (BIGINT for an integer column below BIGINT, the column's own for
-    BIGINT, FLOAT and DOUBLE); ``CAST(n AS BIGINT)`` of a number folds to a whole number. One
-    value per row group, every group decided as DataFusion's rows say."""
+    BIGINT, FLOAT and DOUBLE; a DECIMAL(20, 0) for an unsigned BIGINT, which whole numbers
+    meet as they meet the column); ``CAST(n AS BIGINT)`` of a number folds to a whole number.
+    One value per row group, every group decided as DataFusion's rows say."""
     datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     table = pa.table({"u8": pa.array([0, 5, 100, 255, 101], pa.uint8()),
                       "u32": pa.array([4, 5, 2**32 - 1, 0, 7], pa.uint32()),
                       "f": pa.array([1.0, -7.5, 2.5, float(np.float32(0.1)), -0.0], pa.float32()),
                       "g": pa.array([0.1, -1e300, 0.0999, 5.0, 7.0], pa.float64()),
                       "i": pa.array([-10, 12, 13, -11, 0], pa.int32()),
-                      "b": pa.array([-30606174, -30606173, -2**63, 0, 2**63 - 1], pa.int64())})
+                      "b": pa.array([-30606174, -30606173, -2**63, 0, 2**63 - 1], pa.int64()),
+                      "u": pa.array([0, 20, 2**64 - 1, 2**63, 1], pa.uint64())})
     groups = [table.slice(i, 1) for i in range(table.num_rows)]
     ctx = datafusion.SessionContext()
     for g, rg in enumerate(groups):
@@ -928,7 +930,9 @@ def test_datafusion_reads_times_one_and_over_one_as_the_column():
                   "(u32 / 1) BETWEEN 5 AND 4294967295", "NOT ((i * 1) BETWEEN -10 AND 12.5)",
                   "(b / 1) BETWEEN -30606174 AND -30606173.5", "g IN (CAST(-2.0 AS BIGINT), 5)",
                   "CAST(7.9 AS BIGINT) <= g", "b <= CAST(-9223372036854775808 AS BIGINT)",
-                  "NOT ((i * 1) BETWEEN CAST(-1 AS FLOAT) AND NULL)"])
+                  "NOT ((i * 1) BETWEEN CAST(-1 AS FLOAT) AND NULL)", "(u * 1) IN (20)",
+                  "(u / 1) IS DISTINCT FROM 1", "(1 * u) > -5", "(u * 1) IN (20, NULL, -3)",
+                  "(u / 1) BETWEEN 1 AND 9223372036854775807", "NOT ((u * 1) <> 0)"])
 
 
 def test_datafusion_casts_whole_numbers_met_by_floats_to_float():
