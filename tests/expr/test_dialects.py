@@ -717,7 +717,6 @@ def test_datafusion_doubles_against_wide_decimals_decide_every_group_as_datafusi
     DECIMAL(5, 0), ``CAST(h AS DOUBLE)`` and ``CAST(h AS BIGINT)`` of a DECIMAL(9, 2): one
     value per row group, so that every group is decided, and each decision is DataFusion's
     answer on its rows."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     values = [-3, -2, -1, 0, 1, 2, 3]
     table = pa.table({"b": pa.array([decimal.Decimal(v).scaleb(-10) for v in values],
                                     pa.decimal128(38, 10)),
@@ -725,10 +724,7 @@ def test_datafusion_doubles_against_wide_decimals_decide_every_group_as_datafusi
                       "k": pa.array([decimal.Decimal(v) for v in values], pa.decimal128(5, 0)),
                       "h": pa.array([decimal.Decimal(v).scaleb(-2) for v in values],
                                     pa.decimal128(9, 2))})
-    ctx = datafusion.SessionContext()
-    groups = [table.slice(i, 1) for i in range(len(values))]
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    groups, ctx = _datafusion_row_groups(table)
     st = pk.Statistics.from_numpy(row_count=np.ones(len(values), np.int64), columns={
         c: {"min": table.column(c).to_numpy(zero_copy_only=False),
             "max": table.column(c).to_numpy(zero_copy_only=False),
@@ -755,6 +751,17 @@ def test_datafusion_doubles_against_wide_decimals_decide_every_group_as_datafusi
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema, st, texts)
 
 
+def _datafusion_row_groups(table: pa.Table) -> tuple[list, object]:
+    """One row group per row of ``table``: the slices, and a DataFusion context holding each
+    as a table ``rg0``, ``rg1``..."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    groups = [table.slice(i, 1) for i in range(table.num_rows)]
+    ctx = datafusion.SessionContext()
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    return groups, ctx
+
+
 def _decides_every_group_as_datafusion(ctx, groups: int, schema: pa.Schema,
                                        st: pk.Statistics, texts: list,
                                        time_zone: str | None = None) -> None:
@@ -777,7 +784,6 @@ def test_datafusion_casts_wide_decimals_to_double_as_arrow_rounds():
     DOUBLE's boundary it parts from Spark's nearest DOUBLE (0.1 is reached from 38-digit
     units 9999999999999998976 up there, ...9862 in Spark). Values on both sides of such
     boundaries, one per row group, every group decided as DataFusion's rows say."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     tenth = [9999999999999998975, 9999999999999998976, 9999999999999999861,
              9999999999999999862, 10**19 + 4096, -9999999999999998976, 0]
     big = [2**53 + 1, 2**53 + 3, 2**53, -(2**53 + 1), 10**17 + 1, 0, -1]
@@ -785,10 +791,7 @@ def test_datafusion_casts_wide_decimals_to_double_as_arrow_rounds():
         "b": pa.array([decimal.Decimal(v).scaleb(-20) for v in tenth], pa.decimal128(38, 20)),
         "c": pa.array([decimal.Decimal(v).scaleb(-4) for v in big], pa.decimal128(18, 4)),
         "e": pa.array([decimal.Decimal(v).scaleb(-30) for v in tenth], pa.decimal128(38, 30))})
-    groups = [table.slice(i, 1) for i in range(table.num_rows)]
-    ctx = datafusion.SessionContext()
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    groups, ctx = _datafusion_row_groups(table)
     f = 900719925474.0992  # 2**53 units at 4 places, as a DOUBLE
     texts = ["CAST(b AS DOUBLE) >= 0.1", "CAST(b AS DOUBLE) < 0.1", "CAST(b AS DOUBLE) = 0.1",
              "CAST(b AS DOUBLE) > 0.09999999999999999", "CAST(b AS DOUBLE) IN (0.1, -0.1)",
@@ -839,15 +842,11 @@ def test_datafusion_casts_wide_decimals_to_bigint_as_arrow_truncates():
     truncated toward zero there, the query failing beyond BIGINT (Spark's legacy mode would
     wrap). One value per row group, up to BIGINT's ends; every group decided as DataFusion's
     rows say."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     values = ["-1.7", "1.7", "-0.0000001", "0", "5.3", "9223372036854775807.9",
               "-9223372036854775808.9", "-5.0000000001"]
     table = pa.table({"d": pa.array([decimal.Decimal(v) for v in values],
                                     pa.decimal128(38, 10))})
-    groups = [table.slice(i, 1) for i in range(table.num_rows)]
-    ctx = datafusion.SessionContext()
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    groups, ctx = _datafusion_row_groups(table)
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema, _exact_statistics(
         groups), ["CAST(d AS BIGINT) <= -0.0000000697", "CAST(d AS BIGINT) > 0.5",
                   "CAST(d AS BIGINT) BETWEEN 0.0000001605 AND 1",
@@ -881,7 +880,6 @@ def test_datafusion_casts_decimal_doubles_to_decimals_as_arrow_rounds():
     (Arrow's) on to the DECIMAL both meet in, 15 places, as Arrow casts a DOUBLE (times 10**15,
     a DOUBLE product, rounded half away from zero: inexact above 2**53 units). Values on both
     sides of such roundings, one per row group, every group decided as DataFusion's rows say."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     values = ["-519", "-8.18", "12345.6789", "0.1", "-0.5872", "1", "2147483648.4999999599",
               "9999.9999", "-8"]
     table = pa.table({
@@ -890,10 +888,7 @@ def test_datafusion_casts_decimal_doubles_to_decimals_as_arrow_rounds():
         "w": pa.array([decimal.Decimal(v) for v in values], pa.decimal128(38, 10)),
         "e": pa.array([decimal.Decimal(v).quantize(decimal.Decimal("0.0001"), decimal.ROUND_DOWN)
                        for v in values], pa.decimal128(18, 4))})
-    groups = [table.slice(i, 1) for i in range(table.num_rows)]
-    ctx = datafusion.SessionContext()
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    groups, ctx = _datafusion_row_groups(table)
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema, _exact_statistics(
         groups), ["CAST(q AS DOUBLE) <> CAST(-519 AS DECIMAL(20,4))",
                   "CAST(w AS DOUBLE) < CAST(-8.18 AS DECIMAL(38,10))",
@@ -911,7 +906,6 @@ def test_datafusion_reads_times_one_and_over_one_as_the_column():
     BIGINT, FLOAT and DOUBLE; a DECIMAL(20, 0) for an unsigned BIGINT, which whole numbers
     meet as they meet the column); ``CAST(n AS BIGINT)`` of a number folds to a whole number.
     One value per row group, every group decided as DataFusion's rows say."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     table = pa.table({"u8": pa.array([0, 5, 100, 255, 101], pa.uint8()),
                       "u32": pa.array([4, 5, 2**32 - 1, 0, 7], pa.uint32()),
                       "f": pa.array([1.0, -7.5, 2.5, float(np.float32(0.1)), -0.0], pa.float32()),
@@ -919,10 +913,7 @@ def test_datafusion_reads_times_one_and_over_one_as_the_column():
                       "i": pa.array([-10, 12, 13, -11, 0], pa.int32()),
                       "b": pa.array([-30606174, -30606173, -2**63, 0, 2**63 - 1], pa.int64()),
                       "u": pa.array([0, 20, 2**64 - 1, 2**63, 1], pa.uint64())})
-    groups = [table.slice(i, 1) for i in range(table.num_rows)]
-    ctx = datafusion.SessionContext()
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    groups, ctx = _datafusion_row_groups(table)
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema, _exact_statistics(
         groups), ["1 * u8 <= 100", "(u32 * 1) > 4", "(u8 / 1) <> 255", "(u8 / 1) IN (5, 2.5)",
                   "(f / 1) NOT IN (1.0, NULL)", "(f / 1) >= CAST(-7.5 AS REAL)",
@@ -941,14 +932,10 @@ def test_datafusion_casts_whole_numbers_met_by_floats_to_float():
     9007199791611905 is 2**53 + 2**30) and compares in FLOAT, alone, in an IN list or a
     BETWEEN of whole numbers. One value per row group, every group decided as DataFusion's
     rows say."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     table = pa.table({"f": pa.array([16777216.0, 16777218.0, 33554432.0, 33554436.0, 3e38,
                                      -16777218.0, 16777220.0, 2.0**53, 2.0**53 + 2**30,
                                      2.0**63, -2.0**63], pa.float32())})
-    groups = [table.slice(i, 1) for i in range(table.num_rows)]
-    ctx = datafusion.SessionContext()
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    groups, ctx = _datafusion_row_groups(table)
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema, _exact_statistics(
         groups), ["f >= 16777217", "f = 16777217", "16777219 < f", "f IN (16777217, 5)",
                   "f BETWEEN 16777217 AND 16777219", "f NOT IN (33554435, NULL, -16777217)",
@@ -964,14 +951,10 @@ def test_datafusion_reads_backslashes_in_like_as_arrow():
     character in DataFusion (Arrow's kernel), one at the end a backslash: read so, every
     answer sound against DataFusion's rows (strings with backslashes, one per row group), and
     most decided."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     values = ["za", "zab", "\\za", "a", "a%", "ab\\", "é", "é\\", "abc", "\\abc", "a\\b"]
     table = pa.table({"s": pa.array(values, pa.string())})
-    groups = [table.slice(i, 1) for i in range(table.num_rows)]
+    groups, ctx = _datafusion_row_groups(table)
     st = _exact_statistics(groups)
-    ctx = datafusion.SessionContext()
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
     decided = 0
     for pattern in ["\\za%", "\\a%\\", "é\\", "\\abc%", "a\\%", "a\\\\%", "%\\", "a\\b",
                     "a\\\\b"]:
@@ -990,7 +973,6 @@ def test_datafusion_reads_real_literals_as_floats():
     """One row per row group, values on both sides of FLOAT roundings (16777217 is 16777216
     as a FLOAT; 0.1235 as a FLOAT is 0.12349999..., 0.1235000 at DataFusion's 7 places): every
     group decided as DataFusion's rows say, and ``FLOAT`` never read as PostgreSQL's DOUBLE."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     tenth = float(np.float32(0.1))
     table = pa.table({
         "i": pa.array([16777216, 16777217, 16777218, -16777217, 0, 100, 2**40 + 1], pa.int64()),
@@ -1008,10 +990,7 @@ def test_datafusion_reads_real_literals_as_floats():
                       pa.decimal128(38, 4)),
         "c": pa.array([decimal.Decimal(v) for v in (424, 423, 425, -1, 0, 99999, 14)],
                       pa.decimal128(5, 0))})
-    groups = [table.slice(i, 1) for i in range(table.num_rows)]
-    ctx = datafusion.SessionContext()
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    groups, ctx = _datafusion_row_groups(table)
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
                                        _exact_statistics(groups), DATAFUSION_REALS)
     # a DOUBLE column cast to FLOAT
@@ -1024,13 +1003,9 @@ def test_datafusion_negation_wraps_at_the_least_value():
     op c`` is ``x op' -c`` elsewhere and ``least op c`` there, so a group holding the least
     value is decided too (Spark's binding leaves that row unknown). One row per row group,
     every group decided as DataFusion's rows say."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     table = pa.table({"c": pa.array([-128, -127, -5, 0, 5, 127], pa.int8()),
                       "x": pa.array([-2**63, -2**63 + 1, -5, 0, 5, 2**63 - 1], pa.int64())})
-    groups = [table.slice(i, 1) for i in range(table.num_rows)]
-    ctx = datafusion.SessionContext()
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    groups, ctx = _datafusion_row_groups(table)
     texts = ["(-c) IN (2, 5)", "(-c) = 5", "5 < (-c)", "(-c) < 0", "(-c) BETWEEN -16 AND 0",
              "(-c) NOT BETWEEN -2 AND 7", "(-c) >= 2.5", "NOT ((-c) IN (5, 127))",
              "(-x) IN (-9223372036854775807)", "0 <= (-x)", "(-x) <> 5", "(-x) > -1.5",
@@ -1048,7 +1023,6 @@ def test_datafusion_compares_a_negated_decimal_as_its_column():
     fraction, and an IN list with a fraction, compare in a DECIMAL holding each exactly, as
     they do against ``d``. One row per row group, every group decided as DataFusion's rows
     say."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     d = decimal.Decimal
     table = pa.table({
         "q": pa.array([d(v) if v else None for v in ("-14.75", "-1.00", "0.00", "1.00", "14.75",
@@ -1058,10 +1032,7 @@ def test_datafusion_compares_a_negated_decimal_as_its_column():
                                                       "0.0000001755", "-1", "", "5",
                                                       "-0.0000000001")],
                       pa.decimal128(38, 10))})
-    groups = [table.slice(i, 1) for i in range(table.num_rows)]
-    ctx = datafusion.SessionContext()
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    groups, ctx = _datafusion_row_groups(table)
     texts = ["(-q) BETWEEN -1 AND -14.75", "(-q) BETWEEN -15 AND 14.75",
              "(-q) NOT BETWEEN -14.75 AND 1", "(-q) BETWEEN -15.34 AND -0",
              "(-w) NOT BETWEEN -0 AND 0.0000001754", "(-w) BETWEEN -1 AND 0.0000001028",
@@ -1080,7 +1051,6 @@ def test_datafusion_casts_integers_and_doubles_to_bigint_as_it_compares():
     itself there (a value the type cannot hold fails the query); ``CAST(2.5 AS BIGINT)``
     truncates toward zero in both. One row per row group, every group decided as DataFusion's
     rows say."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     table = pa.table({
         "u": pa.array([0, 1, 7, 9, 17, 2**63 - 1], pa.uint64()),
         "i": pa.array([-2**31, -1, 0, 5, 6, 2**31 - 1], pa.int64()),
@@ -1088,10 +1058,7 @@ def test_datafusion_casts_integers_and_doubles_to_bigint_as_it_compares():
                       pa.decimal128(18, 4)),
         "g": pa.array([-3.0, -3.5, 4.0, 4.5, 0.0, 1000.0], pa.float64()),
         "h": pa.array([-3.0, -3.5, 4.0, 4.5, 0.0, 1000.0], pa.float32())})
-    groups = [table.slice(i, 1) for i in range(table.num_rows)]
-    ctx = datafusion.SessionContext()
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    groups, ctx = _datafusion_row_groups(table)
     texts = ["CAST(u AS BIGINT) != 1", "CAST(u AS BIGINT) < 9", "7 = CAST(u AS BIGINT)",
              "CAST(u AS BIGINT) BETWEEN 17 AND 17", "CAST(u AS BIGINT) IN (0, 9223372036854775807)",
              "CAST(u AS BIGINT) IS DISTINCT FROM 1", "CAST(i AS INT) < 5", "CAST(i AS INT) = -1",
@@ -1121,7 +1088,6 @@ def test_datafusion_casts_day_strings_in_lists_to_dates():
     """A 'yyyy-mm-dd' string in an IN list against DATEs, or IS DISTINCT FROM one, is that
     DATE there (Spark's legacy mode would compare the list as strings: unknown before). One
     row per row group, every group decided as DataFusion's rows say, in UTC."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     days = [dt.date(2019, 12, 28), dt.date(2019, 12, 31), dt.date(2020, 1, 2),
             dt.date(2020, 1, 4), dt.date(2020, 1, 5), dt.date(9999, 12, 31)]
     moments = [dt.datetime(2019, 12, 28, 23, 59, 59), dt.datetime(2019, 12, 31),
@@ -1130,10 +1096,7 @@ def test_datafusion_casts_day_strings_in_lists_to_dates():
     table = pa.table({"d": pa.array(days, pa.date32()),
                       "c": pa.array(moments, pa.timestamp("us")),
                       "e": pa.array(moments, pa.timestamp("ms", "UTC"))})
-    groups = [table.slice(i, 1) for i in range(table.num_rows)]
-    ctx = datafusion.SessionContext()
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    groups, ctx = _datafusion_row_groups(table)
     texts = ["CAST(c AS DATE) NOT IN ('2020-01-04', DATE '2020-01-05', "
              "TIMESTAMP '2020-01-04 00:00:00')",
              "CAST(c AS DATE) IN (TIMESTAMP '2019-12-31 00:00:00', '2019-12-31', "
@@ -1152,17 +1115,13 @@ def test_datafusion_casts_doubles_met_by_decimals_as_arrow_rounds():
     FLOAT) there, as Arrow casts: the DOUBLE times 10**15, rounded half away from zero
     (-2.5E-16 is 0, -5E-16 is -1E-15). One row per row group, every group decided as
     DataFusion's rows say."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     doubles = [0.5, 0.49999999999999994, -5e-16, -2.5e-16, 5e-16, 2147483648.0,
                2147483648.0000002, 7.0, -3.999, 100.0, 100.00000000000001]
     floats = [0.1, 0.3, 0.30000001192092896, -0.1, 1.5, 100.0, 0.05, 2.0, -3.999, 7.0, 0.0]
     table = pa.table({"g": pa.array(doubles, pa.float64()),
                       "f": pa.array(floats, pa.float32()),
                       "i": pa.array([6, 7, 12, -1, 0, 5, 13, 10**14 + 1, 11, -6, -99], pa.int64())})
-    groups = [table.slice(i, 1) for i in range(table.num_rows)]
-    ctx = datafusion.SessionContext()
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    groups, ctx = _datafusion_row_groups(table)
     texts = ["g <> CAST(0.5 AS DECIMAL(38,10))", "g = CAST(0 AS DECIMAL(20,4))",
              "g >= CAST(0 AS DECIMAL(20,4))", "g > CAST(2147483648 AS DECIMAL(38,10))",
              "g BETWEEN CAST(-4 AS DECIMAL(38,10)) AND 7", "g IN (CAST(100 AS DECIMAL(20,4)), 0.5)",
@@ -1262,12 +1221,8 @@ def test_datafusion_reads_a_list_with_null_and_zero_on_a_double():
     """A DOUBLE's list holding NULL and 0: prunekit splits the zero off (``f = 0 AND
     <unknown>``, its sign), an equality of its own, not one DataFusion's optimizer merges: the
     list with NULL is still read, and NOT IN never holds. Checked against DataFusion's rows."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     table = pa.table({"f": pa.array([1.0, -7.0, 0.0, -0.0, None, 100.0], pa.float64())})
-    groups = [table.slice(i, 1) for i in range(table.num_rows)]
-    ctx = datafusion.SessionContext()
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    groups, ctx = _datafusion_row_groups(table)
     for sql in ("f NOT IN (-7.0, NULL, 100, 0)", "NOT (f IN (0, NULL, 1.5))"):
         pred = pk.PruningPredicate(sql, table.schema, dialect="datafusion")
         assert "may merge it with another list" not in pred.explain(), sql
@@ -1332,7 +1287,6 @@ DATAFUSION_BIG_NUMBERS = [
 def test_datafusion_reads_numbers_beyond_bigint_as_its_types():
     """One value per row group (64-bit extremes among them), every group decided, each
     decision DataFusion's answer on its rows."""
-    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     table = pa.table({
         "i": pa.array([-2**63, -2**63 + 1, -1, 0, 2**62, 2**63 - 1], pa.int64()),
         "u": pa.array([0, 1, 2**63 - 1, 2**63, 2**64 - 2, 2**64 - 1], pa.uint64()),
@@ -1342,10 +1296,7 @@ def test_datafusion_reads_numbers_beyond_bigint_as_its_types():
                       pa.decimal128(5, 0)),
         "a": pa.array([decimal.Decimal(v) for v in (-2**63 - 1, -2**63, 0, 2**63, 2**64 - 1,
                                                      2**64)], pa.decimal128(38, 10))})
-    groups = [table.slice(i, 1) for i in range(table.num_rows)]
-    ctx = datafusion.SessionContext()
-    for g, rg in enumerate(groups):
-        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    groups, ctx = _datafusion_row_groups(table)
     st = _exact_statistics(groups)
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema, st,
                                        DATAFUSION_BIG_NUMBERS)
