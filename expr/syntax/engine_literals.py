@@ -339,7 +339,7 @@ _INTEGER_TYPES = (exp.DataType.Type.BIGINT, exp.DataType.Type.INT, exp.DataType.
 def drop_integer_casts(tree: exp.Expression, dialect: str,
                                     types: Mapping[str, object] | None) -> None:
     """Where ``Engine.truncating_casts`` (DataFusion 55): ``CAST(d AS BIGINT)`` (or INT, ...)
-    of a DECIMAL column compared with whole numbers only (``=``, ``<>``, ``<``, ``IN``,
+    of a DECIMAL column compared with whole numbers (and NULL) only (``=``, ``<>``, ``<``, ``IN``,
     ``BETWEEN``, ``IS DISTINCT FROM``, ...) is compared as ``d`` itself there: its optimizer
     drops the cast and compares the DECIMAL exactly (``CAST(0.1161 AS BIGINT) = 0`` is FALSE
     in a WHERE clause), a number cast to an integer type being a whole number there too
@@ -368,7 +368,8 @@ def drop_integer_casts(tree: exp.Expression, dialect: str,
             continue
         integer = kind_of(cast.this, types) in INTEGER_KINDS
         if others and (all(is_whole_number(o) or _integer_cast_of_number(o) or
-                           _whole_decimal_cast(o) for o in others) or (
+                           _whole_decimal_cast(o) or isinstance(o.unnest(), exp.Null)
+                           for o in others) or (
                 integer and len(others) == 1 and _number_literal(others[0]))):
             cast.replace(cast.this.copy())
 

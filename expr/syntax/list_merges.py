@@ -130,7 +130,8 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
     [True, True]
     """
     members = [m for m in (_as_list(x, types) for x in tree.find_all(
-        exp.In, exp.EQ, exp.NEQ, exp.Like, exp.ILike, *_PATTERN_LISTS)) if m is not None]
+        exp.In, exp.EQ, exp.NEQ, exp.Like, exp.ILike, *_PATTERN_LISTS, exp.Between, exp.And))
+        if m is not None]
     for group in _sharing_columns(members):
         if len(group) < 2 or _merges_exactly(group, types):  # (alone: nothing to merge with)
             for m in group:
@@ -156,7 +157,7 @@ class _Member:
     whether it is negated once NOTs around it are pushed in, and the node holding it."""
 
     def __init__(self, node: exp.Expression, items: list[exp.Expression], negated: bool,
-                 types: Mapping[str, object] | None):
+                 types: Mapping[str, object] | None, operand: exp.Expression | None = None):
         holder = node
         while isinstance(holder.parent, (exp.Not, exp.Paren)):
             negated ^= isinstance(holder.parent, exp.Not)
@@ -164,18 +165,24 @@ class _Member:
         self.node, self.items, self.negated = node, items, negated
         self.top = holder.parent  # None: the list is the whole predicate
         self.columns = _names(node)  # (its items' too: x IN (x, 1) is on x)
-        self.key = _operand_key(_operand(node))
-        self.family = _family(_operand(node), items, types)
+        operand = _operand(node) if operand is None else operand
+        self.key = _operand_key(operand)
+        self.family = _family(operand, items, types)
         # a list, or what the optimizer may make one of several items (a regular expression)
         self.is_list = isinstance(node, (exp.In, *_PATTERN_LISTS))
 
 
 def _as_list(x: exp.Expression, types: Mapping[str, object] | None) -> _Member | None:
     """``x`` as a list on a column, if the optimizer may make it one: an IN list, a ``=``
-    (``<>`` under NOT) of a column-free side, a LIKE (NOT LIKE under NOT) of a pattern, which
-    it reads as ``=`` without wildcards, a regular expression, which it may read as a list."""
+    (``<>`` under NOT, even one a NOT above turns) of a column-free side, ``BETWEEN a AND a``
+    and ``x >= a AND x <= a`` (an ``=`` there), a LIKE (NOT LIKE under NOT) of a pattern,
+    which it reads as ``=`` without wildcards, a regular expression, which it may read as a
+    list."""
     if inside_unknown_part(x):
         return None
+    if isinstance(x, (exp.Between, exp.And)):
+        point = _point(x)
+        return None if point is None else _Member(x, [point[1]], False, types, point[0])
     if isinstance(x, exp.In):
         plain = x.expressions and not any(x.args.get(k) for k in ("query", "unnest", "field"))
         return _Member(x, list(x.expressions), False, types) if plain and x.find(
@@ -188,7 +195,34 @@ def _as_list(x: exp.Expression, types: Mapping[str, object] | None) -> _Member |
                      types)
     if like or member.is_list:  # an item never shared nor surely apart: not its value
         member.items = [exp.Anonymous(this="pattern", expressions=[free[0].copy()])]
-    return None if member.negated and not member.is_list else member  # <> is no list
+    if member.negated and not member.is_list and not any(
+            isinstance(a, exp.Not) for a in _ancestors(member.top)):
+        return None  # <> is no list, unless a NOT above turns it into an =
+    return member
+
+
+def _point(x: exp.Between | exp.And) -> tuple[exp.Expression, exp.Expression] | None:
+    """(operand, value) of ``e BETWEEN a AND a`` or ``e >= a AND e <= a`` (either side
+    flipped), which its simplifier makes ``e = a``; None otherwise."""
+    if isinstance(x, exp.Between):
+        low, high = x.args.get("low"), x.args.get("high")
+        if low is None or high is None or low.find(exp.Column) is not None or \
+                low.sql() != high.sql():
+            return None
+        return x.this, low
+    bounds = []
+    for side in (x.this.unnest(), x.expression.unnest()):
+        if not isinstance(side, (exp.GTE, exp.LTE)):
+            return None
+        operand, value = side.this, side.expression
+        above = isinstance(side, exp.GTE)
+        if operand.find(exp.Column) is None:
+            operand, value, above = value, operand, not above
+        if value.find(exp.Column) is not None:
+            return None
+        bounds.append((operand.sql(), value.sql(), above, operand, value))
+    (o1, v1, a1, operand, value), (o2, v2, a2, _, _) = bounds
+    return (operand, value) if o1 == o2 and v1 == v2 and a1 != a2 else None
 
 
 # Regular expressions its simplifier may rewrite into lists (``x ~ '^(a|b)$'``).
@@ -286,10 +320,15 @@ def _family(operand: exp.Expression, items: list[exp.Expression],
         return to if kept and own != to and known else None
     if not isinstance(operand, exp.Column):
         return None
-    own = _kind_family(kind_of(operand, types))
+    kind = kind_of(operand, types)
+    own = _kind_family(kind)
     theirs = {_item_family(i) for i in known}
     if own is None or None in theirs:
         return None
+    if own == "decimal" or kind == "uint64" or "decimal" in theirs:
+        # compared in a DECIMAL beside a DOUBLE or a DECIMAL, which it may move back onto
+        # the column (q IN (1.5) is q = 1.50) or not (CAST(q AS DECIMAL(30, 15)))
+        return None if theirs & {"float", "decimal"} else own
     if own == "other" and "float" in theirs:
         return "float"
     return "timestamp" if own == "date" and "timestamp" in theirs else own
@@ -300,12 +339,15 @@ def _kind_family(kind: str | None) -> str | None:
         return None
     if kind in ("float", "double", "halffloat"):
         return "float"
+    if DECIMAL.fullmatch(kind):
+        return "decimal"
     return next((f for f in ("date", "timestamp") if kind.startswith(f)), "other")
 
 
 def _type_family(to: exp.DataType) -> str:
     return ("float" if to.is_type(*_FLOAT_TYPES) else "date" if to.is_type(*_DATE_TYPES)
-            else "timestamp" if to.is_type(*_TIMESTAMP_TYPES) else "other")
+            else "timestamp" if to.is_type(*_TIMESTAMP_TYPES)
+            else "decimal" if to.is_type(exp.DataType.Type.DECIMAL) else "other")
 
 
 def _item_family(item: exp.Expression) -> str | None:
@@ -330,8 +372,8 @@ def _number_family(number: str) -> str | None:
         magnitude = abs(decimal.Decimal(number))
     except decimal.InvalidOperation:
         return None
-    # (2**63 is a DOUBLE, -2**63 maybe the least BIGINT)
-    return "other" if magnitude < 2 ** 63 else None if magnitude == 2 ** 63 else "float"
+    # (beyond BIGINT an unsigned BIGINT, a DECIMAL or a DOUBLE there)
+    return "other" if magnitude < 2 ** 63 else None
 
 
 def _may_be_float(item: exp.Expression) -> bool:
@@ -543,7 +585,7 @@ def _value(item: exp.Expression) -> tuple[str, object] | None:
         return "string", bare.this
     if isinstance(bare, exp.Cast) and isinstance(bare.this, exp.Literal) and bare.this.is_string \
             and bare.to.is_type(*_DATE_TYPES, *_TIMESTAMP_TYPES):
-        seconds = _whole_seconds(bare.this.this)
+        seconds = _whole_seconds(bare.this.this, bare.to.is_type(*_DATE_TYPES))
         return "temporal", bare.sql() if seconds is None else seconds
     if isinstance(bare, exp.Cast) and bare.to.is_type(*_FLOAT_TYPES):
         bare = bare.this  # a number cast to a float: its value, rounded where compared
@@ -551,16 +593,19 @@ def _value(item: exp.Expression) -> tuple[str, object] | None:
     return None if value is None else ("number", value)
 
 
-def _whole_seconds(text: str) -> int | None:
-    """A DATE or TIMESTAMP without a zone as whole seconds from 1970 (a DATE its midnight),
-    truncated toward zero as a column of seconds truncates it: two apart here are apart in
-    any unit; None where the text is not one."""
+def _whole_seconds(text: str, date: bool) -> int | None:
+    """A DATE (``date``: its midnight, a time of day dropped as the engine drops it) or a
+    TIMESTAMP without a zone as whole seconds from 1970, truncated toward zero as a column of
+    seconds truncates it: two apart here are apart in any unit; None where the text is not
+    one."""
     try:
         moment = datetime.datetime.fromisoformat(text.strip())
     except ValueError:
         return None
     if moment.tzinfo is not None:
         return None
+    if date:
+        moment = datetime.datetime(moment.year, moment.month, moment.day)
     since = moment - datetime.datetime(1970, 1, 1)
     micros = (since.days * 86_400 + since.seconds) * 1_000_000 + since.microseconds
     return micros // 1_000_000 if micros >= 0 else -(-micros // 1_000_000)

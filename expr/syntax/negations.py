@@ -59,6 +59,8 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
         values = [_number(i) for i in node.expressions]
         if column is None or not values or None in values or node.args.get("query"):
             return None
+        if any(v == 0 and _is_double(i) for v, i in zip(values, node.expressions, strict=True)):
+            return None  # a set of DOUBLEs tells -0.0 from the 0.0 that -x of 0 gives
         mirrored = exp.In(this=column.copy(), expressions=[_literal(-v) for v in values])
         mirrored.meta.update(node.meta)  # what list_merges found of the list holds for it
         double = any(map(_is_double, node.expressions))  # (its items meet in one type)
@@ -70,6 +72,7 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
         if column is None or low is None or high is None:
             return None
         mirrored = exp.Between(this=column.copy(), low=_literal(-high), high=_literal(-low))
+        mirrored.meta.update(node.meta)
         return _apart(mirrored, column, least, _compared(
             least, low, _is_double(node.args["low"]), exp.GTE) and _compared(
             least, high, _is_double(node.args["high"]), exp.LTE))
@@ -79,6 +82,7 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
         value = _number(other)
         if column is not None and value is not None:
             mirrored = _MIRRORED[op](this=column.copy(), expression=_literal(-value))
+            mirrored.meta.update(node.meta)  # (an equality list_merges found may merge)
             return _apart(mirrored, column, least, _compared(least, value, _is_double(other),
                                                              op))
     return None

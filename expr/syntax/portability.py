@@ -107,7 +107,8 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
     if isinstance(x, exp.In) and not reads.null_in_lists and merge_drops_null(x):
         return f"{x.sql(dialect=shown)} {MERGED_LIST}"
     if isinstance(x, (exp.EQ, exp.NEQ, exp.Like, exp.ILike, exp.RegexpLike, exp.RegexpILike,
-                      exp.SimilarTo)) and not reads.null_in_lists and x.meta.get(MAY_MERGE):
+                      exp.SimilarTo, exp.Between, exp.And)) and not reads.null_in_lists and \
+            x.meta.get(MAY_MERGE):
         return f"{x.sql(dialect=shown)} {MERGED_LIST}"
     if isinstance(x, (exp.EQ, exp.NEQ, exp.In)) and not reads.signed_zeros_alike and zeros_apart(
             x, types):
