@@ -303,13 +303,14 @@ _TIMESTAMP_TYPES = tuple(t for t in exp.DataType.TEMPORAL_TYPES if "TIMESTAMP" i
 
 def _family(operand: exp.Expression, items: list[exp.Expression],
             types: Mapping[str, object] | None) -> str | None:
-    """The type ("float", "date", "timestamp" or "other") in which the optimizer holds an
-    operand of a column beside these items, once the engine casts it to their type (an
-    integer column beside 1.5 is ``CAST(x AS DOUBLE)``, a DATE one beside a TIMESTAMP a
-    TIMESTAMP); None where unknown. Two operands of one column in two types are two
-    expressions to it, never merged: it keeps a cast between a float and another type (it
-    moves none to a float literal) and between a DATE and a TIMESTAMP (a day is no instant),
-    but moves a cast of NULL items to them."""
+    """The type ("float", "decimal", "date", "timestamp" or "other") in which the optimizer
+    holds an operand of a column beside these items, once the engine casts it to their type
+    (a signed integer column beside 1.5 is ``CAST(x AS DOUBLE)``, a DATE one beside a
+    TIMESTAMP a TIMESTAMP); None where unknown (a DECIMAL beside a DOUBLE: maybe the column
+    again). Two operands of one column in two types are two expressions to it, never merged:
+    it keeps a cast between a float and another type (it moves none to a float literal) and
+    between a DATE and a TIMESTAMP (a day is no instant), but moves a cast of NULL items to
+    them."""
     operand = operand.unnest()
     known = [i for i in items if not isinstance(i.unnest(), exp.Null)]
     if isinstance(operand, (exp.Cast, exp.TryCast)):
