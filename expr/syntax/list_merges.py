@@ -588,8 +588,11 @@ def _value(item: exp.Expression) -> tuple[str, object] | None:
             and bare.to.is_type(*_DATE_TYPES, *_TIMESTAMP_TYPES):
         seconds = _whole_seconds(bare.this.this, bare.to.is_type(*_DATE_TYPES))
         return "temporal", bare.sql() if seconds is None else seconds
-    if isinstance(bare, exp.Cast) and bare.to.is_type(*_FLOAT_TYPES):
-        bare = bare.this  # a number cast to a float: its value, rounded where compared
+    if isinstance(bare, exp.Cast) and (bare.to.is_type(*_FLOAT_TYPES) or (
+            bare.to.is_type(*exp.DataType.INTEGER_TYPES)
+            and _number_family(bare.this.unnest().sql().lstrip("-")) == "other")):
+        bare = bare.this  # a number cast to a float (its value, rounded where compared), a
+        # whole number to an integer type (its value, or a failed query)
     value = number_value(bare)
     return None if value is None else ("number", value)
 

@@ -211,6 +211,10 @@ CASES = [
     ("(x BETWEEN 1 AND 1 OR x = 3) AND x NOT IN (2, NULL)", False),
     ("((x >= 1 AND x <= 1) OR x = 3) AND x NOT IN (2, NULL)", False),
     ("(x BETWEEN 1 AND 2 OR x = 3) AND x NOT IN (2, NULL)", True),
+    # a whole number cast to an integer type is a value
+    ("NOT (x <> 1 OR x IN (CAST(3 AS BIGINT), CAST(-4 AS BIGINT)))", True),
+    ("NOT (x <> 1 OR x IN (CAST(3 AS BIGINT), CAST(1 AS BIGINT)))", True),
+    ("NOT (x IN (CAST(2.5 AS BIGINT), 3) AND x NOT IN (2))", False),
 ]
 
 
