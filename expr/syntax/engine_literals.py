@@ -532,15 +532,7 @@ def _compared_with_whole_numbers(x: exp.Expression) -> bool:
     there, which such numbers meet exactly, as they meet ``x``."""
     while isinstance(x.parent, exp.Paren):
         x = x.parent
-    holder = x.parent
-    if isinstance(holder, (*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)):
-        others = [holder.expression if holder.this is x else holder.this]
-    elif isinstance(holder, exp.In) and holder.this is x and not holder.args.get("query"):
-        others = list(holder.expressions)
-    elif isinstance(holder, exp.Between) and holder.this is x:
-        others = [holder.args.get("low"), holder.args.get("high")]
-    else:
-        return False
+    others = _compared_with(x)
     return bool(others) and all(o is not None and (isinstance(o.unnest(), exp.Null) or
                                                    is_whole_number(o.unnest()))
                                 for o in others)

@@ -295,6 +295,7 @@ def _operand_key(x: exp.Expression) -> str | None:
     return None  # a function, CASE...: the optimizer may make it the column (coalesce(x))
 
 
+_FLOAT_KINDS = ("float", "double", "halffloat")  # Arrow's floats, as kind_of names them
 _FLOAT_TYPES = (exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE)
 _DATE_TYPES = (exp.DataType.Type.DATE, exp.DataType.Type.DATE32)
 _TIMESTAMP_TYPES = tuple(t for t in exp.DataType.TEMPORAL_TYPES if "TIMESTAMP" in t.value
@@ -338,7 +339,7 @@ def _family(operand: exp.Expression, items: list[exp.Expression],
 def _kind_family(kind: str | None) -> str | None:
     if not kind:
         return None
-    if kind in ("float", "double", "halffloat"):
+    if kind in _FLOAT_KINDS:
         return "float"
     if DECIMAL.fullmatch(kind):
         return "decimal"
@@ -441,16 +442,14 @@ def _joint(a: _Member, b: _Member) -> exp.And | exp.Or | None:
     as one (``(a OR c) OR b``); None where they stand apart."""
     if not isinstance(a.top, (exp.And, exp.Or)):
         return None
-    above = {}
-    node, op = a.top, type(a.top)
+    chain, node, op = set(), a.top, type(a.top)
     while isinstance(node, (exp.Paren, op)):
-        if isinstance(node, op):
-            above[id(node)] = node
+        chain.add(id(node))
         node = node.parent
     node = b.top
     while isinstance(node, (exp.Paren, op)):
-        if id(node) in above:
-            return node if isinstance(node, (exp.And, exp.Or)) else None
+        if id(node) in chain and isinstance(node, op):
+            return node
         node = node.parent
     return None
 
@@ -470,11 +469,10 @@ def _nots_above(node: exp.Expression) -> int | None:
     """The NOTs above ``node`` where only AND, OR and NOT do; None where anything else does
     (a NULL there is not as good as FALSE)."""
     count = 0
-    while node.parent is not None:
-        node = node.parent
-        if isinstance(node, exp.Not):
+    for above in _ancestors(node.parent):
+        if isinstance(above, exp.Not):
             count += 1
-        elif not isinstance(node, (exp.And, exp.Or, exp.Paren)):
+        elif not isinstance(above, (exp.And, exp.Or, exp.Paren)):
             return None
     return count
 
@@ -522,12 +520,7 @@ def _merge_keeps_an_item(a: _Member, b: _Member, op_and: bool, a_negated: bool,
 def _monotone(m: _Member) -> bool:
     """Whether only AND and OR lie above the list (and NOTs around it): no NOT the
     optimizer pushes in later."""
-    node = m.top
-    while node is not None:
-        if not isinstance(node, (exp.And, exp.Or, exp.Paren)):
-            return False
-        node = node.parent
-    return m.top is not None
+    return isinstance(m.top, (exp.And, exp.Or)) and _nots_above(m.top) == 0
 
 
 def _plain_items(m: _Member, types: Mapping[str, object] | None, *,
@@ -550,7 +543,7 @@ def _float_zero(m: _Member, types: Mapping[str, object] | None) -> bool:
     DOUBLE's -0.0 against any other (which the engine casts to a DOUBLE, never -0.0)."""
     operand = _operand(m.node).unnest()
     kind = kind_of(operand, types) if isinstance(operand, (exp.Column, exp.Cast)) else None
-    if (kind or "float") not in ("float", "double", "halffloat"):
+    if (kind or "float") not in _FLOAT_KINDS:
         return any(map(_negative_double_zero, m.items))
     return any(is_zero(item) or (_value(item) is None and not _is_pattern(item)
                                  and not isinstance(item.unnest(), exp.Null))
@@ -697,8 +690,8 @@ def _zero_signs(x: exp.Expression, types: Mapping[str, object] | None) -> set[st
     operand = _operand(x)
     if operand.find(exp.Column) is None:
         return set()
-    floats = not isinstance(operand, exp.Column) or (kind_of(operand, types) or "float") in (
-        "float", "double", "halffloat")
+    floats = not isinstance(operand, exp.Column) or (kind_of(operand, types) or "float") in \
+        _FLOAT_KINDS
     items = x.expressions if isinstance(x, exp.In) else [
         x.expression if operand is x.this else x.this]
     signs: set[str] = set()
