@@ -201,7 +201,7 @@ def _real_against_decimals(lit: exp.Literal, types: Mapping[str, object] | None)
     return True
 
 
-_FLOAT_INTEGERS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"}
+_FLOAT_INTEGERS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
 
 
 def floats_against_integers(tree: exp.Expression, dialect: str,
@@ -245,12 +245,12 @@ def floats_against_integers(tree: exp.Expression, dialect: str,
 
 
 def _whole_numbers_as_floats(tree: exp.Expression, types: Mapping[str, object] | None) -> None:
-    """A FLOAT column against whole numbers beyond 2**24 (and within BIGINT), alone (``=``,
-    ``<`` and the like, IS [NOT] DISTINCT FROM) or with only whole numbers and NULL in its IN
-    list or BETWEEN: DataFusion casts each to FLOAT, as Spark's ``CAST(n AS FLOAT)`` does (the
-    nearest, ties to even, rounded once: 9007199791611905 is 9007200328482816), and compares
-    in FLOAT. Written so, in place; Spark's own readings of the bare number part in its two
-    modes.
+    """A FLOAT (``_a_float``) against whole numbers beyond 2**24 (and within unsigned
+    BIGINT), alone (``=``, ``<`` and the like, IS [NOT] DISTINCT FROM) or with only whole
+    numbers and NULL in its IN list or BETWEEN: DataFusion casts each to FLOAT, as Spark's
+    ``CAST(n AS FLOAT)`` does (the nearest, ties to even, rounded once: 9007199791611905 is
+    9007200328482816), and compares in FLOAT. Written so, in place; Spark's own readings of
+    the bare number part in its two modes.
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("f >= 16777217 OR f IN (5, 33554435)")
@@ -266,17 +266,32 @@ def _whole_numbers_as_floats(tree: exp.Expression, types: Mapping[str, object] |
             column, items = holder.this, [holder.args.get("low"), holder.args.get("high")]
         else:
             column, items = holder.this, [holder.expression]
-            if not isinstance(column, exp.Column):
+            if not _a_float(column, types):
                 column, items = holder.expression, [holder.this]
-        if not (isinstance(column, exp.Column) and kind_of(column, types) == "float") or \
-                inside_unknown_part(holder) or not all(
-                    isinstance(i, exp.Null) or (_number_literal(i) and is_whole_number(
-                        i.this if isinstance(i, exp.Neg) else i)) for i in items):
+        if not _a_float(column, types) or inside_unknown_part(holder) or not all(
+                    isinstance(i, exp.Null) or is_whole_number(i) or _unsigned_bigint(i)
+                    for i in items):
             continue
         for item in items:
             number = item.this if isinstance(item, exp.Neg) else item
-            if isinstance(number, exp.Literal) and 2**24 < int(number.this) < 2**63:
+            if isinstance(number, exp.Literal) and 2**24 < int(number.this) < 2**64:
                 item.replace(exp.Cast(this=item.copy(), to=exp.DataType.build("FLOAT")))
+
+
+def _unsigned_bigint(x: exp.Expression) -> bool:
+    """A whole number literal beyond BIGINT and within unsigned BIGINT (a UInt64 there)."""
+    return isinstance(x, exp.Literal) and not x.is_string and x.this.isdigit() and (
+        2**63 <= int(x.this) < 2**64)
+
+
+def _a_float(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """Whether ``x`` is a FLOAT in DataFusion: a FLOAT column, a cast of a column to REAL, or
+    the negation of either."""
+    while isinstance(x, (exp.Neg, exp.Paren)):
+        x = x.this
+    if isinstance(x, exp.Cast):
+        return x.to.this == exp.DataType.Type.FLOAT and isinstance(x.this, exp.Column)
+    return isinstance(x, exp.Column) and kind_of(x, types) == "float"
 
 
 def _a_double_among(items: list) -> bool:

@@ -219,7 +219,11 @@ def _unsigned_bigint_alike(lit: exp.Literal, types: Mapping[str, object] | None)
     0) does: exactly against integer columns and a DECIMAL(p, s) holding s + max(p - s, 20)
     digits within 38 (a DECIMAL(20, 0) there), as the nearest DOUBLE against DOUBLEs (and
     FLOATs that hold it exactly: DataFusion rounds it to a FLOAT there); not in a list or a
-    BETWEEN beside a fraction (another common type)."""
+    BETWEEN beside a fraction (another common type). Cast to a FLOAT or a DOUBLE, it is that
+    cast's nearest value in both (one rounding of the whole number)."""
+    if isinstance(lit.parent, exp.Cast) and lit.parent.to.this in (
+            exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE):
+        return True
     holder = lit.parent.parent if isinstance(lit.parent, exp.Tuple) else lit.parent
     if isinstance(holder, (exp.In, exp.Between)) and any(
             isinstance(item, exp.Literal) and not item.is_string and (
@@ -359,7 +363,7 @@ def _cast_read_alike(x: exp.Cast, reads: Engine, types: Mapping[str, object] | N
 # Integer columns whose every value a FLOAT holds, and those it may round (compared in FLOAT
 # in both engines: DataFusion and Spark cast the column to FLOAT against a FLOAT).
 _FLOAT_EXACT = {"int8", "int16", "uint8", "uint16", "float", "double"}
-_FLOAT_ROUNDED = {"int32", "int64", "uint32"}
+_FLOAT_ROUNDED = {"int32", "int64", "uint32", "uint64"}
 
 
 def _real_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
@@ -382,10 +386,11 @@ def _real_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
 
 
 def _float_of_integer(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
-    """``CAST(c AS REAL)`` of an integer column (not an unsigned BIGINT, a DECIMAL in Spark):
-    the nearest FLOAT, ties to even, in both (``floats_against_integers`` writes it)."""
+    """``CAST(c AS REAL)`` of an integer column: the nearest FLOAT, ties to even, in both
+    (``floats_against_integers`` writes it). An unsigned BIGINT too: one rounding of the
+    whole number in Arrow's cast, as in prunekit's reading of it."""
     return x.to.this == exp.DataType.Type.FLOAT and isinstance(x.this, exp.Column) and (
-        kind_of(x.this, types) in (INTEGER_KINDS - {"uint64"}))
+        kind_of(x.this, types) in INTEGER_KINDS)
 
 
 _DOUBLE_TEXT = re.compile(r"-?\d+(\.\d+)?|-?inf(inity)?|nan", re.IGNORECASE)
