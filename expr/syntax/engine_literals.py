@@ -534,23 +534,46 @@ def identity_arithmetic(tree: exp.Expression, dialect: str,
                 same = x.copy()
             else:
                 continue
+            while isinstance(op.parent, exp.Paren):  # (a column or a cast: none needed)
+                op = op.parent
             if op is tree:
                 return same
-            op.replace(same)  # (a column or a cast: no parentheses needed)
+            op.replace(same)
             break
     return tree
 
 
 def _compared_with_whole_numbers(x: exp.Expression) -> bool:
-    """Whether ``x`` is compared (alone, in an IN list or a BETWEEN) with whole numbers within
-    BIGINT and NULL only: an unsigned BIGINT's ``x * 1`` is ``CAST(x AS DECIMAL(20, 0))``
-    there, which such numbers meet exactly, as they meet ``x``."""
+    """Whether ``x`` is compared (alone, in an IN list or a BETWEEN) with whole numbers from
+    BIGINT's least to unsigned BIGINT's greatest and NULL only, or alone with a DOUBLE
+    (``3E+0``) holding a whole number below 2**53: an unsigned BIGINT's ``x * 1`` is
+    ``CAST(x AS DECIMAL(20, 0))`` there, which such numbers meet exactly, as they meet ``x``
+    (the DOUBLE is exact in both, and compares with ``x`` in DOUBLE in Spark as exactly)."""
     while isinstance(x.parent, exp.Paren):
         x = x.parent
     others = _compared_with(x)
-    return bool(others) and all(o is not None and (isinstance(o.unnest(), exp.Null) or
-                                                   is_whole_number(o.unnest()))
-                                for o in others)
+    alone = isinstance(x.parent, (*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ))
+    return bool(others) and all(o is not None and (
+        isinstance(o.unnest(), exp.Null) or _whole_within_64_bits(o.unnest()) or (
+            alone and _small_whole_double(o.unnest()))) for o in others)
+
+
+def _whole_within_64_bits(x: exp.Expression) -> bool:
+    """A whole number literal from -2**63 to 2**64 - 1 (a BIGINT or an unsigned BIGINT)."""
+    if isinstance(x, exp.Neg) and isinstance(x.this, exp.Literal) and x.this.this == str(2**63):
+        return True
+    return is_whole_number(x) or _unsigned_bigint(x)
+
+
+def _small_whole_double(x: exp.Expression) -> bool:
+    """A number with an exponent (a DOUBLE), maybe negated, whose value is a whole number of
+    less than 2**53 (where every whole number is a DOUBLE: 2**53 + 1 is 2**53 there)."""
+    number = x.this if isinstance(x, exp.Neg) else x
+    if not (isinstance(number, exp.Literal) and not number.is_string and
+            "e" in number.this.lower()):
+        return False
+    value = float(number.this)
+    return math.isfinite(value) and value == int(value) and abs(value) < 2**53
 
 
 def split_null_bounds(tree: exp.Expression) -> exp.Expression:

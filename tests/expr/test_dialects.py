@@ -934,7 +934,7 @@ def test_datafusion_reads_times_one_and_over_one_as_the_column():
                       "g": pa.array([0.1, -1e300, 0.0999, 5.0, 7.0], pa.float64()),
                       "i": pa.array([-10, 12, 13, -11, 0], pa.int32()),
                       "b": pa.array([-30606174, -30606173, -2**63, 0, 2**63 - 1], pa.int64()),
-                      "u": pa.array([0, 20, 2**64 - 1, 2**63, 1], pa.uint64())})
+                      "u": pa.array([0, 20, 2**64 - 1, 2**63, 2**53 + 1], pa.uint64())})
     groups, ctx = _datafusion_row_groups(table)
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema, _exact_statistics(
         groups), ["1 * u8 <= 100", "(u32 * 1) > 4", "(u8 / 1) <> 255", "(u8 / 1) IN (5, 2.5)",
@@ -945,7 +945,16 @@ def test_datafusion_reads_times_one_and_over_one_as_the_column():
                   "CAST(7.9 AS BIGINT) <= g", "b <= CAST(-9223372036854775808 AS BIGINT)",
                   "NOT ((i * 1) BETWEEN CAST(-1 AS FLOAT) AND NULL)", "(u * 1) IN (20)",
                   "(u / 1) IS DISTINCT FROM 1", "(1 * u) > -5", "(u * 1) IN (20, NULL, -3)",
-                  "(u / 1) BETWEEN 1 AND 9223372036854775807", "NOT ((u * 1) <> 0)"])
+                  "(u / 1) BETWEEN 1 AND 9223372036854775807", "NOT ((u * 1) <> 0)",
+                  # whole numbers up to unsigned BIGINT's greatest, a whole DOUBLE alone
+                  "18446744073709551615 = (u * 1)", "(u / 1) BETWEEN 19 AND 18446744073709551615",
+                  "(u / 1) BETWEEN -9223372036854775808 AND 0", "(1 * u) > 3E+0",
+                  "(u * 1) IN (9223372036854775808, 20)", "NOT ((u * 1) IN (0, 20))",
+                  "(u / 1) >= -2e0", "(u * 1) <> 9007199254740991e0"])
+    # a DOUBLE of 2**53 meets the DECIMAL(20, 0) exactly there, and x in DOUBLE in Spark
+    # (2**53 + 1 equal to it): unknown
+    pred = pk.PruningPredicate("(u * 1) = 9007199254740992e0", table.schema, dialect="datafusion")
+    assert " reads " in pred.explain()
 
 
 def test_datafusion_casts_whole_numbers_met_by_floats_to_float():
