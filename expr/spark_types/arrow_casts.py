@@ -105,13 +105,19 @@ def arrow_double(units: int, scale: int) -> float:
 
 
 def nearest_float(v: int | float) -> float | None:
-    """The nearest FLOAT (32 bits) to a whole number within 2**53 or a DOUBLE, as a Python
-    float (one rounding, ties to even, as Arrow's and Java's casts); None for a whole number
-    beyond 2**53 (it would round twice here).
+    """The nearest FLOAT (32 bits) to a whole number or a DOUBLE, as a Python float (one
+    rounding, ties to even, as Arrow's and Java's casts: a whole number beyond 2**53 is
+    rounded from its own value, not through a DOUBLE); None for a whole number beyond FLOAT.
 
-    >>> nearest_float(16777217), nearest_float(0.1)
-    (16777216.0, 0.10000000149011612)
+    >>> nearest_float(16777217), nearest_float(0.1), nearest_float(2**63 + 2**39 + 1)
+    (16777216.0, 0.10000000149011612, 9.223373136366404e+18)
     """
     if isinstance(v, int) and abs(v) > 2**53:
-        return None
+        shift = abs(v).bit_length() - 24  # a FLOAT holds 24 significant bits
+        kept, rest = divmod(abs(v), 1 << shift)
+        half = 1 << (shift - 1)
+        if rest > half or (rest == half and kept & 1):
+            kept += 1
+        value = float(kept << shift)  # (24 bits, maybe 25 as 2**24: exact in a DOUBLE)
+        return math.copysign(value, v) if value < 2.0**128 else None
     return struct.unpack("f", struct.pack("f", float(v)))[0]

@@ -859,6 +859,25 @@ def test_datafusion_compares_floats_with_whole_numbers_in_float():
                                        _exact_statistics(groups), texts)
 
 
+def test_datafusion_rounds_big_whole_numbers_to_float_once_in_lists():
+    """``CAST(n AS REAL)`` of a whole number beyond 2**53 in a BETWEEN or an IN list, which
+    DataFusion compares in one type: the FLOAT rounded once from n (2**63 + 2**39 + 1 is
+    2**63 + 2**40; through a DOUBLE it would be 2**63). One value per row group, every group
+    decided as DataFusion's rows say."""
+    table = pa.table({"x": pa.array([0, 5, -177453800048, -177453793280, 2**53 + 1, 2**62,
+                                     2**63 - 1, -2**63, -948305752], pa.int64())})
+    groups, ctx = _datafusion_row_groups(table)
+    texts = []
+    for real in ("CAST(9223372036854775808 AS FLOAT)", "CAST(-9223372036854775808 AS FLOAT)",
+                 "CAST(9223372586610589697 AS REAL)", "CAST(4611686018427387905 AS REAL)",
+                 "CAST(18446744073709551615 AS REAL)"):
+        texts += [f"x BETWEEN {real} AND -177453800048", f"x BETWEEN -948305751.999 AND {real}",
+                  f"x NOT BETWEEN 5 AND {real}", f"x IN ({real}, -177453800048)",
+                  f"x NOT IN (9223372036854775807, {real})"]
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
+                                       _exact_statistics(groups), texts)
+
+
 def test_datafusion_casts_wide_decimals_to_bigint_as_arrow_truncates():
     """``CAST(d AS BIGINT)`` of a DECIMAL of more than 15 integer digits against DOUBLEs:
     truncated toward zero there, the query failing beyond BIGINT (Spark's legacy mode would
