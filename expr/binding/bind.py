@@ -341,22 +341,34 @@ def _not(node: n.Not, kids: tuple) -> object:
 
 
 def _and(node: n.And, kids: tuple) -> object:
-    return b.BAnd(without_empty_ranges(_flat(b.BAnd, kids)))
+    args = without_empty_ranges(_flat(b.BAnd, kids))
+    return args[0] if len(args) == 1 else b.BAnd(args)
 
 
 def _flat(kind: type, kids: tuple) -> tuple:
     """The bound children of an AND (OR), an AND (OR) child's own children spliced in: a tree
     built as ``And(And(p, q), r)`` binds as its SQL text ``p AND q AND r`` parses, so constant
-    folding and implied equalities see one conjunction (and read the same statistics)."""
+    folding and implied equalities see one conjunction (and read the same statistics). A
+    TRUE among an AND's children (FALSE among an OR's) is left out, as it changes no row's
+    value (``p AND TRUE`` is ``p``, NULL too): ``x = 1 AND (x = 2 OR FALSE)`` is the empty
+    range it is written as.
+
+    >>> import pyarrow as pa
+    >>> from prunekit.expr.syntax.sql import parse
+    >>> bind(parse("x = 1 AND (x = 2 OR FALSE)"), pa.schema([("x", pa.int64())])).text
+    'x from 2 to 1: an empty range'
+    """
+    identity = b.BConst(kind is b.BAnd)
     out: list = []
     for k in kids:
         p = as_predicate(k, "logic")
-        out.extend(p.args if isinstance(p, kind) else (p,))
-    return tuple(out)
+        out.extend(a for a in (p.args if isinstance(p, kind) else (p,)) if a != identity)
+    return tuple(out) or (identity,)
 
 
 def _or(node: n.Or, kids: tuple) -> object:
-    return b.BOr(_flat(b.BOr, kids))
+    args = _flat(b.BOr, kids)
+    return args[0] if len(args) == 1 else b.BOr(args)
 
 
 def _is_bool(node: n.IsBool, kids: tuple) -> object:

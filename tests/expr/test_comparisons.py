@@ -216,6 +216,8 @@ def test_predicates_compared_as_truth_values_against_rows(sql):
     "t BETWEEN 5 AND 3", "t > 5 AND t < 3", "t >= 3 AND t < 3", "t > 3 AND t <= 3",
     "t > 1 AND t = 0", "t BETWEEN 5 AND 3 AND t IS NULL", "t BETWEEN 50 AND 100 AND t <= 49.5",
     "t BETWEEN CAST(100.0 AS DOUBLE) AND -2.0",
+    # TRUE in an AND and FALSE in an OR change no row: the bounds meet in one conjunction
+    "t = 5 AND (t = 3 OR FALSE)", "(t > 5 AND TRUE) AND (FALSE OR t < 3 OR FALSE)",
 ])
 def test_an_empty_range_matches_no_row_whatever_the_statistics(sql):
     """No value lies in both bounds: NONE_MATCH with no min/max at all, and its negation is
