@@ -546,9 +546,12 @@ def identity_arithmetic(tree: exp.Expression, dialect: str,
 def _compared_with_whole_numbers(x: exp.Expression) -> bool:
     """Whether ``x`` is compared (alone, in an IN list or a BETWEEN) with whole numbers from
     BIGINT's least to unsigned BIGINT's greatest and NULL only, or alone with a DOUBLE
-    (``3E+0``) holding a whole number below 2**53: an unsigned BIGINT's ``x * 1`` is
-    ``CAST(x AS DECIMAL(20, 0))`` there, which such numbers meet exactly, as they meet ``x``
-    (the DOUBLE is exact in both, and compares with ``x`` in DOUBLE in Spark as exactly)."""
+    (``3E+0``) holding a whole number below 2**53 that Arrow casts to 15 places exactly: an
+    unsigned BIGINT's ``x * 1`` is a DECIMAL of scale 0 there, which such numbers meet
+    exactly, as they meet ``x``. A DOUBLE meets it as the DECIMAL of 15 places Arrow casts
+    it to (times 10**15, a DOUBLE product: 295149E+0 is 295148.999999999967232 there), so
+    only where that is the number itself; and compares with ``x`` in DOUBLE in Spark, exactly
+    below 2**53."""
     while isinstance(x.parent, exp.Paren):
         x = x.parent
     others = _compared_with(x)
@@ -567,13 +570,15 @@ def _whole_within_64_bits(x: exp.Expression) -> bool:
 
 def _small_whole_double(x: exp.Expression) -> bool:
     """A number with an exponent (a DOUBLE), maybe negated, whose value is a whole number of
-    less than 2**53 (where every whole number is a DOUBLE: 2**53 + 1 is 2**53 there)."""
+    less than 2**53 (where every whole number is a DOUBLE: 2**53 + 1 is 2**53 there) that
+    Arrow's cast to 15 places keeps (``decimal_units``: 3E+0 is, 295149E+0 is not)."""
     number = x.this if isinstance(x, exp.Neg) else x
     if not (isinstance(number, exp.Literal) and not number.is_string and
             "e" in number.this.lower()):
         return False
     value = float(number.this)
-    return math.isfinite(value) and value == int(value) and abs(value) < 2**53
+    return math.isfinite(value) and value == int(value) and abs(value) < 2**53 and (
+        decimal_units(value, 15) == int(value) * 10**15)
 
 
 def split_null_bounds(tree: exp.Expression) -> exp.Expression:
