@@ -337,7 +337,28 @@ def _kind_by_arguments(name: str, kids: tuple) -> str | None:
 
 
 def _not(node: n.Not, kids: tuple) -> object:
-    return b.BNot(as_predicate(kids[0], "logic"))
+    return negation(as_predicate(kids[0], "logic"))
+
+
+def negation(p: object) -> object:
+    """NOT ``p``, moved down through AND and OR by De Morgan's laws (exact in SQL's
+    three-valued logic, NULL too) and cancelled against another NOT, so that the comparisons
+    under it meet in one conjunction: ``NOT (x <> 1 OR x <> 2)`` is ``x = 1 AND x = 2``, an
+    empty range.
+
+    >>> import pyarrow as pa
+    >>> from prunekit.expr.syntax.sql import parse
+    >>> bind(parse("NOT (x <> 1 OR x <> 2)"), pa.schema([("x", pa.int64())])).text
+    'x from 2 to 1: an empty range'
+    """
+    if isinstance(p, b.BNot):
+        return p.arg
+    if isinstance(p, b.BConst) and p.value is not None:
+        return b.BConst(not p.value)
+    if isinstance(p, (b.BAnd, b.BOr)):
+        negated = tuple(negation(a) for a in p.args)
+        return _or(None, negated) if isinstance(p, b.BAnd) else _and(None, negated)
+    return b.BNot(p)
 
 
 def _and(node: n.And, kids: tuple) -> object:

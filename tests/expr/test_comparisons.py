@@ -218,6 +218,8 @@ def test_predicates_compared_as_truth_values_against_rows(sql):
     "t BETWEEN CAST(100.0 AS DOUBLE) AND -2.0",
     # TRUE in an AND and FALSE in an OR change no row: the bounds meet in one conjunction
     "t = 5 AND (t = 3 OR FALSE)", "(t > 5 AND TRUE) AND (FALSE OR t < 3 OR FALSE)",
+    # a NOT moved down through OR and AND (De Morgan) and cancelled by another
+    "NOT (t <> 5 OR t <> 3)", "NOT (NOT (t BETWEEN 5 AND 6) OR NOT (NOT (NOT (t < 3))))",
 ])
 def test_an_empty_range_matches_no_row_whatever_the_statistics(sql):
     """No value lies in both bounds: NONE_MATCH with no min/max at all, and its negation is
