@@ -328,7 +328,8 @@ def split_zero_items(tree: exp.Expression, dialect: str,
         # Where the list may be merged with another, its rows are not its own, NULL or not.
         why = "a set of numbers may tell 0 from -0.0" + (
             f" {MERGED_LIST}" if not engine(dialect).null_in_lists and merge_drops_null(x) else "")
-        if others and _a_double_among(x.expressions) and not _a_double_among(others):
+        if others and _a_double_among(x.expressions) and not _a_double_among(others) and \
+                not _as_doubles(others):
             # without its DOUBLE zero the list would compare in another type: all unknown
             part = unknown_part(why, x)
             if x is tree:
@@ -345,6 +346,29 @@ def split_zero_items(tree: exp.Expression, dialect: str,
             return split
         x.replace(exp.Paren(this=split))
     return tree
+
+
+def _as_doubles(items: list) -> bool:
+    """Whole numbers (maybe negated) and NULLs written as the DOUBLEs a DOUBLE among them makes
+    them, with an exponent, in place (``items`` is a list of the copies to write); False (and
+    left alone) where there is anything else.
+
+    >>> import sqlglot
+    >>> items = [sqlglot.parse_one("91"), sqlglot.parse_one("-5"), sqlglot.parse_one("NULL")]
+    >>> _as_doubles(items), [i.sql() for i in items]
+    (True, ['91E0', '-5E0', 'NULL'])
+    """
+    def bare(item: exp.Expression) -> exp.Expression:
+        return item.this if isinstance(item, exp.Neg) else item
+
+    if not all(isinstance(i, exp.Null) or (isinstance(bare(i), exp.Literal) and not bare(
+            i).is_string and bare(i).this.isdigit()) for i in items):
+        return False
+    for k, item in enumerate(items):
+        if not isinstance(item, exp.Null):
+            double = exp.Literal.number(f"{bare(item).this}E0")
+            items[k] = exp.Neg(this=double) if isinstance(item, exp.Neg) else double
+    return True
 
 
 _INTEGER_TYPES = (exp.DataType.Type.BIGINT, exp.DataType.Type.INT, exp.DataType.Type.SMALLINT,

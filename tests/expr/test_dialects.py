@@ -1327,6 +1327,27 @@ def test_datafusion_reads_a_list_with_zero_but_for_the_sign_of_zero():
                                         "CAST(x AS DOUBLE) IN (0, 5.0)"])
 
 
+
+def test_datafusion_reads_whole_numbers_beside_a_double_zero_as_doubles():
+    """A DOUBLE zero among whole numbers makes DataFusion's list compare in DOUBLE: split off
+    as its sign's unknown, the rest is read as those DOUBLEs (``x IN (91E0, 5E0)``), so a
+    group without a zero is decided, beyond 2**53 too (9007199254740993 is 2**53 there).
+    One value per row group; every answer holds on DataFusion's rows."""
+    table = pa.table({"x": pa.array([0, 5, -5, 91, 2**53, 2**53 + 1, -231, None], pa.int64()),
+                      "f": pa.array([0.0, 5.0, -5.0, 91.5, 2.0**53, -0.0, -231.2, None])})
+    groups, ctx = _datafusion_row_groups(table)
+    st = _exact_statistics(groups)
+    for sql in ("CAST(f AS BIGINT) IN (91, 5, -0.0)", "x IN (-0.0, 9007199254740993, -5)",
+                "x NOT IN (5, -0.0, NULL)", "NOT (CAST(f AS BIGINT) IN (-0.0, -231))"):
+        pred = pk.PruningPredicate(sql, table.schema, dialect="datafusion")
+        outcome = pred.classify(st)
+        for g, row in enumerate(table.to_pylist()):
+            hits = ctx.sql(f"SELECT count(*) AS n FROM rg{g} WHERE {sql}").to_pydict()["n"][0]
+            assert outcome[g] != (pk.NONE_MATCH if hits else pk.ALL_MATCH), (sql, row)
+            column = row["f"] if "f" in sql else row["x"]
+            if column is not None and int(column) != 0:
+                assert outcome[g] != pk.MAYBE_MATCH, (sql, row)  # no zero here: decided
+
 # Whole numbers beyond BIGINT: an unsigned BIGINT up to 2**64 (exact against integers and
 # DECIMALs, the nearest DOUBLE against DOUBLEs, a FLOAT that holds it), a DOUBLE beyond.
 DATAFUSION_BIG_NUMBERS = [
