@@ -106,7 +106,12 @@ from prunekit.expr.syntax.engine_literals import (
     split_zero_items,
 )
 from prunekit.expr.syntax.engine_operands import is_unknown_part
-from prunekit.expr.syntax.list_merges import MERGED_LIST, ZEROS_APART, mark_exact_merges
+from prunekit.expr.syntax.list_merges import (
+    MERGED_LIST,
+    NULL_KEPT,
+    ZEROS_APART,
+    mark_exact_merges,
+)
 from prunekit.expr.syntax.negations import wrapping_negations
 from prunekit.expr.syntax.portability import unportable_parts, why_not_portable
 
@@ -198,8 +203,9 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         shown = part.expressions[1] if is_unknown_part(part) else part
         found = list(part.find_all(exp.Column))
         columns = tuple(parse(c.sql(dialect="spark")) for c in found)
-        # (a part the optimizer rewrites with another: its rows are not its own, NULL or not)
-        together = MERGED_LIST in why or ZEROS_APART in why
+        # (a part the optimizer rewrites with another: its rows are not its own, NULL or not,
+        # unless each of its merges is a union that keeps an item)
+        together = (MERGED_LIST in why and not part.meta.get(NULL_KEPT)) or ZEROS_APART in why
         needs = () if together else tuple(k for k, c in enumerate(found) if any(
             c is x for x in null_making_columns(shown)))
         opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(shown.sql(dialect=syntax(dialect)), why, columns,

@@ -51,6 +51,9 @@ MAY_MERGE = "prunekit_may_merge"
 # zero (its sets tell -0.0 from 0), an item that is an expression (compared as such: x IN
 # (y, 1) AND x IN (2) is FALSE there)
 _INEXACT = "inexact"
+# The mark of a MAY_MERGE list or equality every merge of which is a union keeping an item:
+# NULL where its operand is, merged or not (no empty merge folds to a constant).
+NULL_KEPT = "prunekit_null_kept"
 
 # Why a part the engine's optimizer rewrites together with others on its column is unknown:
 # its rows are not its own, not even NULL where its column is.
@@ -150,6 +153,33 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
                 i.find(exp.Column) is not None for i in m.items)
             if m.is_list or not monotone or inexact:
                 m.node.meta[MAY_MERGE] = _INEXACT if inexact else True
+                if _unions_only(group):
+                    m.node.meta[NULL_KEPT] = True
+
+
+def _unions_only(group: list[_Member]) -> bool:
+    """Whether every merge of ``group`` is a union that keeps an item, however NOTs above are
+    pushed in: the members share one operand and one chain of one op, IN lists (and ``=``)
+    under OR or NOT IN lists (and ``<>``) under AND (De Morgan's twin of the one is the
+    other), and each holds an item that is no NULL. The merge is then NULL wherever that
+    operand is, as each member is.
+
+    >>> import sqlglot
+    >>> members = [_as_list(x, {}) for x in sqlglot.parse_one(
+    ...     "NOT (x IN (1, NULL) OR x = 2 OR x IN (3))").find_all(exp.In, exp.EQ)]
+    >>> _unions_only(members), _unions_only([_as_list(x, {}) for x in sqlglot.parse_one(
+    ...     "x IN (1) AND x IN (2)").find_all(exp.In)])
+    (True, False)
+    """
+    if any(m.key is None or m.key != group[0].key or not any(
+            i.find(exp.Null) is None for i in m.items) for m in group):
+        return False
+    for k, a in enumerate(group):
+        for b in group[k + 1:]:
+            top = _joint(a, b)
+            if top is None or a.negated != b.negated or isinstance(top, exp.And) != a.negated:
+                return False
+    return True
 
 
 class _Member:
