@@ -963,9 +963,10 @@ def _bound_at_scale(lit: exp.Literal, units: int, shift: int, scale: int
     """Write ``lit`` (in ``units`` of 10**-(scale + shift), maybe negated) compared with
     values of ``scale`` decimal places as the bound of ``scale`` places that keeps the same
     rows: itself where it has no more places; else, by the comparison, the grid point below
-    or above it; an equality never holds (an empty range: ``x BETWEEN ceil AND floor``), an
-    IN list's item is dropped. Returns the node written in its place or its comparison's (the
-    list), or None where the comparison is another one."""
+    or above it; an equality never holds (an empty range: ``x BETWEEN ceil AND floor``; IS NOT
+    DISTINCT FROM is FALSE, NULL too), an IN list's item is dropped. Returns the node written
+    in its place or its comparison's (the list), or None where the comparison is another
+    one."""
     operand, sign = lit, 1
     while isinstance(operand.parent, (exp.Neg, exp.Paren)):
         sign = -sign if isinstance(operand.parent, exp.Neg) else sign
@@ -995,6 +996,10 @@ def _bound_at_scale(lit: exp.Literal, units: int, shift: int, scale: int
             other = node.this
         never = exp.Between(this=other.copy(), low=at_scale(ceil), high=at_scale(floor))
         written = exp.Not(this=exp.Paren(this=never)) if isinstance(node, exp.NEQ) else never
+        node.replace(written)
+        return written
+    if isinstance(node, (exp.NullSafeEQ, exp.NullSafeNEQ)):  # FALSE (TRUE) on every row
+        written = exp.Boolean(this=isinstance(node, exp.NullSafeNEQ))
         node.replace(written)
         return written
     return None
