@@ -105,7 +105,7 @@ from prunekit.expr.syntax.engine_literals import (
     split_null_bounds,
     split_zero_items,
 )
-from prunekit.expr.syntax.engine_operands import is_unknown_part
+from prunekit.expr.syntax.engine_operands import is_arrow_cast, is_unknown_part
 from prunekit.expr.syntax.list_merges import (
     MERGED_LIST,
     NULL_KEPT,
@@ -237,19 +237,21 @@ def null_making_columns(part: exp.Expression) -> list[exp.Column]:
     engine: those of a comparison or LIKE (or its NOT) of columns, literals, casts and
     arithmetic; of an IN list or a BETWEEN, its operand's alone (``1 IN (1, NULL)`` is TRUE,
     ``1 BETWEEN 2 AND NULL`` FALSE). None for ``IS [NOT] DISTINCT FROM``, ``IS NULL``, AND, OR
-    or a function call.
+    or a function call (but prunekit's own for Arrow's casts, NULL where their column is).
 
     >>> import sqlglot
     >>> [[c.sql() for c in null_making_columns(sqlglot.parse_one(t))] for t in (
-    ...     "NOT (x / 2 IN (1, y))", "x + y > 1", "x IS NULL", "coalesce(x, 0) > 1")]
-    [['x'], ['x', 'y'], [], []]
+    ...     "NOT (x / 2 IN (1, y))", "x + y > 1", "x IS NULL", "coalesce(x, 0) > 1",
+    ...     "__prunekit_arrow_double(d) <> 0.5")]
+    [['x'], ['x', 'y'], [], [], ['d']]
     """
     while isinstance(part, (exp.Paren, exp.Not)):
         part = part.this
     if not isinstance(part, _STRICT_TESTS) or (isinstance(part, exp.In) and (
             part.args.get("query") or part.args.get("unnest"))):
         return []
-    if not all(isinstance(x, _STRICT_VALUES) for x in part.walk() if x is not part):
+    if not all(isinstance(x, _STRICT_VALUES) or is_arrow_cast(x) for x in part.walk()
+               if x is not part):
         return []
     operands = [part.this] if isinstance(part, (exp.In, exp.Between)) else [part]
     return [c for x in operands for c in x.find_all(exp.Column)]

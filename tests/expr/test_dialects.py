@@ -880,6 +880,24 @@ def test_datafusion_rounds_big_whole_numbers_to_float_once_in_lists():
                                        _exact_statistics(groups), texts)
 
 
+def test_datafusion_unknown_parts_over_arrow_casts_are_null_where_their_column_is():
+    """A part left unknown around prunekit's own call for Arrow's cast (a wide DECIMAL's
+    DOUBLE there) is NULL where its column is, as any cast: a group of NULLs is skipped.
+    Every answer holds on DataFusion's rows."""
+    table = pa.table({"e": pa.array([None, decimal.Decimal("0.1947"), decimal.Decimal("1")],
+                                    pa.decimal128(18, 4))})
+    groups, ctx = _datafusion_row_groups(table)
+    for sql in ("CAST(e AS DOUBLE) != CAST(0.1947 AS REAL)",
+                "CAST(e AS DOUBLE) < CAST(0.5 AS REAL)"):
+        pred = pk.PruningPredicate(sql, table.schema, dialect="datafusion")
+        assert " reads " in pred.explain(), sql
+        outcome = pred.classify(_exact_statistics(groups))
+        for g in range(len(groups)):
+            hits = ctx.sql(f"SELECT count(*) AS n FROM rg{g} WHERE {sql}").to_pydict()["n"][0]
+            assert outcome[g] != (pk.NONE_MATCH if hits else pk.ALL_MATCH), (sql, g)
+        assert outcome[0] == pk.NONE_MATCH, sql
+
+
 def test_datafusion_casts_wide_decimals_to_bigint_as_arrow_truncates():
     """``CAST(d AS BIGINT)`` of a DECIMAL of more than 15 integer digits against DOUBLEs:
     truncated toward zero there, the query failing beyond BIGINT (Spark's legacy mode would
