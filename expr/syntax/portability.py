@@ -220,10 +220,16 @@ def _unsigned_bigint_alike(lit: exp.Literal, types: Mapping[str, object] | None)
     digits within 38 (a DECIMAL(20, 0) there), as the nearest DOUBLE against DOUBLEs (and
     FLOATs that hold it exactly: DataFusion rounds it to a FLOAT there); not in a list or a
     BETWEEN beside a fraction (another common type). Cast to a FLOAT or a DOUBLE, it is that
-    cast's nearest value in both (one rounding of the whole number)."""
+    cast's nearest value in both (one rounding of the whole number); cast to a DECIMAL that
+    holds it, that DECIMAL's same value in both."""
     if isinstance(lit.parent, exp.Cast) and lit.parent.to.this in (
             exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE):
         return True
+    if isinstance(lit.parent, exp.Cast) and lit.parent.to.this == exp.DataType.Type.DECIMAL:
+        params = [q.this for q in lit.parent.to.expressions]
+        return len(params) == 2 and all(isinstance(q, exp.Literal) and q.this.isdigit()
+                                        for q in params) and (
+            len(lit.this.lstrip("0")) <= int(params[0].this) - int(params[1].this))
     holder = lit.parent.parent if isinstance(lit.parent, exp.Tuple) else lit.parent
     if isinstance(holder, (exp.In, exp.Between)) and any(
             isinstance(item, exp.Literal) and not item.is_string and (

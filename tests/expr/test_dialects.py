@@ -1404,7 +1404,11 @@ def test_datafusion_reads_numbers_beyond_bigint_as_its_types():
     # (a FLOAT against one beyond BIGINT: in FLOAT there, the number rounded once)
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema, st,
                                        [*DATAFUSION_BIG_NUMBERS, "g < 9223372036854775809",
-                                        "g >= 18446744073709551615"])
+                                        "g >= 18446744073709551615",
+                                        # cast to a DECIMAL that holds it: that value
+                                        "CAST(9223372036854775808 AS DECIMAL(38,10)) < u",
+                                        "a >= CAST(18446744073709551615 AS DECIMAL(25,5))",
+                                        "i IN (CAST(9223372036854775808 AS DECIMAL(20,0)), 0)"])
 
 
 def test_from_query_reads_datafusion_fractions_as_doubles():
