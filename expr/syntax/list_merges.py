@@ -196,6 +196,7 @@ class _Member:
         self.top = holder.parent  # None: the list is the whole predicate
         self.columns = _names(node)  # (its items' too: x IN (x, 1) is on x)
         operand = _operand(node) if operand is None else operand
+        operand = _identity_of(operand, types) or operand
         self.key = _operand_key(operand)
         self.family = _family(operand, items, types)
         # a list, or what the optimizer may make one of several items (a regular expression)
@@ -292,6 +293,25 @@ def _may_meet(a: _Member, b: _Member) -> bool:
         return False
     constants = all(k is not None and k.startswith("constant ") for k in (ka, kb))
     return bool(a.columns & b.columns) or constants  # (1 IN (x, 2) beside 1 IN (y, 3))
+
+
+def _identity_of(x: exp.Expression, types: Mapping[str, object] | None) -> exp.Column | None:
+    """The column of ``x * 1``, ``1 * x`` or ``x / 1`` of an integer or float column, which
+    the optimizer's simplifier makes the column (or its cast to BIGINT, the same values,
+    which it moves onto whole numbers beside it); None for anything else."""
+    x = x.unnest()
+    if not isinstance(x, (exp.Mul, exp.Div)):
+        return None
+    for column, one in ((x.this, x.expression), (x.expression, x.this)):
+        column, one = column.unnest(), one.unnest()
+        if isinstance(column, exp.Column) and isinstance(one, exp.Literal) and (
+                not one.is_string and one.this == "1") and (
+                kind_of(column, types) in INTEGER_KINDS or kind_of(column, types) in (
+                    "float", "double")):
+            return column
+        if isinstance(x, exp.Div):
+            return None  # (1 / x is no identity)
+    return None
 
 
 def _operand_key(x: exp.Expression) -> str | None:

@@ -20,15 +20,16 @@ datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predi
 _DAY = datetime.datetime(2020, 1, 1)
 # Per column: its type, the values of its one-row groups, the items lists draw from (the
 # same value spelled twice, zeros of both signs, a DATE and a TIMESTAMP of one instant,
-# NULL), and the operands random predicates write (a cast the optimizer keeps).
+# NULL), and the operands random predicates write (a cast the optimizer keeps, x * 1 that its
+# simplifier makes x).
 COLUMNS = {"x": (pa.int64(), [1, 2, 3, 4, 0, None],
                  ["1", "2", "3", "1.0", "-0", "0", "-0.0", "CAST(0 AS FLOAT)", "NULL"],
-                 ["x", "x", "CAST(x AS DOUBLE)"]),
+                 ["x", "x", "CAST(x AS DOUBLE)", "(x * 1)", "(x / 1)"]),
            "s": (pa.string(), ["a", "b", "c", "d", "a ", None],
                  ["'a'", "'b'", "'c'", "'a '", "NULL"], ["s"]),
            "f": (pa.float64(), [0.0, -0.0, 1.5, 2.0, 7.0, None],
                  ["0.0", "-0.0", "1.5", "2", "1.50", "CAST(1.5 AS FLOAT)", "NULL"],
-                 ["f", "f", "CAST(f AS BIGINT)"]),
+                 ["f", "f", "CAST(f AS BIGINT)", "(1 * f)"]),
            "d": (pa.date32(), [_DAY.date() + datetime.timedelta(days=n) for n in range(3)] + [None],
                  ["DATE '2020-01-01'", "DATE '2020-01-02'", "TIMESTAMP '2020-01-01 00:00:00'",
                   "TIMESTAMP '2020-01-02 12:00:00'", "CAST('2020-01-03' AS DATE)", "NULL"],
@@ -43,7 +44,7 @@ COLUMNS = {"x": (pa.int64(), [1, 2, 3, 4, 0, None],
                  ["q", "q", "CAST(q AS DOUBLE)"]),
            "u": (pa.uint64(), [0, 1, 2, 2**64 - 1, None],
                  ["1", "2", "0", "18446744073709551615", "1.5", "NULL"],
-                 ["u", "u", "CAST(u AS DOUBLE)"])}
+                 ["u", "u", "CAST(u AS DOUBLE)", "(u * 1)"])}
 
 
 class _Groups:
@@ -215,6 +216,9 @@ CASES = [
     ("NOT (x <> 1 OR x IN (CAST(3 AS BIGINT), CAST(-4 AS BIGINT)))", True),
     ("NOT (x <> 1 OR x IN (CAST(3 AS BIGINT), CAST(1 AS BIGINT)))", True),
     ("NOT (x IN (CAST(2.5 AS BIGINT), 3) AND x NOT IN (2))", False),
+    # x * 1 and x / 1 are x there: merged with x's lists, not with its DOUBLE's
+    ("NOT (x IN (1) AND (x * 1) IN (2))", False), ("NOT ((x / 1) IN (1) AND 1 * x IN (2))", False),
+    ("NOT (x IN (1, 0.5) AND (x / 1) IN (1, 0))", True),
 ]
 
 
