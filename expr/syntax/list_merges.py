@@ -453,6 +453,10 @@ def _constant_key(x: exp.Expression) -> str:
 
 
 def _merges_exactly(group: list[_Member], types: Mapping[str, object] | None) -> bool:
+    if len(group) == 2 and group[0].negated != group[1].negated:
+        top = _joint(*group)
+        if isinstance(top, exp.Or) and _nots_above(top) == 0:
+            return True  # IN and NOT IN under OR, no NOT to push in: kept apart, never merged
     if len(group) == 2 and not all(m.is_list for m in group):
         # an equality joins a list only as a union, under OR: NULL and all
         return all(_plain_items(m, types, null=True) for m in group)

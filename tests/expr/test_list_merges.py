@@ -219,6 +219,10 @@ CASES = [
     # x * 1 and x / 1 are x there: merged with x's lists, not with its DOUBLE's
     ("NOT (x IN (1) AND (x * 1) IN (2))", False), ("NOT ((x / 1) IN (1) AND 1 * x IN (2))", False),
     ("NOT (x IN (1, 0.5) AND (x / 1) IN (1, 0))", True),
+    # IN and NOT IN under OR with no NOT above are kept apart: never merged, NULLs and all
+    ("x NOT IN (1, NULL) OR x IN (2, NULL)", True),
+    ("x NOT IN (1, CAST(2 AS DECIMAL(20,4))) OR x = 2", True),
+    ("NOT (x NOT IN (1, NULL) OR x IN (2, NULL))", False),
 ]
 
 
