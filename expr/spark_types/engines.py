@@ -119,6 +119,10 @@ class Engine:
     # x * 1, 1 * x and x / 1 are x, in the type the arithmetic gives (DataFusion's simplifier;
     # BIGINT for an unsigned column below BIGINT, where Spark's arithmetic types it otherwise)
     identity_arithmetic: bool = False
+    # -x of a NaN is a NaN with its sign bit set, which the engine's total order puts below
+    # every number and apart from NaN (Arrow's kernels: -f = CAST('NaN' AS DOUBLE) is FALSE
+    # for a NaN f in DataFusion, TRUE in Spark, whose NaN has no sign)
+    negated_nan_below: bool = False
 
 
 ENGINES = {
@@ -144,7 +148,8 @@ ENGINES = {
                          timestamp_literals_cast=True, backslash_escapes=True,
                          integers_divide_truncating=True, decimal_doubles_by_arrow=True,
                          real_literals=True, date_strings_in_lists=True,
-                         identity_arithmetic=True, negation_wraps=True),
+                         identity_arithmetic=True, negation_wraps=True,
+                         negated_nan_below=True),
     "postgres": Engine(nan_as_spark=True, zeros_in_lists=True, signed_zeros_alike=True),
     "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True, signed_zeros_alike=True),
 }

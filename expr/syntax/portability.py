@@ -362,8 +362,8 @@ def _cast_read_alike(x: exp.Cast, reads: Engine, types: Mapping[str, object] | N
         reads.naive_timestamps and utc and _naive_timestamp(x, types, reads)) or (
         reads.timestamps_as_dates and utc and _date_time_cast(x, types)) or (
         reads.fractions_are_double and (_decimal_literal(x, types) or _double_literal(
-            x, types))) or (reads.real_literals and (_real_literal(x, types) or _float_of_integer(
-            x, types)))
+            x, types, reads))) or (reads.real_literals and (_real_literal(x, types) or
+                                                            _float_of_integer(x, types)))
 
 
 # Integer columns whose every value a FLOAT holds, and those it may round (compared in FLOAT
@@ -402,16 +402,29 @@ def _float_of_integer(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
 _DOUBLE_TEXT = re.compile(r"-?\d+(\.\d+)?|-?inf(inity)?|nan", re.IGNORECASE)
 
 
-def _double_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
+def _double_literal(x: exp.Cast, types: Mapping[str, object] | None, reads: Engine) -> bool:
     """``CAST(5 AS DOUBLE)``, ``CAST('1.5' AS DOUBLE)``, ``CAST('Infinity' AS DOUBLE)``: the
     nearest DOUBLE (or the infinity, NaN) in both, against anything but a DECIMAL column
-    (which a DOUBLE meets as a DECIMAL of its own in DataFusion)."""
+    (which a DOUBLE meets as a DECIMAL of its own in DataFusion). Not NaN compared with a
+    negation where ``Engine.negated_nan_below``: a NaN negated is another value there."""
     number = x.this.this if isinstance(x.this, exp.Neg) else x.this
     if x.to.this != exp.DataType.Type.DOUBLE or not isinstance(number, exp.Literal) or (
             number.is_string and (number is not x.this or not _DOUBLE_TEXT.fullmatch(
                 number.this))):
         return False
+    if reads.negated_nan_below and number.is_string and number.this.lower() == "nan" and \
+            _beside_a_negation(x):
+        return False
     return not any(decimal_kind(c, types) for c in partners_of(x))
+
+
+def _beside_a_negation(x: exp.Expression) -> bool:
+    """Whether ``x`` (maybe in an IN list) is compared with a negation, ``-f``."""
+    holder = x.parent
+    while isinstance(holder, (exp.Neg, exp.Paren, exp.Tuple)):
+        holder = holder.parent
+    return holder is not None and any(isinstance(side.unnest(), exp.Neg) and side is not x
+                                      for side in holder.iter_expressions())
 
 
 def _decimal_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:

@@ -81,14 +81,15 @@ class _Groups:
 
 def _exact(values: list, kind: pa.DataType) -> dict:
     nulls = np.array([v is None for v in values])
+    nans = np.array([isinstance(v, float) and v != v for v in values])
     if not pa.types.is_integer(kind) and not pa.types.is_floating(kind):
         bounds = pa.array(values, kind)
-    else:
-        bounds = np.ma.masked_array([0 if v is None else v for v in values], mask=nulls,
-                                    dtype=kind.to_pandas_dtype())
+    else:  # (a NaN is counted, and left out of the bounds, as Parquet writers do)
+        bounds = np.ma.masked_array([0 if v is None or n else v for v, n in zip(
+            values, nans, strict=True)], mask=nulls | nans, dtype=kind.to_pandas_dtype())
     stats = {"min": bounds, "max": bounds, "null_count": nulls.astype(np.int64)}
     if pa.types.is_floating(kind):
-        stats["nan_count"] = np.zeros(len(values), np.int64)
+        stats["nan_count"] = nans.astype(np.int64)
     return stats
 
 
