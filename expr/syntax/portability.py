@@ -419,12 +419,14 @@ def _double_literal(x: exp.Cast, types: Mapping[str, object] | None, reads: Engi
 
 
 def _beside_a_negation(x: exp.Expression) -> bool:
-    """Whether ``x`` (maybe in an IN list) is compared with a negation, ``-f``."""
+    """Whether ``x`` (maybe in an IN list) is compared with a negation of a column, ``-f``
+    (not a negative number, ``-2.5``)."""
     holder = x.parent
     while isinstance(holder, (exp.Neg, exp.Paren, exp.Tuple)):
         holder = holder.parent
-    return holder is not None and any(isinstance(side.unnest(), exp.Neg) and side is not x
-                                      for side in holder.iter_expressions())
+    return holder is not None and any(
+        isinstance(side.unnest(), exp.Neg) and side.find(exp.Column) is not None
+        for side in holder.iter_expressions())
 
 
 def _decimal_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
