@@ -587,9 +587,9 @@ def _compared_with_whole_numbers(x: exp.Expression) -> bool:
 
 def _whole_within_64_bits(x: exp.Expression) -> bool:
     """A whole number literal from -2**63 to 2**64 - 1 (a BIGINT or an unsigned BIGINT)."""
-    if isinstance(x, exp.Neg) and isinstance(x.this, exp.Literal) and x.this.this == str(2**63):
-        return True
-    return is_whole_number(x) or _unsigned_bigint(x)
+    number = x.this if isinstance(x, exp.Neg) else x
+    return isinstance(number, exp.Literal) and not number.is_string and (
+        number.this.isdigit() and not beyond_unsigned_bigint(number))
 
 
 def _small_whole_double(x: exp.Expression) -> bool:
