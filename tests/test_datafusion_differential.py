@@ -7,10 +7,11 @@ tests.support.datafusion_differential --minutes 10``.
 
 The bounded run is made once per process and read by two tests: soundness (never to be
 weakened) and pruning power (prunekit skips every row group DataFusion's statistics pruning
-skips, except where DataFusion is unsound or assumes no float is NaN), which can be marked
-expected to fail on its own while the dialect's rules are incomplete. A saved case whose JSON
-names a ``known_unsound`` construct (a key of ``datafusion_differential.KNOWN_UNSOUND``) is a
-strict xfail until the library reads that construct soundly.
+skips, except where DataFusion is unsound, assumes no float is NaN or takes a zero bound for
+both zeros), which can be marked expected to fail on its own while the dialect's rules are
+incomplete. A saved case whose JSON names a ``known_unsound`` construct (a key of
+``datafusion_differential.KNOWN_UNSOUND``) is a strict xfail until the library reads that
+construct soundly.
 """
 
 from __future__ import annotations
@@ -146,3 +147,23 @@ def test_a_classifier_that_never_prunes_is_weaker(monkeypatch, tmp_path):
     lazy = dfd.run(datasets=2, seed=SEED0, predicates=5, save_failures=False,
                    shrink_weaker=False, scratch=tmp_path)
     assert lazy.unsound == 0 and lazy.weaker_groups > 0, lazy.text()
+
+
+def test_a_skip_that_a_zero_of_the_other_sign_breaks_is_datafusions(tmp_path):
+    """pyarrow writes a zero bound as -0.0 below and 0.0 above, whatever the sign of the zeros:
+    a group of -0.0 has the statistics of a group of 0.0. DataFusion's pruning reads ``f NOT
+    IN (1.0, -0.0, 1.5, -0.0)`` as if the two zeros were one and skips the group, while its set
+    of four numbers tells them apart and returns a 0.0. The witness sees it; a group of other
+    numbers has no witness, and a DOUBLE list of three (no set) takes the zeros for equal."""
+    import pyarrow as pa
+
+    ds = dfd.Dataset([("f", pa.float64())], [[{"f": -0.0}], [{"f": 5.0}]])
+    ws = dfd.Workspace(ds, tmp_path, "pyarrow")
+    try:
+        res = ws.check('"f" NOT IN (1.0, -0.0, 1.5, -0.0)')
+        assert res.df_kept == [False, True] and res.counts == [0, 1], res
+        assert res.zero_rule == [0] and not res.weaker, res
+        assert not ws.zero_witness('"f" NOT IN (1.0, -0.0, 1.5, -0.0)', 1)
+        assert not ws.zero_witness('"f" NOT IN (1.0, -0.0, 1.5)', 0)
+    finally:
+        ws.close()

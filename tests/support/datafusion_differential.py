@@ -42,12 +42,14 @@ Checks per (file, predicate), per row group:
   group holds only such rows.
 - **refusals**: prunekit raises nothing for a predicate DataFusion plans (an unmodelled
   construct must be an unknown leaf); any other exception is a crash.
-- **pruning power**: a group DataFusion skips, prunekit keeps ("DataFusion skips more"). Two
+- **pruning power**: a group DataFusion skips, prunekit keeps ("DataFusion skips more"). Three
   kinds are listed apart and not held against prunekit: the skipped group holds a row
   DataFusion returns when unpruned (DataFusion itself is unsound there: "DataFusion
   unsound", its NaN rule); or prunekit skips it too once told that no float column holds a
   NaN (``Statistics(no_nan=...)``), which DataFusion assumes and Parquet statistics do not
-  say (sound by luck: the group has none).
+  say (sound by luck: the group has none); or the group with its zeros given the other sign
+  has the same statistics and holds a row DataFusion returns (``Workspace.zero_witness``:
+  DataFusion decides from statistics alone, so it skips that group too, unsoundly).
 
 A predicate DataFusion rejects before reading a row (planning, run on an empty table of the
 same columns) is counted and skipped; one failing at run time (division by zero, a failed
@@ -306,10 +308,57 @@ class Workspace:
             no_nan = pred.classify(self.stats_no_nan, backend=self.backend)
             res.nan_rule = [i for i in res.weaker if no_nan[i] == pk.NONE_MATCH]
             res.weaker = [i for i in res.weaker if i not in res.nan_rule]
+        if res.weaker:
+            res.zero_rule = [i for i in res.weaker if self.zero_witness(text, i)]
+            res.weaker = [i for i in res.weaker if i not in res.zero_rule]
         return res
+
+    def zero_witness(self, text: str, i: int) -> bool:
+        """Whether row group ``i``, its zeros given the other sign, has the same statistics
+        and holds a row DataFusion returns: then DataFusion, which decides from statistics
+        alone, skips such a group too, and its skip of this one is luck. (Parquet writers
+        write a zero bound as -0.0 for a minimum and 0.0 for a maximum, as the format asks;
+        DataFusion's pruning takes them for equal while its IN over a set and its FLOAT
+        comparisons tell them apart.)"""
+        group = pq.ParquetFile(self.path).read_row_group(i)
+        floats = [k for k, f in enumerate(group.schema) if pa.types.is_floating(f.type)]
+        for zero in (0.0, -0.0):
+            variant, changed = group, []
+            for k in floats:
+                values = group.column(k).to_pylist()
+                flipped = [zero if v == 0 else v for v in values]
+                if [repr(v) for v in flipped] != [repr(v) for v in values]:
+                    variant = variant.set_column(k, group.schema.field(k),
+                                                 pa.array(flipped, group.schema.field(k).type))
+                    changed.append(k)
+            if not changed or any(_written_bounds(variant, k, self.dir) !=
+                                  _file_bounds(self.path, i, k) for k in changed):
+                continue
+            ctx = session(False)
+            ctx.register_record_batches("t", [variant.to_batches()])
+            if ctx.sql(f"SELECT count(*) FROM t WHERE {text}").to_arrow_table()[0][0].as_py():
+                return True
+        return False
 
     def close(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _file_bounds(path: Path, group: int, column: int) -> tuple:
+    """A column chunk's statistics as DataFusion's pruning reads them (zeros with their
+    sign)."""
+    st = pq.ParquetFile(path).metadata.row_group(group).column(column).statistics
+    if st is None:
+        return (None,)
+    return (repr(st.min) if st.has_min_max else None, repr(st.max) if st.has_min_max else None,
+            st.null_count, st.num_values)
+
+
+def _written_bounds(table: pa.Table, column: int, scratch: Path) -> tuple:
+    """The statistics pyarrow writes for ``column`` of ``table`` as one row group."""
+    path = scratch / "variant.parquet"
+    pq.write_table(table, path, row_group_size=max(table.num_rows, 1))
+    return _file_bounds(path, 0, column)
 
 
 @dataclasses.dataclass
@@ -333,6 +382,9 @@ class Result:
     # Groups only DataFusion skips, by ignoring that a float column may hold NaN (sound here
     # by luck: the group holds none): prunekit skips them too when told so (``no_nan``).
     nan_rule: list = dataclasses.field(default_factory=list)
+    # Groups only DataFusion skips where the same statistics fit rows it returns: its zeros
+    # given the other sign (``Workspace.zero_witness``). DataFusion is unsound on those rows.
+    zero_rule: list = dataclasses.field(default_factory=list)
 
     @property
     def refused(self) -> bool:
@@ -681,6 +733,8 @@ class Summary:
     df_unsound_groups: int = 0
     nan_rule_groups: int = 0  # groups DataFusion skips as if floats held no NaN
     nan_rule: list = dataclasses.field(default_factory=list)  # predicates
+    zero_rule_groups: int = 0  # groups DataFusion skips that a zero of the other sign fills
+    zero_rule: list = dataclasses.field(default_factory=list)  # predicates
     df_unsound: list = dataclasses.field(default_factory=list)  # predicates
     failures: list = dataclasses.field(default_factory=list)  # messages (and saved files)
 
@@ -722,6 +776,9 @@ class Summary:
         self.nan_rule_groups += len(res.nan_rule)
         if res.nan_rule and len(self.nan_rule) < 40:
             self.nan_rule.append(res.text)
+        self.zero_rule_groups += len(res.zero_rule)
+        if res.zero_rule and len(self.zero_rule) < 40:
+            self.zero_rule.append(res.text)
         if res.df_unsound and len(self.df_unsound) < 40:
             self.df_unsound.append(res.text)
 
@@ -765,6 +822,10 @@ class Summary:
                      f"so): {self.nan_rule_groups} row groups in {len(self.nan_rule)} "
                      "predicates")
         lines += [f"    {t}" for t in self.nan_rule[:5]]
+        lines.append(f"  DataFusion skips a group whose statistics also fit rows it returns (its "
+                     f"zeros given the other sign): {self.zero_rule_groups} row groups in "
+                     f"{len(self.zero_rule)} predicates")
+        lines += [f"    {t}" for t in self.zero_rule[:5]]
         if self.failures:
             lines.append(f"  FAILURES: {len(self.failures)}")
             lines += [f"    {f}" for f in self.failures[:40]]
