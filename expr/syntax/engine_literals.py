@@ -544,12 +544,9 @@ def identity_arithmetic(tree: exp.Expression, dialect: str,
     if not engine(dialect).identity_arithmetic:
         return tree
     tree = _fold_bigint_casts(tree)
+    tree = _unsigned_beyond_64_bits(tree, types)
     for op in list(tree.find_all(exp.Mul, exp.Div)):
-        sides = [op.this, op.expression]
-        for x, one in ((sides[0], sides[1]), (sides[1], sides[0])):
-            if not _is_one(one) or (isinstance(op, exp.Div) and x is not op.this) or not (
-                    isinstance(x, exp.Column)):
-                continue
+        for x in _identity_operands(op):
             kind = kind_of(x, types)
             if kind in ("int8", "int16", "int32", "uint8", "uint16", "uint32"):
                 same = exp.Cast(this=x.copy(), to=exp.DataType.build("BIGINT"))
@@ -565,6 +562,106 @@ def identity_arithmetic(tree: exp.Expression, dialect: str,
             op.replace(same)
             break
     return tree
+
+
+def _identity_operands(op: exp.Expression) -> list:
+    """The column ``c`` of ``c * 1``, ``1 * c`` or ``c / 1`` (none for other arithmetic)."""
+    sides = [(op.this, op.expression), (op.expression, op.this)]
+    return [x for x, one in sides if _is_one(one) and isinstance(x, exp.Column) and not (
+        isinstance(op, exp.Div) and x is not op.this)]
+
+
+# The least unsigned BIGINT beyond every value of one: ``u * 1 > _UNSIGNED_TOP`` is FALSE
+# (NULL on a NULL) and ``u * 1 <= _UNSIGNED_TOP`` TRUE.
+_UNSIGNED_TOP = str(2**64 - 1)
+
+
+def _unsigned_beyond_64_bits(tree: exp.Expression,
+                             types: Mapping[str, object] | None) -> exp.Expression:
+    """An unsigned BIGINT's ``u * 1`` (or ``u / 1``) compared with whole numbers of which
+    some lie beyond 64 bits (up to 38 digits), as the same comparisons with whole numbers
+    within them, which ``identity_arithmetic`` then reads. DataFusion's simplifier compares
+    ``u * 1`` as ``CAST(u AS DECIMAL(20, 0))`` with the DOUBLE such a number is, exactly; a
+    DOUBLE beyond 64 bits rounds to one beyond them too, so it lies above every ``u`` (or, a
+    negative one, below): never equal, always greater. So the number leaves an IN list;
+    ``u * 1 < 2**64`` is ``u * 1 <= 18446744073709551615`` (TRUE, NULL on a NULL) and
+    ``u * 1 >= 2**64`` is ``u * 1 > 18446744073709551615`` (FALSE, NULL on a NULL); IS
+    DISTINCT FROM it is TRUE. A BETWEEN is its two comparisons. The tree is returned.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("u * 1 IN (18446744073709551616, 7) AND u / 1 >= 2e0")
+    >>> _unsigned_beyond_64_bits(tree, {"u": "uint64"}).sql()
+    'u * 1 IN (7) AND u / 1 >= 2e0'
+    >>> tree = sqlglot.parse_one("(u / 1) BETWEEN 36893488147419103232 AND 7")
+    >>> _unsigned_beyond_64_bits(tree, {"u": "uint64"}).sql()
+    '((u / 1) > 18446744073709551615 AND (u / 1) <= 7)'
+    """
+    for op in list(tree.find_all(exp.Mul, exp.Div)):
+        if not any(kind_of(x, types) == "uint64" for x in _identity_operands(op)):
+            continue
+        top = op
+        while isinstance(top.parent, exp.Paren):
+            top = top.parent
+        others = [o.unnest() for o in _compared_with(top) or []]
+        if not any(_whole_beyond_64_bits(o) for o in others) or not all(
+                isinstance(o, exp.Null) or _whole_within_64_bits(o) or _whole_beyond_64_bits(o)
+                for o in others):
+            continue
+        holder = top.parent
+        if isinstance(holder, exp.Between):
+            low, high = holder.args["low"], holder.args["high"]
+            new = exp.paren(exp.and_(_beyond_apart(exp.GTE(this=top.copy(), expression=low)),
+                                     _beyond_apart(exp.LTE(this=top.copy(), expression=high))))
+        elif isinstance(holder, exp.In):
+            kept = [i for i in holder.expressions if not _whole_beyond_64_bits(i.unnest())]
+            if any(not isinstance(i.unnest(), exp.Null) for i in kept):
+                new = exp.In(this=top.copy(), expressions=kept)
+            elif kept:  # NULLs alone: NULL, whatever u is
+                new = exp.In(this=top.copy(), expressions=[exp.null()])
+            else:
+                new = exp.GT(this=top.copy(), expression=exp.Literal.number(_UNSIGNED_TOP))
+        else:
+            new = _beyond_apart(holder.copy() if top.arg_key == "this" else _flipped(holder))
+        if holder is tree:
+            return new
+        holder.replace(new)
+    return tree
+
+
+def _beyond_apart(comparison: exp.Expression) -> exp.Expression:
+    """``e op n`` (``e`` an unsigned BIGINT) with ``n`` beyond 64 bits as the same comparison
+    with a number within them; any other comparison as it is."""
+    if not _whole_beyond_64_bits(comparison.expression.unnest()):
+        return comparison
+    e = comparison.this
+    if isinstance(comparison, exp.NullSafeEQ):
+        return exp.false()
+    if isinstance(comparison, exp.NullSafeNEQ):
+        return exp.true()
+    above = not isinstance(comparison.expression.unnest(), exp.Neg)  # n above every value
+    holds = isinstance(comparison, exp.NEQ) or (
+        isinstance(comparison, (exp.LT, exp.LTE)) if above else
+        isinstance(comparison, (exp.GT, exp.GTE)))
+    top = exp.Literal.number(_UNSIGNED_TOP)
+    return exp.LTE(this=e, expression=top) if holds else exp.GT(this=e, expression=top)
+
+
+_FLIPPED = {exp.LT: exp.GT, exp.GT: exp.LT, exp.LTE: exp.GTE, exp.GTE: exp.LTE}
+
+
+def _flipped(comparison: exp.Expression) -> exp.Expression:
+    """``a op b`` as ``b op' a``."""
+    kind = _FLIPPED.get(type(comparison), type(comparison))
+    return kind(this=comparison.expression.copy(), expression=comparison.this.copy())
+
+
+def _whole_beyond_64_bits(x: exp.Expression) -> bool:
+    """A whole number literal (maybe negated) of at most 38 digits below BIGINT's least or
+    above unsigned BIGINT's greatest (a DOUBLE in DataFusion, which its DECIMAL
+    comparisons hold exactly)."""
+    number = x.this if isinstance(x, exp.Neg) else x
+    return isinstance(number, exp.Literal) and not number.is_string and (
+        number.this.isdigit() and len(number.this) <= 38 and beyond_unsigned_bigint(number))
 
 
 def _compared_with_whole_numbers(x: exp.Expression) -> bool:

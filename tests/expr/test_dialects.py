@@ -1024,6 +1024,33 @@ def test_datafusion_reads_times_one_and_over_one_as_the_column():
         assert " reads " in pk.PruningPredicate(sql, table.schema, dialect="datafusion").explain()
 
 
+def test_datafusion_reads_times_one_of_unsigned_against_numbers_beyond_64_bits():
+    """An unsigned BIGINT's ``u * 1`` or ``u / 1`` against whole numbers beyond 64 bits:
+    DataFusion compares ``CAST(u AS DECIMAL(20, 0))`` with the DOUBLE each number is, exactly,
+    so such a number is above (or below) every value: never equal, always greater. (``u``
+    alone meets it in DOUBLE: 2**64 - 2 is 2**64 there.) One value per row group, every
+    group decided as DataFusion's rows say."""
+    table = pa.table({"u": pa.array([0, 20, 2**64 - 2, 2**64 - 1, 2**63, 2**53 + 1, None],
+                                    pa.uint64())})
+    groups, ctx = _datafusion_row_groups(table)
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema, _exact_statistics(
+        groups), ["NOT (18446744073709551616 > (u / 1))", "(u * 1) < 18446744073709551617",
+                  "(u / 1) BETWEEN 18446744073709551616 AND 16",
+                  "(u / 1) BETWEEN 20 AND 36893488147419103232",
+                  "(u * 1) IN (18446744073709551616, 20)",
+                  "(u * 1) NOT IN (18446744073709551616, 20, NULL)",
+                  "(u * 1) IN (18446744073709551616, NULL)",
+                  "(u * 1) NOT IN (18446744073709551616)",
+                  "(u / 1) IS DISTINCT FROM 36893488147419103232",
+                  "NOT ((u / 1) IS NOT DISTINCT FROM 18446744073709551616)",
+                  "-9223372036854775809 < (1 * u)", "(u * 1) <= -9223372036854775809",
+                  "(u * 1) <> 12345678901234567890123",
+                  "(u / 1) >= 18446744073709551616 OR (u * 1) = 20"])
+    # a number of 39 digits stays unknown (beyond the DECIMAL DataFusion compares in)
+    assert " reads " in pk.PruningPredicate("(u * 1) < 999999999999999999999999999999999999999",
+                                            table.schema, dialect="datafusion").explain()
+
+
 def test_datafusion_casts_whole_numbers_met_by_floats_to_float():
     """A FLOAT column against whole numbers beyond 2**24: DataFusion casts each to FLOAT
     (16777217 is 16777216 there; beyond 2**53 rounded once, not through a DOUBLE:
