@@ -61,7 +61,7 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
             return None
         if any(v == 0 and _is_double(i) for v, i in zip(values, node.expressions, strict=True)):
             return None  # a set of DOUBLEs tells -0.0 from the 0.0 that -x of 0 gives
-        mirrored = exp.In(this=column.copy(), expressions=[_literal(-v) for v in values])
+        mirrored = exp.In(this=column.copy(), expressions=[_negated(i) for i in node.expressions])
         mirrored.meta.update(node.meta)  # what list_merges found of the list holds for it
         double = any(map(_is_double, node.expressions))  # (its items meet in one type)
         return _apart(mirrored, column, least, any(
@@ -71,7 +71,8 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
         low, high = _number(node.args["low"]), _number(node.args["high"])
         if column is None or low is None or high is None:
             return None
-        mirrored = exp.Between(this=column.copy(), low=_literal(-high), high=_literal(-low))
+        mirrored = exp.Between(this=column.copy(), low=_negated(node.args["high"]),
+                                   high=_negated(node.args["low"]))
         mirrored.meta.update(node.meta)
         return _apart(mirrored, column, least, _compared(
             least, low, _is_double(node.args["low"]), exp.GTE) and _compared(
@@ -81,7 +82,7 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
         column, least = _negated_column(negated, types)
         value = _number(other)
         if column is not None and value is not None:
-            mirrored = _MIRRORED[op](this=column.copy(), expression=_literal(-value))
+            mirrored = _MIRRORED[op](this=column.copy(), expression=_negated(other))
             mirrored.meta.update(node.meta)  # (an equality list_merges found may merge)
             return _apart(mirrored, column, least, _compared(least, value, _is_double(other),
                                                              op))
@@ -119,18 +120,47 @@ def _compared(least: int, value: decimal.Decimal, double: bool, op: type) -> boo
 
 
 def _is_double(x: exp.Expression) -> bool:
-    """Whether a number literal is a DOUBLE to the engine (a fraction: ``fractions_are_double``,
-    the one engine whose negation wraps)."""
-    return "." in x.sql()
+    """Whether a number is a DOUBLE to the engine (``fractions_are_double``, the one engine
+    whose negation wraps): a fraction, a number with an exponent, a cast to DOUBLE."""
+    x = _uncast(x)
+    return x is not None and ("." in x.sql() or "e" in x.sql().lower() or x is not _bare(x))
+
+
+def _uncast(x: exp.Expression) -> exp.Expression | None:
+    """A number literal, maybe negated, or ``CAST(n AS DOUBLE)`` of one (maybe negated)."""
+    x = x.unnest()
+    inner = x.this.unnest() if isinstance(x, exp.Neg) else x
+    if isinstance(inner, exp.Cast) and inner.to.this == exp.DataType.Type.DOUBLE and (
+            number_value(inner.this) is not None):
+        return x
+    return x if number_value(x) is not None else None
+
+
+def _bare(x: exp.Expression) -> exp.Expression:
+    """The number under a cast to DOUBLE (the number itself where there is none)."""
+    inner = x.this.unnest() if isinstance(x, exp.Neg) else x
+    return inner.this if isinstance(inner, exp.Cast) else x
 
 
 def _number(x: exp.Expression) -> decimal.Decimal | None:
-    """A number literal (maybe negated) below 2**63 in magnitude, without an exponent (whose
-    negation is the same number's), as its value."""
-    value = number_value(x)
-    if value is None or "e" in x.sql().lower():
+    """A number (``_uncast``) as its value: a DOUBLE's whatever its size (its negation is
+    exact), a whole number's below 2**63 in magnitude (beyond, the engine types the number
+    and its negation apart)."""
+    x = _uncast(x)
+    if x is None:
         return None
-    return value if value.is_finite() and abs(value) < 2**63 else None
+    value = number_value(_bare(x))
+    if value is None or not value.is_finite():
+        return None
+    if isinstance(x, exp.Neg) and x is not _bare(x):
+        value = -value
+    return value if _is_double(x) or abs(value) < 2**63 else None
+
+
+def _negated(x: exp.Expression) -> exp.Expression:
+    """``-x`` of a number as it is written (so its type stays: ``1e0`` gives ``-1e0``)."""
+    x = x.unnest()
+    return x.this.copy() if isinstance(x, exp.Neg) else exp.Neg(this=x.copy())
 
 
 def _literal(value: decimal.Decimal | int) -> exp.Expression:

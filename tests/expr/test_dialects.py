@@ -1138,12 +1138,20 @@ def test_datafusion_negation_wraps_at_the_least_value():
              # -9223372036854775807.5 then (found by the DataFusion differential, seed
              # 60446410)
              "(-x) NOT IN (0, -9223372036854775807.5)", "(-x) IN (0, -9223372036854775807.5)",
-             "(-x) BETWEEN -9223372036854775807.5 AND -1", "(-x) < -9223372036854775807.5"]
+             "(-x) BETWEEN -9223372036854775807.5 AND -1", "(-x) < -9223372036854775807.5",
+             # numbers with an exponent and casts to DOUBLE, of any size: DOUBLEs, their
+             # negation exact
+             "(-c) BETWEEN -10.999 AND 1e0", "(-c) IN (-5E+0, 127e0)", "(-c) > -1.28E2",
+             "(-x) BETWEEN CAST(9223372036854775808 AS DOUBLE) AND -2",
+             "(-x) < CAST(-9223372036854775808 AS DOUBLE)", "-1e19 >= (-x)",
+             "(-x) IN (-CAST(5 AS DOUBLE), CAST(-9223372036854775809 AS DOUBLE))",
+             "(-x) NOT BETWEEN -5e0 AND CAST(18446744073709551616 AS DOUBLE)"]
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
                                        _exact_statistics(groups), texts)
     # a set of DOUBLEs holding -0.0: -x of 0 is 0.0, which the set tells from -0.0 there
     # (found by a review); never decided against its rows
-    for sql in ("(-x) IN (-0.0, 1)", "(-x) NOT IN (-0.0, 1)", "(-c) IN (2, -0.0)"):
+    for sql in ("(-x) IN (-0.0, 1)", "(-x) NOT IN (-0.0, 1)", "(-c) IN (2, -0.0)",
+                "(-c) IN (2, 0e0)", "(-x) NOT IN (-CAST(0 AS DOUBLE), 1)"):
         outcome = pk.PruningPredicate(sql, table.schema, dialect="datafusion").classify(
             _exact_statistics(groups))
         for g in range(len(groups)):
