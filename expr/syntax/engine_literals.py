@@ -387,8 +387,8 @@ def drop_integer_casts(tree: exp.Expression, dialect: str,
     against DOUBLEs the cast stays, truncating in both. So is such a cast of an integer
     column, signed or not, and in a comparison of its own against any number: its own value,
     or a failed query where the type does not hold it (no rows to keep; Spark's legacy mode
-    would wrap an unsigned BIGINT's high values instead). (In a list, the cast may change
-    the list's type there.)
+    would wrap an unsigned BIGINT's high values instead), a number cast to FLOAT or DOUBLE
+    too. (In a list, the cast may change the list's type there.)
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("CAST(d AS BIGINT) IN (0, 2)", read="postgres")
@@ -409,8 +409,17 @@ def drop_integer_casts(tree: exp.Expression, dialect: str,
         if others and (all(is_whole_number(o) or _integer_cast_of_number(o) or
                            _whole_decimal_cast(o) or isinstance(o.unnest(), exp.Null)
                            for o in others) or (
-                integer and len(others) == 1 and _number_literal(others[0]))):
+                integer and len(others) == 1 and (_number_literal(others[0]) or
+                                                  _float_cast_of_number(others[0])))):
             cast.replace(cast.this.copy())
+
+
+def _float_cast_of_number(x: exp.Expression) -> bool:
+    """``CAST(1.5 AS REAL)`` or ``CAST(-2 AS DOUBLE)``: an integer column's ``CAST(c AS
+    BIGINT)`` meets it as ``CAST(CAST(c AS BIGINT) AS REAL)`` there, ``c``'s own value
+    rounded to FLOAT (or DOUBLE) as ``c`` alone meets it, where the query does not fail."""
+    return isinstance(x, exp.Cast) and x.to.this in (
+        exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE) and _number_literal(x.this)
 
 
 _SIGNED_INTEGERS = {"int8", "int16", "int32", "int64"}

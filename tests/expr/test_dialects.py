@@ -1220,6 +1220,11 @@ def test_datafusion_casts_integers_and_doubles_to_bigint_as_it_compares():
              # a FLOAT column truncated; an integer's cast against a DOUBLE
              "CAST(h AS BIGINT) IN (4, 1000)", "CAST(h AS BIGINT) <= -3", "CAST(h AS BIGINT) = 0",
              "CAST(u AS BIGINT) > 0.1", "CAST(i AS INT) >= -0.5", "7.5 > CAST(u AS BIGINT)",
+             # against a number cast to FLOAT or DOUBLE: the column's own value rounded
+             "CAST(u AS BIGINT) <= CAST(4.5 AS REAL)", "CAST(8e0 AS REAL) >= CAST(u AS BIGINT)",
+             "CAST(u AS BIGINT) = CAST(9223372036854775807 AS REAL)",
+             "CAST(i AS INT) < CAST(-1.5 AS DOUBLE)",
+             "CAST(i AS INT) IS DISTINCT FROM CAST(5 AS REAL)",
              # -i compared in one type with both bounds; a column against itself
              "(-i) BETWEEN -2.5E0 AND 1", "(-i) BETWEEN 1 AND 2147483648.5",
              "NOT (g = g)", "g <= g", "h <> h", "c = c"]
