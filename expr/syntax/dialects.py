@@ -107,6 +107,7 @@ from prunekit.expr.syntax.engine_literals import (
 )
 from prunekit.expr.syntax.engine_operands import is_arrow_cast, is_unknown_part
 from prunekit.expr.syntax.list_merges import (
+    EXACT_BUT_NULL,
     MERGED_LIST,
     NULL_KEPT,
     ZEROS_APART,
@@ -197,7 +198,9 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
             tree, dialect, types):
         raise TypeMismatchError(f"not a boolean predicate: {tree.sql(dialect=syntax(dialect))}")
     opaque = {}
-    for i, (part, why) in enumerate(parts):
+    for i, (part, why, guard) in enumerate(parts):
+        if guard is not None and part.unnest().meta.get(NULL_KEPT):
+            continue  # its merges keep its rows for every value, and NULL where it is
         # Columns as Spark reads their names (struct fields too): bound, so an unknown one is
         # an error, as anywhere else in the predicate.
         shown = part.expressions[1] if is_unknown_part(part) else part
@@ -211,6 +214,10 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(shown.sql(dialect=syntax(dialect)), why, columns,
                                                 needs)
         marker = exp.Anonymous(this=f"{_PLACEHOLDER}{i}", expressions=[])
+        if guard is not None:  # read as it is where its column holds a value
+            is_null = exp.Is(this=guard.copy(), expression=exp.Null())
+            marker = exp.paren(exp.or_(exp.and_(part.copy(), exp.not_(is_null.copy())),
+                                       exp.and_(is_null, marker)))
         if part is tree:
             tree = marker
         else:
@@ -262,12 +269,15 @@ _BOOLEAN = (exp.Predicate, exp.Connector, exp.Not, exp.Boolean, exp.IsNan)
 
 
 def _opaque_parts(tree: exp.Expression, found: list[tuple[exp.Expression, str]],
-                  dialect: str) -> list[tuple[exp.Expression, str]]:
-    """The parts of ``tree`` to make unknown leaves, each with why: for each construct found,
-    the smallest boolean part holding it (a comparison, a LIKE, a term of an AND, OR or NOT,
-    or the whole predicate); a part inside another one is left to it. Parts are told apart by
-    identity: sqlglot's equality is structural, and two equal parts are both made unknown."""
-    chosen: dict[int, tuple[exp.Expression, str]] = {}
+                  dialect: str) -> list[tuple[exp.Expression, str, exp.Column | None]]:
+    """The parts of ``tree`` to make unknown leaves, each with why and its NULL guard: for
+    each construct found, the smallest boolean part holding it (a comparison, a LIKE, a term
+    of an AND, OR or NOT, or the whole predicate); a part inside another one is left to it.
+    The guard is the column (``EXACT_BUT_NULL``) where the part is a list or equality found
+    only for the merges of DataFusion's optimizer, which change its rows only where that
+    column is NULL. Parts are told apart by identity: sqlglot's equality is structural, and
+    two equal parts are both made unknown."""
+    chosen: dict[int, list] = {}
     for node, what in found:
         part = node
         while not isinstance(part, _BOOLEAN) and part.parent is not None and not (
@@ -275,14 +285,19 @@ def _opaque_parts(tree: exp.Expression, found: list[tuple[exp.Expression, str]],
             part = part.parent
         while isinstance(part.parent, exp.Paren):
             part = part.parent
-        chosen.setdefault(id(part), (part, what))
+        guard = node.meta.get(EXACT_BUT_NULL) if node is part.unnest() and what.endswith(
+            MERGED_LIST) else None
+        if id(part) not in chosen:
+            chosen[id(part)] = [part, what, guard]
+        elif guard is None:  # unknown for another reason too
+            chosen[id(part)][2] = None
     outer = []
-    for part, what in chosen.values():
+    for part, what, guard in chosen.values():
         ancestor = part.parent
         while ancestor is not None and id(ancestor) not in chosen:
             ancestor = ancestor.parent
         if ancestor is None:
-            outer.append((part, f"{dialect} reads {what} otherwise than Spark"))
+            outer.append((part, f"{dialect} reads {what} otherwise than Spark", guard))
     return outer
 
 

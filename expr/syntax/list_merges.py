@@ -55,6 +55,10 @@ _INEXACT = "inexact"
 # NULL where its operand is, merged or not (no empty merge folds to a constant).
 NULL_KEPT = "prunekit_null_kept"
 
+# The mark of a MAY_MERGE list or equality whose merges keep the rows of every value of its
+# operand but NULL (``_null_guard``); its value is the one column that operand is NULL with.
+EXACT_BUT_NULL = "prunekit_exact_but_null"
+
 # Why a part the engine's optimizer rewrites together with others on its column is unknown:
 # its rows are not its own, not even NULL where its column is.
 MERGED_LIST = "(its optimizer may merge it with another list or equality on its column)"
@@ -148,13 +152,52 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
         monotone = all(_monotone(m) for m in group)
         sets = any(m.is_list for m in group) or sum(
             len(m.items) for m in group) > 3
-        for m in group:
-            inexact = (sets and _float_zero(m, types)) or any(
-                i.find(exp.Column) is not None for i in m.items)
-            if m.is_list or not monotone or inexact:
-                m.node.meta[MAY_MERGE] = _INEXACT if inexact else True
+        inexact = [(sets and _float_zero(m, types)) or any(
+            i.find(exp.Column) is not None for i in m.items) for m in group]
+        guard = None if any(inexact) else _null_guard(group)
+        for m, m_inexact in zip(group, inexact, strict=True):
+            if m.is_list or not monotone or m_inexact:
+                m.node.meta[MAY_MERGE] = _INEXACT if m_inexact else True
                 if _unions_only(group):
                     m.node.meta[NULL_KEPT] = True
+                if guard is not None:
+                    m.node.meta[EXACT_BUT_NULL] = guard.copy()
+
+
+# What an operand may hold for its merges to change only rows where its column is NULL: it is
+# no NULL where the column is none (a failed cast or division fails the query).
+_NULL_FREE = (exp.Column, exp.Identifier, exp.Paren, exp.Cast, exp.DataType, exp.DataTypeParam,
+              exp.Neg, exp.Literal, exp.Mul, exp.Div, exp.Add, exp.Sub)
+
+
+def _null_guard(group: list[_Member]) -> exp.Column | None:
+    """The column whose NULL alone lets a merge of ``group`` change which rows pass: the
+    members share one operand of that one column, which is no NULL where the column is none,
+    and every item of theirs is a value (a literal, a cast of one: no NULL, no expression,
+    no float's zero, which are asked before) or a pattern. A merge changes rows by a NULL
+    item it drops and by a constant it folds an empty merge to, which is the members' own
+    answer for every value but NULL (``x IN ()`` is FALSE where ``x IN (1) AND x IN (2)``
+    is, ``x NOT IN ()`` TRUE where ``x NOT IN (1) OR x NOT IN (2)`` is). None where there is
+    no such column.
+
+    >>> import sqlglot
+    >>> members = [_as_list(x, {}) for x in sqlglot.parse_one(
+    ...     "NOT (x IN (1) AND CAST(x AS INT) = 2)").find_all(exp.In, exp.EQ)]
+    >>> _null_guard(members).sql(), _null_guard(members[:1] + [_as_list(
+    ...     sqlglot.parse_one("x IN (2, NULL)"), {})])
+    ('x', None)
+    """
+    if any(m.key is None or m.key != group[0].key for m in group) or any(
+            i.find(exp.Null) is not None or (_value(i) is None and not _is_pattern(i))
+            for m in group for i in m.items):
+        return None  # (an item it cannot fold to a value may be compared as an expression)
+    found = set()
+    for m in group:
+        columns = list(m.operand.find_all(exp.Column))
+        if len(columns) != 1 or not all(isinstance(x, _NULL_FREE) for x in m.operand.walk()):
+            return None
+        found.add(tuple(part.name for part in columns[0].parts))
+    return next(m.operand.find(exp.Column) for m in group) if len(found) == 1 else None
 
 
 def _unions_only(group: list[_Member]) -> bool:
@@ -197,6 +240,7 @@ class _Member:
         self.columns = _names(node)  # (its items' too: x IN (x, 1) is on x)
         operand = _operand(node) if operand is None else operand
         operand = _identity_of(operand, types) or operand
+        self.operand = operand
         self.key = _operand_key(operand)
         self.family = _family(operand, items, types)
         # a list, or what the optimizer may make one of several items (a regular expression)
@@ -595,7 +639,7 @@ def _float_zero(m: _Member, types: Mapping[str, object] | None) -> bool:
     """Whether ``m`` may hold a zero its operand compares as a float: a zero, or an
     expression the optimizer may fold to one, against an operand that may be a float; a
     DOUBLE's -0.0 against any other (which the engine casts to a DOUBLE, never -0.0)."""
-    operand = _operand(m.node).unnest()
+    operand = m.operand.unnest()  # (x * 1 of an integer column: the column, to the optimizer)
     kind = kind_of(operand, types) if isinstance(operand, (exp.Column, exp.Cast)) else None
     if (kind or "float") not in _FLOAT_KINDS:
         return any(map(_negative_double_zero, m.items))
