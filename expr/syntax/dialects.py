@@ -112,6 +112,7 @@ from prunekit.expr.syntax.list_merges import (
     NULL_KEPT,
     ZEROS_APART,
     mark_exact_merges,
+    merged_at_null,
 )
 from prunekit.expr.syntax.negations import wrapping_negations
 from prunekit.expr.syntax.portability import unportable_parts, why_not_portable
@@ -217,7 +218,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         if guard is not None:  # read as it is where its column holds a value
             is_null = exp.Is(this=guard.copy(), expression=exp.Null())
             marker = exp.paren(exp.or_(exp.and_(part.copy(), exp.not_(is_null.copy())),
-                                       exp.and_(is_null, marker)))
+                                       exp.and_(is_null, merged_at_null(part, marker))))
         if part is tree:
             tree = marker
         else:

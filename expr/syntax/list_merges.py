@@ -164,6 +164,30 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
                     m.node.meta[EXACT_BUT_NULL] = guard.copy()
 
 
+def merged_at_null(part: exp.Expression, unknown: exp.Expression) -> exp.Expression:
+    """What a list or equality of a group ``_null_guard`` holds for may be where its operand is
+    NULL once merged: NULL, or the constant an empty merge folds to, which is the value the
+    part has for a value in none of the group's lists. A merge's list holds the values its
+    parts' boolean op picks from theirs (an AND of lists, their intersection; IN and NOT IN,
+    the difference), so where it folds, that op over parts all FALSE (all TRUE for ``<>``
+    and NOT LIKE) is its constant: each part is NULL or FALSE (TRUE), as ``NULL AND
+    unknown`` (``NOT (NULL AND unknown)``) is. ``unknown`` itself for any other part.
+
+    >>> import sqlglot
+    >>> unknown = exp.Anonymous(this="f", expressions=[])
+    >>> merged_at_null(sqlglot.parse_one("x <> 1"), unknown).sql()
+    'NOT (NULL AND F())'
+    """
+    node = part.unnest()
+    like = isinstance(node, (exp.Like, exp.ILike))
+    if isinstance(node, (exp.In, exp.EQ, exp.Between, exp.And, *_PATTERN_LISTS)) or (
+            like and not node.args.get("negate")):
+        return exp.paren(exp.and_(exp.null(), unknown))
+    if isinstance(node, exp.NEQ) or like:
+        return exp.not_(exp.paren(exp.and_(exp.null(), unknown)))
+    return unknown
+
+
 # What an operand may hold for its merges to change only rows where its column is NULL: it is
 # no NULL where the column is none (a failed cast or division fails the query).
 _NULL_FREE = (exp.Column, exp.Identifier, exp.Paren, exp.Cast, exp.DataType, exp.DataTypeParam,
