@@ -675,7 +675,8 @@ def _whole_beyond_64_bits(x: exp.Expression) -> bool:
 
 def _compared_with_whole_numbers(x: exp.Expression) -> bool:
     """Whether ``x`` is compared (alone, in an IN list or a BETWEEN) with whole numbers from
-    BIGINT's least to unsigned BIGINT's greatest and NULL only, or alone with a DOUBLE
+    BIGINT's least to unsigned BIGINT's greatest (or DECIMALs of such a value within BIGINT:
+    ``CAST(0 AS DECIMAL(20,4))``) and NULL only, or alone with a DOUBLE
     (``3E+0``) holding a whole number below 2**53 that Arrow casts to 15 places exactly: an
     unsigned BIGINT's ``x * 1`` is a DECIMAL of scale 0 there, which such numbers meet
     exactly, as they meet ``x``. A DOUBLE meets it as the DECIMAL of 15 places Arrow casts
@@ -688,6 +689,7 @@ def _compared_with_whole_numbers(x: exp.Expression) -> bool:
     alone = isinstance(x.parent, (*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ))
     return bool(others) and all(o is not None and (
         isinstance(o.unnest(), exp.Null) or _whole_within_64_bits(o.unnest()) or (
+            _whole_decimal_cast(o.unnest())) or (
             alone and _small_whole_double(o.unnest()))) for o in others)
 
 

@@ -1015,7 +1015,13 @@ def test_datafusion_reads_times_one_and_over_one_as_the_column():
                   "18446744073709551615 = (u * 1)", "(u / 1) BETWEEN 19 AND 18446744073709551615",
                   "(u / 1) BETWEEN -9223372036854775808 AND 0", "(1 * u) > 3E+0",
                   "(u * 1) IN (9223372036854775808, 20)", "NOT ((u * 1) IN (0, 20))",
-                  "(u / 1) >= -2e0", "(u * 1) <> 20e0"])
+                  "(u / 1) >= -2e0", "(u * 1) <> 20e0",
+                  # DECIMALs of whole values, compared exactly there
+                  "(u / 1) BETWEEN 0 AND CAST(0 AS DECIMAL(20,4))",
+                  "(u * 1) IN (CAST(20 AS DECIMAL(38,10)), 8)",
+                  "CAST(20.0000 AS DECIMAL(10,4)) < (1 * u)",
+                  "(u / 1) IS DISTINCT FROM CAST(20 AS DECIMAL(5,1))",
+                  "NOT ((u * 1) NOT BETWEEN CAST(9 AS DECIMAL(3,0)) AND 18446744073709551615)"])
     # unknown: a DOUBLE of 2**53, which x meets in DOUBLE in Spark (2**53 + 1 equal to it);
     # and one Arrow casts to 15 places inexactly, as DataFusion compares it with the DECIMAL
     # x * 1 is there (295149E+0 is 295148.999999999967232: u * 1 > 295149E+0 holds for
