@@ -21,17 +21,20 @@ _LEAST = {"int8": -2**7, "int16": -2**15, "int32": -2**31, "int64": -2**63}
 
 # -x op c is x op' -c: op' by op.
 _MIRRORED = {exp.EQ: exp.EQ, exp.NEQ: exp.NEQ, exp.LT: exp.GT, exp.LTE: exp.GTE,
-             exp.GT: exp.LT, exp.GTE: exp.LTE}
+             exp.GT: exp.LT, exp.GTE: exp.LTE, exp.NullSafeEQ: exp.NullSafeEQ,
+             exp.NullSafeNEQ: exp.NullSafeNEQ}
 _HOLDS = {exp.EQ: lambda a, b: a == b, exp.NEQ: lambda a, b: a != b,
+          exp.NullSafeEQ: lambda a, b: a == b, exp.NullSafeNEQ: lambda a, b: a != b,
           exp.LT: lambda a, b: a < b, exp.LTE: lambda a, b: a <= b,
           exp.GT: lambda a, b: a > b, exp.GTE: lambda a, b: a >= b}
 
 
 def wrapping_negations(tree: exp.Expression, dialect: str,
                        types: Mapping[str, object] | None) -> exp.Expression:
-    """``-x op c``, ``-x IN (c, ...)`` and ``-x BETWEEN a AND b`` of a signed integer column
-    ``x`` and numbers below 2**63 written with ``x`` itself, the least value apart. The tree
-    is returned (another one where the whole predicate was rewritten).
+    """``-x op c`` (``op`` a comparison or IS [NOT] DISTINCT FROM), ``-x IN (c, ...)`` and
+    ``-x BETWEEN a AND b`` of a signed integer column ``x`` and numbers (whole ones below
+    2**63) written with ``x`` itself, the least value apart. The tree is returned (another
+    one where the whole predicate was rewritten).
 
     >>> import sqlglot
     >>> wrapping_negations(sqlglot.parse_one("-x > 5"), "datafusion", {"x": "int8"}).sql()
@@ -85,16 +88,20 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
             mirrored = _MIRRORED[op](this=column.copy(), expression=_negated(other))
             mirrored.meta.update(node.meta)  # (an equality list_merges found may merge)
             return _apart(mirrored, column, least, _compared(least, value, _is_double(other),
-                                                             op))
+                                                             op),
+                          distinct=op in (exp.NullSafeEQ, exp.NullSafeNEQ))
     return None
 
 
 def _apart(mirrored: exp.Expression, column: exp.Column, least: int,
-           holds_at_least: bool) -> exp.Expression:
+           holds_at_least: bool, distinct: bool = False) -> exp.Expression:
     """``(mirrored AND x <> least) OR (x = least AND holds)``: NULL where ``x`` is, as the
-    comparison is."""
-    other = exp.NEQ(this=column.copy(), expression=_literal(least))
-    at_least = exp.EQ(this=column.copy(), expression=_literal(least))
+    comparison is; ``distinct`` (IS [NOT] DISTINCT FROM, never NULL): ``(mirrored AND x IS
+    DISTINCT FROM least) OR (x IS NOT DISTINCT FROM least AND holds)``, ``mirrored`` where
+    ``x`` is NULL."""
+    apart, alike = (exp.NullSafeNEQ, exp.NullSafeEQ) if distinct else (exp.NEQ, exp.EQ)
+    other = apart(this=column.copy(), expression=_literal(least))
+    at_least = alike(this=column.copy(), expression=_literal(least))
     other.meta[OWN_EQUALITY] = at_least.meta[OWN_EQUALITY] = True
     return exp.or_(exp.and_(mirrored, other),
                    exp.and_(at_least, exp.true() if holds_at_least else exp.false()))
