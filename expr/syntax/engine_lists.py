@@ -187,6 +187,9 @@ def _type_of(x: exp.Expression, types: Mapping[str, object] | None) -> object | 
         if "." in number.this or "e" in number.this.lower() or beyond_unsigned_bigint(number):
             return "double"
         return "uint64" if int(number.this) >= 2**63 and number is x else "int64"
+    if isinstance(x, exp.Neg) and isinstance(x.this.unnest(), exp.Cast):
+        kind = _type_of(x.this, types)  # -CAST(1 AS DOUBLE): the cast's type
+        return kind if kind in ("double", "float") else None
     if isinstance(x, exp.Cast) and _number_of(x.this) is not None:
         if x.to.this == exp.DataType.Type.DECIMAL:
             params = [q.this for q in x.to.expressions]
@@ -215,6 +218,9 @@ def _value_in(x: exp.Expression, to: object) -> Fraction | float | None:
     float in DOUBLE; None where not modelled or beyond the type (the query fails there)."""
     while isinstance(x, exp.Paren):
         x = x.this
+    if isinstance(x, exp.Neg) and isinstance(x.this.unnest(), exp.Cast):
+        v = _value_in(x.this.unnest(), to)  # (a DOUBLE's or FLOAT's negation is exact)
+        return None if v is None else -v
     if isinstance(x, exp.Cast):
         v = _number_of(x.this)
         kind = _type_of(x, None)

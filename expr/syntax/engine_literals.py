@@ -943,6 +943,9 @@ def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> boo
     numbers = [b for b in bounds if isinstance(b, exp.Literal) and not b.is_string]
     whole = [b for b in numbers if not ("." in b.this or "e" in b.this.lower()
                                         or beyond_unsigned_bigint(b))]
+    casts = [b.unnest() for b in bounds if isinstance(b.unnest(), exp.Cast)]
+    if len(whole) == 1 and any(c.to.this not in _INTEGER_TYPES for c in casts):
+        return False  # a cast to DOUBLE (of text, say) beside a whole number: in DOUBLE there
     if len(whole) != 1 or len(numbers) != 2:
         return True
     operand = x.this

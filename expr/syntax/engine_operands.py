@@ -193,12 +193,14 @@ def number_value(x: exp.Expression) -> decimal.Decimal | None:
 
 
 def is_zero(x: exp.Expression) -> bool:
-    """A number literal equal to 0 (``-0.0`` too, and a cast of one, of a string too:
-    ``CAST('-0' AS DOUBLE)``).
+    """A number literal equal to 0 as a DOUBLE (``-0.0`` too, ``1e-400``, which rounds to
+    0.0, and a cast of one, of a string too: ``CAST('-0' AS DOUBLE)``).
 
     >>> import sqlglot
     >>> is_zero(sqlglot.parse_one("-0.0")), is_zero(sqlglot.parse_one("'0'"))
     (True, False)
+    >>> is_zero(sqlglot.parse_one("-1e-400"))
+    True
     >>> is_zero(sqlglot.parse_one("CAST('-0' AS DOUBLE)"))
     True
     """
@@ -209,8 +211,8 @@ def is_zero(x: exp.Expression) -> bool:
     if not isinstance(x, exp.Literal) or (x.is_string and not cast):
         return False
     try:
-        return decimal.Decimal(x.this.strip()) == 0
-    except decimal.InvalidOperation:
+        return float(x.this.strip()) == 0
+    except ValueError:
         return False
 
 

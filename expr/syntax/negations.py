@@ -62,8 +62,10 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
         values = [_number(i) for i in node.expressions]
         if column is None or not values or None in values or node.args.get("query"):
             return None
-        if any(v == 0 and _is_double(i) for v, i in zip(values, node.expressions, strict=True)):
-            return None  # a set of DOUBLEs tells -0.0 from the 0.0 that -x of 0 gives
+        if any(float(v) == 0 and _is_double(i)
+               for v, i in zip(values, node.expressions, strict=True)):
+            return None  # a set of DOUBLEs tells -0.0 from the 0.0 that -x of 0 gives (1e-400
+            # is a zero too)
         mirrored = exp.In(this=column.copy(), expressions=[_negated(i) for i in node.expressions])
         mirrored.meta.update(node.meta)  # what list_merges found of the list holds for it
         double = any(map(_is_double, node.expressions))  # (its items meet in one type)
@@ -77,9 +79,10 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
         mirrored = exp.Between(this=column.copy(), low=_negated(node.args["high"]),
                                    high=_negated(node.args["low"]))
         mirrored.meta.update(node.meta)
-        return _apart(mirrored, column, least, _compared(
-            least, low, _is_double(node.args["low"]), exp.GTE) and _compared(
-            least, high, _is_double(node.args["high"]), exp.LTE))
+        double = _is_double(node.args["low"]) or _is_double(node.args["high"])  # (all three
+        # in one type there: -2**63 is at least -9223372036854775807 beside 1e0)
+        return _apart(mirrored, column, least, _compared(least, low, double, exp.GTE) and
+                      _compared(least, high, double, exp.LTE))
     for negated, other, op in ((node.this, node.expression, type(node)),
                                (node.expression, node.this, _MIRRORED[type(node)])):
         column, least = _negated_column(negated, types)

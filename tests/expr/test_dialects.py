@@ -1151,7 +1151,13 @@ def test_datafusion_negation_wraps_at_the_least_value():
              "(-x) BETWEEN CAST(9223372036854775808 AS DOUBLE) AND -2",
              "(-x) < CAST(-9223372036854775808 AS DOUBLE)", "-1e19 >= (-x)",
              "(-x) IN (-CAST(5 AS DOUBLE), CAST(-9223372036854775809 AS DOUBLE))",
-             "(-x) NOT BETWEEN -5e0 AND CAST(18446744073709551616 AS DOUBLE)"]
+             "(-x) NOT BETWEEN -5e0 AND CAST(18446744073709551616 AS DOUBLE)",
+             # a whole bound beside a DOUBLE one: both compared in DOUBLE, for the least
+             # value too (found by a review)
+             "(-x) BETWEEN -9223372036854775807 AND 1e0",
+             "(-x) NOT BETWEEN -9223372036854775807 AND CAST(1 AS DOUBLE)",
+             "(-x) BETWEEN -9223372036854775296 AND CAST(0 AS DOUBLE)",
+             "x BETWEEN -CAST(1 AS DOUBLE) AND 9223372036854775296"]
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
                                        _exact_statistics(groups), texts)
     # IS [NOT] DISTINCT FROM: never NULL, a NULL row apart from every number
@@ -1164,7 +1170,10 @@ def test_datafusion_negation_wraps_at_the_least_value():
     # a set of DOUBLEs holding -0.0: -x of 0 is 0.0, which the set tells from -0.0 there
     # (found by a review); never decided against its rows
     for sql in ("(-x) IN (-0.0, 1)", "(-x) NOT IN (-0.0, 1)", "(-c) IN (2, -0.0)",
-                "(-c) IN (2, 0e0)", "(-x) NOT IN (-CAST(0 AS DOUBLE), 1)"):
+                "(-c) IN (2, 0e0)", "(-x) NOT IN (-CAST(0 AS DOUBLE), 1)",
+                # a number that is a DOUBLE zero (found by a review: 1e-400 is -0.0 negated)
+                "(-x) IN (-1e-400, 5)", "(-x) NOT IN (-1e-400, 5)", "(-c) IN (-1e-400, 1)",
+                "(-x) IN (5, CAST(-2e-324 AS DOUBLE))"):
         outcome = pk.PruningPredicate(sql, table.schema, dialect="datafusion").classify(
             _exact_statistics(groups))
         for g in range(len(groups)):
