@@ -110,6 +110,7 @@ from prunekit.expr.syntax.list_merges import (
     EXACT_BUT_NULL,
     MERGED_LIST,
     NULL_KEPT,
+    NULL_SIDE,
     ZEROS_APART,
     mark_exact_merges,
     merged_at_null,
@@ -200,7 +201,8 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         raise TypeMismatchError(f"not a boolean predicate: {tree.sql(dialect=syntax(dialect))}")
     opaque = {}
     for i, (part, why, guard) in enumerate(parts):
-        if guard is not None and part.unnest().meta.get(NULL_KEPT):
+        exact = guard is not None and part.unnest().meta.get(EXACT_BUT_NULL)
+        if exact and part.unnest().meta.get(NULL_KEPT):
             continue  # its merges keep its rows for every value, and NULL where it is
         # Columns as Spark reads their names (struct fields too): bound, so an unknown one is
         # an error, as anywhere else in the predicate.
@@ -215,9 +217,13 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(shown.sql(dialect=syntax(dialect)), why, columns,
                                                 needs)
         marker = exp.Anonymous(this=f"{_PLACEHOLDER}{i}", expressions=[])
-        if guard is not None:  # read as it is where its column holds a value
+        if guard is not None and (exact or not part.unnest().meta.get(NULL_KEPT)):
+            # NULL or its merge's constant where its column is NULL (where a union keeps an
+            # item: NULL, as ``needs`` says); where it holds a value, read as it is if the
+            # merges keep the rows of values
             is_null = exp.Is(this=guard.copy(), expression=exp.Null())
-            marker = exp.paren(exp.or_(exp.and_(part.copy(), exp.not_(is_null.copy())),
+            where_value = part.copy() if exact else marker.copy()
+            marker = exp.paren(exp.or_(exp.and_(where_value, exp.not_(is_null.copy())),
                                        exp.and_(is_null, merged_at_null(part, marker))))
         if part is tree:
             tree = marker
@@ -274,9 +280,9 @@ def _opaque_parts(tree: exp.Expression, found: list[tuple[exp.Expression, str]],
     """The parts of ``tree`` to make unknown leaves, each with why and its NULL guard: for
     each construct found, the smallest boolean part holding it (a comparison, a LIKE, a term
     of an AND, OR or NOT, or the whole predicate); a part inside another one is left to it.
-    The guard is the column (``EXACT_BUT_NULL``) where the part is a list or equality found
-    only for the merges of DataFusion's optimizer, which change its rows only where that
-    column is NULL. Parts are told apart by identity: sqlglot's equality is structural, and
+    The guard is the column (``NULL_SIDE``) where the part is a list or equality found only
+    for the merges of DataFusion's optimizer, whose operand is NULL with that column alone.
+    Parts are told apart by identity: sqlglot's equality is structural, and
     two equal parts are both made unknown."""
     chosen: dict[int, list] = {}
     for node, what in found:
@@ -286,7 +292,7 @@ def _opaque_parts(tree: exp.Expression, found: list[tuple[exp.Expression, str]],
             part = part.parent
         while isinstance(part.parent, exp.Paren):
             part = part.parent
-        guard = node.meta.get(EXACT_BUT_NULL) if node is part.unnest() and what.endswith(
+        guard = node.meta.get(NULL_SIDE) if node is part.unnest() and what.endswith(
             MERGED_LIST) else None
         if id(part) not in chosen:
             chosen[id(part)] = [part, what, guard]

@@ -55,8 +55,12 @@ _INEXACT = "inexact"
 # NULL where its operand is, merged or not (no empty merge folds to a constant).
 NULL_KEPT = "prunekit_null_kept"
 
-# The mark of a MAY_MERGE list or equality whose merges keep the rows of every value of its
-# operand but NULL (``_null_guard``); its value is the one column that operand is NULL with.
+# The mark of a MAY_MERGE list or equality whose operand is NULL with one column and only
+# then (``_null_column``): its value is that column, where the merge is NULL or its constant
+# (``merged_at_null``).
+NULL_SIDE = "prunekit_null_side"
+# The mark of such a list or equality whose merges keep the rows of every value of the
+# column but NULL (``_values_only``).
 EXACT_BUT_NULL = "prunekit_exact_but_null"
 
 # Why a part the engine's optimizer rewrites together with others on its column is unknown:
@@ -154,19 +158,21 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
             len(m.items) for m in group) > 3
         inexact = [(sets and _float_zero(m, types)) or any(
             i.find(exp.Column) is not None for i in m.items) for m in group]
-        guard = None if any(inexact) else _null_guard(group)
+        column = _null_column(group)
+        values = column is not None and not any(inexact) and _values_only(group)
         for m, m_inexact in zip(group, inexact, strict=True):
             if m.is_list or not monotone or m_inexact:
                 m.node.meta[MAY_MERGE] = _INEXACT if m_inexact else True
                 if _unions_only(group):
                     m.node.meta[NULL_KEPT] = True
-                if guard is not None:
-                    m.node.meta[EXACT_BUT_NULL] = guard.copy()
+                if column is not None:
+                    m.node.meta[NULL_SIDE] = column.copy()
+                    m.node.meta[EXACT_BUT_NULL] = values
 
 
 def merged_at_null(part: exp.Expression, unknown: exp.Expression) -> exp.Expression:
-    """What a list or equality of a group ``_null_guard`` holds for may be where its operand is
-    NULL once merged: NULL, or the constant an empty merge folds to, which is the value the
+    """What a list or equality marked ``NULL_SIDE`` may be where its operand is NULL once
+    merged: NULL, or the constant an empty merge folds to, which is the value the
     part has for a value in none of the group's lists. A merge's list holds the values its
     parts' boolean op picks from theirs (an AND of lists, their intersection; IN and NOT IN,
     the difference), so where it folds, that op over parts all FALSE (all TRUE for ``<>``
@@ -194,27 +200,19 @@ _NULL_FREE = (exp.Column, exp.Identifier, exp.Paren, exp.Cast, exp.DataType, exp
               exp.Neg, exp.Literal, exp.Mul, exp.Div, exp.Add, exp.Sub)
 
 
-def _null_guard(group: list[_Member]) -> exp.Column | None:
-    """The column whose NULL alone lets a merge of ``group`` change which rows pass: the
-    members share one operand of that one column, which is no NULL where the column is none,
-    and every item of theirs is a value (a literal, a cast of one: no NULL, no expression,
-    no float's zero, which are asked before) or a pattern. A merge changes rows by a NULL
-    item it drops and by a constant it folds an empty merge to, which is the members' own
-    answer for every value but NULL (``x IN ()`` is FALSE where ``x IN (1) AND x IN (2)``
-    is, ``x NOT IN ()`` TRUE where ``x NOT IN (1) OR x NOT IN (2)`` is). None where there is
-    no such column.
+def _null_column(group: list[_Member]) -> exp.Column | None:
+    """The one column the operands of ``group`` are NULL with, and only with: each holds that
+    column alone, under casts, minus signs and arithmetic with literals (``_NULL_FREE``: a
+    failed cast or division fails the query); None where there is no such column.
 
     >>> import sqlglot
-    >>> members = [_as_list(x, {}) for x in sqlglot.parse_one(
-    ...     "NOT (x IN (1) AND CAST(x AS INT) = 2)").find_all(exp.In, exp.EQ)]
-    >>> _null_guard(members).sql(), _null_guard(members[:1] + [_as_list(
-    ...     sqlglot.parse_one("x IN (2, NULL)"), {})])
-    ('x', None)
+    >>> def members(*texts):
+    ...     return [_as_list(sqlglot.parse_one(t), {}) for t in texts]
+    >>> _null_column(members("x IN (1)", "CAST(x AS INT) = 2")).sql()
+    'x'
+    >>> _null_column(members("x IN (1)", "x + y IN (3)")) is None
+    True
     """
-    if any(m.key is None or m.key != group[0].key for m in group) or any(
-            i.find(exp.Null) is not None or (_value(i) is None and not _is_pattern(i))
-            for m in group for i in m.items):
-        return None  # (an item it cannot fold to a value may be compared as an expression)
     found = set()
     for m in group:
         columns = list(m.operand.find_all(exp.Column))
@@ -222,6 +220,28 @@ def _null_guard(group: list[_Member]) -> exp.Column | None:
             return None
         found.add(tuple(part.name for part in columns[0].parts))
     return next(m.operand.find(exp.Column) for m in group) if len(found) == 1 else None
+
+
+def _values_only(group: list[_Member]) -> bool:
+    """Whether a merge of ``group`` changes which rows pass only where its operand is NULL:
+    the members share one operand, and every item of theirs is a value (a literal, a cast of
+    one: no NULL, no expression, no float's zero, which are asked before) or a pattern. A
+    merge changes rows by a NULL item it drops and by a constant it folds an empty merge to,
+    which is the members' own answer for every value but NULL (``x IN ()`` is FALSE where
+    ``x IN (1) AND x IN (2)`` is, ``x NOT IN ()`` TRUE where ``x NOT IN (1) OR x NOT IN
+    (2)`` is).
+
+    >>> import sqlglot
+    >>> _values_only([_as_list(x, {}) for x in sqlglot.parse_one(
+    ...     "NOT (x IN (1) AND CAST(x AS INT) = 2)").find_all(exp.In, exp.EQ)])
+    True
+    >>> _values_only([_as_list(sqlglot.parse_one("x IN (2, NULL)"), {})])
+    False
+    """
+    return not any(m.key is None or m.key != group[0].key for m in group) and not any(
+        i.find(exp.Null) is not None or (_value(i) is None and not _is_pattern(i))
+        for m in group for i in m.items)  # (an item it cannot fold to a value may be
+    # compared as an expression)
 
 
 def _unions_only(group: list[_Member]) -> bool:

@@ -312,14 +312,21 @@ def test_a_merge_that_may_fold_is_read_where_its_column_holds_a_value(groups, sq
     ("NOT ((x IN (1) AND x IN (2)) IS TRUE)", {pk.ALL_MATCH}),
     ("NOT (x IN (1) AND x IN (2))", {pk.MAYBE_MATCH}),
     ("(x NOT IN (1) OR x NOT IN (2)) IS NOT TRUE", {pk.MAYBE_MATCH}),
-    ("NOT ((x BETWEEN 1 AND 1 OR x = 3) AND x NOT IN (2))", {pk.MAYBE_MATCH})])
+    ("NOT ((x BETWEEN 1 AND 1 OR x = 3) AND x NOT IN (2))", {pk.MAYBE_MATCH}),
+    # where a NULL item, an expression or a float's zero leaves the values unknown too
+    ("NOT (x NOT IN (1, NULL) OR x IN (3, 4))", {pk.NONE_MATCH}),
+    ("NOT (x NOT IN (x, 1) OR x = 2)", {pk.NONE_MATCH}),
+    ("NOT (f NOT IN (0.0, 1.5) OR f IN (2, 3, -0.0))", {pk.NONE_MATCH}),
+    ("NOT (d NOT IN (DATE '2020-01-01', NULL) OR d IN (TIMESTAMP '2020-01-01 00:00:00'))",
+     {pk.NONE_MATCH}),
+    ("NOT (x IN (x, 1) AND x IN (2))", {pk.MAYBE_MATCH})])
 def test_a_merge_where_its_column_is_null_is_null_or_its_constant(groups, sql, at_null):
     """Where the column is NULL a merged list is NULL, or the constant an empty merge folds
     to: FALSE for a list or an ``=`` (TRUE for ``<>``, NOT LIKE), the value of its lists'
     op over parts that all fail. So a group of NULLs is skipped where neither makes the
     predicate TRUE, and kept where the constant may (DataFusion returns the NULL rows of
     ``NOT (x IN (1) AND x IN (2))``)."""
-    column = "s" if "s " in sql else "x"
+    column = next(c for c in ("s", "f", "x", "d") if re.search(rf"\b{c}\b", sql))
     groups[column].check(sql)  # (sound on every group)
     outcomes = pk.PruningPredicate(sql, groups[column].schema, dialect="datafusion").classify(
         groups[column].stats)
