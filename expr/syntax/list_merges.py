@@ -728,6 +728,11 @@ def _value(item: exp.Expression) -> tuple[str, object] | None:
             and _number_family(bare.this.unnest().sql().lstrip("-")) == "other")):
         bare = bare.this  # a number cast to a float (its value, rounded where compared), a
         # whole number to an integer type (its value, or a failed query)
+    elif isinstance(bare, exp.Cast) and bare.to.is_type(*exp.DataType.INTEGER_TYPES):
+        value = number_value(bare.this)  # a fraction: folded toward zero before any merge
+        if value is None or not value.is_finite() or abs(value) >= 2**63:
+            return None
+        return "number", value.to_integral_value(decimal.ROUND_DOWN)
     value = number_value(bare)
     return None if value is None else ("number", value)
 
