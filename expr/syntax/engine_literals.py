@@ -944,9 +944,12 @@ def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> boo
     whole = [b for b in numbers if not ("." in b.this or "e" in b.this.lower()
                                         or beyond_unsigned_bigint(b))]
     casts = [b.unnest() for b in bounds if isinstance(b.unnest(), exp.Cast)]
-    if len(whole) == 1 and any(c.to.this not in _INTEGER_TYPES for c in casts):
-        return False  # a cast to DOUBLE (of text, say) beside a whole number: in DOUBLE there
-    if len(whole) != 1 or len(numbers) != 2:
+    if len(whole) == 1 and casts and any(c.to.this not in _INTEGER_TYPES for c in casts):
+        # a cast beside a whole number (of text, say: ``CAST('-Infinity' AS DOUBLE)``): a
+        # DOUBLE makes the BETWEEN one of DOUBLEs there, another type is not modelled
+        if any(c.to.this != exp.DataType.Type.DOUBLE for c in casts):
+            return False
+    elif len(whole) != 1 or len(numbers) != 2:
         return True
     operand = x.this
     while isinstance(operand, (exp.Neg, exp.Paren)):  # (-x: x's type)

@@ -1496,7 +1496,13 @@ def test_datafusion_reads_numbers_beyond_bigint_as_its_types():
                                         # cast to a DECIMAL that holds it: that value
                                         "CAST(9223372036854775808 AS DECIMAL(38,10)) < u",
                                         "a >= CAST(18446744073709551615 AS DECIMAL(25,5))",
-                                        "i IN (CAST(9223372036854775808 AS DECIMAL(20,0)), 0)"])
+                                        "i IN (CAST(9223372036854775808 AS DECIMAL(20,0)), 0)",
+                                        # a cast to DOUBLE (of text too) beside a whole
+                                        # bound: all three in DOUBLE (found by a review)
+                                        "i BETWEEN CAST('-1' AS DOUBLE) AND 9223372036854775296",
+                                        "i BETWEEN -CAST(1 AS DOUBLE) AND 9223372036854775296",
+                                        "g BETWEEN 1 AND CAST('-Infinity' AS DOUBLE)",
+                                        "CAST(e AS BIGINT) BETWEEN CAST(-99999 AS DOUBLE) AND 1"])
 
 
 def test_from_query_reads_datafusion_fractions_as_doubles():
