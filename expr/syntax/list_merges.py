@@ -733,6 +733,16 @@ def _value(item: exp.Expression) -> tuple[str, object] | None:
         if value is None or not value.is_finite() or abs(value) >= 2**63:
             return None
         return "number", value.to_integral_value(decimal.ROUND_DOWN)
+    elif isinstance(bare, exp.Cast) and bare.to.is_type(exp.DataType.Type.DECIMAL):
+        value = number_value(bare.this)  # a number the DECIMAL holds as it is: that value
+        params = [q.this for q in bare.to.expressions]
+        if value is None or not value.is_finite() or len(params) != 2 or not all(
+                isinstance(q, exp.Literal) for q in params):
+            return None
+        p, s = int(params[0].this), int(params[1].this)
+        exact = value == value.quantize(decimal.Decimal(1).scaleb(-s)) if s <= 38 else False
+        return ("number", value) if exact and abs(value) < decimal.Decimal(10) ** (p - s) \
+            else None
     value = number_value(bare)
     return None if value is None else ("number", value)
 

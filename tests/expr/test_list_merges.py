@@ -20,11 +20,11 @@ datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predi
 _DAY = datetime.datetime(2020, 1, 1)
 # Per column: its type, the values of its one-row groups, the items lists draw from (the
 # same value spelled twice, zeros of both signs, a DATE and a TIMESTAMP of one instant,
-# NULL, a fraction cast to an integer), and the operands random predicates write (a cast
-# the optimizer keeps, x * 1 that its simplifier makes x).
+# NULL, a fraction cast to an integer, a DECIMAL), and the operands random predicates write
+# (a cast the optimizer keeps, x * 1 that its simplifier makes x).
 COLUMNS = {"x": (pa.int64(), [1, 2, 3, 4, 0, None],
                  ["1", "2", "3", "1.0", "-0", "0", "-0.0", "CAST(0 AS FLOAT)", "NULL",
-                  "CAST(1.5 AS BIGINT)"],
+                  "CAST(1.5 AS BIGINT)", "CAST(2 AS DECIMAL(10,2))"],
                  ["x", "x", "CAST(x AS DOUBLE)", "(x * 1)", "(x / 1)"]),
            "s": (pa.string(), ["a", "b", "c", "d", "a ", None],
                  ["'a'", "'b'", "'c'", "'a '", "NULL"], ["s"]),
@@ -220,6 +220,10 @@ CASES = [
     ("NOT (x IN (CAST(2.5 AS BIGINT), 3) AND x NOT IN (2))", True),
     ("NOT (x IN (CAST(2.5 AS BIGINT), 3) AND x NOT IN (2, 3))", False),
     ("NOT (x IN (CAST(-0.5 AS BIGINT), 3) AND x NOT IN (0))", True),
+    # and a number cast to a DECIMAL that holds it as it is
+    ("NOT (x NOT IN (4, CAST(3 AS DECIMAL(20,4))) OR x = 3)", True),
+    ("NOT (x IN (CAST(1 AS DECIMAL(5,2))) AND x NOT IN (1))", False),
+    ("NOT (x IN (CAST(1.5 AS DECIMAL(5,2)), 2) AND x NOT IN (2))", True),
     # x * 1 and x / 1 are x there: merged with x's lists, not with its DOUBLE's
     ("NOT (x IN (1) AND (x * 1) IN (2))", False), ("NOT ((x / 1) IN (1) AND 1 * x IN (2))", False),
     ("NOT (x IN (1, 0.5) AND (x / 1) IN (1, 0))", True),
