@@ -298,14 +298,16 @@ def _opaque_parts(tree: exp.Expression, found: list[tuple[exp.Expression, str]],
             chosen[id(part)] = [part, what, guard]
         elif guard is None:  # unknown for another reason too
             chosen[id(part)][2] = None
-    outer = []
-    for part, what, guard in chosen.values():
+    inner = set()
+    for part, _, _ in chosen.values():
         ancestor = part.parent
         while ancestor is not None and id(ancestor) not in chosen:
             ancestor = ancestor.parent
-        if ancestor is None:
-            outer.append((part, f"{dialect} reads {what} otherwise than Spark", guard))
-    return outer
+        if ancestor is not None:  # left to it, which is then unknown for its own reason too
+            inner.add(id(part))
+            chosen[id(ancestor)][2] = None  # (``x >= a AND x <= a`` holding one)
+    return [(part, f"{dialect} reads {what} otherwise than Spark", guard)
+            for part, what, guard in chosen.values() if id(part) not in inner]
 
 
 def _surely_not_boolean(tree: exp.Expression, dialect: str,

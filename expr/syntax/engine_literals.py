@@ -399,6 +399,8 @@ def drop_integer_casts(tree: exp.Expression, dialect: str,
     if not engine(dialect).truncating_casts:
         return
     for cast in list(tree.find_all(exp.Cast)):
+        if isinstance(cast, exp.TryCast):  # (NULL where the type cannot hold the value)
+            continue
         if not (cast.to.this in _INTEGER_TYPES and isinstance(cast.this, exp.Column) and (
                 decimal_kind(cast.this, types) or kind_of(cast.this, types) in INTEGER_KINDS)):
             continue
@@ -469,7 +471,7 @@ def arrow_decimal_doubles(tree: exp.Expression, dialect: str,
         return
     for cast in list(tree.find_all(exp.Cast)):
         kind = decimal_kind(cast.this, types) if isinstance(cast.this, exp.Column) else None
-        if not kind or inside_unknown_part(cast):
+        if not kind or inside_unknown_part(cast) or isinstance(cast, exp.TryCast):
             continue
         if cast.to.this == exp.DataType.Type.DOUBLE and int(kind[1]) > 15:
             cast.replace(exp.Anonymous(this=ARROW_DOUBLE, expressions=[cast.this.copy()]))
@@ -749,7 +751,7 @@ def _fold_bigint_casts(tree: exp.Expression) -> exp.Expression:
     for cast in list(tree.find_all(exp.Cast)):
         number = cast.this.this if isinstance(cast.this, exp.Neg) else cast.this
         if cast.to.this != exp.DataType.Type.BIGINT or not isinstance(number, exp.Literal) or \
-                number.is_string:
+                number.is_string or isinstance(cast, exp.TryCast):
             continue
         text = number.this.lower()
         value = int(text) if text.isdigit() else float(text)

@@ -194,7 +194,8 @@ def number_value(x: exp.Expression) -> decimal.Decimal | None:
 
 def is_zero(x: exp.Expression) -> bool:
     """A number literal equal to 0 as a DOUBLE (``-0.0`` too, ``1e-400``, which rounds to
-    0.0, and a cast of one, of a string too: ``CAST('-0' AS DOUBLE)``).
+    0.0, and a cast of one, of a string too: ``CAST('-0' AS DOUBLE)``; cast to FLOAT, one that
+    rounds to its 0: ``CAST(1e-50 AS REAL)``).
 
     >>> import sqlglot
     >>> is_zero(sqlglot.parse_one("-0.0")), is_zero(sqlglot.parse_one("'0'"))
@@ -204,16 +205,18 @@ def is_zero(x: exp.Expression) -> bool:
     >>> is_zero(sqlglot.parse_one("CAST('-0' AS DOUBLE)"))
     True
     """
-    cast = False
+    cast, real = False, False
     while isinstance(x, (exp.Neg, exp.Paren, exp.Cast)):
         cast |= isinstance(x, exp.Cast)
+        real |= isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.FLOAT
         x = x.this
     if not isinstance(x, exp.Literal) or (x.is_string and not cast):
         return False
     try:
-        return float(x.this.strip()) == 0
+        value = float(x.this.strip())
     except ValueError:
         return False
+    return value == 0 or (real and abs(value) <= 2.0**-150)  # (a FLOAT's zero: 1e-50 too)
 
 
 def is_day(text: str) -> bool:

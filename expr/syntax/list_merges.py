@@ -216,7 +216,8 @@ def _null_column(group: list[_Member]) -> exp.Column | None:
     found = set()
     for m in group:
         columns = list(m.operand.find_all(exp.Column))
-        if len(columns) != 1 or not all(isinstance(x, _NULL_FREE) for x in m.operand.walk()):
+        if len(columns) != 1 or not all(isinstance(x, _NULL_FREE) and not isinstance(
+                x, exp.TryCast) for x in m.operand.walk()):  # (TRY_CAST makes NULLs)
             return None
         found.add(tuple(part.name for part in columns[0].parts))
     return next(m.operand.find(exp.Column) for m in group) if len(found) == 1 else None
@@ -864,7 +865,7 @@ def _item_zero_signs(item: exp.Expression) -> set[str]:
         negated |= isinstance(bare, exp.Neg)
         bare = bare.this
     if isinstance(bare, exp.Literal):
-        if not _zero_text(bare.this):
+        if not (_zero_text(bare.this) or is_zero(item)):  # (a FLOAT's too: CAST(1e-50 AS REAL))
             return set()
         return {"+", "-"} if negated or bare.this.lstrip().startswith("-") else {"+"}
     if any(isinstance(v, exp.Literal) and _zero_text(v.this) for v in bare.find_all(

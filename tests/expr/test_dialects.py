@@ -1652,3 +1652,41 @@ def test_datafusion_reads_dates_and_timestamps_against_utc_columns_in_utc():
         explained = pk.PruningPredicate(text, schema, dialect="datafusion",
                                         time_zone=zone).explain()
         assert " reads " in explained, (text, zone)
+
+
+@pytest.mark.parametrize("column, values, texts", [
+    # numbers that are a DOUBLE's or a FLOAT's zero, which a merged set tells from 0.0
+    (pa.float64(), [0.0, -0.0, 1.5, None, float("nan")], [
+        "f NOT IN (-1e-400) OR f NOT IN (1e-400)", "NOT (f IN (-1e-400) AND f NOT IN (1e-400))",
+        "NOT (f IN (CAST(-1e-50 AS REAL)) AND f NOT IN (CAST(1e-50 AS REAL)))",
+        "NOT (f IN (1e-400) OR f IN (1.5, 2, 3))",
+        # x >= a AND x <= a, an equality to the merges, over parts unknown of their own
+        "NOT ((-f >= 'NaN' AND -f <= 'NaN') OR -f = 2 OR -f = 3)"]),
+    # TRY_CAST is NULL where the type does not hold the value (no cast dropped)
+    (pa.int64(), [9007199254740993, 0, 1, None], [
+        "(TRY_CAST(f AS INT) IN (1.5)) IS UNKNOWN AND f NOT IN (1)",
+        "NOT ((TRY_CAST(f AS INT) >= 1 AND TRY_CAST(f AS INT) <= 1) OR TRY_CAST(f AS INT) = -1 "
+        "OR TRY_CAST(f AS INT) = 3.0)", "TRY_CAST(f AS INT) NOT IN (1.5)",
+        "NOT (f IN (-1e-400) OR f IN (1.5, 2.5, 3.5))"]),
+    (pa.uint64(), [2**64 - 1, 1, 2, None], [
+        "NOT ((f >= CAST(1 AS BIGINT UNSIGNED) AND f <= CAST(1 AS BIGINT UNSIGNED)) OR f = 2 "
+        "OR f = 3)",
+        "NOT ((CAST(f AS DECIMAL(20,0)) >= 18446744073709551616 AND CAST(f AS DECIMAL(20,0)) <= "
+        "18446744073709551616) OR CAST(f AS DECIMAL(20,0)) = 2 OR CAST(f AS DECIMAL(20,0)) = 1)"]),
+    (pa.timestamp("ns"), [dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 1, 12), None], [
+        "NOT ((f >= TIMESTAMP '2020-01-01 00:00:00.000000001' AND f <= TIMESTAMP "
+        "'2020-01-01 00:00:00.000000001') OR f = TIMESTAMP '2020-01-01 12:00:00' OR "
+        "f = DATE '2020-01-02')"])])
+def test_datafusion_merges_found_by_a_review_are_never_decided_against_its_rows(
+        column, values, texts):
+    """Lists and equalities DataFusion's optimizer may merge, where a review found prunekit
+    deciding groups against DataFusion's rows (or raising): one row per row group, none
+    decided against DataFusion's answer, none raising."""
+    table = pa.table({"f": pa.array(values, column)})
+    groups, ctx = _datafusion_row_groups(table)
+    stats = _exact_statistics(groups)
+    for sql in texts:
+        outcomes = pk.PruningPredicate(sql, table.schema, dialect="datafusion").classify(stats)
+        for g, outcome in enumerate(outcomes):
+            hits = ctx.sql(f"SELECT count(*) AS n FROM rg{g} WHERE {sql}").to_pydict()["n"][0]
+            assert outcome != (pk.NONE_MATCH if hits else pk.ALL_MATCH), (sql, values[g])
