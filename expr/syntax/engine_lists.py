@@ -39,6 +39,7 @@ from prunekit.expr.syntax.engine_operands import (
     decimal_kind,
     kind_of,
 )
+from prunekit.expr.syntax.list_merges import MAY_MERGE, merge_drops_null
 
 _CAST_TYPES = {exp.DataType.Type.DOUBLE: "double", exp.DataType.Type.FLOAT: "float",
                exp.DataType.Type.BIGINT: "int64", exp.DataType.Type.INT: "int32"}
@@ -275,6 +276,11 @@ def _on_grid(holder: exp.In | exp.Between, values: list, scale: int) -> exp.Expr
         return holder
     never = exp.Between(this=holder.this.copy(), low=_number(Fraction(1), scale=0),
                         high=_number(Fraction(0), scale=0))
+    if isinstance(holder, exp.In) and merge_drops_null(holder):
+        # still a list to the engine's optimizer, which may merge it (and fold the empty
+        # merge to a constant, NULL rows and all)
+        never.meta.update(holder.meta)
+        never.meta[MAY_MERGE] = holder.meta.get(MAY_MERGE) or True
     holder.replace(never)
     return never
 
