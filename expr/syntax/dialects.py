@@ -107,6 +107,7 @@ from prunekit.expr.syntax.engine_literals import (
 )
 from prunekit.expr.syntax.engine_operands import is_arrow_cast, is_unknown_part
 from prunekit.expr.syntax.list_merges import (
+    BOTH_WAYS,
     EXACT_BUT_NULL,
     MERGED_LIST,
     NULL_KEPT,
@@ -211,7 +212,8 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         columns = tuple(parse(c.sql(dialect="spark")) for c in found)
         # (a part the optimizer rewrites with another: its rows are not its own, NULL or not,
         # unless each of its merges is a union that keeps an item)
-        together = (MERGED_LIST in why and not part.meta.get(NULL_KEPT)) or ZEROS_APART in why
+        together = (MERGED_LIST in why and not part.meta.get(NULL_KEPT)) or ZEROS_APART in why \
+            or BOTH_WAYS in why
         needs = () if together else tuple(k for k, c in enumerate(found) if any(
             c is x for x in null_making_columns(shown)))
         opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(shown.sql(dialect=syntax(dialect)), why, columns,

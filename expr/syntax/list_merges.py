@@ -836,6 +836,56 @@ def zeros_apart(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
                if not other.meta.get(OWN_EQUALITY))  # (a list split_zero_items left: its text)
 
 
+# Why an equality written both ways is unknown: its rows are not its own.
+BOTH_WAYS = "(its optimizer may take c = v and v = c on one column for two values)"
+
+
+def written_both_ways(x: exp.Expression) -> bool:
+    """Whether ``x`` (``=``, ``<>``, an IN list, ``BETWEEN a AND a``, ``c >= a AND c <= a``)
+    compares its operand with a constant, and another in the predicate compares that operand
+    with one too, one of them written on the left: DataFusion 55's optimizer may take ``c =
+    v`` and ``v = c`` for two values where ``v`` needs a cast to ``c``'s type and fold their
+    AND to FALSE (``f = 5 AND 5 = f`` on a DOUBLE column returns no row there, and so does
+    ``-1.5 = f AND CAST(-1.5 AS DOUBLE) = f``; found by a review).
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("f IN (5) AND (5 = f OR y = 1)")
+    >>> [written_both_ways(x) for x in (tree.this, tree.expression.this.this)]
+    [True, True]
+    >>> written_both_ways(sqlglot.parse_one("f = 5 AND f IN (5)").this)
+    False
+    """
+    if x.meta.get(OWN_EQUALITY) or inside_unknown_part(x):
+        return False
+    side = _constant_side(x)
+    if side is None:
+        return False
+    key = _operand_key(_side_operand(x))
+    return any(other is not x and _constant_side(other) is not None and (
+        "right" != side or _constant_side(other) != "right") and (
+        key is None or _operand_key(_side_operand(other)) in (key, None))
+        for other in x.root().find_all(exp.EQ, exp.NEQ, exp.In, exp.Between, exp.And)
+        if not other.meta.get(OWN_EQUALITY) and not inside_unknown_part(other))
+
+
+def _constant_side(x: exp.Expression) -> str | None:
+    """"left" or "right": where ``x`` (``=``, ``<>``, an IN list, ``BETWEEN a AND a``)
+    writes its constant; "either" for ``c >= a AND c <= a`` (an ``=`` there); None where it
+    has none (or is none of those)."""
+    if isinstance(x, exp.And):
+        return "either" if _point(x) is not None else None
+    if isinstance(x, (exp.In, exp.Between)):
+        return "right" if x.this.find(exp.Column) is not None else None
+    left, right = (x.this.find(exp.Column) is None), (x.expression.find(exp.Column) is None)
+    return "left" if left and not right else "right" if right and not left else None
+
+
+def _side_operand(x: exp.Expression) -> exp.Expression:
+    if isinstance(x, exp.And):
+        return _point(x)[0]
+    return x.this if isinstance(x, exp.Between) else _operand(x)
+
+
 def _operand(x: exp.Expression) -> exp.Expression:
     if isinstance(x, exp.In) or x.this.find(exp.Column):
         return x.this

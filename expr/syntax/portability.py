@@ -35,10 +35,12 @@ from prunekit.expr.syntax.engine_operands import (
     timestamp_unit,
 )
 from prunekit.expr.syntax.list_merges import (
+    BOTH_WAYS,
     MAY_MERGE,
     MERGED_LIST,
     ZEROS_APART,
     merge_drops_null,
+    written_both_ways,
     zeros_apart,
 )
 
@@ -110,6 +112,9 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
                       exp.SimilarTo, exp.Between, exp.And)) and not reads.null_in_lists and \
             x.meta.get(MAY_MERGE):
         return f"{x.sql(dialect=shown)} {MERGED_LIST}"
+    if isinstance(x, (exp.EQ, exp.NEQ, exp.In, exp.Between, exp.And)) and \
+            not reads.equalities_either_way and written_both_ways(x):
+        return f"{x.sql(dialect=shown)} {BOTH_WAYS}"
     if isinstance(x, (exp.EQ, exp.NEQ, exp.In)) and not reads.signed_zeros_alike and zeros_apart(
             x, types):
         return f"{x.sql(dialect=shown)} {ZEROS_APART}"

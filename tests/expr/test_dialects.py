@@ -1673,6 +1673,24 @@ def test_datafusion_reads_dates_and_timestamps_against_utc_columns_in_utc():
         "OR f = 3)",
         "NOT ((CAST(f AS DECIMAL(20,0)) >= 18446744073709551616 AND CAST(f AS DECIMAL(20,0)) <= "
         "18446744073709551616) OR CAST(f AS DECIMAL(20,0)) = 2 OR CAST(f AS DECIMAL(20,0)) = 1)"]),
+    # a DECIMAL list left empty (its items off the column's grid) still merges there; two
+    # fractions that are one DOUBLE are one item
+    (pa.decimal128(38, 10), [decimal.Decimal("12345678901234567890.1234567890"),
+                             decimal.Decimal(1), None], [
+        "NOT (f NOT IN (12345678901234567890.123456789) AND f IN "
+        "(12345678901234567890.1234567891))",
+        "NOT (f IN (12345678901234567890.1234567891) AND f NOT IN "
+        "(12345678901234567890.123456789, 2))"]),
+    # c = v beside v = c, which DataFusion's optimizer may fold to FALSE
+    (pa.float32(), [5.0, 16777216.0, None], [
+        "f BETWEEN 16777216 AND 16777216 AND 16777216 = f", "f >= 5 AND f <= 5 AND 5 = f",
+        "5 = f AND f IN (5)", "NOT (f = 5 AND 5 = f)", "(f = 5 OR f > 3) AND 5 = f"]),
+    (pa.date32(), [dt.date(2020, 1, 2), None], [
+        "f IN (DATE '2020-01-02') AND DATE '2020-01-02' = f",
+        "f = '2020-01-02' AND '2020-01-02' = f"]),
+    (pa.string_view(), ["b", None], ["f = 'b' AND 'b' = f"]),
+    (pa.float64(), [-332198.8178384505, None], [
+        "-332198.8178384505 = f AND CAST(-332198.8178384505 AS DOUBLE) = f"]),
     (pa.timestamp("ns"), [dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 1, 12), None], [
         "NOT ((f >= TIMESTAMP '2020-01-01 00:00:00.000000001' AND f <= TIMESTAMP "
         "'2020-01-01 00:00:00.000000001') OR f = TIMESTAMP '2020-01-01 12:00:00' OR "
