@@ -66,8 +66,11 @@ def _decimals_among_doubles(holder: exp.In | exp.Between,
     smaller whole number: DECIMAL(20, 0) together) meet a DOUBLE."""
     items = holder.expressions if isinstance(holder, exp.In) else [
         holder.args.get("low"), holder.args.get("high")]
-    kinds = {"unsigned" if kind_of(holder.this, types) == "uint64" else "signed"} if (
-        isinstance(holder.this, exp.Column) and (kind_of(holder.this, types) or "") in
+    operand = holder.this
+    while isinstance(operand, (exp.Neg, exp.Paren)):  # (-x has x's type)
+        operand = operand.this
+    kinds = {"unsigned" if kind_of(operand, types) == "uint64" else "signed"} if (
+        isinstance(operand, exp.Column) and (kind_of(operand, types) or "") in
         INTEGER_KINDS) else set()
     for item in items:
         while isinstance(item, (exp.Neg, exp.Paren)):
@@ -328,9 +331,12 @@ def split_zero_items(tree: exp.Expression, dialect: str,
         # Where the list may be merged with another, its rows are not its own, NULL or not.
         why = "a set of numbers may tell 0 from -0.0" + (
             f" {MERGED_LIST}" if not engine(dialect).null_in_lists and merge_drops_null(x) else "")
-        if others and _a_double_among(x.expressions) and not _a_double_among(others) and \
-                not _as_doubles(others):
-            # without its DOUBLE zero the list would compare in another type: all unknown
+        if any(isinstance(i.unnest(), exp.Cast) and i.unnest().to.this ==
+               exp.DataType.Type.FLOAT for i in x.expressions) or (
+                others and _a_double_among(x.expressions) and not _a_double_among(others) and
+                not _as_doubles(others)):
+            # a FLOAT item (the list compares in FLOAT there), or without its DOUBLE zero
+            # the list would compare in another type: all unknown
             part = unknown_part(why, x)
             if x is tree:
                 return part

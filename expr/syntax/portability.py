@@ -106,18 +106,20 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         # A DATE meets a zoned TIMESTAMP at midnight in the engine's own session zone (DuckDB:
         # in UTC for nanosecond columns, whatever its zone), not in prunekit's time_zone.
         return f"{x.parent.sql(dialect=shown)} (a DATE against a TIMESTAMP with a zone)"
-    if isinstance(x, exp.In) and not reads.null_in_lists and merge_drops_null(x):
-        return f"{x.sql(dialect=shown)} {MERGED_LIST}"
-    if isinstance(x, (exp.EQ, exp.NEQ, exp.Like, exp.ILike, exp.RegexpLike, exp.RegexpILike,
-                      exp.SimilarTo, exp.Between, exp.And)) and not reads.null_in_lists and \
-            x.meta.get(MAY_MERGE):
-        return f"{x.sql(dialect=shown)} {MERGED_LIST}"
+    # (the reasons that leave a part unknown together with others first: a merged list's
+    # reason may let it be read where its column holds a value)
     if isinstance(x, (exp.EQ, exp.NEQ, exp.In, exp.Between, exp.And)) and \
             not reads.equalities_either_way and written_both_ways(x):
         return f"{x.sql(dialect=shown)} {BOTH_WAYS}"
     if isinstance(x, (exp.EQ, exp.NEQ, exp.In)) and not reads.signed_zeros_alike and zeros_apart(
             x, types):
         return f"{x.sql(dialect=shown)} {ZEROS_APART}"
+    if isinstance(x, exp.In) and not reads.null_in_lists and merge_drops_null(x):
+        return f"{x.sql(dialect=shown)} {MERGED_LIST}"
+    if isinstance(x, (exp.EQ, exp.NEQ, exp.Like, exp.ILike, exp.RegexpLike, exp.RegexpILike,
+                      exp.SimilarTo, exp.Between, exp.And)) and not reads.null_in_lists and \
+            x.meta.get(MAY_MERGE):
+        return f"{x.sql(dialect=shown)} {MERGED_LIST}"
     if isinstance(x, exp.Literal):
         if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
             return x.sql(dialect=shown)
