@@ -741,7 +741,9 @@ def _value(item: exp.Expression) -> tuple[str, object] | None:
                 isinstance(q, exp.Literal) for q in params):
             return None
         p, s = int(params[0].this), int(params[1].this)
-        exact = value == value.quantize(decimal.Decimal(1).scaleb(-s)) if s <= 38 else False
+        with decimal.localcontext() as ctx:
+            ctx.prec = 200  # (a 38-digit DECIMAL's places)
+            exact = s <= 38 and value == value.quantize(decimal.Decimal(1).scaleb(-s))
         return ("number", value) if exact and abs(value) < decimal.Decimal(10) ** (p - s) \
             else None
     value = number_value(bare)
@@ -840,42 +842,52 @@ def zeros_apart(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
 BOTH_WAYS = "(its optimizer may take c = v and v = c on one column for two values)"
 
 
-def written_both_ways(x: exp.Expression) -> bool:
-    """Whether ``x`` (``=``, ``<>``, an IN list, ``BETWEEN a AND a``, ``c >= a AND c <= a``)
-    compares its operand with a constant, and another in the predicate compares that operand
-    with one too, one of them written on the left: DataFusion 55's optimizer may take ``c =
-    v`` and ``v = c`` for two values where ``v`` needs a cast to ``c``'s type and fold their
-    AND to FALSE (``f = 5 AND 5 = f`` on a DOUBLE column returns no row there, and so does
-    ``-1.5 = f AND CAST(-1.5 AS DOUBLE) = f``; found by a review).
+def written_both_ways(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """Whether ``x`` (``=``, a one-item IN list, ``BETWEEN a AND a``, ``c >= a AND c <= a``)
+    compares a FLOAT, DOUBLE, DATE, string-view or large-string column with a constant, and
+    another in the predicate compares that column so too, one of them written on the left:
+    DataFusion 55's optimizer may take ``c = v`` and ``v = c`` for two values where ``v``
+    needs a cast to ``c``'s type and fold their AND to FALSE (``f = 5 AND 5 = f`` on a
+    DOUBLE column returns no row there, and so does ``-1.5 = f AND CAST(-1.5 AS DOUBLE) =
+    f``; integer, DECIMAL, TIMESTAMP and string columns keep the row; found by a review).
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("f IN (5) AND (5 = f OR y = 1)")
-    >>> [written_both_ways(x) for x in (tree.this, tree.expression.this.this)]
+    >>> [written_both_ways(x, {"f": "double"}) for x in (tree.this, tree.expression.this.this)]
     [True, True]
-    >>> written_both_ways(sqlglot.parse_one("f = 5 AND f IN (5)").this)
+    >>> written_both_ways(sqlglot.parse_one("f = 5 AND f IN (5)").this, {"f": "double"})
+    False
+    >>> written_both_ways(tree.this, {"f": "int64"})
     False
     """
     if x.meta.get(OWN_EQUALITY) or inside_unknown_part(x):
         return False
     side = _constant_side(x)
-    if side is None:
+    operand = _side_operand(x) if side is not None else None
+    kind = (kind_of(operand, types) or "") if isinstance(operand, exp.Column) else ""
+    if not (kind in ("float", "double", "string_view", "large_string") or
+            kind.startswith("date")):
         return False
-    key = _operand_key(_side_operand(x))
+    key = _operand_key(operand)
     return any(other is not x and _constant_side(other) is not None and (
-        "right" != side or _constant_side(other) != "right") and (
-        key is None or _operand_key(_side_operand(other)) in (key, None))
-        for other in x.root().find_all(exp.EQ, exp.NEQ, exp.In, exp.Between, exp.And)
+        "right" != side or _constant_side(other) != "right") and
+        _operand_key(_side_operand(other)) in (key, None)
+        for other in x.root().find_all(exp.EQ, exp.In, exp.Between, exp.And)
         if not other.meta.get(OWN_EQUALITY) and not inside_unknown_part(other))
 
 
 def _constant_side(x: exp.Expression) -> str | None:
-    """"left" or "right": where ``x`` (``=``, ``<>``, an IN list, ``BETWEEN a AND a``)
+    """"left" or "right": where ``x`` (``=``, a one-item IN list, ``BETWEEN a AND a``)
     writes its constant; "either" for ``c >= a AND c <= a`` (an ``=`` there); None where it
     has none (or is none of those)."""
     if isinstance(x, exp.And):
         return "either" if _point(x) is not None else None
-    if isinstance(x, (exp.In, exp.Between)):
-        return "right" if x.this.find(exp.Column) is not None else None
+    if isinstance(x, exp.Between):
+        return "right" if _point(x) is not None and x.this.find(exp.Column) else None
+    if isinstance(x, exp.In):
+        return "right" if len(x.expressions) == 1 and x.this.find(exp.Column) else None
+    if not isinstance(x, exp.EQ):
+        return None
     left, right = (x.this.find(exp.Column) is None), (x.expression.find(exp.Column) is None)
     return "left" if left and not right else "right" if right and not left else None
 

@@ -108,8 +108,8 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         return f"{x.parent.sql(dialect=shown)} (a DATE against a TIMESTAMP with a zone)"
     # (the reasons that leave a part unknown together with others first: a merged list's
     # reason may let it be read where its column holds a value)
-    if isinstance(x, (exp.EQ, exp.NEQ, exp.In, exp.Between, exp.And)) and \
-            not reads.equalities_either_way and written_both_ways(x):
+    if isinstance(x, (exp.EQ, exp.In, exp.Between, exp.And)) and \
+            not reads.equalities_either_way and written_both_ways(x, types):
         return f"{x.sql(dialect=shown)} {BOTH_WAYS}"
     if isinstance(x, (exp.EQ, exp.NEQ, exp.In)) and not reads.signed_zeros_alike and zeros_apart(
             x, types):
