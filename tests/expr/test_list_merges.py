@@ -393,6 +393,17 @@ def test_random_merges_never_part_from_datafusion(groups, column):
     assert read >= count // (40 if column == "f" else 8), read  # (zeros split f's lists)
 
 
+def test_a_number_cast_to_a_wide_decimal_is_weighed_without_error():
+    """An item cast to DECIMAL(38, 10) holds 29 digits at its scale, beyond the default decimal
+    context: weighing it as a value among a merge's items must not raise (found by the
+    DataFusion differential, seed 81190435)."""
+    schema = pa.schema([("x", pa.int64()), ("t", pa.timestamp("us"))])
+    sql = ("CAST(x AS BIGINT) IN (0, CAST(-9223372036854775808 AS DECIMAL(38,10)), 2.5) OR "
+           "(x NOT IN (18446744073709551616, 1e-3, -9223372036854775808, 5) AND "
+           "CAST(t AS DATE) = CAST(t AS DATE))")
+    assert "weakened:" in pk.PruningPredicate(sql, schema, dialect="datafusion").explain()
+
+
 def test_struct_fields_written_two_ways_are_one_column():
     """``st.a`` and ``st['a']`` are one field to DataFusion: lists on them may merge."""
     import sqlglot
