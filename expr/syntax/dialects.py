@@ -202,8 +202,9 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         raise TypeMismatchError(f"not a boolean predicate: {tree.sql(dialect=syntax(dialect))}")
     opaque = {}
     for i, (part, why, guard) in enumerate(parts):
-        exact = guard is not None and part.unnest().meta.get(EXACT_BUT_NULL)
-        if exact and part.unnest().meta.get(NULL_KEPT):
+        marks = part.unnest().meta
+        exact = guard is not None and marks.get(EXACT_BUT_NULL)
+        if exact and marks.get(NULL_KEPT):
             continue  # its merges keep its rows for every value, and NULL where it is
         # Columns as Spark reads their names (struct fields too): bound, so an unknown one is
         # an error, as anywhere else in the predicate.
@@ -219,7 +220,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(shown.sql(dialect=syntax(dialect)), why, columns,
                                                 needs)
         marker = exp.Anonymous(this=f"{_PLACEHOLDER}{i}", expressions=[])
-        if guard is not None and (exact or not part.unnest().meta.get(NULL_KEPT)):
+        if guard is not None and (exact or not marks.get(NULL_KEPT)):
             # NULL or its merge's constant where its column is NULL (where a union keeps an
             # item: NULL, as ``needs`` says); where it holds a value, read as it is if the
             # merges keep the rows of values
@@ -284,8 +285,8 @@ def _opaque_parts(tree: exp.Expression, found: list[tuple[exp.Expression, str]],
     of an AND, OR or NOT, or the whole predicate); a part inside another one is left to it.
     The guard is the column (``NULL_SIDE``) where the part is a list or equality found only
     for the merges of DataFusion's optimizer, whose operand is NULL with that column alone.
-    Parts are told apart by identity: sqlglot's equality is structural, and
-    two equal parts are both made unknown."""
+    Parts are told apart by identity: sqlglot's equality is structural, and two equal parts
+    are both made unknown."""
     chosen: dict[int, list] = {}
     for node, what in found:
         part = node

@@ -36,6 +36,7 @@ from prunekit.expr.syntax.engine_operands import (
     ARROW_DOUBLE,
     COMPARISONS,
     EXACT,
+    FLIPPED,
     FRACTION_DIGITS,
     INTEGER_KINDS,
     WALL_TIME,
@@ -663,12 +664,9 @@ def _beyond_apart(comparison: exp.Expression) -> exp.Expression:
     return exp.LTE(this=e, expression=top) if holds else exp.GT(this=e, expression=top)
 
 
-_FLIPPED = {exp.LT: exp.GT, exp.GT: exp.LT, exp.LTE: exp.GTE, exp.GTE: exp.LTE}
-
-
 def _flipped(comparison: exp.Expression) -> exp.Expression:
     """``a op b`` as ``b op' a``."""
-    kind = _FLIPPED.get(type(comparison), type(comparison))
+    kind = FLIPPED.get(type(comparison), type(comparison))
     return kind(this=comparison.expression.copy(), expression=comparison.this.copy())
 
 

@@ -173,6 +173,11 @@ def is_whole_number(x: exp.Expression, nonzero: bool = False) -> bool:
     return int(x.this) < 2**63 and not (nonzero and int(x.this) == 0)
 
 
+# ``a op b`` is ``b op' a``, and ``-x op c`` is ``x op' -c``: op' by op.
+FLIPPED = {exp.EQ: exp.EQ, exp.NEQ: exp.NEQ, exp.LT: exp.GT, exp.LTE: exp.GTE, exp.GT: exp.LT,
+           exp.GTE: exp.LTE, exp.NullSafeEQ: exp.NullSafeEQ, exp.NullSafeNEQ: exp.NullSafeNEQ}
+
+
 def number_value(x: exp.Expression) -> decimal.Decimal | None:
     """A number literal's value, maybe negated or parenthesized (``-(1.50)``); None for
     anything else.

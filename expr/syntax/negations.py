@@ -14,15 +14,13 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from prunekit.expr.spark_types.engines import engine
-from prunekit.expr.syntax.engine_operands import kind_of, number_value
+from prunekit.expr.syntax.engine_operands import FLIPPED, kind_of, number_value
 from prunekit.expr.syntax.list_merges import OWN_EQUALITY
 
 _LEAST = {"int8": -2**7, "int16": -2**15, "int32": -2**31, "int64": -2**63}
 
 # -x op c is x op' -c: op' by op.
-_MIRRORED = {exp.EQ: exp.EQ, exp.NEQ: exp.NEQ, exp.LT: exp.GT, exp.LTE: exp.GTE,
-             exp.GT: exp.LT, exp.GTE: exp.LTE, exp.NullSafeEQ: exp.NullSafeEQ,
-             exp.NullSafeNEQ: exp.NullSafeNEQ}
+_MIRRORED = FLIPPED
 _HOLDS = {exp.EQ: lambda a, b: a == b, exp.NEQ: lambda a, b: a != b,
           exp.NullSafeEQ: lambda a, b: a == b, exp.NullSafeNEQ: lambda a, b: a != b,
           exp.LT: lambda a, b: a < b, exp.LTE: lambda a, b: a <= b,
