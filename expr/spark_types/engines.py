@@ -56,10 +56,10 @@ class Engine:
     # x = 0.0 beside x = -0.0 (or <>, an IN list) on one column: both hold for either zero
     # (DataFusion's optimizer weighs such equalities by their literals: FALSE together).
     signed_zeros_alike: bool = False
-    # x = v beside v = x on one column: one equality (DataFusion's optimizer may take the two
-    # for two values where v needs a cast to x's type, and fold their AND to FALSE: x = 5 AND
-    # 5 = x on a DOUBLE column, DATE literals on a DATE column, strings on a string view).
-    equalities_either_way: bool = False
+    # v = x, v < x... read as x = v, x > v... (DataFusion's optimizer leaves a constant it
+    # folds on the left, and then may take x = v and v = x for two values, folding their AND
+    # to FALSE, or keep x >= v for v < x beside it, dropping the strict bound).
+    constants_either_side: bool = False
     # A DATE or a TIMESTAMP literal meets a TIMESTAMP column in UTC (of at most microseconds)
     # at its wall time in UTC (DataFusion's casts), as Spark does in a UTC session.
     utc_timestamps: bool = False
@@ -135,7 +135,7 @@ ENGINES = {
                      integers_divide_as_doubles=True, integer_arithmetic=True,
                      distinct_from=True, calendar_of_dates=True, absolute_value=True,
                      widening_casts=True, string_prefixes=True, naive_timestamps=True,
-                     zeros_in_lists=True, signed_zeros_alike=True, equalities_either_way=True,
+                     zeros_in_lists=True, signed_zeros_alike=True, constants_either_side=True,
                      ascii_ilike=True,
                      current_date=True, truncated_wall_times=True, between_in_one_type=True),
     # DataFusion 55, PostgreSQL's syntax (SYNTAX): Arrow's kernels order NaN above every number,
@@ -156,9 +156,9 @@ ENGINES = {
                          identity_arithmetic=True, negation_wraps=True,
                          negated_nan_below=True),
     "postgres": Engine(nan_as_spark=True, zeros_in_lists=True, signed_zeros_alike=True,
-                       equalities_either_way=True),
+                       constants_either_side=True),
     "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True, signed_zeros_alike=True,
-                        equalities_either_way=True),
+                        constants_either_side=True),
 }
 
 

@@ -105,14 +105,17 @@ from prunekit.expr.syntax.engine_literals import (
     split_null_bounds,
     split_zero_items,
 )
-from prunekit.expr.syntax.engine_operands import is_arrow_cast, is_unknown_part
+from prunekit.expr.syntax.engine_operands import is_arrow_cast, is_unknown_part, unknown_part
 from prunekit.expr.syntax.list_merges import (
     BOTH_WAYS,
     EXACT_BUT_NULL,
+    LEFT_BOUND,
     MERGED_LIST,
     NULL_KEPT,
     NULL_SIDE,
     ZEROS_APART,
+    left_bound_dropped,
+    mark_both_ways,
     mark_exact_merges,
     merged_at_null,
 )
@@ -179,6 +182,8 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
     if not engine(dialect).null_in_lists:  # as the engine's optimizer sees the text
         mark_exact_merges(tree, types)
+    folded = _folded_to_false(tree, dialect)
+    tree = _unknown_left_bounds(tree, dialect)
     tree = wrapping_negations(tree, dialect, types)
     tree = split_null_bounds(identity_arithmetic(tree, dialect, types))
     respell_like_escapes(tree, dialect)
@@ -195,9 +200,9 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     floats_against_integers(tree, dialect, types)
     arrow_decimal_doubles(tree, dialect, types)
     parts = _opaque_parts(tree, unportable_parts(tree, dialect, types, utc), dialect)
-    if not parts:
+    if not parts and folded is None:
         return parse(tree.sql(dialect="spark"))
-    if parts[0][0] is tree and not isinstance(tree, _BOOLEAN) and _surely_not_boolean(
+    if parts and parts[0][0] is tree and not isinstance(tree, _BOOLEAN) and _surely_not_boolean(
             tree, dialect, types):
         raise TypeMismatchError(f"not a boolean predicate: {tree.sql(dialect=syntax(dialect))}")
     opaque = {}
@@ -208,13 +213,13 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
             continue  # its merges keep its rows for every value, and NULL where it is
         # Columns as Spark reads their names (struct fields too): bound, so an unknown one is
         # an error, as anywhere else in the predicate.
-        shown = part.expressions[1] if is_unknown_part(part) else part
+        shown = part.unnest().expressions[1] if is_unknown_part(part.unnest()) else part
         found = list(part.find_all(exp.Column))
         columns = tuple(parse(c.sql(dialect="spark")) for c in found)
         # (a part the optimizer rewrites with another: its rows are not its own, NULL or not,
         # unless each of its merges is a union that keeps an item)
         together = (MERGED_LIST in why and not part.meta.get(NULL_KEPT)) or ZEROS_APART in why \
-            or BOTH_WAYS in why
+            or BOTH_WAYS in why or LEFT_BOUND in why
         needs = () if together else tuple(k for k, c in enumerate(found) if any(
             c is x for x in null_making_columns(shown)))
         opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(shown.sql(dialect=syntax(dialect)), why, columns,
@@ -232,10 +237,44 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
             tree = marker
         else:
             part.replace(marker)
+    read = parse(tree.sql(dialect="spark"))
+    if folded is not None:  # its own rows, or none where the optimizer folds it to FALSE
+        read = n.And((read, folded))
     # Every function call of another dialect is a part made opaque, so after the swap no
     # call left in the tree can have a placeholder's name.
-    return n.transform(parse(tree.sql(dialect="spark")), lambda node: opaque.get(
+    return n.transform(read, lambda node: opaque.get(
         node.name, node) if isinstance(node, n.Func) and not node.args else node)
+
+
+def _folded_to_false(tree: exp.Expression, dialect: str) -> n.Opaque | None:
+    """An unknown leaf for the FALSE DataFusion's optimizer may make of a predicate with
+    equalities written both ways (``mark_both_ways``), as the text reads before any rewrite;
+    None where the engine has no such fold or the predicate no such equalities."""
+    from prunekit.expr.syntax.sql import parse
+
+    if engine(dialect).constants_either_side:
+        return None
+    both = mark_both_ways(tree)
+    if not both:
+        return None
+    shown = " AND ".join(x.sql(dialect=syntax(dialect)) for x in both)
+    columns = tuple(parse(c.sql(dialect="spark")) for x in both for c in x.find_all(exp.Column))
+    return n.Opaque(shown, f"{dialect} reads {shown} {BOTH_WAYS} otherwise than Spark", columns,
+                    ())
+
+
+def _unknown_left_bounds(tree: exp.Expression, dialect: str) -> exp.Expression:
+    """``tree`` with each bound DataFusion's optimizer may drop (``left_bound_dropped``) an
+    unknown part, as the text reads before any rewrite."""
+    if engine(dialect).constants_either_side:
+        return tree
+    for x in [x for x in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE)
+              if left_bound_dropped(x)]:
+        part = unknown_part(LEFT_BOUND, x)
+        if x is tree:
+            return part
+        x.replace(part)
+    return tree
 
 
 _PLACEHOLDER = "__prunekit_opaque_"

@@ -812,12 +812,14 @@ ZEROS_APART = "(its optimizer tells -0.0 from 0.0 beside another equality on its
 
 
 def zeros_apart(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
-    """Whether ``x`` (``=``, ``<>`` or an IN list) compares with a zero, and another in the
-    predicate compares its operand with a zero maybe of the other sign: DataFusion 55's
-    optimizer weighs such equalities together by their literals, where -0.0 is not 0.0
-    (``f = -0.0 AND f = 0.0`` is FALSE there, ``f <> -0.0 AND f = 0.0`` is ``f = 0.0``),
-    while its comparisons hold both for either zero. Not for a column that is not a float,
-    unless a DOUBLE is beside it (``x = -0.0`` of an integer ``x`` is compared as DOUBLEs).
+    """Whether ``x`` (a comparison: ``=``, ``<>``, an IN list, BETWEEN, or ``<``, ``>`` with
+    one of the other way beside it, which the simplifier may make an ``=``) compares with a
+    zero, and another in the predicate compares its operand with a zero maybe of the other
+    sign: DataFusion 55's optimizer weighs such equalities together by their literals, where
+    -0.0 is not 0.0 (``f = -0.0 AND f = 0.0`` is FALSE there, ``f <> -0.0 AND f = 0.0`` is
+    ``f = 0.0``, and so is ``NOT (f < 0 OR f > 0) AND f <> -0.0``), while its comparisons
+    hold both for either zero. Not for a column that is not a float, unless a DOUBLE is
+    beside it (``x = -0.0`` of an integer ``x`` is compared as DOUBLEs).
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("f = -0.0 AND f = 0.0")
@@ -825,77 +827,198 @@ def zeros_apart(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
     (True, True)
     >>> zeros_apart(sqlglot.parse_one("f = -0 AND f = 0").this, {"f": "int64"})
     False
+    >>> tree = sqlglot.parse_one("NOT (f < 0 OR f > 0 OR f = -0.0)")
+    >>> zeros_apart(tree.find(sqlglot.exp.LT), {"f": "double"})
+    True
+    >>> zeros_apart(sqlglot.parse_one("f >= 0 AND f <> -0.0").this, {"f": "double"})
+    False
     """
     if x.meta.get(OWN_EQUALITY) or inside_unknown_part(x):
         return False  # split_zero_items' own, and the text of what it split
-    mine = _zero_signs(x, types)
-    if not mine:
+    found = {id(c[0]): c for c in _comparisons(x.root())
+             if not c[0].meta.get(OWN_EQUALITY)}  # (a list split_zero_items left: its text)
+    if id(x) not in found:
         return False
-    key = _operand_key(_operand(x))
-    return any(other is not x and (key is None or _operand_key(_operand(other)) in (key, None))
-               and any(a != b for a in mine for b in _zero_signs(other, types))
-               for other in x.root().find_all(exp.EQ, exp.NEQ, exp.In)
-               if not other.meta.get(OWN_EQUALITY))  # (a list split_zero_items left: its text)
+    mine = _zero_signs(x, found[id(x)][1], types)
+    return bool(mine) and any(
+        _beside(found[id(x)], other) and any(a != b for a in mine for b in _zero_signs(
+            other[0], other[1], types)) for other in found.values())
 
 
-# Why an equality written both ways is unknown: its rows are not its own.
+# Why a predicate holding ``c = v`` and ``v = c`` may return no row, and the mark of each such
+# comparison (``mark_both_ways``).
 BOTH_WAYS = "(its optimizer may take c = v and v = c on one column for two values)"
+WRITTEN_BOTH_WAYS = "prunekit_written_both_ways"
+
+_ABOVE = {exp.GT: True, exp.GTE: True, exp.LT: False, exp.LTE: False}
+_EQUALITIES = (exp.EQ, exp.NEQ, exp.Like, exp.ILike, *_PATTERN_LISTS)
 
 
-def written_both_ways(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
-    """Whether ``x`` (``=``, a one-item IN list, ``BETWEEN a AND a``, ``c >= a AND c <= a``)
-    compares a FLOAT, DOUBLE, DATE, string-view or large-string column with a constant, and
-    another in the predicate compares that column so too, one of them written on the left:
-    DataFusion 55's optimizer may take ``c = v`` and ``v = c`` for two values where ``v``
-    needs a cast to ``c``'s type and fold their AND to FALSE (``f = 5 AND 5 = f`` on a
-    DOUBLE column returns no row there, and so does ``-1.5 = f AND CAST(-1.5 AS DOUBLE) =
-    f``; integer, DECIMAL, TIMESTAMP and string columns keep the row; found by a review).
+def mark_both_ways(tree: exp.Expression) -> list[exp.Expression]:
+    """The comparisons of ``tree`` that DataFusion 55's optimizer may take for two equalities
+    on one column, one written with its constant on the left, each marked
+    (``WRITTEN_BOTH_WAYS``); empty where there are none. Where its simplifier leaves a
+    constant on the left (one it folds: a cast, a minus, a string for a DATE, an integer for a
+    DOUBLE...), it takes ``c = v`` and ``v = c`` at the top of a WHERE for two values and the
+    whole predicate for FALSE: ``f = 5 AND 5 = f`` returns no row on a DOUBLE column, nor
+    does ``CAST(5 AS INT) = i AND i = 5`` on an INT one. Its simplifier makes equalities of
+    more than ``=``: ``NOT (v <> c)``, ``c >= v AND c <= v``, ``NOT (c < v OR c > v)``, an
+    IN list (one item, or what two lists share), a LIKE without a wildcard. So every
+    comparison of a column with constants counts, a ``<`` or ``>`` where one of the other
+    way is beside it, whatever the type, wherever it stands (found by reviews).
 
     >>> import sqlglot
-    >>> tree = sqlglot.parse_one("f IN (5) AND (5 = f OR y = 1)")
-    >>> [written_both_ways(x, {"f": "double"}) for x in (tree.this, tree.expression.this.this)]
-    [True, True]
-    >>> written_both_ways(sqlglot.parse_one("f = 5 AND f IN (5)").this, {"f": "double"})
-    False
-    >>> written_both_ways(tree.this, {"f": "int64"})
+    >>> [x.sql() for x in mark_both_ways(sqlglot.parse_one("f IN (5, 6) AND (5 = f OR y > 1)"))]
+    ['f IN (5, 6)', '5 = f']
+    >>> mark_both_ways(sqlglot.parse_one("f = 5 AND f IN (5) AND 1 < f"))
+    []
+    >>> [x.sql() for x in mark_both_ways(sqlglot.parse_one("NOT (f < 5 OR 5 < f)"))]
+    ['f < 5', '5 < f']
+    """
+    found = _comparisons(tree)
+    both = [a[0] for a in found if any(_beside(a, b) and (a[2] or b[2]) for b in found)]
+    for x in both:
+        x.meta[WRITTEN_BOTH_WAYS] = True
+    return both
+
+
+def written_both_ways(x: exp.Expression) -> bool:
+    """Whether ``x`` is one of ``mark_both_ways``' comparisons: marked, or found again in the
+    tree as rewritten since.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("f IN (5) AND 5 = f")
+    >>> written_both_ways(tree.this), written_both_ways(sqlglot.parse_one("f IN (5)"))
+    (True, False)
+    """
+    return bool(x.meta.get(WRITTEN_BOTH_WAYS)) or any(
+        x is y for y in mark_both_ways(x.root()))
+
+
+def _comparisons(tree: exp.Expression) -> list[tuple[exp.Expression, exp.Expression, bool,
+                                                        str | None]]:
+    """(comparison, operand, constant on the left, operand's key) of each comparison in
+    ``tree`` the optimizer may weigh with another (``_compared``): all but a ``<`` or ``>``
+    without another beside it (``c >= 5 AND c <= 5.0`` is ``c = 5``; of ``c > 5 AND c >=
+    5.0`` it keeps one)."""
+    found = [(x, c[0], c[1], _operand_key(c[0]), c[2]) for x in tree.find_all(
+        exp.In, exp.Between, *_EQUALITIES, *_ABOVE) if (c := _compared(x)) is not None]
+    return [a[:4] for a in found if a[4] in ("=", "range") or any(
+        _beside(a, b) and b[4] != "=" for b in found)]
+
+
+def _beside(a: tuple, b: tuple) -> bool:
+    """Whether two of ``_comparisons`` are two, and the optimizer may take their operands for
+    one (a key of None: any operand)."""
+    return a[0] is not b[0] and (a[3] is None or b[3] is None or a[3] == b[3])
+
+
+# Why a bound with its constant on the left is unknown: its optimizer may drop it.
+LEFT_BOUND = "its optimizer may keep another bound on its column in its place"
+
+
+def left_bound_dropped(x: exp.Expression) -> bool:
+    """Whether DataFusion 55's optimizer may drop ``x``, a strict bound (``<``, ``>``, or
+    ``<=``, ``>=`` under a NOT) with its constant on the left, for a bound before it the same
+    way on its operand. Of the bounds one way on a column among the terms of a WHERE clause's
+    top AND (NOTs pushed in), it keeps the one of the greatest (least) constant, and of equal
+    ones the first, unless a later one is strict with its constant on the right. So where it
+    leaves the constants on the left (a DOUBLE column against integers) it keeps ``5 <= f``
+    for ``5 <= f AND 5 < f``, and returns the row ``f = 5`` (found by a probe). Only where a
+    term before it, not strict (or a BETWEEN), may have the same constant; the bounds it
+    keeps are read as they are.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("5 <= f AND 5 < f AND NOT (5 >= f) AND (1 < g OR 3 < f)")
+    >>> [(x.sql(), left_bound_dropped(x)) for x in tree.find_all(sqlglot.exp.LT, sqlglot.exp.GTE)]
+    [('5 < f', True), ('1 < g', False), ('3 < f', False), ('5 >= f', True)]
+    >>> left_bound_dropped(sqlglot.parse_one("5 < f AND 5 <= f").this)
     False
     """
-    if x.meta.get(OWN_EQUALITY) or inside_unknown_part(x):
+    if not isinstance(x, tuple(_ABOVE)) or inside_unknown_part(x) or not _conjunctive(x):
         return False
-    side = _constant_side(x)
-    operand = _side_operand(x) if side is not None else None
-    kind = (kind_of(operand, types) or "") if isinstance(operand, exp.Column) else ""
-    if not (kind in ("float", "double", "string_view", "large_string") or
-            kind.startswith("date")):
+    found = {id(c[0]): c for c in _comparisons(x.root())}
+    mine = found.get(id(x))
+    if mine is None or not mine[2]:
         return False
-    key = _operand_key(operand)
-    return any(other is not x and _constant_side(other) is not None and (
-        "right" != side or _constant_side(other) != "right") and
-        _operand_key(_side_operand(other)) in (key, None)
-        for other in x.root().find_all(exp.EQ, exp.In, exp.Between, exp.And)
-        if not other.meta.get(OWN_EQUALITY) and not inside_unknown_part(other))
+    strict, way = _bound(x)
+    if not strict:
+        return False
+    value = x.this if mine[1] is x.expression else x.expression
+    order = {id(node): k for k, node in enumerate(x.root().walk(bfs=False))}
+    for other in found.values():
+        y = other[0]
+        if not _beside(mine, other) or order[id(y)] > order[id(x)] or not _conjunctive(y):
+            continue
+        if isinstance(y, exp.Between):
+            if _negations_above(y) % 2:
+                continue  # (NOT BETWEEN: an OR)
+            constants = [y.args["low" if way == "above" else "high"]]
+        elif isinstance(y, tuple(_ABOVE)) and _bound(y) == (False, way):
+            constants = _constants(y)
+        else:
+            continue
+        if any(not _apart(value, c, False) for c in constants if c.find(exp.Column) is None):
+            return True
+    return False
 
 
-def _constant_side(x: exp.Expression) -> str | None:
-    """"left" or "right": where ``x`` (``=``, a one-item IN list, ``BETWEEN a AND a``)
-    writes its constant; "either" for ``c >= a AND c <= a`` (an ``=`` there); None where it
-    has none (or is none of those)."""
-    if isinstance(x, exp.And):
-        return "either" if _point(x) is not None else None
-    if isinstance(x, exp.Between):
-        return "right" if _point(x) is not None and x.this.find(exp.Column) else None
-    if isinstance(x, exp.In):
-        return "right" if len(x.expressions) == 1 and x.this.find(exp.Column) else None
-    if not isinstance(x, exp.EQ):
+def _conjunctive(x: exp.Expression) -> bool:
+    """Whether ``x`` may be a term of the top AND once NOTs are pushed in: each AND above it
+    under an even count of NOTs, each OR under an odd one (any other node taken as one the
+    simplifier may drop, ``(c > 5) = TRUE``)."""
+    node = x
+    while node.parent is not None:
+        parent = node.parent
+        if isinstance(parent, (exp.And, exp.Or)) and isinstance(parent, exp.And) == bool(
+                _negations_above(parent) % 2):
+            return False
+        node = parent
+    return True
+
+
+def _negations_above(x: exp.Expression) -> int:
+    return sum(isinstance(a, exp.Not) for a in _ancestors(x.parent))
+
+
+def _bound(x: exp.Expression) -> tuple[bool, str]:
+    """(strict, which way its operand is bounded) of an order ``x`` as it holds, a NOT
+    around it making ``<=`` a ``>`` (the simplifier's own reading)."""
+    negated = _negations_above(x) % 2 == 1
+    way = _compared(x)[2]
+    strict = isinstance(x, (exp.GT, exp.LT)) != negated
+    return strict, ({"above": "below", "below": "above"}[way] if negated else way)
+
+
+def _constants(x: exp.Expression) -> list[exp.Expression]:
+    """The constants a comparison, BETWEEN or IN list compares its operand with."""
+    return [y for y in (x.this, x.args.get("expression"), *x.expressions, x.args.get("low"),
+                        x.args.get("high")) if y is not None and y.find(exp.Column) is None]
+
+
+def _compared(x: exp.Expression) -> tuple[exp.Expression, bool, str] | None:
+    """(operand, whether the constant is written on its left, which way) of a comparison of
+    one operand holding a column with constants: "=" for an equality, a list or a pattern,
+    "range" for BETWEEN, "above" or "below" for an order, as the operand sees it; None where
+    ``x`` is not such a comparison."""
+    if isinstance(x, (exp.In, exp.Between)):
+        if x.args.get("query") or x.args.get("unnest"):
+            return None
+        bounds = x.expressions if isinstance(x, exp.In) else [x.args.get("low"),
+                                                               x.args.get("high")]
+        if any(b is None for b in bounds):
+            return None
+        way = "=" if isinstance(x, exp.In) else "range"
+        held = [b for b in bounds if b.find(exp.Column) is not None]
+        if x.this.find(exp.Column) is not None:
+            return None if held else (x.this, False, way)
+        return (held[0], True, way) if held else None  # (5 IN (f), 5 BETWEEN f AND f)
+    left, right = (x.this.find(exp.Column) is not None), (x.expression.find(exp.Column)
+                                                           is not None)
+    if left == right:
         return None
-    left, right = (x.this.find(exp.Column) is None), (x.expression.find(exp.Column) is None)
-    return "left" if left and not right else "right" if right and not left else None
-
-
-def _side_operand(x: exp.Expression) -> exp.Expression:
-    if isinstance(x, exp.And):
-        return _point(x)[0]
-    return x.this if isinstance(x, exp.Between) else _operand(x)
+    way = "=" if isinstance(x, _EQUALITIES) else "above" if _ABOVE[type(x)] == left else "below"
+    return (x.this if left else x.expression), right, way
 
 
 def _operand(x: exp.Expression) -> exp.Expression:
@@ -904,19 +1027,15 @@ def _operand(x: exp.Expression) -> exp.Expression:
     return x.expression
 
 
-def _zero_signs(x: exp.Expression, types: Mapping[str, object] | None) -> set[str]:
-    """The signs ``+ -`` a zero ``x`` compares its operand with may have: against a float, or
+def _zero_signs(x: exp.Expression, operand: exp.Expression,
+                types: Mapping[str, object] | None) -> set[str]:
+    """The signs ``+ -`` a zero ``x`` compares ``operand`` with may have: against a float, or
     as a DOUBLE against any other column."""
-    operand = _operand(x)
-    if operand.find(exp.Column) is None:
-        return set()
     floats = not isinstance(operand, exp.Column) or (kind_of(operand, types) or "float") in \
         _FLOAT_KINDS
-    items = x.expressions if isinstance(x, exp.In) else [
-        x.expression if operand is x.this else x.this]
     signs: set[str] = set()
-    for item in items:
-        if item.find(exp.Column) is None and (floats or _may_be_float(item)):
+    for item in _constants(x):
+        if floats or _may_be_float(item):
             signs |= _item_zero_signs(item)
     return signs
 

@@ -108,18 +108,12 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         return f"{x.parent.sql(dialect=shown)} (a DATE against a TIMESTAMP with a zone)"
     # (the reasons that leave a part unknown together with others first: a merged list's
     # reason may let it be read where its column holds a value)
-    if isinstance(x, (exp.EQ, exp.In, exp.Between, exp.And)) and \
-            not reads.equalities_either_way and written_both_ways(x, types):
-        return f"{x.sql(dialect=shown)} {BOTH_WAYS}"
-    if isinstance(x, (exp.EQ, exp.NEQ, exp.In)) and not reads.signed_zeros_alike and zeros_apart(
-            x, types):
-        return f"{x.sql(dialect=shown)} {ZEROS_APART}"
-    if isinstance(x, exp.In) and not reads.null_in_lists and merge_drops_null(x):
-        return f"{x.sql(dialect=shown)} {MERGED_LIST}"
-    if isinstance(x, (exp.EQ, exp.NEQ, exp.Like, exp.ILike, exp.RegexpLike, exp.RegexpILike,
-                      exp.SimilarTo, exp.Between, exp.And)) and not reads.null_in_lists and \
-            x.meta.get(MAY_MERGE):
-        return f"{x.sql(dialect=shown)} {MERGED_LIST}"
+    merged = _merged_reason(x, reads, types)
+    if merged is not None and not reads.constants_either_side and written_both_ways(x):
+        # Its merges, read with its value, may not weigh c = v and v = c as one value
+        return f"{x.sql(dialect=shown)} {merged} {BOTH_WAYS}"
+    if merged is not None:
+        return f"{x.sql(dialect=shown)} {merged}"
     if isinstance(x, exp.Literal):
         if not x.is_string and "e" in x.this.lower() and not reads.exponents_are_double:
             return x.sql(dialect=shown)
@@ -141,6 +135,22 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
         if not reads.nan_as_spark and (
                 kind is None or "float" in kind or "double" in kind or "halffloat" in kind):
             return f"{x.sql(dialect=shown)} (NaN compares otherwise)"
+    return None
+
+
+def _merged_reason(x: exp.Expression, reads: Engine,
+                   types: Mapping[str, object] | None) -> str | None:
+    """Why the engine's optimizer may rewrite ``x`` together with another part on its column:
+    zeros of both signs weighed apart, or a list or equality merged (None where neither)."""
+    if isinstance(x, (exp.EQ, exp.NEQ, exp.In, exp.Between, exp.GT, exp.GTE, exp.LT, exp.LTE)) \
+            and not reads.signed_zeros_alike and zeros_apart(x, types):
+        return ZEROS_APART
+    if isinstance(x, exp.In) and not reads.null_in_lists and merge_drops_null(x):
+        return MERGED_LIST
+    if isinstance(x, (exp.EQ, exp.NEQ, exp.Like, exp.ILike, exp.RegexpLike, exp.RegexpILike,
+                      exp.SimilarTo, exp.Between, exp.And)) and not reads.null_in_lists and \
+            x.meta.get(MAY_MERGE):
+        return MERGED_LIST
     return None
 
 
