@@ -114,8 +114,8 @@ from prunekit.expr.syntax.list_merges import (
     NULL_KEPT,
     NULL_SIDE,
     ZEROS_APART,
+    both_ways,
     left_bound_dropped,
-    mark_both_ways,
     mark_exact_merges,
     merged_at_null,
 )
@@ -219,7 +219,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         # (a part the optimizer rewrites with another: its rows are not its own, NULL or not,
         # unless each of its merges is a union that keeps an item)
         together = (MERGED_LIST in why and not part.meta.get(NULL_KEPT)) or ZEROS_APART in why \
-            or BOTH_WAYS in why or LEFT_BOUND in why
+            or LEFT_BOUND in why
         needs = () if together else tuple(k for k, c in enumerate(found) if any(
             c is x for x in null_making_columns(shown)))
         opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(shown.sql(dialect=syntax(dialect)), why, columns,
@@ -248,13 +248,13 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
 
 def _folded_to_false(tree: exp.Expression, dialect: str) -> n.Opaque | None:
     """An unknown leaf for the FALSE DataFusion's optimizer may make of a predicate with
-    equalities written both ways (``mark_both_ways``), as the text reads before any rewrite;
+    equalities written both ways (``both_ways``), as the text reads before any rewrite;
     None where the engine has no such fold or the predicate no such equalities."""
     from prunekit.expr.syntax.sql import parse
 
     if engine(dialect).constants_either_side:
         return None
-    both = mark_both_ways(tree)
+    both = both_ways(tree)
     if not both:
         return None
     shown = " AND ".join(x.sql(dialect=syntax(dialect)) for x in both)

@@ -813,13 +813,14 @@ ZEROS_APART = "(its optimizer tells -0.0 from 0.0 beside another equality on its
 
 def zeros_apart(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
     """Whether ``x`` (a comparison: ``=``, ``<>``, an IN list, BETWEEN, or ``<``, ``>`` with
-    one of the other way beside it, which the simplifier may make an ``=``) compares with a
-    zero, and another in the predicate compares its operand with a zero maybe of the other
-    sign: DataFusion 55's optimizer weighs such equalities together by their literals, where
-    -0.0 is not 0.0 (``f = -0.0 AND f = 0.0`` is FALSE there, ``f <> -0.0 AND f = 0.0`` is
-    ``f = 0.0``, and so is ``NOT (f < 0 OR f > 0) AND f <> -0.0``), while its comparisons
-    hold both for either zero. Not for a column that is not a float, unless a DOUBLE is
-    beside it (``x = -0.0`` of an integer ``x`` is compared as DOUBLEs).
+    another bound beside it, which the simplifier may make an ``=`` or keep in the other's
+    place) compares with a zero, and another in the predicate compares its operand with a
+    zero maybe of the other sign: DataFusion 55's optimizer weighs such equalities together
+    by their literals, where -0.0 is not 0.0 (``f = -0.0 AND f = 0.0`` is FALSE there, ``f <>
+    -0.0 AND f = 0.0`` is ``f = 0.0``, and so is ``NOT (f < 0 OR f > 0) AND f <> -0.0``; of
+    ``f > -0.0 AND f >= 0`` it keeps ``f >= 0``), while its comparisons hold both for either
+    zero. Not for a column that is not a float, unless a DOUBLE is beside it (``x = -0.0`` of
+    an integer ``x`` is compared as DOUBLEs).
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("f = -0.0 AND f = 0.0")
@@ -845,65 +846,46 @@ def zeros_apart(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
             other[0], other[1], types)) for other in found.values())
 
 
-# Why a predicate holding ``c = v`` and ``v = c`` may return no row, and the mark of each such
-# comparison (``mark_both_ways``).
+# Why a predicate holding ``c = v`` and ``v = c`` may return no row (``both_ways``).
 BOTH_WAYS = "(its optimizer may take c = v and v = c on one column for two values)"
-WRITTEN_BOTH_WAYS = "prunekit_written_both_ways"
 
 _ABOVE = {exp.GT: True, exp.GTE: True, exp.LT: False, exp.LTE: False}
-_EQUALITIES = (exp.EQ, exp.NEQ, exp.Like, exp.ILike, *_PATTERN_LISTS)
+_EQUALITIES = (exp.EQ, exp.NEQ, exp.NullSafeEQ, exp.NullSafeNEQ, exp.Like, exp.ILike,
+               *_PATTERN_LISTS)
 
 
-def mark_both_ways(tree: exp.Expression) -> list[exp.Expression]:
+def both_ways(tree: exp.Expression) -> list[exp.Expression]:
     """The comparisons of ``tree`` that DataFusion 55's optimizer may take for two equalities
-    on one column, one written with its constant on the left, each marked
-    (``WRITTEN_BOTH_WAYS``); empty where there are none. Where its simplifier leaves a
-    constant on the left (one it folds: a cast, a minus, a string for a DATE, an integer for a
-    DOUBLE...), it takes ``c = v`` and ``v = c`` at the top of a WHERE for two values and the
-    whole predicate for FALSE: ``f = 5 AND 5 = f`` returns no row on a DOUBLE column, nor
-    does ``CAST(5 AS INT) = i AND i = 5`` on an INT one. Its simplifier makes equalities of
-    more than ``=``: ``NOT (v <> c)``, ``c >= v AND c <= v``, ``NOT (c < v OR c > v)``, an
-    IN list (one item, or what two lists share), a LIKE without a wildcard. So every
-    comparison of a column with constants counts, a ``<`` or ``>`` where one of the other
-    way is beside it, whatever the type, wherever it stands (found by reviews).
+    on one column, one written with its constant on the left; empty where there are none.
+    Where its simplifier leaves a constant on the left (one it folds: a cast, a minus, a
+    string for a DATE, an integer for a DOUBLE...), it takes ``c = v`` and ``v = c`` at the
+    top of a WHERE for two values and the whole predicate for FALSE: ``f = 5 AND 5 = f``
+    returns no row on a DOUBLE column, nor does ``CAST(5 AS INT) = i AND i = 5`` on an INT
+    one. Its simplifier makes equalities of more than ``=``: ``NOT (v <> c)``, ``c >= v AND
+    c <= v``, ``NOT (c < v OR c > v)``, an IN list (one item, or what two lists share), a
+    LIKE without a wildcard. So every comparison of a column with constants counts (a ``<``
+    or ``>`` where another bound is beside it), whatever the type, wherever it stands.
 
     >>> import sqlglot
-    >>> [x.sql() for x in mark_both_ways(sqlglot.parse_one("f IN (5, 6) AND (5 = f OR y > 1)"))]
+    >>> [x.sql() for x in both_ways(sqlglot.parse_one("f IN (5, 6) AND (5 = f OR y > 1)"))]
     ['f IN (5, 6)', '5 = f']
-    >>> mark_both_ways(sqlglot.parse_one("f = 5 AND f IN (5) AND 1 < f"))
+    >>> both_ways(sqlglot.parse_one("f = 5 AND f IN (5) AND 1 < f"))
     []
-    >>> [x.sql() for x in mark_both_ways(sqlglot.parse_one("NOT (f < 5 OR 5 < f)"))]
+    >>> [x.sql() for x in both_ways(sqlglot.parse_one("NOT (f < 5 OR 5 < f)"))]
     ['f < 5', '5 < f']
     """
     found = _comparisons(tree)
-    both = [a[0] for a in found if any(_beside(a, b) and (a[2] or b[2]) for b in found)]
-    for x in both:
-        x.meta[WRITTEN_BOTH_WAYS] = True
-    return both
+    return [a[0] for a in found if any(_beside(a, b) and (a[2] or b[2]) for b in found)]
 
 
-def written_both_ways(x: exp.Expression) -> bool:
-    """Whether ``x`` is one of ``mark_both_ways``' comparisons: marked, or found again in the
-    tree as rewritten since.
-
-    >>> import sqlglot
-    >>> tree = sqlglot.parse_one("f IN (5) AND 5 = f")
-    >>> written_both_ways(tree.this), written_both_ways(sqlglot.parse_one("f IN (5)"))
-    (True, False)
-    """
-    return bool(x.meta.get(WRITTEN_BOTH_WAYS)) or any(
-        x is y for y in mark_both_ways(x.root()))
-
-
-def _comparisons(tree: exp.Expression) -> list[tuple[exp.Expression, exp.Expression, bool,
-                                                        str | None]]:
-    """(comparison, operand, constant on the left, operand's key) of each comparison in
-    ``tree`` the optimizer may weigh with another (``_compared``): all but a ``<`` or ``>``
-    without another beside it (``c >= 5 AND c <= 5.0`` is ``c = 5``; of ``c > 5 AND c >=
-    5.0`` it keeps one)."""
+def _comparisons(tree: exp.Expression) -> list[tuple]:
+    """(comparison, operand, constant on the left, operand's key, which way) of each
+    comparison in ``tree`` the optimizer may weigh with another (``_compared``): all but a
+    ``<`` or ``>`` without another beside it (``c >= 5 AND c <= 5.0`` is ``c = 5``; of ``c >
+    5 AND c >= 5.0`` it keeps one)."""
     found = [(x, c[0], c[1], _operand_key(c[0]), c[2]) for x in tree.find_all(
         exp.In, exp.Between, *_EQUALITIES, *_ABOVE) if (c := _compared(x)) is not None]
-    return [a[:4] for a in found if a[4] in ("=", "range") or any(
+    return [a for a in found if a[4] in ("=", "range") or any(
         _beside(a, b) and b[4] != "=" for b in found)]
 
 
@@ -921,21 +903,24 @@ def left_bound_dropped(x: exp.Expression) -> bool:
     """Whether DataFusion 55's optimizer may drop ``x``, a strict bound (``<``, ``>``, or
     ``<=``, ``>=`` under a NOT) with its constant on the left, for a bound before it the same
     way on its operand. Of the bounds one way on a column among the terms of a WHERE clause's
-    top AND (NOTs pushed in), it keeps the one of the greatest (least) constant, and of equal
-    ones the first, unless a later one is strict with its constant on the right. So where it
-    leaves the constants on the left (a DOUBLE column against integers) it keeps ``5 <= f``
-    for ``5 <= f AND 5 < f``, and returns the row ``f = 5`` (found by a probe). Only where a
-    term before it, not strict (or a BETWEEN), may have the same constant; the bounds it
-    keeps are read as they are.
+    top AND (NOTs pushed in, and terms an OR shares lifted out of it), it keeps the one of
+    the greatest (least) constant, and of equal ones the first, unless a later one is strict
+    with its constant on the right. So where it leaves the constants on the left (a DOUBLE
+    column against integers) it keeps ``5 <= f`` for ``5 <= f AND 5 < f``, and returns the
+    row ``f = 5`` (found by a probe). Only where a bound before it, not strict (a BETWEEN,
+    or one its simplifier makes of a function: ``floor(f) = 5``), may have the same
+    constant; the bounds it keeps are read as they are.
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("5 <= f AND 5 < f AND NOT (5 >= f) AND (1 < g OR 3 < f)")
     >>> [(x.sql(), left_bound_dropped(x)) for x in tree.find_all(sqlglot.exp.LT, sqlglot.exp.GTE)]
     [('5 < f', True), ('1 < g', False), ('3 < f', False), ('5 >= f', True)]
+    >>> left_bound_dropped(sqlglot.parse_one("floor(f) = 7 AND 5 < f").expression)
+    True
     >>> left_bound_dropped(sqlglot.parse_one("5 < f AND 5 <= f").this)
     False
     """
-    if not isinstance(x, tuple(_ABOVE)) or inside_unknown_part(x) or not _conjunctive(x):
+    if not isinstance(x, tuple(_ABOVE)) or inside_unknown_part(x):
         return False
     found = {id(c[0]): c for c in _comparisons(x.root())}
     mine = found.get(id(x))
@@ -948,8 +933,10 @@ def left_bound_dropped(x: exp.Expression) -> bool:
     order = {id(node): k for k, node in enumerate(x.root().walk(bfs=False))}
     for other in found.values():
         y = other[0]
-        if not _beside(mine, other) or order[id(y)] > order[id(x)] or not _conjunctive(y):
+        if not _beside(mine, other) or order[id(y)] > order[id(x)]:
             continue
+        if other[4] == "range" and not isinstance(y, exp.Between):
+            return True  # bounds of its own, of values prunekit does not weigh
         if isinstance(y, exp.Between):
             if _negations_above(y) % 2:
                 continue  # (NOT BETWEEN: an OR)
@@ -961,20 +948,6 @@ def left_bound_dropped(x: exp.Expression) -> bool:
         if any(not _apart(value, c, False) for c in constants if c.find(exp.Column) is None):
             return True
     return False
-
-
-def _conjunctive(x: exp.Expression) -> bool:
-    """Whether ``x`` may be a term of the top AND once NOTs are pushed in: each AND above it
-    under an even count of NOTs, each OR under an odd one (any other node taken as one the
-    simplifier may drop, ``(c > 5) = TRUE``)."""
-    node = x
-    while node.parent is not None:
-        parent = node.parent
-        if isinstance(parent, (exp.And, exp.Or)) and isinstance(parent, exp.And) == bool(
-                _negations_above(parent) % 2):
-            return False
-        node = parent
-    return True
 
 
 def _negations_above(x: exp.Expression) -> int:
@@ -999,8 +972,8 @@ def _constants(x: exp.Expression) -> list[exp.Expression]:
 def _compared(x: exp.Expression) -> tuple[exp.Expression, bool, str] | None:
     """(operand, whether the constant is written on its left, which way) of a comparison of
     one operand holding a column with constants: "=" for an equality, a list or a pattern,
-    "range" for BETWEEN, "above" or "below" for an order, as the operand sees it; None where
-    ``x`` is not such a comparison."""
+    "range" for BETWEEN and any comparison of a function (``_preimage``), "above" or "below"
+    for an order, as the operand sees it; None where ``x`` is not such a comparison."""
     if isinstance(x, (exp.In, exp.Between)):
         if x.args.get("query") or x.args.get("unnest"):
             return None
@@ -1008,17 +981,28 @@ def _compared(x: exp.Expression) -> tuple[exp.Expression, bool, str] | None:
                                                                x.args.get("high")]
         if any(b is None for b in bounds):
             return None
-        way = "=" if isinstance(x, exp.In) else "range"
+        way = "=" if isinstance(x, exp.In) and not _preimage(x.this) else "range"
         held = [b for b in bounds if b.find(exp.Column) is not None]
         if x.this.find(exp.Column) is not None:
             return None if held else (x.this, False, way)
         return (held[0], True, way) if held else None  # (5 IN (f), 5 BETWEEN f AND f)
     left, right = (x.this.find(exp.Column) is not None), (x.expression.find(exp.Column)
                                                            is not None)
-    if left == right:
-        return None
+    if left == right or isinstance((x.expression if left else x.this).unnest(), exp.Null):
+        return None  # (c = NULL is NULL, NULL IS NOT DISTINCT FROM c is c IS NULL)
+    operand = x.this if left else x.expression
     way = "=" if isinstance(x, _EQUALITIES) else "above" if _ABOVE[type(x)] == left else "below"
-    return (x.this if left else x.expression), right, way
+    if _preimage(operand):
+        way = "range"
+    return operand, right, way
+
+
+def _preimage(operand: exp.Expression) -> bool:
+    """Whether ``operand`` is a function of a column (``floor(f)``, ``date_part('year', d)``),
+    which DataFusion's simplifier may turn into bounds on the column (``floor(f) = 5`` is
+    ``f >= 5 AND f < 6`` there; found by a review)."""
+    operand = operand.unnest()
+    return isinstance(operand, exp.Func) and not isinstance(operand, (exp.Cast, exp.TryCast))
 
 
 def _operand(x: exp.Expression) -> exp.Expression:
@@ -1049,10 +1033,41 @@ def _item_zero_signs(item: exp.Expression) -> set[str]:
         if not (_zero_text(bare.this) or is_zero(item)):  # (a FLOAT's too: CAST(1e-50 AS REAL))
             return set()
         return {"+", "-"} if negated or bare.this.lstrip().startswith("-") else {"+"}
-    if any(isinstance(v, exp.Literal) and _zero_text(v.this) for v in bare.find_all(
-            exp.Literal)):
-        return {"+", "-"}  # arithmetic the optimizer folds, maybe to -0.0
+    if not isinstance(bare, (exp.Binary, exp.Func)) or isinstance(bare, exp.Cast):
+        return set()  # (NULL, a string, TRUE...)
+    value = _folded_value(item)
+    if value is None or any(abs(v) < 1e-44 for v in value):
+        return {"+", "-"}  # arithmetic the optimizer folds, maybe to -0.0 (-(1.0 - 1.0))
     return set()
+
+
+def _folded_value(x: exp.Expression) -> tuple[decimal.Decimal, float] | None:
+    """A constant's value, exactly and as DOUBLE arithmetic gives it (which may underflow to
+    0: ``1e-200 * 1e-200``), where it is arithmetic on numbers; None where it is anything
+    else (a function, a cast to an integer or DECIMAL, a division by 0)."""
+    x = x.unnest()
+    if isinstance(x, exp.Cast) and x.to.is_type(*_FLOAT_TYPES):
+        return _folded_value(x.this)
+    if isinstance(x, exp.Literal) and not x.is_string:
+        try:
+            return decimal.Decimal(x.this), float(x.this)
+        except (decimal.InvalidOperation, ValueError):
+            return None
+    if isinstance(x, exp.Neg):
+        inner = _folded_value(x.this)
+        return None if inner is None else (-inner[0], -inner[1])
+    if not isinstance(x, (exp.Add, exp.Sub, exp.Mul, exp.Div)):
+        return None
+    a, b = _folded_value(x.this), _folded_value(x.expression)
+    if a is None or b is None or (isinstance(x, exp.Div) and (b[0] == 0 or b[1] == 0)):
+        return None
+    with decimal.localcontext() as context:
+        context.prec = 60
+        exact = {exp.Add: lambda: a[0] + b[0], exp.Sub: lambda: a[0] - b[0],
+                 exp.Mul: lambda: a[0] * b[0], exp.Div: lambda: a[0] / b[0]}[type(x)]()
+    approx = {exp.Add: lambda: a[1] + b[1], exp.Sub: lambda: a[1] - b[1],
+              exp.Mul: lambda: a[1] * b[1], exp.Div: lambda: a[1] / b[1]}[type(x)]()
+    return exact, approx
 
 
 def _zero_text(text: str) -> bool:

@@ -35,12 +35,10 @@ from prunekit.expr.syntax.engine_operands import (
     timestamp_unit,
 )
 from prunekit.expr.syntax.list_merges import (
-    BOTH_WAYS,
     MAY_MERGE,
     MERGED_LIST,
     ZEROS_APART,
     merge_drops_null,
-    written_both_ways,
     zeros_apart,
 )
 
@@ -109,9 +107,6 @@ def _why_not(x: exp.Expression, dialect: str, types: Mapping[str, object] | None
     # (the reasons that leave a part unknown together with others first: a merged list's
     # reason may let it be read where its column holds a value)
     merged = _merged_reason(x, reads, types)
-    if merged is not None and not reads.constants_either_side and written_both_ways(x):
-        # Its merges, read with its value, may not weigh c = v and v = c as one value
-        return f"{x.sql(dialect=shown)} {merged} {BOTH_WAYS}"
     if merged is not None:
         return f"{x.sql(dialect=shown)} {merged}"
     if isinstance(x, exp.Literal):
@@ -423,16 +418,25 @@ def _double_literal(x: exp.Cast, types: Mapping[str, object] | None, reads: Engi
     """``CAST(5 AS DOUBLE)``, ``CAST('1.5' AS DOUBLE)``, ``CAST('Infinity' AS DOUBLE)``: the
     nearest DOUBLE (or the infinity, NaN) in both, against anything but a DECIMAL column
     (which a DOUBLE meets as a DECIMAL of its own in DataFusion). Not NaN compared with a
-    negation where ``Engine.negated_nan_below``: a NaN negated is another value there."""
+    negation, nor negated, where ``Engine.negated_nan_below``: a NaN negated is another value
+    there (below every number, apart from NaN)."""
     number = x.this.this if isinstance(x.this, exp.Neg) else x.this
     if x.to.this != exp.DataType.Type.DOUBLE or not isinstance(number, exp.Literal) or (
             number.is_string and (number is not x.this or not _DOUBLE_TEXT.fullmatch(
                 number.this))):
         return False
-    if reads.negated_nan_below and number.is_string and number.this.lower() == "nan" and \
-            _beside_a_negation(x):
+    if reads.negated_nan_below and number.is_string and number.this.lower() == "nan" and (
+            _beside_a_negation(x) or _negated(x)):
         return False
     return not any(decimal_kind(c, types) for c in partners_of(x))
+
+
+def _negated(x: exp.Expression) -> bool:
+    """Whether a minus stands around ``x``: ``-CAST('NaN' AS DOUBLE)``."""
+    holder = x.parent
+    while isinstance(holder, exp.Paren):
+        holder = holder.parent
+    return isinstance(holder, exp.Neg)
 
 
 def _beside_a_negation(x: exp.Expression) -> bool:

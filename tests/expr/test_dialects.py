@@ -1709,6 +1709,30 @@ def test_datafusion_reads_dates_and_timestamps_against_utc_columns_in_utc():
         "NOT (((f >= 0 AND f <= 0) AND f <> -0.0))", "NOT (f < 0 OR f > 0 OR f = -0.0)",
         "NOT (f BETWEEN 0 AND 0 AND f <> -0.0)", "f > -0.0 AND f >= 0", "f < 0.0 AND f <= -0.0",
         "(NOT (NOT (f > -0.0)) AND (NOT (-0.0 <> f) OR f = 0.0)) AND f >= 0.0"]),
+    # a NaN negated is a NaN below every number there; arithmetic that folds to a zero is a
+    # zero of either sign; floor(f) = 5 is f >= 5 AND f < 6 there, a bound before a strict one
+    (pa.float64(), [5.0, float("nan"), 0.0, -0.0, None], [
+        "f > -CAST('NaN' AS DOUBLE)", "f < -(CAST('NaN' AS DOUBLE))",
+        "f = -CAST('NaN' AS DOUBLE)", "f NOT IN (-CAST('NaN' AS DOUBLE))",
+        "f IS DISTINCT FROM -CAST('NaN' AS DOUBLE)", "f = -(1.0-1.0) AND f <> 0.0",
+        "f = (-2+2) AND f <> -0.0", "f <> 0.0 AND f = (-1e-200*1e-200)",
+        "(1 * f) = (-2+2) AND (f * 1) <> -0e0", "floor(f) = 5 AND 5 < f",
+        "floor(f) = 0 AND f > -0.0",
+        "(floor(f) IS NOT DISTINCT FROM 5) AND 5 < f"]),
+    (pa.int32(), [5, None], ["f > -CAST('NaN' AS DOUBLE)"]),
+    (pa.float32(), [5.0, 0.0], ["f BETWEEN -CAST('NaN' AS DOUBLE) AND 6", "floor(f) = 0 AND 0 < f",
+                                "f = -(1.0-1.0) AND f <> 0.0"]),
+    (pa.decimal128(9, 2), [decimal.Decimal(5)], ["floor(f) = 5 AND CAST(5 AS DECIMAL(9,2)) < f"]),
+    (pa.timestamp("ns"), [dt.datetime(2024, 1, 1)], [
+        "date_part('year', f) = 2024 AND DATE '2024-01-01' < f"]),
+    # date_part('year', d) = 2024 is a bound before the strict one; a bound an OR shares is
+    # lifted out of it to the top AND
+    (pa.date32(), [dt.date(2024, 1, 1), dt.date(2020, 1, 2)], [
+        "date_part('year', f) = 2024 AND DATE '2024-01-01' < f",
+        "extract(year from f) = 2024 AND NOT (DATE '2024-01-01' >= f)",
+        "(NOT ('2020-01-02' > f OR '2020-01-02' < f) OR ((NOT ('2020-01-02' <> f) OR NOT "
+        "('2020-01-02' > f OR '2020-01-02' < f)) AND (f NOT IN ('2020-01-02') AND f IN "
+        "(DATE '2020-01-02')))) AND DATE '2020-01-02' < f"]),
     (pa.timestamp("ns"), [dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 1, 12), None], [
         "NOT ((f >= TIMESTAMP '2020-01-01 00:00:00.000000001' AND f <= TIMESTAMP "
         "'2020-01-01 00:00:00.000000001') OR f = TIMESTAMP '2020-01-01 12:00:00' OR "
