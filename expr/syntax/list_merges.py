@@ -917,6 +917,8 @@ def left_bound_dropped(x: exp.Expression) -> bool:
     [('5 < f', True), ('1 < g', False), ('3 < f', False), ('5 >= f', True)]
     >>> left_bound_dropped(sqlglot.parse_one("floor(f) = 7 AND 5 < f").expression)
     True
+    >>> left_bound_dropped(sqlglot.parse_one("NOT ('a' < left(s, 3)) AND s >= 'a'").this.this)
+    False
     >>> left_bound_dropped(sqlglot.parse_one("5 < f AND 5 <= f").this)
     False
     """
@@ -924,8 +926,8 @@ def left_bound_dropped(x: exp.Expression) -> bool:
         return False
     found = {id(c[0]): c for c in _comparisons(x.root())}
     mine = found.get(id(x))
-    if mine is None or not mine[2]:
-        return False
+    if mine is None or not mine[2] or mine[4] == "range":
+        return False  # (a function's comparison becomes bounds with constants on the right)
     strict, way = _bound(x)
     if not strict:
         return False
