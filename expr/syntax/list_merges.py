@@ -1000,11 +1000,16 @@ def _compared(x: exp.Expression) -> tuple[exp.Expression, bool, str] | None:
 
 
 def _preimage(operand: exp.Expression) -> bool:
-    """Whether ``operand`` is a function of a column (``floor(f)``, ``date_part('year', d)``),
-    which DataFusion's simplifier may turn into bounds on the column (``floor(f) = 5`` is
-    ``f >= 5 AND f < 6`` there; found by a review)."""
+    """Whether ``operand`` is a function DataFusion 55's simplifier turns into bounds on its
+    column: ``floor(f) = 5`` is ``f >= 5 AND f < 6`` there, ``date_part('year', d) = 2024``
+    is ``d >= DATE '2024-01-01' AND d < DATE '2025-01-01'`` (found by a review; ``ceil``,
+    ``abs``, another field stay functions). A call prunekit does not know is taken for one."""
     operand = operand.unnest()
-    return isinstance(operand, exp.Func) and not isinstance(operand, (exp.Cast, exp.TryCast))
+    if isinstance(operand, exp.Extract):
+        return operand.this.name.upper() in ("YEAR", "YEARS", "Y", "YY", "YYY", "YYYY",
+                                             "YR", "YRS") or not isinstance(operand.this,
+                                                                            exp.Var)
+    return isinstance(operand, (exp.Floor, exp.Year, exp.Anonymous))
 
 
 def _operand(x: exp.Expression) -> exp.Expression:

@@ -1780,7 +1780,9 @@ def test_datafusion_merges_found_by_a_review_are_never_decided_against_its_rows(
         ("f >= 5 AND NOT (5 >= f) AND f < 50", "f >= 5 AND f < 50"),
         ("NOT (f < 5 OR 5 >= f)", "f >= 5"), ("5 < f AND f BETWEEN 5 AND 9", "5 < f AND f <= 9"),
         ("NOT (5 >= f) AND f >= 5 AND f < 50", "f > 5 AND f < 50"),  # (kept: the first)
-        ("100 <= f AND f <> 0 AND 100 < f", "100 <= f AND f <> 0")]),
+        ("100 <= f AND f <> 0 AND 100 < f", "100 <= f AND f <> 0"),
+        # abs stays a function there (floor would be bounds on f before the strict one)
+        ("abs(f) < 0.3 AND -3.75 > f", "abs(f) < 0.3 AND f < -3.75")]),
     (pa.decimal128(10, 2), [decimal.Decimal(5), decimal.Decimal(6), None], [
         ("CAST(5 AS DECIMAL(10,2)) <= f AND CAST(5 AS DECIMAL(10,2)) < f", "f >= 5")])])
 def test_datafusion_equalities_and_bounds_written_on_the_left_prune_as_written(
