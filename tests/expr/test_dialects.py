@@ -1790,10 +1790,10 @@ def test_datafusion_equalities_and_bounds_written_on_the_left_prune_as_written(
     """DataFusion 55's optimizer leaves a constant it folds (a cast, a minus, an integer for a
     DOUBLE) on the left of a comparison, then takes ``c = v`` and ``v = c`` at the top of a
     WHERE for two values (no row), or of ``v <= c AND v < c`` keeps the first (the strict
-    bound dropped; not so of ``v < c AND v <= c``). Each predicate is paired with a text DataFusion reads faithfully, of the
-    rows as written (the weaker bound's where one may be dropped). One row per group: a
-    group is skipped exactly where the twin has no row, and never taken whole, as the fold
-    may leave no row."""
+    bound dropped; not so of ``v < c AND v <= c``). Each predicate is paired with a text
+    DataFusion reads faithfully, of the rows as written (the weaker bound's where one may be
+    dropped). One row per group: a group is skipped exactly where the twin has no row, and
+    never taken whole, as the fold may leave no row."""
     table = pa.table({"f": pa.array(values, column)})
     groups, ctx = _datafusion_row_groups(table)
     stats = _exact_statistics(groups)
