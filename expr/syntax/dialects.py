@@ -182,8 +182,8 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
     if not engine(dialect).null_in_lists:  # as the engine's optimizer sees the text
         mark_exact_merges(tree, types)
-    folded = _folded_to_false(tree, dialect)
-    tree = _unknown_left_bounds(tree, dialect)
+    folded = _folded_to_false(tree, dialect, types)
+    tree = _unknown_left_bounds(tree, dialect, types)
     tree = wrapping_negations(tree, dialect, types)
     tree = split_null_bounds(identity_arithmetic(tree, dialect, types))
     respell_like_escapes(tree, dialect)
@@ -246,7 +246,8 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         node.name, node) if isinstance(node, n.Func) and not node.args else node)
 
 
-def _folded_to_false(tree: exp.Expression, dialect: str) -> n.Opaque | None:
+def _folded_to_false(tree: exp.Expression, dialect: str,
+                     types: Mapping[str, object] | None) -> n.Opaque | None:
     """An unknown leaf for the FALSE DataFusion's optimizer may make of a predicate with
     equalities written both ways (``both_ways``), as the text reads before any rewrite;
     None where the engine has no such fold or the predicate no such equalities."""
@@ -254,7 +255,7 @@ def _folded_to_false(tree: exp.Expression, dialect: str) -> n.Opaque | None:
 
     if engine(dialect).constants_either_side:
         return None
-    both = both_ways(tree)
+    both = both_ways(tree, types)
     if not both:
         return None
     shown = " AND ".join(x.sql(dialect=syntax(dialect)) for x in both)
@@ -263,13 +264,14 @@ def _folded_to_false(tree: exp.Expression, dialect: str) -> n.Opaque | None:
                     ())
 
 
-def _unknown_left_bounds(tree: exp.Expression, dialect: str) -> exp.Expression:
+def _unknown_left_bounds(tree: exp.Expression, dialect: str,
+                         types: Mapping[str, object] | None) -> exp.Expression:
     """``tree`` with each bound DataFusion's optimizer may drop (``left_bound_dropped``) an
     unknown part, as the text reads before any rewrite."""
     if engine(dialect).constants_either_side:
         return tree
     for x in [x for x in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE)
-              if left_bound_dropped(x)]:
+              if left_bound_dropped(x, types)]:
         part = unknown_part(LEFT_BOUND, x)
         if x is tree:
             return part

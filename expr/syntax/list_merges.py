@@ -836,7 +836,7 @@ def zeros_apart(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
     """
     if x.meta.get(OWN_EQUALITY) or inside_unknown_part(x):
         return False  # split_zero_items' own, and the text of what it split
-    found = {id(c[0]): c for c in _comparisons(x.root())
+    found = {id(c[0]): c for c in _comparisons(x.root(), types)
              if not c[0].meta.get(OWN_EQUALITY)}  # (a list split_zero_items left: its text)
     if id(x) not in found:
         return False
@@ -854,7 +854,8 @@ _EQUALITIES = (exp.EQ, exp.NEQ, exp.NullSafeEQ, exp.NullSafeNEQ, exp.Like, exp.I
                *_PATTERN_LISTS)
 
 
-def both_ways(tree: exp.Expression) -> list[exp.Expression]:
+def both_ways(tree: exp.Expression,
+              types: Mapping[str, object] | None = None) -> list[exp.Expression]:
     """The comparisons of ``tree`` that DataFusion 55's optimizer may take for two equalities
     on one column, one written with its constant on the left; empty where there are none.
     Where its simplifier leaves a constant on the left (one it folds: a cast, a minus, a
@@ -873,18 +874,20 @@ def both_ways(tree: exp.Expression) -> list[exp.Expression]:
     []
     >>> [x.sql() for x in both_ways(sqlglot.parse_one("NOT (f < 5 OR 5 < f)"))]
     ['f < 5', '5 < f']
+    >>> both_ways(sqlglot.parse_one("5 = i AND i = 5"), {"i": "int64"})
+    []
     """
-    found = _comparisons(tree)
+    found = _comparisons(tree, types)
     return [a[0] for a in found if any(_beside(a, b) and (a[2] or b[2]) for b in found)]
 
 
-def _comparisons(tree: exp.Expression) -> list[tuple]:
+def _comparisons(tree: exp.Expression, types: Mapping[str, object] | None = None) -> list[tuple]:
     """(comparison, operand, constant on the left, operand's key, which way) of each
     comparison in ``tree`` the optimizer may weigh with another (``_compared``): all but a
     ``<`` or ``>`` without another beside it (``c >= 5 AND c <= 5.0`` is ``c = 5``; of ``c >
     5 AND c >= 5.0`` it keeps one)."""
     found = [(x, c[0], c[1], _operand_key(c[0]), c[2]) for x in tree.find_all(
-        exp.In, exp.Between, *_EQUALITIES, *_ABOVE) if (c := _compared(x)) is not None]
+        exp.In, exp.Between, *_EQUALITIES, *_ABOVE) if (c := _compared(x, types)) is not None]
     return [a for a in found if a[4] in ("=", "range") or any(
         _beside(a, b) and b[4] != "=" for b in found)]
 
@@ -899,7 +902,7 @@ def _beside(a: tuple, b: tuple) -> bool:
 LEFT_BOUND = "its optimizer may keep another bound on its column in its place"
 
 
-def left_bound_dropped(x: exp.Expression) -> bool:
+def left_bound_dropped(x: exp.Expression, types: Mapping[str, object] | None = None) -> bool:
     """Whether DataFusion 55's optimizer may drop ``x``, a strict bound (``<``, ``>``, or
     ``<=``, ``>=`` under a NOT) with its constant on the left, for a bound before it the same
     way on its operand. Of the bounds one way on a column among the terms of a WHERE clause's
@@ -924,7 +927,7 @@ def left_bound_dropped(x: exp.Expression) -> bool:
     """
     if not isinstance(x, tuple(_ABOVE)) or inside_unknown_part(x):
         return False
-    found = {id(c[0]): c for c in _comparisons(x.root())}
+    found = {id(c[0]): c for c in _comparisons(x.root(), types)}
     mine = found.get(id(x))
     if mine is None or not mine[2] or mine[4] == "range":
         return False  # (a function's comparison becomes bounds with constants on the right)
@@ -971,8 +974,9 @@ def _constants(x: exp.Expression) -> list[exp.Expression]:
                         x.args.get("high")) if y is not None and y.find(exp.Column) is None]
 
 
-def _compared(x: exp.Expression) -> tuple[exp.Expression, bool, str] | None:
-    """(operand, whether the constant is written on its left, which way) of a comparison of
+def _compared(x: exp.Expression, types: Mapping[str, object] | None = None
+              ) -> tuple[exp.Expression, bool, str] | None:
+    """(operand, whether the constant stands on its left, which way) of a comparison of
     one operand holding a column with constants: "=" for an equality, a list or a pattern,
     "range" for BETWEEN and any comparison of a function (``_preimage``), "above" or "below"
     for an order, as the operand sees it; None where ``x`` is not such a comparison."""
@@ -996,7 +1000,26 @@ def _compared(x: exp.Expression) -> tuple[exp.Expression, bool, str] | None:
     way = "=" if isinstance(x, _EQUALITIES) else "above" if _ABOVE[type(x)] == left else "below"
     if _preimage(operand):
         way = "range"
-    return operand, right, way
+    return operand, right and not _kept_in_place(x.this, operand, types), way
+
+
+def _kept_in_place(constant: exp.Expression, operand: exp.Expression,
+                   types: Mapping[str, object] | None) -> bool:
+    """Whether DataFusion 55's simplifier moves ``constant``, written on the left of a
+    comparison with ``operand``, to the right (it needs no fold there): a whole number
+    without sign or cast against an integer column, a string against a string column
+    (checked against its rows: ``5 = i AND i = 5``, ``'a' <= s AND 'a' < s`` as written).
+
+    >>> import sqlglot
+    >>> [_kept_in_place(sqlglot.parse_one(v), sqlglot.parse_one("i"), {"i": "int32"})
+    ...  for v in ("5", "-5", "5.0", "CAST(5 AS INT)")]
+    [True, False, False, False]
+    """
+    if not isinstance(constant, exp.Literal) or not isinstance(operand, exp.Column):
+        return False
+    kind = kind_of(operand, types)
+    return kind == "string" if constant.is_string else (
+        kind in INTEGER_KINDS and constant.this.isdigit())
 
 
 def _preimage(operand: exp.Expression) -> bool:

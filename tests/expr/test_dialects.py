@@ -1807,3 +1807,21 @@ def test_datafusion_equalities_and_bounds_written_on_the_left_prune_as_written(
             hits, faithful = rows(sql, g), rows(twin, g)
             assert hits <= faithful, (sql, twin, values[g])  # (the twin is no narrower)
             assert outcome == (pk.MAYBE_MATCH if faithful else pk.NONE_MATCH), (sql, values[g])
+
+
+@pytest.mark.parametrize("column, values, texts", [
+    (pa.int32(), [5, 6, -5], ["5 = f AND f IN (5, 6)", "5 <= f AND 5 < f", "f >= 5 AND 5 < f",
+                              "NOT (5 <> f) AND f = 5", "NOT (f < 5 OR f > 5) AND 5 = f"]),
+    (pa.uint8(), [0, 5, 200], ["5 = f AND f = 5", "200 >= f AND 200 > f"]),
+    (pa.string(), ["a", "ab", ""], ["'a' = f AND f = 'a'", "'a' <= f AND 'a' < f",
+                                    "NOT (f < 'a' OR f > 'a') AND 'a' = f"])])
+def test_datafusion_reads_a_plain_constant_on_the_left_of_its_own_type_in_full(
+        column, values, texts):
+    """A whole number without sign or cast on the left of an integer column, a string on the
+    left of a string column: DataFusion's simplifier moves it to the right, so neither the
+    fold of ``c = v AND v = c`` nor a dropped strict bound happens, and each group is
+    decided as DataFusion's rows say (all or none of its one row)."""
+    table = pa.table({"f": pa.array(values, column)})
+    groups, ctx = _datafusion_row_groups(table)
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
+                                       _exact_statistics(groups), texts)
