@@ -894,8 +894,10 @@ def _comparisons(tree: exp.Expression, types: Mapping[str, object] | None = None
 
 def _beside(a: tuple, b: tuple) -> bool:
     """Whether two of ``_comparisons`` are two, and the optimizer may take their operands for
-    one (a key of None: any operand)."""
-    return a[0] is not b[0] and (a[3] is None or b[3] is None or a[3] == b[3])
+    one (a key of None: any operand of a column they share; ``x / 1`` may be ``x``, never
+    ``y``)."""
+    return a[0] is not b[0] and (a[3] == b[3] if a[3] is not None and b[3] is not None else
+                                 bool(_names(a[1]) & _names(b[1])))
 
 
 # Why a bound with its constant on the left is unknown: its optimizer may drop it.

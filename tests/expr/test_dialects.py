@@ -1825,3 +1825,13 @@ def test_datafusion_reads_a_plain_constant_on_the_left_of_its_own_type_in_full(
     groups, ctx = _datafusion_row_groups(table)
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
                                        _exact_statistics(groups), texts)
+
+
+def test_datafusion_weighs_a_constant_on_the_left_only_with_its_own_column():
+    """``x / 1`` may be ``x`` to DataFusion's optimizer, never another column: a strict bound
+    with its constant on the left on ``g`` is not weighed with one on ``f / 1``, and the
+    predicate is decided in full as DataFusion's rows say."""
+    table = pa.table({"f": pa.array([1.0, 20.0, 3.0]), "g": pa.array([5.0, 1.0, 7.0])})
+    groups, ctx = _datafusion_row_groups(table)
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema, _exact_statistics(
+        groups), ["(f / 1) <= 14.25 AND 5.5 > g", "(f / 1) >= 5.5 AND 5.5 < g OR f = 3"])
