@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import operator
 import struct
 from collections.abc import Mapping
+from typing import NamedTuple
 
 from sqlglot import exp
 
@@ -836,14 +838,14 @@ def zeros_apart(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
     """
     if x.meta.get(OWN_EQUALITY) or inside_unknown_part(x):
         return False  # split_zero_items' own, and the text of what it split
-    found = {id(c[0]): c for c in _comparisons(x.root(), types)
-             if not c[0].meta.get(OWN_EQUALITY)}  # (a list split_zero_items left: its text)
+    found = {id(c.node): c for c in _comparisons(x.root(), types)
+             if not c.node.meta.get(OWN_EQUALITY)}  # (a list split_zero_items left: its text)
     if id(x) not in found:
         return False
-    mine = _zero_signs(x, found[id(x)][1], types)
+    mine = _zero_signs(x, found[id(x)].operand, types)
     return bool(mine) and any(
         _beside(found[id(x)], other) and any(a != b for a in mine for b in _zero_signs(
-            other[0], other[1], types)) for other in found.values())
+            other.node, other.operand, types)) for other in found.values())
 
 
 # Why a predicate holding ``c = v`` and ``v = c`` may return no row (``both_ways``).
@@ -878,26 +880,34 @@ def both_ways(tree: exp.Expression,
     []
     """
     found = _comparisons(tree, types)
-    return [a[0] for a in found if any(_beside(a, b) and (a[2] or b[2]) for b in found)]
+    return [a.node for a in found if any(_beside(a, b) and (a.left or b.left) for b in found)]
 
 
-def _comparisons(tree: exp.Expression, types: Mapping[str, object] | None = None) -> list[tuple]:
-    """(comparison, operand, constant on the left, operand's key, which way) of each
-    comparison in ``tree`` the optimizer may weigh with another (``_compared``): all but a
-    ``<`` or ``>`` without another beside it (``c >= 5 AND c <= 5.0`` is ``c = 5``; of ``c >
-    5 AND c >= 5.0`` it keeps one)."""
-    found = [(x, c[0], c[1], _operand_key(c[0]), c[2]) for x in tree.find_all(
+class _Comparison(NamedTuple):
+    """A comparison of one operand holding a column with constants (``_compared``)."""
+    node: exp.Expression
+    operand: exp.Expression
+    left: bool  # its constant stays on the left there
+    key: str | None  # the operand as the optimizer may rewrite it (``_operand_key``)
+    way: str  # "=", "range", "above" or "below"
+
+
+def _comparisons(tree: exp.Expression,
+                 types: Mapping[str, object] | None = None) -> list[_Comparison]:
+    """Each comparison in ``tree`` the optimizer may weigh with another: all but a ``<`` or
+    ``>`` without another beside it (``c >= 5 AND c <= 5.0`` is ``c = 5``; of ``c > 5 AND c
+    >= 5.0`` it keeps one)."""
+    found = [_Comparison(x, c[0], c[1], _operand_key(c[0]), c[2]) for x in tree.find_all(
         exp.In, exp.Between, *_EQUALITIES, *_ABOVE) if (c := _compared(x, types)) is not None]
-    return [a for a in found if a[4] in ("=", "range") or any(
-        _beside(a, b) and b[4] != "=" for b in found)]
+    return [a for a in found if a.way in ("=", "range") or any(
+        _beside(a, b) and b.way != "=" for b in found)]
 
 
-def _beside(a: tuple, b: tuple) -> bool:
-    """Whether two of ``_comparisons`` are two, and the optimizer may take their operands for
-    one (a key of None: any operand of a column they share; ``x / 1`` may be ``x``, never
-    ``y``)."""
-    return a[0] is not b[0] and (a[3] == b[3] if a[3] is not None and b[3] is not None else
-                                 bool(_names(a[1]) & _names(b[1])))
+def _beside(a: _Comparison, b: _Comparison) -> bool:
+    """Whether two comparisons are two, and the optimizer may take their operands for one (a
+    key of None: any operand of a column they share; ``x / 1`` may be ``x``, never ``y``)."""
+    return a.node is not b.node and (a.key == b.key if None not in (a.key, b.key) else
+                                     bool(_names(a.operand) & _names(b.operand)))
 
 
 # Why a bound with its constant on the left is unknown: its optimizer may drop it.
@@ -929,20 +939,20 @@ def left_bound_dropped(x: exp.Expression, types: Mapping[str, object] | None = N
     """
     if not isinstance(x, tuple(_ABOVE)) or inside_unknown_part(x):
         return False
-    found = {id(c[0]): c for c in _comparisons(x.root(), types)}
+    found = {id(c.node): c for c in _comparisons(x.root(), types)}
     mine = found.get(id(x))
-    if mine is None or not mine[2] or mine[4] == "range":
+    if mine is None or not mine.left or mine.way == "range":
         return False  # (a function's comparison becomes bounds with constants on the right)
     strict, way = _bound(x)
     if not strict:
         return False
-    value = x.this if mine[1] is x.expression else x.expression
+    value = x.this if mine.operand is x.expression else x.expression
     order = {id(node): k for k, node in enumerate(x.root().walk(bfs=False))}
     for other in found.values():
-        y = other[0]
+        y = other.node
         if not _beside(mine, other) or order[id(y)] > order[id(x)]:
             continue
-        if other[4] == "range" and not isinstance(y, exp.Between):
+        if other.way == "range" and not isinstance(y, exp.Between):
             return True  # bounds of its own, of values prunekit does not weigh
         if isinstance(y, exp.Between):
             if _negations_above(y) % 2:
@@ -1093,13 +1103,12 @@ def _folded_value(x: exp.Expression) -> tuple[decimal.Decimal, float] | None:
     a, b = _folded_value(x.this), _folded_value(x.expression)
     if a is None or b is None or (isinstance(x, exp.Div) and (b[0] == 0 or b[1] == 0)):
         return None
+    op = {exp.Add: operator.add, exp.Sub: operator.sub, exp.Mul: operator.mul,
+          exp.Div: operator.truediv}[type(x)]
     with decimal.localcontext() as context:
         context.prec = 60
-        exact = {exp.Add: lambda: a[0] + b[0], exp.Sub: lambda: a[0] - b[0],
-                 exp.Mul: lambda: a[0] * b[0], exp.Div: lambda: a[0] / b[0]}[type(x)]()
-    approx = {exp.Add: lambda: a[1] + b[1], exp.Sub: lambda: a[1] - b[1],
-              exp.Mul: lambda: a[1] * b[1], exp.Div: lambda: a[1] / b[1]}[type(x)]()
-    return exact, approx
+        exact = op(a[0], b[0])
+    return exact, op(a[1], b[1])
 
 
 def _zero_text(text: str) -> bool:
