@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import operator
+import re
 import struct
 from collections.abc import Mapping
 from typing import NamedTuple
@@ -947,6 +948,7 @@ def left_bound_dropped(x: exp.Expression, types: Mapping[str, object] | None = N
     if not strict:
         return False
     value = x.this if mine.operand is x.expression else x.expression
+    dates = _date_operand(mine.operand, types)
     order = {id(node): k for k, node in enumerate(x.root().walk(bfs=False))}
     for other in found.values():
         y = other.node
@@ -962,9 +964,44 @@ def left_bound_dropped(x: exp.Expression, types: Mapping[str, object] | None = N
             constants = _constants(y)
         else:
             continue
-        if any(not _apart(value, c, False) for c in constants if c.find(exp.Column) is None):
+        if any(not _apart(value, c, False) and not (dates and _dates_apart(value, c))
+               for c in constants if c.find(exp.Column) is None):
             return True
     return False
+
+
+# The one form of a DATE's text that prunekit reads as the engine does: DataFusion's cast
+# also takes ``2020-1-4`` for the fourth of January, so any other text may be any day.
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _date_operand(operand: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """Whether ``operand`` is a DATE: a DATE column, or a cast of a column to DATE."""
+    operand = operand.unnest()
+    if isinstance(operand, exp.Cast):
+        return operand.to.is_type(*_DATE_TYPES)
+    return isinstance(operand, exp.Column) and kind_of(operand, types) == "date32[day]"
+
+
+def _dates_apart(x: exp.Expression, y: exp.Expression) -> bool:
+    """Whether two constants compared with a DATE are days apart, one of them a DATE literal
+    and the other a DATE's text, which its simplifier casts to a DATE (``d >= '2020-01-02'
+    AND DATE '2020-01-04' < d`` keeps the second bound).
+
+    >>> import sqlglot
+    >>> _dates_apart(sqlglot.parse_one("'2020-01-02'"), sqlglot.parse_one("DATE '2020-01-04'"))
+    True
+    >>> _dates_apart(sqlglot.parse_one("'2020-1-2'"), sqlglot.parse_one("DATE '2020-01-04'"))
+    False
+    """
+    days = []
+    for c in (x.unnest(), y.unnest()):
+        if isinstance(c, exp.Cast) and c.to.is_type(*_DATE_TYPES):
+            c = c.this  # (the DATE literal, as sqlglot writes it)
+        if not (isinstance(c, exp.Literal) and c.is_string and _ISO_DATE.fullmatch(c.this)):
+            return False
+        days.append(_whole_seconds(c.this, True))
+    return None not in days and days[0] != days[1]
 
 
 def _negations_above(x: exp.Expression) -> int:
@@ -997,8 +1034,9 @@ def _compared(x: exp.Expression, types: Mapping[str, object] | None = None
             return None
         bounds = x.expressions if isinstance(x, exp.In) else [x.args.get("low"),
                                                                x.args.get("high")]
-        if any(b is None for b in bounds):
-            return None
+        if any(b is None for b in bounds) or (isinstance(x, exp.Between) and any(
+                _null(b) for b in bounds)):
+            return None  # (x BETWEEN NULL AND 5 is never TRUE, and no bound: NULL AND x <= 5)
         way = "=" if isinstance(x, exp.In) and not _preimage(x.this) else "range"
         held = [b for b in bounds if b.find(exp.Column) is not None]
         if x.this.find(exp.Column) is not None:
@@ -1006,13 +1044,21 @@ def _compared(x: exp.Expression, types: Mapping[str, object] | None = None
         return (held[0], True, way) if held else None  # (5 IN (f), 5 BETWEEN f AND f)
     left, right = (x.this.find(exp.Column) is not None), (x.expression.find(exp.Column)
                                                            is not None)
-    if left == right or isinstance((x.expression if left else x.this).unnest(), exp.Null):
+    if left == right or _null(x.expression if left else x.this):
         return None  # (c = NULL is NULL, NULL IS NOT DISTINCT FROM c is c IS NULL)
     operand = x.this if left else x.expression
     way = "=" if isinstance(x, _EQUALITIES) else "above" if _ABOVE[type(x)] == left else "below"
     if _preimage(operand):
         way = "range"
     return operand, right and not _kept_in_place(x.this, operand, types), way
+
+
+def _null(constant: exp.Expression) -> bool:
+    """Whether ``constant`` is NULL, maybe cast (its simplifier folds a comparison with it)."""
+    constant = constant.unnest()
+    while isinstance(constant, exp.Cast):
+        constant = constant.this.unnest()
+    return isinstance(constant, exp.Null)
 
 
 def _kept_in_place(constant: exp.Expression, operand: exp.Expression,

@@ -1734,7 +1734,11 @@ def test_datafusion_reads_dates_and_timestamps_against_utc_columns_in_utc():
         "extract(year from f) = 2024 AND NOT (DATE '2024-01-01' >= f)",
         "(NOT ('2020-01-02' > f OR '2020-01-02' < f) OR ((NOT ('2020-01-02' <> f) OR NOT "
         "('2020-01-02' > f OR '2020-01-02' < f)) AND (f NOT IN ('2020-01-02') AND f IN "
-        "(DATE '2020-01-02')))) AND DATE '2020-01-02' < f"]),
+        "(DATE '2020-01-02')))) AND DATE '2020-01-02' < f",
+        # a DATE's text the same day as a DATE literal, maybe written otherwise
+        "f >= '2020-1-2' AND DATE '2020-01-02' < f", "'2020-01-02' <= f AND '2020-01-02' < f",
+        "NOT (f < '2020-01-02') AND NOT (DATE '2020-01-02' >= f)",
+        "f >= '2020-01-01' AND DATE '2020-01-02' < f AND f BETWEEN '2020-01-02' AND '2025-01-01'"]),
     (pa.timestamp("ns"), [dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 1, 12), None], [
         "NOT ((f >= TIMESTAMP '2020-01-01 00:00:00.000000001' AND f <= TIMESTAMP "
         "'2020-01-01 00:00:00.000000001') OR f = TIMESTAMP '2020-01-01 12:00:00' OR "
@@ -1784,7 +1788,11 @@ def test_datafusion_merges_found_by_a_review_are_never_decided_against_its_rows(
         # abs stays a function there (floor would be bounds on f before the strict one)
         ("abs(f) < 0.3 AND -3.75 > f", "abs(f) < 0.3 AND f < -3.75")]),
     (pa.decimal128(10, 2), [decimal.Decimal(5), decimal.Decimal(6), None], [
-        ("CAST(5 AS DECIMAL(10,2)) <= f AND CAST(5 AS DECIMAL(10,2)) < f", "f >= 5")])])
+        ("CAST(5 AS DECIMAL(10,2)) <= f AND CAST(5 AS DECIMAL(10,2)) < f", "f >= 5")]),
+    # a DATE's text beside a DATE literal: days apart, or the same day
+    (pa.date32(), [dt.date(2020, 1, 2), dt.date(2020, 1, 4), dt.date(2020, 1, 5), None], [
+        ("f >= '2020-01-02' AND DATE '2020-01-04' < f", "f > DATE '2020-01-04'"),
+        ("f >= '2020-01-04' AND DATE '2020-01-04' < f", "f >= DATE '2020-01-04'")])])
 def test_datafusion_equalities_and_bounds_written_on_the_left_prune_as_written(
         column, values, pairs):
     """DataFusion 55's optimizer leaves a constant it folds (a cast, a minus, an integer for a
@@ -1825,6 +1833,21 @@ def test_datafusion_reads_a_plain_constant_on_the_left_of_its_own_type_in_full(
     groups, ctx = _datafusion_row_groups(table)
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
                                        _exact_statistics(groups), texts)
+
+
+def test_datafusion_takes_a_between_with_a_null_bound_for_no_bound():
+    """``f BETWEEN NULL AND -5`` is ``NULL AND f <= -5`` to DataFusion's simplifier: never
+    TRUE, and no bound its optimizer may keep in the place of a strict one with its constant
+    on the left. Each group is decided as DataFusion's rows say."""
+    table = pa.table({"f": pa.array([-1000, 5, None], pa.int16())})
+    groups, ctx = _datafusion_row_groups(table)
+    stats = _exact_statistics(groups)
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema, stats, [
+        "f BETWEEN NULL AND -5 OR -909.999 < f", "f BETWEEN NULL AND 5 OR -909.999 < f",
+        "f BETWEEN -6 AND NULL OR -6.5 > f"])
+    never = pk.PruningPredicate("f BETWEEN NULL AND -5 AND -909.999 < f", table.schema,
+                                dialect="datafusion")
+    assert list(never.classify(stats)) == [pk.NONE_MATCH] * 3
 
 
 def test_datafusion_weighs_a_constant_on_the_left_only_with_its_own_column():
