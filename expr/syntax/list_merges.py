@@ -121,7 +121,8 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
     passes the rows NULL passes:
 
     - all under AND and OR alone (NOT only around a list): FALSE passes the rows NULL does
-      there; TRUE comes only of NOT IN lists (a NULL item, or two under an OR sharing none);
+      there; TRUE comes only of NOT IN lists (a NULL item dropped beside an IN list or in an
+      intersection under OR, or two under an OR sharing none; a union keeps a NULL item);
     - a list and an equality: they merge only in a union, which leaves an item;
     - two lists joined by one AND or OR (or a chain of one), with only AND, OR and NOT above:
       FALSE passes the rows NULL does under an even count of NOTs, TRUE under an odd one,
@@ -550,18 +551,25 @@ def _merges_exactly(group: list[_Member], types: Mapping[str, object] | None) ->
         if isinstance(top, exp.Or) and _nots_above(top) == 0:
             return True  # IN and NOT IN under OR, no NOT to push in: kept apart, never merged
     if len(group) == 2 and not all(m.is_list for m in group):
-        # an equality joins a list only as a union, under OR: NULL and all
-        return all(_plain_items(m, types, null=True) for m in group)
+        # an equality joins a list only as a union, under OR: NULL and all; two equalities
+        # make a list of two, which its simplifier writes as equalities again (no set, so
+        # a zero stays a zero of either sign)
+        zeros = not any(m.is_list for m in group)
+        return all(_plain_items(m, types, null=True, zeros=zeros) for m in group)
     if all(_monotone(m) for m in group):
         # An intersection of IN lists drops a NULL item where a row is FALSE or NULL anyway;
         # NOT IN lists meet in an intersection only where the first op above both is an OR
         # (its optimizer takes out what ORed ANDs share: (y AND x NOT IN (1)) OR (y AND x
-        # NOT IN (2)) is y AND (x NOT IN (1) OR x NOT IN (2)) there).
+        # NOT IN (2)) is y AND (x NOT IN (1) OR x NOT IN (2)) there). A union of NOT IN
+        # lists keeps a NULL item; only an IN list beside one under AND (IN minus NOT IN)
+        # or an intersection drops it.
         negated = [m for m in group if m.negated and m.is_list]
         meeting = [m for m in negated if any(
             isinstance(_first_above_both(m, other), exp.Or) for other in negated
             if other is not m)]
-        return all(_plain_items(m, types, null=m not in negated) for m in group) and (
+        unions = len(negated) == len(group)
+        return all(_plain_items(m, types, null=m not in negated or (
+            unions and m not in meeting)) for m in group) and (
             len(meeting) < 2 or bool(set.intersection(*(_texts(m) for m in meeting))))
     if len(group) != 2:
         return False
@@ -670,15 +678,17 @@ def _monotone(m: _Member) -> bool:
 
 
 def _plain_items(m: _Member, types: Mapping[str, object] | None, *,
-                 null: bool = False) -> bool:
+                 null: bool = False, zeros: bool = False) -> bool:
     """Literals the optimizer compares as values: no NULL (unless ``null``), no expression,
     no zero against anything but an integer or DECIMAL column, and no DOUBLE's -0.0 there
-    (a float's -0.0 is another item of its sets, not of its ``=``)."""
+    (a float's -0.0 is another item of its sets, not of its ``=``; ``zeros`` where no set
+    is made)."""
     for item in m.items:
         if _value(item) is None and not _is_pattern(item) and not (
                 null and isinstance(item.unnest(), exp.Null)):
             return False
-        if is_zero(item) and (not _exact_column(m, types) or _negative_double_zero(item)):
+        if is_zero(item) and not zeros and (not _exact_column(m, types)
+                                            or _negative_double_zero(item)):
             return False
     return True
 

@@ -114,6 +114,12 @@ CASES = [
     ("s IN ('a', NULL) AND NOT (s NOT IN ('a'))", True), ("x IN (1, NULL) AND x NOT IN (1)", True),
     ("x IN (1) AND x NOT IN (2, NULL)", False), ("x NOT IN (1, NULL) OR x NOT IN (1)", False),
     ("(y > 0 AND x NOT IN (1)) OR (y > 0 AND x NOT IN (2))", False),
+    # a union of NOT IN lists keeps it; beside an IN list under AND, or where NOT IN lists
+    # meet in an intersection (an OR above both), it may be dropped
+    ("x NOT IN (1, NULL) AND x NOT IN (2)", True),
+    ("x NOT IN (1, NULL) AND (x NOT IN (2) OR y > 0)", True),
+    ("x NOT IN (1, NULL) AND x NOT IN (2) AND x IN (1, 3)", False),
+    ("(x NOT IN (1, NULL) AND x NOT IN (3)) OR x NOT IN (3)", False),
     # two side by side under NOT: the one merge their op makes
     ("NOT (x IN (1, 2) OR x IN (3))", True), ("NOT (x IN (1, 2) AND x IN (2, 3))", True),
     ("NOT (x IN (1, 2) AND x NOT IN (1))", True), ("NOT (x IN (1) AND x IN (2))", False),
@@ -154,6 +160,10 @@ CASES = [
     # group is kept)
     ("NOT (x = 3 OR (x IN (1) OR y > 0))", True), ("NOT (x = 3 AND x IN (1))", True),
     ("NOT (x = 3 OR x NOT IN (NULL))", True), ("NOT (f = 0.0 OR f IN (1.5))", False),
+    # two equalities make a list of two, which its simplifier writes as equalities again:
+    # no set, so a zero of either sign is both zeros there
+    ("NOT (f <> 1.5 OR f <> 0.0)", True), ("f = -0.0 OR f = 2", True),
+    ("f <> -0.0 AND f <> 2", True), ("NOT (x <> -0.0 OR x <> 1)", True),
     # a float's zero merged into a set of four or more holds for 0.0 alone there
     ("f = 0.0 OR f IN (2, 1.5, 3)", False), ("f IN (0.0) OR f IN (1.5, 2, 3)", False),
     ("(f = 0.0 OR f IN (2, 1.50, NULL)) AND y > 0", False),
