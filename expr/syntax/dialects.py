@@ -107,6 +107,7 @@ from prunekit.expr.syntax.engine_literals import (
 )
 from prunekit.expr.syntax.engine_operands import is_arrow_cast, is_unknown_part, unknown_part
 from prunekit.expr.syntax.list_merges import (
+    AT_MOST_WRITTEN,
     BOTH_WAYS,
     EXACT_BUT_NULL,
     LEFT_BOUND,
@@ -206,7 +207,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
             tree, dialect, types):
         raise TypeMismatchError(f"not a boolean predicate: {tree.sql(dialect=syntax(dialect))}")
     opaque = {}
-    for i, (part, why, guard) in enumerate(parts):
+    for i, (part, why, guard, merged_only) in enumerate(parts):
         marks = part.unnest().meta
         exact = guard is not None and marks.get(EXACT_BUT_NULL)
         if exact and marks.get(NULL_KEPT):
@@ -225,14 +226,18 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         opaque[f"{_PLACEHOLDER}{i}"] = n.Opaque(shown.sql(dialect=syntax(dialect)), why, columns,
                                                 needs)
         marker = exp.Anonymous(this=f"{_PLACEHOLDER}{i}", expressions=[])
+        capped = merged_only and not exact and marks.get(AT_MOST_WRITTEN)
         if guard is not None and (exact or not marks.get(NULL_KEPT)):
             # NULL or its merge's constant where its column is NULL (where a union keeps an
             # item: NULL, as ``needs`` says); where it holds a value, read as it is if the
-            # merges keep the rows of values
+            # merges keep the rows of values, or at most as it is
             is_null = exp.Is(this=guard.copy(), expression=exp.Null())
-            where_value = part.copy() if exact else marker.copy()
+            where_value = part.copy() if exact else exp.paren(exp.and_(
+                part.copy(), marker.copy())) if capped else marker.copy()
             marker = exp.paren(exp.or_(exp.and_(where_value, exp.not_(is_null.copy())),
                                        exp.and_(is_null, merged_at_null(part, marker))))
+        elif capped:  # its merges keep at most its rows as written
+            marker = exp.paren(exp.and_(part.copy(), marker))
         if part is tree:
             tree = marker
         else:
@@ -319,15 +324,16 @@ def null_making_columns(part: exp.Expression) -> list[exp.Column]:
 _BOOLEAN = (exp.Predicate, exp.Connector, exp.Not, exp.Boolean, exp.IsNan)
 
 
-def _opaque_parts(tree: exp.Expression, found: list[tuple[exp.Expression, str]],
-                  dialect: str) -> list[tuple[exp.Expression, str, exp.Column | None]]:
-    """The parts of ``tree`` to make unknown leaves, each with why and its NULL guard: for
-    each construct found, the smallest boolean part holding it (a comparison, a LIKE, a term
-    of an AND, OR or NOT, or the whole predicate); a part inside another one is left to it.
-    The guard is the column (``NULL_SIDE``) where the part is a list or equality found only
-    for the merges of DataFusion's optimizer, whose operand is NULL with that column alone.
-    Parts are told apart by identity: sqlglot's equality is structural, and two equal parts
-    are both made unknown."""
+def _opaque_parts(tree: exp.Expression, found: list[tuple[exp.Expression, str]], dialect: str
+                  ) -> list[tuple[exp.Expression, str, exp.Column | None, bool]]:
+    """The parts of ``tree`` to make unknown leaves, each with why, its NULL guard and
+    whether it is unknown for its merges alone: for each construct found, the smallest
+    boolean part holding it (a comparison, a LIKE, a term of an AND, OR or NOT, or the whole
+    predicate); a part inside another one is left to it. A part is unknown for its merges
+    alone where it is a list or equality found only for the merges of DataFusion's
+    optimizer; its guard is then the column (``NULL_SIDE``) its operand is NULL with, and
+    with alone. Parts are told apart by identity: sqlglot's equality is structural, and two
+    equal parts are both made unknown."""
     chosen: dict[int, list] = {}
     for node, what in found:
         part = node
@@ -336,22 +342,22 @@ def _opaque_parts(tree: exp.Expression, found: list[tuple[exp.Expression, str]],
             part = part.parent
         while isinstance(part.parent, exp.Paren):
             part = part.parent
-        guard = node.meta.get(NULL_SIDE) if node is part.unnest() and what.endswith(
-            MERGED_LIST) else None
+        merged_only = node is part.unnest() and what.endswith(MERGED_LIST)
+        guard = node.meta.get(NULL_SIDE) if merged_only else None
         if id(part) not in chosen:
-            chosen[id(part)] = [part, what, guard]
-        elif guard is None:  # unknown for another reason too
-            chosen[id(part)][2] = None
+            chosen[id(part)] = [part, what, guard, merged_only]
+        elif not merged_only:  # unknown for another reason too
+            chosen[id(part)][2:] = [None, False]
     inner = set()
-    for part, _, _ in chosen.values():
+    for part, *_ in chosen.values():
         ancestor = part.parent
         while ancestor is not None and id(ancestor) not in chosen:
             ancestor = ancestor.parent
         if ancestor is not None:  # left to it, which is then unknown for its own reason too
             inner.add(id(part))
-            chosen[id(ancestor)][2] = None  # (``x >= a AND x <= a`` holding one)
-    return [(part, f"{dialect} reads {what} otherwise than Spark", guard)
-            for part, what, guard in chosen.values() if id(part) not in inner]
+            chosen[id(ancestor)][2:] = [None, False]  # (``x >= a AND x <= a`` holding one)
+    return [(part, f"{dialect} reads {what} otherwise than Spark", guard, merged_only)
+            for part, what, guard, merged_only in chosen.values() if id(part) not in inner]
 
 
 def _surely_not_boolean(tree: exp.Expression, dialect: str,

@@ -66,6 +66,11 @@ NULL_SIDE = "prunekit_null_side"
 # column but NULL (``_values_only``).
 EXACT_BUT_NULL = "prunekit_exact_but_null"
 
+# The mark of a MAY_MERGE list or equality that no NOT stands above and none negates: every
+# merge of it keeps at most its rows as written (an AND's intersection or difference leaves
+# fewer; an OR's union is the OR's own rows), so it is read as written AND an unknown leaf.
+AT_MOST_WRITTEN = "prunekit_at_most_written"
+
 # Why a part the engine's optimizer rewrites together with others on its column is unknown:
 # its rows are not its own, not even NULL where its column is.
 MERGED_LIST = "(its optimizer may merge it with another list or equality on its column)"
@@ -167,6 +172,7 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
         for m, m_inexact in zip(group, inexact, strict=True):
             if m.is_list or not monotone or m_inexact:
                 m.node.meta[MAY_MERGE] = _INEXACT if m_inexact else True
+                m.node.meta[AT_MOST_WRITTEN] = _monotone(m) and not m.negated
                 if _unions_only(group):
                     m.node.meta[NULL_KEPT] = True
                 if column is not None:
