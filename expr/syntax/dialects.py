@@ -90,6 +90,13 @@ from prunekit.expr.spark_types.engines import (
     syntax,
 )
 from prunekit.expr.syntax import nodes as n
+from prunekit.expr.syntax.column_terms import (
+    BOTH_WAYS,
+    LEFT_BOUND,
+    ZEROS_APART,
+    both_ways,
+    left_bound_dropped,
+)
 from prunekit.expr.syntax.engine_literals import (
     arrow_decimal_doubles,
     bounds_in_one_type,
@@ -108,15 +115,10 @@ from prunekit.expr.syntax.engine_literals import (
 from prunekit.expr.syntax.engine_operands import is_arrow_cast, is_unknown_part, unknown_part
 from prunekit.expr.syntax.list_merges import (
     AT_MOST_WRITTEN,
-    BOTH_WAYS,
     EXACT_BUT_NULL,
-    LEFT_BOUND,
     MERGED_LIST,
     NULL_KEPT,
     NULL_SIDE,
-    ZEROS_APART,
-    both_ways,
-    left_bound_dropped,
     mark_exact_merges,
     merged_at_null,
 )

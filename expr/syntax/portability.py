@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from prunekit.expr.spark_types.engines import SPARK, Engine, engine, syntax
+from prunekit.expr.syntax.column_terms import ZEROS_APART, zeros_apart
 from prunekit.expr.syntax.engine_literals import (
     decimal_target,
 )
@@ -34,13 +35,7 @@ from prunekit.expr.syntax.engine_operands import (
     partners_of,
     timestamp_unit,
 )
-from prunekit.expr.syntax.list_merges import (
-    MAY_MERGE,
-    MERGED_LIST,
-    ZEROS_APART,
-    merge_drops_null,
-    zeros_apart,
-)
+from prunekit.expr.syntax.list_merges import MAY_MERGE, MERGED_LIST, merge_drops_null
 
 _ALIKE = (exp.Column, exp.Identifier, exp.Dot, exp.And, exp.Or, exp.Not, exp.Paren, exp.EQ,
           exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Is, exp.Null,
