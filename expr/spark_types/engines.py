@@ -127,6 +127,10 @@ class Engine:
     # every number and apart from NaN (Arrow's kernels: -f = CAST('NaN' AS DOUBLE) is FALSE
     # for a NaN f in DataFusion, TRUE in Spark, whose NaN has no sign)
     negated_nan_below: bool = False
+    # a NaN's sign bit orders it (IEEE 754's total order): one with the bit set, as x86's
+    # invalid arithmetic makes it (numpy's 0.0 / 0.0), sorts below every number, apart from
+    # a NaN without it; statistics count NaNs without their sign (``signed_nans.py``)
+    signed_nans: bool = False
 
 
 ENGINES = {
@@ -138,8 +142,9 @@ ENGINES = {
                      zeros_in_lists=True, signed_zeros_alike=True, constants_either_side=True,
                      ascii_ilike=True,
                      current_date=True, truncated_wall_times=True, between_in_one_type=True),
-    # DataFusion 55, PostgreSQL's syntax (SYNTAX): Arrow's kernels order NaN above every number,
-    # equal to itself, and strings by their bytes; integers wrap where they overflow, as
+    # DataFusion 55, PostgreSQL's syntax (SYNTAX): Arrow's kernels order a NaN without its sign
+    # bit above every number, equal to itself (one with it below: ``signed_nans``), and
+    # strings by their bytes; integers wrap where they overflow, as
     # Spark's do outside ANSI mode (prunekit allows both), once its literals are BIGINTs; an
     # integer divided by an integer truncates.
     "datafusion": Engine(nan_as_spark=True, exponents_are_double=True, strings_by_bytes=True,
@@ -154,7 +159,7 @@ ENGINES = {
                          integers_divide_truncating=True, decimal_doubles_by_arrow=True,
                          real_literals=True, date_strings_in_lists=True,
                          identity_arithmetic=True, negation_wraps=True,
-                         negated_nan_below=True),
+                         negated_nan_below=True, signed_nans=True),
     "postgres": Engine(nan_as_spark=True, zeros_in_lists=True, signed_zeros_alike=True,
                        constants_either_side=True),
     "snowflake": Engine(nan_as_spark=True, zeros_in_lists=True, signed_zeros_alike=True,

@@ -124,6 +124,7 @@ from prunekit.expr.syntax.list_merges import (
 )
 from prunekit.expr.syntax.negations import wrapping_negations
 from prunekit.expr.syntax.portability import unportable_parts, why_not_portable
+from prunekit.expr.syntax.signed_nans import nan_rows_unknown
 
 # The engine table (``spark_types.engines``), the rewrites (``engine_literals``) and the checks
 # (``portability``) live in their own modules; their public names are read from here too.
@@ -204,7 +205,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     arrow_decimal_doubles(tree, dialect, types)
     parts = _opaque_parts(tree, unportable_parts(tree, dialect, types, utc), dialect)
     if not parts and folded is None:
-        return parse(tree.sql(dialect="spark"))
+        return _signed_nans_read(parse(tree.sql(dialect="spark")), types, dialect)
     if parts and parts[0][0] is tree and not isinstance(tree, _BOOLEAN) and _surely_not_boolean(
             tree, dialect, types):
         raise TypeMismatchError(f"not a boolean predicate: {tree.sql(dialect=syntax(dialect))}")
@@ -249,8 +250,16 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         read = n.And((read, folded))
     # Every function call of another dialect is a part made opaque, so after the swap no
     # call left in the tree can have a placeholder's name.
-    return n.transform(read, lambda node: opaque.get(
-        node.name, node) if isinstance(node, n.Func) and not node.args else node)
+    return _signed_nans_read(n.transform(read, lambda node: opaque.get(
+        node.name, node) if isinstance(node, n.Func) and not node.args else node), types,
+        dialect)
+
+
+def _signed_nans_read(read: n.Node, types: Mapping[str, object] | None, dialect: str
+                      ) -> n.Node:
+    """Where the engine orders NaNs by their sign, each comparison of an operand that may be
+    NaN is unknown on its NaN rows (``nan_rows_unknown``)."""
+    return nan_rows_unknown(read, types, dialect) if engine(dialect).signed_nans else read
 
 
 def _folded_to_false(tree: exp.Expression, dialect: str,

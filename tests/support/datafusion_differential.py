@@ -10,7 +10,9 @@ users do not expect (``1.5`` is a Float64 and ``1`` an Int64, integer ``/`` trun
 against the real engine:
 
 - a **dataset** per seed: the DuckDB harness's generator (``duckdb_differential``: NULLs,
-  all-NULL groups, NaN, ±0.0, ±inf, integer extremes, decimals narrow and 38 digits wide, long
+  all-NULL groups, NaN (with its sign bit set in every other float palette: x86's NaN of
+  invalid arithmetic, which Arrow's order puts below every number), ±0.0, ±inf, integer
+  extremes, decimals narrow and 38 digits wide, long
   and non-ASCII strings, strings holding ``\\ % _ '``, dates, timestamps with and without a
   zone, names only double quotes allow), one to four rows per group, written **either** by
   pyarrow (one row group per generated group) **or** by DuckDB's ``COPY`` (alternating with
@@ -76,6 +78,7 @@ import json
 import math
 import re
 import shutil
+import struct
 import sys
 import tempfile
 import time
@@ -143,10 +146,35 @@ TYPE_POOL = ["int8", "int16", "int32", "int64", "int64", "uint8", "uint32", "uin
 
 def random_dataset(rng: np.random.Generator) -> Dataset:
     """1-4 columns of ``TYPE_POOL`` named from the DuckDB harness's names (double quotes
-    needed), 2-8 row groups of 1-4 rows of its values."""
-    return differential.random_dataset(rng, types=TYPE_POOL, names=dd.COLUMN_NAMES,
-                                       group_counts=(2, 3, 4, 6, 8), max_rows=4,
-                                       values=dd._values, partial_statistics=False)
+    needed), 2-8 row groups of 1-4 rows of its values; every other NaN of a column has its
+    sign bit set (``signed_nans``)."""
+    return signed_nans(differential.random_dataset(
+        rng, types=TYPE_POOL, names=dd.COLUMN_NAMES, group_counts=(2, 3, 4, 6, 8), max_rows=4,
+        values=dd._values, partial_statistics=False))
+
+
+# NaN with its sign bit set, as x86 makes it of invalid arithmetic (numpy's 0.0 / 0.0).
+NEGATIVE_NAN = struct.unpack("<d", struct.pack("<Q", 0xFFF8000000000000))[0]
+
+
+def signed_nans(ds: Dataset) -> Dataset:
+    """``ds`` with every other NaN of each column, in row order, given its sign bit: NaNs of
+    both signs, which Arrow's order puts at both ends. Decided without the generator, so
+    that a seed keeps the datasets it made before NaNs had signs, but for those signs."""
+    seen: Counter = Counter()
+    groups = []
+    for group in ds.groups:
+        rows = []
+        for row in group:
+            row = dict(row)
+            for name, v in row.items():
+                if isinstance(v, float) and math.isnan(v):
+                    seen[name] += 1
+                    if seen[name] % 2 == 0:
+                        row[name] = NEGATIVE_NAN
+            rows.append(row)
+        groups.append(rows)
+    return Dataset(ds.columns, groups, dict(ds.options))
 
 
 def with_row_ids(ds: Dataset) -> Dataset:
