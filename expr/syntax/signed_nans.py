@@ -66,11 +66,13 @@ _ARITHMETIC = ("+", "-", "*", "/", "%")
 def _nan_guards(side: n.Node, types: Mapping[str, object] | None) -> list[n.Node]:
     """What says ``side`` is NaN on a row: ``isnan(side)`` where arithmetic may make a NaN of
     numbers, else ``isnan`` of each float column it reads (a NaN where one is: ``-f``,
-    ``abs(f)``, a cast prunekit reads as a function)."""
-    if any(_makes_nan(x) for x in side.walk()):
+    ``abs(f)``, a cast prunekit reads as a function); ``isnan(side)`` too where it reads no
+    float column (a NaN constant in a function of an integer column)."""
+    columns = [n.IsNan(c) for c in side.walk() if isinstance(c, n.Column) and
+               _float_or_unknown(c, types)]
+    if not columns or any(_makes_nan(x) for x in side.walk()):
         return [n.IsNan(side)]
-    return [n.IsNan(c) for c in side.walk() if isinstance(c, n.Column) and _float_or_unknown(
-        c, types)]
+    return columns
 
 
 def _makes_nan(x: n.Node) -> bool:
