@@ -2,17 +2,21 @@
 (``tests/kernels/fused_sample.txt``): few cases that together take every path of the kernel
 generator (``prunekit.kernels.codegen.PATHS``).
 
-Record which paths each case's kernels take in a deep run of the ``numba`` cases, then pick::
+Record which paths each case's kernels take in a deep run of the ``numba`` cases, and which
+paths ``make test`` takes without them (its tests that compile kernels themselves: property
+tests, kernel tests, benchmarks), then pick::
 
     PRUNEKIT_RECORD_KERNEL_PATHS=/tmp/paths.json \\
         python -m pytest -n auto --deep --check-kernel-paths -k numba
-    python -m tests.support.fused_sample /tmp/paths.json
+    PRUNEKIT_RECORD_KERNEL_PATHS=/tmp/make-test.json make test
+    python -m tests.support.fused_sample /tmp/paths.json /tmp/make-test.json
 
 The pick is greedy: the case that adds the most paths not yet taken, the one with fewer paths
 (a smaller kernel, a quicker compile) on a tie, until no case adds any. Only cases that run
 with ``backend="numba"`` as a parameter are candidates: those are the ones ``make test`` leaves
-out unless sampled. A path no case takes must come from a test that compiles kernels itself, or
-``--check-kernel-paths`` fails the run.
+out unless sampled. Paths the other tests of ``make test`` take count as taken from the start;
+without the second file every path must come from a candidate. A path no test takes fails the
+run (``--check-kernel-paths``), so a pick from a stale recording is caught, not trusted.
 """
 
 from __future__ import annotations
@@ -30,14 +34,27 @@ HEADER = """\
 """
 
 
-def pick(paths_by_test: dict[str, list[str]]) -> list[str]:
-    """Test ids that together take every path any candidate takes, greedily.
+def is_candidate(test: str) -> bool:
+    """Whether ``test`` is a case run with ``backend="numba"`` as a parameter (not a test
+    with numba in its name).
+
+    >>> is_candidate("t.py::test_x[a > b-numba]"), is_candidate("t.py::test_numba_kernel")
+    (True, False)
+    """
+    return "[" in test and "numba" in test.rsplit("[", 1)[1]
+
+
+def pick(paths_by_test: dict[str, list[str]], taken_anyway: set[str] = frozenset()) -> list[str]:
+    """Test ids that together take every path any candidate takes and ``taken_anyway`` does
+    not, greedily.
 
     >>> pick({"a[numba]": ["x", "y"], "b[numba]": ["y"], "c[numba]": ["z"], "d": ["w"]})
     ['a[numba]', 'c[numba]']
+    >>> pick({"a[numba]": ["x", "y"], "b[numba]": ["y"], "c[numba]": ["z"]}, {"x", "z"})
+    ['b[numba]']
     """
-    candidates = {k: set(v) for k, v in paths_by_test.items() if "numba" in k.rsplit("[", 1)[-1]}
-    taken: set[str] = set()
+    candidates = {k: set(v) for k, v in paths_by_test.items() if is_candidate(k)}
+    taken = set(taken_anyway)
     chosen: list[str] = []
     while True:
         best = max(sorted(candidates), default=None,
@@ -50,7 +67,9 @@ def pick(paths_by_test: dict[str, list[str]]) -> list[str]:
 
 def main(argv: list[str]) -> int:
     recorded = json.loads(Path(argv[0]).read_text())
-    chosen = pick(recorded)
+    others = json.loads(Path(argv[1]).read_text()) if len(argv) > 1 else {}
+    taken = {p for test, paths in others.items() if not is_candidate(test) for p in paths}
+    chosen = pick(recorded, taken)
     SAMPLE.write_text(HEADER + "".join(f"{k}\n" for k in sorted(chosen)))
     print(f"{len(chosen)} cases written to {SAMPLE}")
     return 0
