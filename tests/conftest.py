@@ -57,9 +57,9 @@ BUDGETS = {
     "tests/test_property.py": {  # the main soundness property and its companions
         "test_outcomes_are_sound_numpy": (300, 4000),
         "test_numba_kernel_is_sound_and_matches_numpy": (10, 150),  # a compile per example
-        "test_compiled_interpreter_matches_numpy": (250, 1500),
+        "test_compiled_interpreter_matches_numpy": (120, 1500),
         "test_decisive_pairs_answer_as_three_bits": (100, 600),
-        "test_sql_rendering_round_trips": (150, 1000),
+        "test_sql_rendering_round_trips": (80, 1000),
         "test_property_is_not_vacuous": (300, 300),
         "test_integer_arithmetic_is_sound": (150, 400),
         "test_column_sums_are_sound": (100, 300),
@@ -67,8 +67,8 @@ BUDGETS = {
         "test_double_arithmetic_decides": (300, 300),
         "test_integer_arithmetic_decides_and_the_kernel_agrees": (300, 300),
     },
-    "tests/test_differential.py": {"test_differential_run": (20, 60)},  # datasets
-    "tests/sources/delta/test_delta_columnar.py": {"test_many_random_logs": (70, 360)},  # logs
+    "tests/test_differential.py": {"test_differential_run": (10, 60)},  # datasets
+    "tests/sources/delta/test_delta_columnar.py": {"test_many_random_logs": (36, 360)},  # logs
     "tests/expr/test_arith.py": {
         "test_two_operand_arithmetic_is_sound": (150, 300),
         "test_two_operand_arithmetic_decides": (400, 400),
@@ -78,7 +78,7 @@ BUDGETS = {
         "test_like_outcomes_are_sound": (300, 1500),
     },
     "tests/expr/test_resolve.py": {
-        "test_nested_outcomes_are_sound": (100, 400),
+        "test_nested_outcomes_are_sound": (60, 400),
         "test_nested_property_is_not_vacuous": (300, 300),
     },
     "tests/expr/test_zones.py": {
@@ -113,7 +113,7 @@ BUDGETS = {
         "test_property_generator_exercises_value_sets": (1200, 2000),
     },
     "tests/kernels/test_vm.py": {
-        "test_random_programs_answer_as_numpy": (250, 3000),
+        "test_random_programs_answer_as_numpy": (120, 3000),
         "test_random_programs_are_mostly_assembled": (300, 300),
     },
     "tests/sources/parquet/test_footer.py": {
