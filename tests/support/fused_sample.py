@@ -8,13 +8,15 @@ tests, kernel tests, benchmarks), then pick::
 
     PRUNEKIT_RECORD_KERNEL_PATHS=/tmp/paths.json \\
         python -m pytest -n auto --deep --check-kernel-paths -k numba
-    PRUNEKIT_RECORD_KERNEL_PATHS=/tmp/make-test.json make test
+    PRUNEKIT_RECORD_KERNEL_PATHS=/tmp/make-test.json PRUNEKIT_CACHE_DIR=$(mktemp -d) make test
     python -m tests.support.fused_sample /tmp/paths.json /tmp/make-test.json
 
 The pick is greedy: the case that adds the most paths not yet taken, the one with fewer paths
 (a smaller kernel, a quicker compile) on a tie, until no case adds any. Only cases that run
 with ``backend="numba"`` as a parameter are candidates: those are the ones ``make test`` leaves
-out unless sampled. Paths the other tests of ``make test`` take count as taken from the start;
+out unless sampled. Paths the other tests of ``make test`` take count as taken from the start
+(recorded with an empty kernel cache, as CI runs: with the default backend a test loads a
+kernel another run left on disk, and takes its paths only then);
 without the second file every path must come from a candidate. A path no test takes fails the
 run (``--check-kernel-paths``), so a pick from a stale recording is caught, not trusted.
 """
