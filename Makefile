@@ -28,16 +28,17 @@ demo: venv
 
 # The suite CI runs, over every core (JOBS=1 for one process). The goal is 8 minutes on two
 # cores with empty kernel caches, set-up included: measured from 7.5 to 12 minutes on one
-# 2-core VM as its speed varied, uv's downloads included. Both cores stay busy throughout (1 to
-# 3% idle), so more workers do not help: of 900 to 1,400 worker-seconds, about a fifth is Numba
-# compiling kernels and about a third the Spark tests (mostly planning and Janino code
-# generation on the driver JVM). An idle worker takes pending tests from a busy one
-# (worksteal): with plain load balancing one worker once finished 90 s before the other. The
-# Spark tests come first in the collection, so they all land on one worker and one JVM
-# (tests/conftest.py). Every hand-written case through both
+# 2-core VM as its speed varied, uv's downloads included, and 12 minutes on a slower 2-core
+# EPYC. Both cores stay busy throughout, so more workers do not help (three took 4% longer):
+# of 900 to 1,400 worker-seconds, about a quarter is Numba compiling kernels (the compiled
+# interpreter alone 30 s) and about a third the Spark tests (mostly planning and Janino code
+# generation on the driver JVM; Spark's interpreted expressions took longer still). An idle
+# worker takes pending tests from a busy one (worksteal): with plain load balancing one worker
+# once finished 90 s before the other. The Spark tests come first in the collection, so they
+# all land on one worker and one JVM (tests/conftest.py). Every hand-written case through both
 # interpreters, the fused kernel for a sample of them that takes every path of its generator
-# (checked), the property tests at their make-test budgets (tests/conftest.py), Spark, the
-# docs and the README. The slowest tests are listed last.
+# (checked), the property tests at their make-test budgets (tests/conftest.py), all of TPC-H
+# and a third of TPC-DS, Spark, the docs and the README. The slowest tests are listed last.
 #
 # The suite starts hundreds of Python processes (its workers, fresh-process and command-line
 # tests, Spark's Python workers). With PYTHONDONTWRITEBYTECODE set, as some machines set it, each
