@@ -52,7 +52,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # fits beside everything else; the deep ones are the counts each test was written with. A
 # property test missing here is an error at collection, so none runs at a count nobody chose.
 # Tests that run hypothesis inside (``find``, a nested ``@given``) take theirs from the
-# ``examples`` fixture; those that count what their examples reach keep one budget in both.
+# ``examples`` fixture. Tests that count what their examples reach ("not vacuous", "decides")
+# run half their deep count under ``make test``, where each count they check came out at three
+# times its threshold or more; those whose first hits come late keep one budget in both.
 BUDGETS = {
     "tests/test_property.py": {  # the main soundness property and its companions
         "test_outcomes_are_sound_numpy": (300, 4000),
@@ -60,18 +62,18 @@ BUDGETS = {
         "test_compiled_interpreter_matches_numpy": (120, 1500),
         "test_decisive_pairs_answer_as_three_bits": (100, 600),
         "test_sql_rendering_round_trips": (80, 1000),
-        "test_property_is_not_vacuous": (300, 300),
+        "test_property_is_not_vacuous": (150, 300),
         "test_integer_arithmetic_is_sound": (150, 400),
         "test_column_sums_are_sound": (100, 300),
         "test_double_arithmetic_is_sound": (150, 400),
-        "test_double_arithmetic_decides": (300, 300),
-        "test_integer_arithmetic_decides_and_the_kernel_agrees": (300, 300),
+        "test_double_arithmetic_decides": (150, 300),
+        "test_integer_arithmetic_decides_and_the_kernel_agrees": (150, 300),
     },
     "tests/test_differential.py": {"test_differential_run": (10, 60)},  # datasets
     "tests/sources/delta/test_delta_columnar.py": {"test_many_random_logs": (36, 360)},  # logs
     "tests/expr/test_arith.py": {
         "test_two_operand_arithmetic_is_sound": (150, 300),
-        "test_two_operand_arithmetic_decides": (400, 400),
+        "test_two_operand_arithmetic_decides": (200, 400),
     },
     "tests/expr/test_likes.py": {
         "test_regex_and_floor_agree_with_the_reference": (150, 300),
@@ -79,7 +81,7 @@ BUDGETS = {
     },
     "tests/expr/test_resolve.py": {
         "test_nested_outcomes_are_sound": (60, 400),
-        "test_nested_property_is_not_vacuous": (300, 300),
+        "test_nested_property_is_not_vacuous": (150, 300),
     },
     "tests/expr/test_zones.py": {
         "test_outcomes_are_sound_in_any_session_zone": (200, 400),
@@ -114,7 +116,7 @@ BUDGETS = {
     },
     "tests/kernels/test_vm.py": {
         "test_random_programs_answer_as_numpy": (120, 3000),
-        "test_random_programs_are_mostly_assembled": (300, 300),
+        "test_random_programs_are_mostly_assembled": (150, 300),
     },
     "tests/sources/parquet/test_footer.py": {
         "test_decoder_equals_pyarrow_metadata": (40, 40),
