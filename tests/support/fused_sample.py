@@ -31,8 +31,9 @@ SAMPLE = Path(__file__).resolve().parents[1] / "kernels" / "fused_sample.txt"
 
 HEADER = """\
 # The hand-written cases whose fused kernel (backend "numba") make test compiles; make test-deep
-# compiles it for every case. Together they take every path of the kernel generator, which
-# make test checks (--check-kernel-paths, tests/conftest.py). Made by tests/support/fused_sample.py.
+# compiles it for every case. With the kernels the rest of make test compiles, they take every
+# path of the kernel generator, which make test checks (--check-kernel-paths, tests/conftest.py).
+# Made by tests/support/fused_sample.py.
 """
 
 
