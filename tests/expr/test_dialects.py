@@ -948,9 +948,10 @@ def test_datafusion_reads_a_nan_of_either_sign_as_its_sign_may_decide(column):
     a group of -NaN), while ``f = 5``, ``f IN (1, 2)`` and ``f BETWEEN 1 AND 10``, FALSE of
     a NaN of either sign, are still decided. Every group holding no NaN is decided as
     DataFusion's rows say."""
-    negative_nan = np.frombuffer(np.array([0xFFF8000000000000], "<u8").tobytes(), "<f8")[0]
-    assert np.signbit(negative_nan) and np.isnan(negative_nan)
-    values = [float(negative_nan), float("nan"), 7.0, -1.0, float("inf"), None]
+    from tests.support.datafusion_differential import NEGATIVE_NAN
+
+    assert np.signbit(NEGATIVE_NAN) and np.isnan(NEGATIVE_NAN)
+    values = [NEGATIVE_NAN, float("nan"), 7.0, -1.0, float("inf"), None]
     table = pa.table({"f": pa.array(values, column), "g": pa.array(values[::-1], column)})
     groups, ctx = _datafusion_row_groups(table)
     st = _exact_statistics(groups)

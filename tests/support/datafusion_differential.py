@@ -10,7 +10,7 @@ users do not expect (``1.5`` is a Float64 and ``1`` an Int64, integer ``/`` trun
 against the real engine:
 
 - a **dataset** per seed: the DuckDB harness's generator (``duckdb_differential``: NULLs,
-  all-NULL groups, NaN (with its sign bit set in every other float palette: x86's NaN of
+  all-NULL groups, NaN (every other NaN of a column with its sign bit set: x86's NaN of
   invalid arithmetic, which Arrow's order puts below every number), ±0.0, ±inf, integer
   extremes, decimals narrow and 38 digits wide, long
   and non-ASCII strings, strings holding ``\\ % _ '``, dates, timestamps with and without a
