@@ -65,7 +65,8 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
     operand = holder.this
     items = list(holder.expressions) if isinstance(holder, exp.In) else [
         holder.args.get("low"), holder.args.get("high")]
-    first = _operand_type(operand, types)
+    negated_double = _negated_double(operand, types)
+    first = "double" if negated_double is not None else _operand_type(operand, types)
     if first is None or any(i is None for i in items):
         return None
     if isinstance(operand, exp.Cast) and first == "int64":  # an integer column's own values
@@ -83,7 +84,15 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
         return None
     if isinstance(to, tuple):
         if first in ("float", "double"):  # the column cast to that DECIMAL by Arrow
-            if not _arrow_decimal_operand(operand, types) or to[2] > 22:
+            if negated_double is not None and to[2] <= 22:
+                # Arrow's cast of -v is minus its cast of v (a DOUBLE product negated, rounded
+                # half away from zero): -g IN (a, b) is g IN (-a, -b), a BETWEEN's bounds
+                # swapped
+                operand = negated_double
+                values = [None if v is None else -v for v in values]
+                if isinstance(holder, exp.Between):
+                    values.reverse()
+            elif not _arrow_decimal_operand(operand, types) or to[2] > 22:
                 return None
             holder.set("this", arrow_decimal(operand, to, types))
             _set_items(holder, [exp.Null() if v is None else _number(v, scale=to[2])
@@ -91,7 +100,7 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
             holder.meta[EXACT] = True
             return holder
         return _on_grid(holder, values, int(first[2]) if isinstance(first, tuple) else 0)
-    if isinstance(operand.unnest(), exp.Neg):
+    if isinstance(operand.unnest(), exp.Neg) and negated_double is None:
         return None  # (a negated DECIMAL column compared in DOUBLE: not modelled)
     if to in ("double", "float") and all(v is None or math.isfinite(v) for v in values):
         if first not in ("float", "double"):  # (a FLOAT widens exactly in Spark)
@@ -118,7 +127,9 @@ def doubles_against_decimals(tree: exp.Expression, types: Mapping[str, object] |
     for cmp in list(tree.find_all(*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)):
         for key, other_key in (("this", "expression"), ("expression", "this")):
             column, other = cmp.args.get(key), cmp.args.get(other_key)
-            kind = _operand_type(column, types) if _arrow_decimal_operand(column, types) else None
+            negated = _negated_double(column, types)
+            kind = "double" if negated is not None else _operand_type(
+                column, types) if _arrow_decimal_operand(column, types) else None
             cast = _type_of(other, types) if isinstance(other, exp.Cast) else None
             if kind not in ("float", "double") or not isinstance(cast, tuple):
                 continue
@@ -126,18 +137,40 @@ def doubles_against_decimals(tree: exp.Expression, types: Mapping[str, object] |
             value = _value_in(other, to)
             if value is None or to[2] > 22:
                 continue
-            cmp.set(key, arrow_decimal(column, to, types))
-            cmp.set(other_key, _number(value, scale=to[2]))
+            if negated is not None:
+                # Arrow's cast of -g is minus its cast of g, and a op b is -b op -a: -g > c
+                # is -c > g
+                cmp.set(key, _number(-value, scale=to[2]))
+                cmp.set(other_key, arrow_decimal(negated, to, types))
+            else:
+                cmp.set(key, arrow_decimal(column, to, types))
+                cmp.set(other_key, _number(value, scale=to[2]))
             break
 
 
 def _arrow_decimal_operand(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
-    """A DOUBLE or FLOAT column, or an integer or DECIMAL column's cast to DOUBLE: what the
-    binding's cast to DECIMAL reads."""
+    """A DOUBLE or FLOAT column, or an integer, DECIMAL or DOUBLE column's cast to DOUBLE:
+    what the binding's cast to DECIMAL reads."""
     if isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.DOUBLE:
-        return isinstance(x.this, exp.Column) and (kind_of(x.this, types) in INTEGER_KINDS or
-                                                   decimal_kind(x.this, types) is not None)
+        return isinstance(x.this, exp.Column) and (
+            kind_of(x.this, types) in (*INTEGER_KINDS, "double")
+            or decimal_kind(x.this, types) is not None)
     return isinstance(x, exp.Column) and _type_of(x, types) in ("float", "double")
+
+
+def _negated_double(x: exp.Expression, types: Mapping[str, object] | None
+                    ) -> exp.Column | None:
+    """The DOUBLE column of ``-g`` (or of ``-CAST(g AS DOUBLE)``), None for anything else: a
+    DOUBLE's minus is exact, so its cast to a DECIMAL is minus the column's (a FLOAT's is
+    too, but the binding reads the cast of a DOUBLE only)."""
+    x = x.unnest()
+    if not isinstance(x, exp.Neg):
+        return None
+    inner = x.this.unnest()
+    if isinstance(inner, exp.Cast) and inner.to.this == exp.DataType.Type.DOUBLE:
+        inner = inner.this.unnest()
+    return inner if isinstance(inner, exp.Column) and kind_of(inner, types) == "double" \
+        else None
 
 
 def arrow_decimal(column: exp.Expression, to: tuple,
@@ -145,8 +178,9 @@ def arrow_decimal(column: exp.Expression, to: tuple,
     """The call the binding reads as Arrow's cast of a DOUBLE to DECIMAL ``to``: of a DOUBLE
     column, an integer column's DOUBLE, or (written as the column alone) a DECIMAL column's
     DOUBLE as Arrow casts it."""
-    if isinstance(column, exp.Cast) and decimal_kind(column.this, types) is not None:
-        column = column.this
+    if isinstance(column, exp.Cast) and (decimal_kind(column.this, types) is not None
+                                         or kind_of(column.this, types) == "double"):
+        column = column.this  # (a DOUBLE column's cast to DOUBLE is the column)
     return exp.Anonymous(this=ARROW_DECIMAL, expressions=[
         column.copy(), exp.Literal.number(to[1]), exp.Literal.number(to[2])])
 

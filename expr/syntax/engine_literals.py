@@ -332,8 +332,9 @@ def split_zero_items(tree: exp.Expression, dialect: str,
         # Where the list may be merged with another, its rows are not its own, NULL or not.
         why = "a set of numbers may tell 0 from -0.0" + (
             f" {MERGED_LIST}" if not engine(dialect).null_in_lists and merge_drops_null(x) else "")
-        if any(isinstance(i.unnest(), exp.Cast) and i.unnest().to.this ==
-               exp.DataType.Type.FLOAT for i in x.expressions) or (
+        if (not _a_double_operand(x.this, types) and any(
+                isinstance(i.unnest(), exp.Cast) and i.unnest().to.this ==
+                exp.DataType.Type.FLOAT for i in x.expressions)) or (
                 others and _a_double_among(x.expressions) and not _a_double_among(others) and
                 not _as_doubles(others)):
             # a FLOAT item (the list compares in FLOAT there), or without its DOUBLE zero
@@ -353,6 +354,18 @@ def split_zero_items(tree: exp.Expression, dialect: str,
             return split
         x.replace(exp.Paren(this=split))
     return tree
+
+
+def _a_double_operand(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """Whether ``x`` is a DOUBLE column or a cast to DOUBLE of a column, maybe negated: a
+    list on it compares in DOUBLE whatever its items, a FLOAT among them widened exactly
+    (a zero keeping its sign)."""
+    x = x.unnest()
+    while isinstance(x, exp.Neg):
+        x = x.this.unnest()
+    return isinstance(x, (exp.Column, exp.Cast)) and (
+        isinstance(x, exp.Column) or isinstance(x.this.unnest(), exp.Column)) and kind_of(
+        x, types) == "double"
 
 
 def _as_doubles(items: list) -> bool:

@@ -391,11 +391,23 @@ def _real_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
     if x.to.this != exp.DataType.Type.FLOAT or not isinstance(number, exp.Literal) or \
             number.is_string:
         return False
-    kinds = {kind_of(c, types) for c in partners_of(x)}
+    kinds = {kind_of(c, types) for c in partners_of(x)} | (
+        {"double"} if _beside_arrow_double(x) else set())
     if not kinds:
         return False
     return kinds <= _FLOAT_EXACT or (kinds <= _FLOAT_EXACT | _FLOAT_ROUNDED and isinstance(
         x.parent, (*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)))
+
+
+def _beside_arrow_double(x: exp.Expression) -> bool:
+    """Whether ``x`` (maybe negated, or an IN list's item) is compared with Arrow's DOUBLE of
+    a wide DECIMAL column (``is_arrow_double``): a DOUBLE, never -0.0, which a FLOAT meets
+    widened exactly there as in Spark."""
+    parent = x.parent
+    while isinstance(parent, (exp.Neg, exp.Paren, exp.Tuple)):
+        parent = parent.parent
+    return parent is not None and any(
+        is_arrow_double(side.unnest()) for side in parent.iter_expressions())
 
 
 def _float_of_integer(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
@@ -412,16 +424,19 @@ _DOUBLE_TEXT = re.compile(r"-?\d+(\.\d+)?|-?inf(inity)?|nan", re.IGNORECASE)
 def _double_literal(x: exp.Cast, types: Mapping[str, object] | None, reads: Engine) -> bool:
     """``CAST(5 AS DOUBLE)``, ``CAST('1.5' AS DOUBLE)``, ``CAST('Infinity' AS DOUBLE)``: the
     nearest DOUBLE (or the infinity, NaN) in both, against anything but a DECIMAL column
-    (which a DOUBLE meets as a DECIMAL of its own in DataFusion). Not NaN compared with a
-    negation, nor negated, where ``Engine.negated_nan_below``: a NaN negated is another value
-    there (below every number, apart from NaN)."""
+    (which a DOUBLE meets as a DECIMAL of its own in DataFusion). Not NaN negated where
+    ``Engine.negated_nan_below``: a NaN negated is another value there (below every number,
+    apart from NaN); nor compared with a negation, unless ``Engine.signed_nans`` makes such a
+    comparison unknown where its operand is NaN (``signed_nans``), as its sign may decide it,
+    and it is read as written elsewhere (``-f`` a number there, a NaN without its sign bit
+    above every number and equal to none)."""
     number = x.this.this if isinstance(x.this, exp.Neg) else x.this
     if x.to.this != exp.DataType.Type.DOUBLE or not isinstance(number, exp.Literal) or (
             number.is_string and (number is not x.this or not _DOUBLE_TEXT.fullmatch(
                 number.this))):
         return False
     if reads.negated_nan_below and number.is_string and number.this.lower() == "nan" and (
-            _beside_a_negation(x) or _negated(x)):
+            (_beside_a_negation(x) and not reads.signed_nans) or _negated(x)):
         return False
     return not any(decimal_kind(c, types) for c in partners_of(x))
 
