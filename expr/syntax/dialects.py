@@ -114,6 +114,7 @@ from prunekit.expr.syntax.engine_literals import (
 )
 from prunekit.expr.syntax.engine_operands import is_arrow_cast, is_unknown_part, unknown_part
 from prunekit.expr.syntax.list_merges import (
+    AT_LEAST_WRITTEN,
     AT_MOST_WRITTEN,
     EXACT_BUT_NULL,
     MERGED_LIST,
@@ -235,12 +236,12 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
             # item: NULL, as ``needs`` says); where it holds a value, read as it is if the
             # merges keep the rows of values, or at most as it is
             is_null = exp.Is(this=guard.copy(), expression=exp.Null())
-            where_value = part.copy() if exact else exp.paren(exp.and_(
-                part.copy(), marker.copy())) if capped else marker.copy()
+            where_value = part.copy() if exact else _capped(
+                part, marker.copy(), capped) if capped else marker.copy()
             marker = exp.paren(exp.or_(exp.and_(where_value, exp.not_(is_null.copy())),
                                        exp.and_(is_null, merged_at_null(part, marker))))
         elif capped:  # its merges keep at most its rows as written
-            marker = exp.paren(exp.and_(part.copy(), marker))
+            marker = _capped(part, marker, capped)
         if part is tree:
             tree = marker
         else:
@@ -253,6 +254,27 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     return _signed_nans_read(n.transform(read, lambda node: opaque.get(
         node.name, node) if isinstance(node, n.Func) and not node.args else node), types,
         dialect)
+
+
+def _capped(part: exp.Expression, unknown: exp.Expression, mark: object) -> exp.Expression:
+    """A list or equality whose merges keep at most its rows as written (``AT_MOST_WRITTEN``):
+    ``part AND unknown``; for an IN list or ``=`` under NOTs whose merges keep at least its
+    rows but its NULL items' (``AT_LEAST_WRITTEN``), ``part OR unknown``, NULL items
+    dropped.
+
+    >>> import sqlglot
+    >>> unknown = exp.Anonymous(this="u", expressions=[])
+    >>> _capped(sqlglot.parse_one("x IN (1, NULL)"), unknown, AT_LEAST_WRITTEN).sql()
+    '(x IN (1) OR U())'
+    """
+    if mark == AT_LEAST_WRITTEN:
+        written = part.copy()
+        inner = written.unnest()
+        if isinstance(inner, exp.In):
+            inner.set("expressions", [i for i in inner.expressions
+                                      if not isinstance(i.unnest(), exp.Null)])
+        return exp.paren(exp.or_(written, unknown))
+    return exp.paren(exp.and_(part.copy(), unknown))
 
 
 def _signed_nans_read(read: n.Node, types: Mapping[str, object] | None, dialect: str

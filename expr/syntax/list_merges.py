@@ -84,10 +84,17 @@ NULL_SIDE = "prunekit_null_side"
 EXACT_BUT_NULL = "prunekit_exact_but_null"
 
 
-# The mark of a MAY_MERGE list or equality that no NOT stands above and none negates: every
-# merge of it keeps at most its rows as written (an AND's intersection or difference leaves
-# fewer; an OR's union is the OR's own rows), so it is read as written AND an unknown leaf.
+# The mark of a MAY_MERGE list or equality with only AND, OR and NOT above, an even count of
+# NOTs (around it too): once they are pushed in, every merge of it keeps at most its rows as
+# written (an AND's intersection or difference leaves fewer; an OR's union is the OR's own
+# rows), so it is read as written AND an unknown leaf. Its value AT_LEAST_WRITTEN marks an
+# IN list under an odd count, the one such member of its group: each merge of it, a
+# difference (IN minus NOT IN under AND) or none, passes only values in none of its items
+# but NULL (its NULL items are dropped there), so the list is read as written without NULL
+# items OR an unknown leaf, under those NOTs.
 AT_MOST_WRITTEN = "prunekit_at_most_written"
+
+AT_LEAST_WRITTEN = "at least as written without NULL"
 
 
 # Why a part the engine's optimizer rewrites together with others on its column is unknown:
@@ -188,10 +195,22 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
             i.find(exp.Column) is not None for i in m.items) for m in group]
         column = _null_column(group)
         values = column is not None and not any(inexact) and _values_only(group)
-        for m, m_inexact in zip(group, inexact, strict=True):
+        polarities = [_polarity(m) for m in group]
+        negations = [m for m, negated in zip(group, polarities, strict=True)
+                     if negated is not False]
+        # (an intersection of NOT IN lists, under OR once NOTs are pushed in, may fold to TRUE,
+        # NULL rows and all)
+        apart = None not in polarities and not any(
+            _meet_under_or(a, b) for k, a in enumerate(negations) for b in negations[k + 1:])
+        for m, m_inexact, negated in zip(group, inexact, polarities, strict=True):
             if m.is_list or not monotone or m_inexact:
                 m.node.meta[MAY_MERGE] = _INEXACT if m_inexact else True
-                m.node.meta[AT_MOST_WRITTEN] = _monotone(m) and not m.negated
+                plain = isinstance(m.node, (exp.In, exp.EQ))  # (no negation of its own)
+                m.node.meta[AT_MOST_WRITTEN] = (_monotone(m) and not m.negated) or (
+                    negated is False and plain) or (
+                    negated and apart and plain and not m_inexact and any(
+                        not isinstance(i.unnest(), exp.Null) for i in m.items)
+                    and AT_LEAST_WRITTEN)
                 if _unions_only(group):
                     m.node.meta[NULL_KEPT] = True
                 if column is not None:
@@ -603,6 +622,36 @@ def _merge_keeps_an_item(a: _Member, b: _Member, op_and: bool, a_negated: bool,
         return None
     positive, negated = (b, a) if a_negated else (a, b)
     return _has_own_item(positive, negated, types)
+
+
+def _polarity(m: _Member) -> bool | None:
+    """Whether the list (or equality) is negated once every NOT above it is pushed in, as
+    the optimizer may push them: its own negation (``m.negated``: NOT IN, ``<>``, NOTs around
+    it) and an odd count of NOTs above; None where anything but AND, OR and NOT stands above
+    (a NULL there is not as good as FALSE).
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("NOT (x NOT IN (1) OR x IN (2))")
+    >>> sorted((x.sql(), _polarity(_as_list(x, {}))) for x in tree.find_all(exp.In))
+    [('x IN (1)', False), ('x IN (2)', True)]
+    """
+    negated = m.negated
+    for above in ancestors(m.top):
+        if isinstance(above, exp.Not):
+            negated = not negated
+        elif not isinstance(above, (exp.And, exp.Or, exp.Paren)):
+            return None
+    return negated
+
+
+def _meet_under_or(a: _Member, b: _Member) -> bool:
+    """Whether the first op above both members is an OR once the NOTs above it are pushed in
+    (or no AND or OR joins them: True)."""
+    top = _first_above_both(a, b)
+    if not isinstance(top, (exp.And, exp.Or)):
+        return True
+    odd = sum(isinstance(n, exp.Not) for n in ancestors(top.parent)) % 2 == 1
+    return isinstance(top, exp.Or) != odd
 
 
 def _monotone(m: _Member) -> bool:
