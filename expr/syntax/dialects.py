@@ -118,10 +118,12 @@ from prunekit.expr.syntax.list_merges import (
     AT_MOST_WRITTEN,
     EXACT_BUT_NULL,
     MERGED_LIST,
+    NONE_OF,
     NULL_KEPT,
     NULL_SIDE,
     mark_exact_merges,
     merged_at_null,
+    without_values,
 )
 from prunekit.expr.syntax.negations import wrapping_negations
 from prunekit.expr.syntax.portability import unportable_parts, why_not_portable
@@ -206,7 +208,8 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     arrow_decimal_doubles(tree, dialect, types)
     parts = _opaque_parts(tree, unportable_parts(tree, dialect, types, utc), dialect)
     if not parts and folded is None:
-        return _signed_nans_read(parse(tree.sql(dialect="spark")), types, dialect)
+        return _signed_nans_read(parse(_without_excluded(tree).sql(dialect="spark")), types,
+                                 dialect)
     if parts and parts[0][0] is tree and not isinstance(tree, _BOOLEAN) and _surely_not_boolean(
             tree, dialect, types):
         raise TypeMismatchError(f"not a boolean predicate: {tree.sql(dialect=syntax(dialect))}")
@@ -246,7 +249,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
             tree = marker
         else:
             part.replace(marker)
-    read = parse(tree.sql(dialect="spark"))
+    read = parse(_without_excluded(tree).sql(dialect="spark"))
     if folded is not None:  # its own rows, or none where the optimizer folds it to FALSE
         read = n.And((read, folded))
     # Every function call of another dialect is a part made opaque, so after the swap no
@@ -256,9 +259,24 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         dialect)
 
 
+def _without_excluded(tree: exp.Expression) -> exp.Expression:
+    """``tree`` with each IN list read as Spark reads it (not an unknown part) that lies in an
+    AND with a NOT IN conjunct on its operand (``NONE_OF``) without the items that NOT IN
+    rules out (``without_values``): the AND is FALSE wherever the operand holds one. In
+    place; the tree is returned (another one where the whole predicate was such a list)."""
+    for x in list(tree.find_all(exp.In)):
+        if x.meta.get(NONE_OF):
+            written = without_values(x)
+            if x is tree:
+                return written
+            x.replace(written)
+    return tree
+
+
 def _capped(part: exp.Expression, unknown: exp.Expression, mark: object) -> exp.Expression:
     """A list or equality whose merges keep at most its rows as written (``AT_MOST_WRITTEN``):
-    ``part AND unknown``; for an IN list or ``=`` under NOTs whose merges keep at least its
+    ``part AND unknown``, without the items a conjunct above rules out (``without_values``);
+    for an IN list or ``=`` under NOTs whose merges keep at least its
     rows but its NULL items' (``AT_LEAST_WRITTEN``), ``part OR unknown``, NULL items
     dropped.
 
@@ -274,7 +292,7 @@ def _capped(part: exp.Expression, unknown: exp.Expression, mark: object) -> exp.
             inner.set("expressions", [i for i in inner.expressions
                                       if not isinstance(i.unnest(), exp.Null)])
         return exp.paren(exp.or_(written, unknown))
-    return exp.paren(exp.and_(part.copy(), unknown))
+    return exp.paren(exp.and_(without_values(part), unknown))
 
 
 def _signed_nans_read(read: n.Node, types: Mapping[str, object] | None, dialect: str

@@ -23,6 +23,8 @@ together is ``column_terms``.
 
 from __future__ import annotations
 
+import decimal
+import struct
 from collections.abc import Mapping
 
 from sqlglot import exp
@@ -95,6 +97,13 @@ EXACT_BUT_NULL = "prunekit_exact_but_null"
 AT_MOST_WRITTEN = "prunekit_at_most_written"
 
 AT_LEAST_WRITTEN = "at least as written without NULL"
+
+
+# The mark of an AT_MOST_WRITTEN IN list that lies within an AND (once NOTs are pushed in) one
+# of whose conjuncts is a NOT IN list on its operand, in its type: that list's items but
+# NULL, which a row the AND passes holds none of (the NOT IN is FALSE there), merged
+# (DataFusion's IN minus NOT IN) or not. ``without_values`` drops them from the list.
+NONE_OF = "prunekit_none_of"
 
 
 # Why a part the engine's optimizer rewrites together with others on its column is unknown:
@@ -211,6 +220,13 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
                     negated and apart and plain and not m_inexact and any(
                         not isinstance(i.unnest(), exp.Null) for i in m.items)
                     and AT_LEAST_WRITTEN)
+                if m.node.meta[AT_MOST_WRITTEN] is True and negated is False and isinstance(
+                        m.node, exp.In):
+                    excluded = [i.copy() for b, b_negated in zip(group, polarities, strict=True)
+                                if b_negated and _excludes(b, m) for i in b.items
+                                if not isinstance(i.unnest(), exp.Null)]
+                    if excluded:
+                        m.node.meta[NONE_OF] = excluded
                 if _unions_only(group):
                     m.node.meta[NULL_KEPT] = True
                 if column is not None:
@@ -496,7 +512,10 @@ def _item_family(item: exp.Expression) -> str | None:
     while isinstance(bare, exp.Neg):
         bare = bare.this.unnest()
     if isinstance(bare, exp.Cast):
-        return _type_family(bare.to) if isinstance(bare.this.unnest(), exp.Literal) else None
+        inner = bare.this.unnest()
+        while isinstance(inner, exp.Neg):  # (CAST(-1 AS REAL))
+            inner = inner.this.unnest()
+        return _type_family(bare.to) if isinstance(inner, exp.Literal) else None
     if not isinstance(bare, exp.Literal):
         return None
     if bare.is_string:
@@ -652,6 +671,79 @@ def _meet_under_or(a: _Member, b: _Member) -> bool:
         return True
     odd = sum(isinstance(n, exp.Not) for n in ancestors(top.parent)) % 2 == 1
     return isinstance(top, exp.Or) != odd
+
+
+def _excludes(b: _Member, a: _Member) -> bool:
+    """Whether ``b``, a NOT IN list (or ``<>``, NOT IN once NOTs are pushed in), is a conjunct
+    of an AND above ``a`` (only ANDs between ``b`` and that AND, which is an AND once the NOTs
+    above it are pushed in), on ``a``'s operand in ``a``'s type (the optimizer's): where its
+    column holds one of ``b``'s items but NULL, ``b`` is FALSE, and so is that AND, whatever
+    ``a`` is, merged with ``b`` or not."""
+    if not isinstance(b.node, exp.In) or a.key is None or a.key != b.key or a.family is None \
+            or a.family != b.family or not isinstance(b.top, exp.And):
+        return False
+    node = b.top
+    above_a = {id(n) for n in ancestors(a.top)}
+    while id(node) not in above_a:
+        if not isinstance(node.parent, (exp.And, exp.Paren)):
+            return False
+        node = node.parent
+    return isinstance(node, exp.And) and sum(
+        isinstance(n, exp.Not) for n in ancestors(node.parent)) % 2 == 0
+
+
+def without_values(part: exp.Expression) -> exp.Expression:
+    """An IN list marked ``NONE_OF`` (a copy) without the items surely equal to one of those
+    it is marked with, in the type the engine compares them in (the same number, a float's
+    only where that float holds it; the same string, day or instant); FALSE where none is
+    left.
+
+    >>> import sqlglot
+    >>> x = sqlglot.parse_one("x IN (1, 2.5, 0.1, -0.0)")  # the FLOAT 0.1 is no DOUBLE 0.1
+    >>> x.meta[NONE_OF] = [sqlglot.parse_one(t) for t in ("CAST(2.5 AS REAL)",
+    ...                                                   "CAST(0.1 AS REAL)", "0.0")]
+    >>> without_values(x).sql()
+    'x IN (1, 0.1, -0.0)'
+    """
+    written = part.copy()
+    inner = written.unnest()
+    excluded = part.unnest().meta.get(NONE_OF)
+    if not isinstance(inner, exp.In) or not excluded:
+        return written
+    kept = [i for i in inner.expressions if not any(_surely_equal(i, e) for e in excluded)]
+    if not kept:
+        return exp.false()
+    inner.set("expressions", kept)
+    return written
+
+
+def _surely_equal(x: exp.Expression, y: exp.Expression) -> bool:
+    vx, vy = value_of(x), value_of(y)
+    if vx is None or vy is None or vx != vy or (vx[0] == "temporal" and not isinstance(
+            vx[1], int)):
+        return False
+    if vx[0] != "number":
+        return True
+    if vx[1] == 0:
+        return False  # (a float's sets tell 0 from -0.0 there)
+    # a number cast to a float is that float: the same only where it holds the number
+    return all(not _float_cast(i) or _exact_in(vx[1], _float_cast(i)) for i in (x, y))
+
+
+def _float_cast(x: exp.Expression) -> str | None:
+    bare = x.unnest()
+    while isinstance(bare, exp.Neg):
+        bare = bare.this.unnest()
+    if isinstance(bare, exp.Cast) and bare.to.is_type(*FLOAT_TYPES):
+        return "f" if bare.to.this == exp.DataType.Type.FLOAT else "d"
+    return None
+
+
+def _exact_in(v: object, form: str) -> bool:
+    try:
+        return decimal.Decimal(struct.unpack(form, struct.pack(form, float(v)))[0]) == v
+    except (OverflowError, struct.error, ValueError):
+        return False
 
 
 def _monotone(m: _Member) -> bool:
