@@ -8,7 +8,8 @@ written exactly.
   column's grid of values can equal none (dropped from a list; a BETWEEN's bound moves onto
   the grid), and the rest are written at the column's scale;
 - a DOUBLE (or FLOAT) common type: the column cast to it, every item as the DOUBLE (FLOAT)
-  it becomes (a REAL widened, a DECIMAL by Arrow's cast, a whole number rounded).
+  it becomes (a REAL widened, a DECIMAL by Arrow's cast, a whole number rounded); against
+  an integer column a fraction is dropped from a list, as its DOUBLE is a whole number.
 
 Spark would compare these lists otherwise (a DECIMAL meeting a DOUBLE is a DOUBLE there, and
 its ANSI and legacy modes type an integer against a FLOAT apart).
@@ -103,8 +104,16 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
     if isinstance(operand.unnest(), exp.Neg) and negated_double is None:
         return None  # (a negated DECIMAL column compared in DOUBLE: not modelled)
     if to in ("double", "float") and all(v is None or math.isfinite(v) for v in values):
+        integral = first not in ("float", "double") or (
+            isinstance(operand, exp.Cast) and kind_of(operand.this, types) in INTEGER_KINDS)
         if first not in ("float", "double"):  # (a FLOAT widens exactly in Spark)
             holder.set("this", exp.Cast(this=operand.copy(), to=exp.DataType.build(to.upper())))
+        if integral and isinstance(holder, exp.In) and 0 not in values:
+            # its DOUBLE (FLOAT) is a whole number (beside a zero the list stays a set of as
+            # many items, which tells 0 from -0.0)
+            values = [v for v in values if v is None or float(v).is_integer()]
+            if not values:
+                return _never(holder)
         written = [exp.Null() if v is None else _number(v, double=True) for v in values]
         _set_items(holder, written)
         return holder
@@ -308,6 +317,12 @@ def _on_grid(holder: exp.In | exp.Between, values: list, scale: int) -> exp.Expr
     if kept:
         _set_items(holder, kept)
         return holder
+    return _never(holder)
+
+
+def _never(holder: exp.In | exp.Between) -> exp.Expression:
+    """A list none of whose items its operand can equal, as the never-true ``x BETWEEN 1 AND
+    0`` in its place (NULL where ``x`` is, as the list is), returned."""
     never = exp.Between(this=holder.this.copy(), low=_number(Fraction(1), scale=0),
                         high=_number(Fraction(0), scale=0))
     if isinstance(holder, exp.In) and merge_drops_null(holder):

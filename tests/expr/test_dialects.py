@@ -1386,6 +1386,35 @@ def test_datafusion_casts_doubles_met_by_decimals_as_arrow_rounds():
                                        _exact_statistics(groups), texts)
 
 
+def test_datafusion_finds_no_fraction_in_an_integer_columns_list():
+    """An integer column's list with a fraction compares in DOUBLE there, where the column's
+    DOUBLE is a whole number: the fractions equal no row, so a group of 0 and 1 holds no
+    row of ``i IN (0.5)`` (its optimizer folds it to FALSE), and every row of ``i NOT IN
+    (0.5)``. Groups of two rows, decided as DataFusion's rows say."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    pairs = [(0, 1), (5, 6), (-3, None)]
+    ctx = datafusion.SessionContext()
+    for g, pair in enumerate(pairs):
+        ctx.register_record_batches(f"rg{g}", [pa.table({"i": pa.array(pair, pa.int32())})
+                                               .to_batches()])
+    values = [[v for v in pair if v is not None] for pair in pairs]
+    st = pk.Statistics.from_numpy(row_count=np.full(3, 2, np.int64), columns={"i": {
+        "min": np.array([min(v) for v in values], np.int32),
+        "max": np.array([max(v) for v in values], np.int32),
+        "null_count": np.array([p.count(None) for p in pairs], np.int64)}})
+    schema = pa.schema([("i", pa.int32())])
+    for sql in ["i IN (0.5, 5.5)", "CAST(i AS DOUBLE) IN (0.25, 5.75, 1e-300)",
+                "i NOT IN (0.5, 5.5E0)", "NOT (i IN (-2.5, 6.5))", "i IN (0.5, 6, 7.5)"]:
+        pred = pk.PruningPredicate(sql, schema, dialect="datafusion")
+        assert _read_in_full(pred.explain()), sql
+        outcome = pred.classify(st)
+        for g, pair in enumerate(pairs):
+            rows = ctx.sql(f"SELECT count(*) AS n FROM rg{g} WHERE {sql}").to_pydict()["n"][0]
+            expected = (pk.NONE_MATCH if rows == 0 else pk.ALL_MATCH if rows == 2
+                        else pk.MAYBE_MATCH)
+            assert outcome[g] == expected, (sql, pair, rows)
+
+
 def test_duckdb_compares_a_between_in_one_type():
     """DuckDB compares ``x BETWEEN a AND b`` in one type: with a DOUBLE bound, the whole one is
     a DOUBLE too (BIGINT's least lies between -9223372036854775807 and 5e0 there). One row per
