@@ -295,13 +295,7 @@ def test_a_null_item_a_merge_drops_is_read_as_dropped(groups, sql, merged):
     so the list is read as written without NULL OR an unknown leaf under its NOT: a group is
     skipped exactly where ``merged`` (DataFusion's reading) has no row (found by the
     DataFusion differential, seed 81190000), never taken whole."""
-    column = "s" if "s " in sql else "x"
-    g = groups[column]
-    assert not g.check(sql), sql  # (sound on every group, and not read in full)
-    rows = set(g.ctx.sql(f"SELECT g FROM t WHERE {merged}").to_pydict()["g"])
-    outcomes = pk.PruningPredicate(sql, g.schema, dialect="datafusion").classify(g.stats)
-    for k, outcome in enumerate(outcomes):
-        assert (outcome == pk.NONE_MATCH) == (k not in rows), (sql, g.rows[k])
+    _skipped_exactly_where_none(groups["s" if "s " in sql else "x"], sql, merged)
 
 
 # Row groups of two values each, on both sides of every item below: a group's bounds let an
@@ -384,9 +378,14 @@ def test_a_merge_under_and_and_or_alone_passes_at_most_its_rows_as_written(
     unknown leaf: a group is skipped exactly where ``written`` (the lists' rows as SQL reads
     them) has no row, never taken whole."""
     column = next(c for c in ("f", "x") if re.search(rf"\b{c}\b", sql))
-    g = groups[column]
-    assert not g.check(sql), sql  # (sound on every group, and not read in full)
-    rows = set(g.ctx.sql(f"SELECT g FROM t WHERE {written}").to_pydict()["g"])
+    _skipped_exactly_where_none(groups[column], sql, written)
+
+
+def _skipped_exactly_where_none(g: _Groups, sql: str, reading: str) -> None:
+    """``sql`` is sound on every group and not read in full, and skips a group exactly where
+    ``reading`` (the rows it is proven to keep at most) has no row."""
+    assert not g.check(sql), sql
+    rows = set(g.ctx.sql(f"SELECT g FROM t WHERE {reading}").to_pydict()["g"])
     outcomes = pk.PruningPredicate(sql, g.schema, dialect="datafusion").classify(g.stats)
     for k, outcome in enumerate(outcomes):
         assert (outcome == pk.NONE_MATCH) == (k not in rows), (sql, g.rows[k])
