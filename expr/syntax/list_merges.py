@@ -23,6 +23,7 @@ together is ``column_terms``.
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import struct
 from collections.abc import Mapping
@@ -86,14 +87,14 @@ NULL_SIDE = "prunekit_null_side"
 EXACT_BUT_NULL = "prunekit_exact_but_null"
 
 
-# The mark of a MAY_MERGE list or equality with only AND, OR and NOT above, an even count of
-# NOTs (around it too): once they are pushed in, every merge of it keeps at most its rows as
-# written (an AND's intersection or difference leaves fewer; an OR's union is the OR's own
-# rows), so it is read as written AND an unknown leaf. Its value AT_LEAST_WRITTEN marks an
-# IN list under an odd count, the one such member of its group: each merge of it, a
-# difference (IN minus NOT IN under AND) or none, passes only values in none of its items
-# but NULL (its NULL items are dropped there), so the list is read as written without NULL
-# items OR an unknown leaf, under those NOTs.
+# The mark of a MAY_MERGE list or equality that no NOT stands above and none negates: every
+# merge of it keeps at most its rows as written (an AND's intersection or difference leaves
+# fewer; an OR's union is the OR's own rows), so it is read as written AND an unknown leaf.
+# Its value AT_LEAST_WRITTEN marks an IN list (or ``=``) that only NOTs around it negate,
+# in a group of literal items no two negated members of which meet under an OR: each merge
+# of it, IN minus NOT IN under AND, a union of NOT IN lists, or none, passes only values in
+# none of its items but NULL (a merge drops its NULL items), so the list is read as written
+# without NULL items OR an unknown leaf, under those NOTs.
 AT_MOST_WRITTEN = "prunekit_at_most_written"
 
 AT_LEAST_WRITTEN = "at least as written without NULL"
@@ -214,16 +215,16 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
         for m, m_inexact, negated in zip(group, inexact, polarities, strict=True):
             if m.is_list or not monotone or m_inexact:
                 m.node.meta[MAY_MERGE] = _INEXACT if m_inexact else True
-                plain = isinstance(m.node, (exp.In, exp.EQ))  # (no negation of its own)
-                m.node.meta[AT_MOST_WRITTEN] = (_monotone(m) and not m.negated) or (
-                    negated is False and plain) or (
-                    negated and apart and plain and not m_inexact and any(
-                        not isinstance(i.unnest(), exp.Null) for i in m.items)
-                    and AT_LEAST_WRITTEN)
+                # (under a NOT the optimizer may merge before it pushes the NOT in, folding
+                # an empty merge to a constant the NOT turns: only NOTs around the list)
+                m.node.meta[AT_MOST_WRITTEN] = _monotone(m) and (not m.negated or (
+                    apart and not any(inexact) and isinstance(m.node, (exp.In, exp.EQ))
+                    and any(not isinstance(i.unnest(), exp.Null) for i in m.items)
+                    and AT_LEAST_WRITTEN))
                 if m.node.meta[AT_MOST_WRITTEN] is True and negated is False and isinstance(
                         m.node, exp.In):
                     excluded = [i.copy() for b, b_negated in zip(group, polarities, strict=True)
-                                if b_negated and _excludes(b, m) for i in b.items
+                                if b_negated and _excludes(b, m, types) for i in b.items
                                 if not isinstance(i.unnest(), exp.Null)]
                     if excluded:
                         m.node.meta[NONE_OF] = excluded
@@ -673,15 +674,17 @@ def _meet_under_or(a: _Member, b: _Member) -> bool:
     return isinstance(top, exp.Or) != odd
 
 
-def _excludes(b: _Member, a: _Member) -> bool:
-    """Whether ``b``, a NOT IN list (or ``<>``, NOT IN once NOTs are pushed in), is a conjunct
-    of an AND above ``a`` (only ANDs between ``b`` and that AND, which is an AND once the NOTs
-    above it are pushed in), on ``a``'s operand in ``a``'s type (the optimizer's): where its
-    column holds one of ``b``'s items but NULL, ``b`` is FALSE, and so is that AND, whatever
-    ``a`` is, merged with ``b`` or not."""
+def _excludes(b: _Member, a: _Member, types: Mapping[str, object] | None) -> bool:
+    """Whether ``b``, a NOT IN list, is a conjunct of an AND above ``a`` (only ANDs between
+    ``b`` and that AND, and an even count of NOTs above it), on ``a``'s operand in ``a``'s
+    type (the optimizer's; in DOUBLE only where both operands are DOUBLEs): where its column
+    holds one of ``b``'s items but NULL, ``b`` is FALSE, and so is that AND, whatever ``a``
+    is, merged with ``b`` or not."""
     if not isinstance(b.node, exp.In) or a.key is None or a.key != b.key or a.family is None \
             or a.family != b.family or not isinstance(b.top, exp.And):
         return False
+    if a.family == "float" and not (_a_double(a.operand, types) and _a_double(b.operand, types)):
+        return False  # (one in FLOAT, the other in DOUBLE: 0.1 is two values there)
     node = b.top
     above_a = {id(n) for n in ancestors(a.top)}
     while id(node) not in above_a:
@@ -690,6 +693,15 @@ def _excludes(b: _Member, a: _Member) -> bool:
         node = node.parent
     return isinstance(node, exp.And) and sum(
         isinstance(n, exp.Not) for n in ancestors(node.parent)) % 2 == 0
+
+
+def _a_double(operand: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """Whether ``operand`` is surely a DOUBLE (a DOUBLE column, a cast to DOUBLE), which a list
+    on it compares in, whatever its items."""
+    operand = operand.unnest()
+    if isinstance(operand, exp.Cast):
+        return operand.to.this == exp.DataType.Type.DOUBLE
+    return isinstance(operand, exp.Column) and kind_of(operand, types) == "double"
 
 
 def without_values(part: exp.Expression) -> exp.Expression:
@@ -719,15 +731,31 @@ def without_values(part: exp.Expression) -> exp.Expression:
 
 def _surely_equal(x: exp.Expression, y: exp.Expression) -> bool:
     vx, vy = value_of(x), value_of(y)
-    if vx is None or vy is None or vx != vy or (vx[0] == "temporal" and not isinstance(
-            vx[1], int)):
+    if vx is None or vy is None or vx != vy:
         return False
+    if vx[0] == "temporal":  # (value_of's whole seconds tell apart, not alike)
+        ix, iy = _instant(x), _instant(y)
+        return ix is not None and ix == iy
     if vx[0] != "number":
         return True
     if vx[1] == 0:
         return False  # (a float's sets tell 0 from -0.0 there)
     # a number cast to a float is that float: the same only where it holds the number
     return all(not _float_cast(i) or _exact_in(vx[1], _float_cast(i)) for i in (x, y))
+
+
+def _instant(x: exp.Expression) -> datetime.datetime | None:
+    """A DATE or TIMESTAMP literal's instant, to the microsecond (a day at its midnight);
+    None for one with a zone or text it does not read."""
+    bare = x.unnest()
+    if not (isinstance(bare, exp.Cast) and isinstance(bare.this, exp.Literal)
+            and bare.this.is_string):
+        return None
+    try:
+        moment = datetime.datetime.fromisoformat(bare.this.this.strip())
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is None else None
 
 
 def _float_cast(x: exp.Expression) -> str | None:
