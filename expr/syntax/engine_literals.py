@@ -325,6 +325,18 @@ def split_zero_items(tree: exp.Expression, dialect: str,
     if engine(dialect).zeros_in_lists:
         return tree
     for x in list(tree.find_all(exp.In)):
+        if len(x.expressions) >= 2 and not inside_unknown_part(x) and _zero_of_a_column(
+                x, types):
+            # (x IN (...) AND NOT x = 0) OR (x = 0 AND <unknown>)
+            at_zero = exp.EQ(this=x.this.copy(), expression=exp.Literal.number(0))
+            at_zero.meta[OWN_EQUALITY] = True
+            why = "a set of numbers may tell 0 from -0.0 (a column among its items)"
+            split = exp.or_(exp.and_(x.copy(), exp.not_(at_zero.copy())),
+                            exp.and_(at_zero, unknown_part(why, x)))
+            if x is tree:
+                return split
+            x.replace(exp.Paren(this=split))
+            continue
         if len(x.expressions) < 2 or x.meta.get(EXACT) or no_negative_zero(x, types) or not any(
                 is_zero(item) for item in x.expressions):
             continue
@@ -354,6 +366,18 @@ def split_zero_items(tree: exp.Expression, dialect: str,
             return split
         x.replace(exp.Paren(this=split))
     return tree
+
+
+def _zero_of_a_column(x: exp.In, types: Mapping[str, object] | None) -> bool:
+    """Whether DataFusion's list ``x`` may compare a zero of one sign with a column's zero of
+    the other by bits: an item reads a column (a float's zero has either sign; an integer's
+    is 0 beside an operand's -0.0), and the operand is no bare DOUBLE column (a FLOAT or
+    integer cast to DOUBLE there, and any cast, tells the signs apart beside a column item:
+    ``r IN (g, 2.0)`` on a FLOAT ``r`` of 0.0 and a DOUBLE ``g`` of -0.0 is FALSE)."""
+    operand = x.this.unnest()
+    if isinstance(operand, exp.Column) and kind_of(operand, types) == "double":
+        return False
+    return any(item.find(exp.Column) is not None for item in x.expressions)
 
 
 def _a_double_operand(x: exp.Expression, types: Mapping[str, object] | None) -> bool:

@@ -1550,6 +1550,31 @@ def test_datafusion_reads_a_list_with_zero_but_for_the_sign_of_zero():
 
 
 
+def test_datafusion_reads_a_list_with_a_column_item_but_for_the_sign_of_zero():
+    """A list of two or more items, one of them reading a column, on an operand cast to a
+    DOUBLE (a FLOAT or integer column, or a cast) compares zeros by their bits there: ``r IN
+    (2.0, g)`` is FALSE for a FLOAT ``r`` of 0.0 and a DOUBLE ``g`` of -0.0, TRUE in Spark
+    (found by a review; unsound before: ALL_MATCH there). Unknown where the operand is 0;
+    every answer holds on DataFusion's rows, groups of two rows."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    groups = [pa.table({"r": pa.array(r, pa.float32()), "g": pa.array(g, pa.float64()),
+                        "i": pa.array(i, pa.int64())})
+              for r, g, i in [([0.0, 0.0], [-0.0, -0.0], [0, 0]),
+                              ([None, 0.0], [0.0, -0.0], [None, 0]),
+                              ([2.0, 3.0], [-0.0, 1.0], [2, 3]), ([-0.0, 1.0], [0.0, 1.0], [1, 1])]]
+    ctx = datafusion.SessionContext()
+    for g, rg in enumerate(groups):
+        ctx.register_record_batches(f"rg{g}", [rg.to_batches()])
+    st = _exact_statistics(groups)
+    for sql in ["r IN (2.0, g)", "r IN (g, g)", "CAST(r AS DOUBLE) IN (g, 2.0)",
+                "r NOT IN (2.0, g)", "NOT (r IN (2.0, g))", "r NOT IN (g, 1)",
+                "r NOT IN (2.0, g, CAST(-1 AS REAL))", "i IN (g, 2.0)", "i NOT IN (g, 5)"]:
+        outcome = pk.PruningPredicate(sql, groups[0].schema, dialect="datafusion").classify(st)
+        for g in range(len(groups)):
+            rows = ctx.sql(f"SELECT count(*) AS n FROM rg{g} WHERE {sql}").to_pydict()["n"][0]
+            assert outcome[g] != (pk.NONE_MATCH if rows else pk.ALL_MATCH), (sql, g, rows)
+
+
 def test_datafusion_reads_whole_numbers_beside_a_double_zero_as_doubles():
     """A DOUBLE zero among whole numbers makes DataFusion's list compare in DOUBLE: split off
     as its sign's unknown, the rest is read as those DOUBLEs (``x IN (91E0, 5E0)``), so a
