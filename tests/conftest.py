@@ -5,9 +5,11 @@ Tiers. ``make test`` (what CI runs) keeps every hand-written case, run through t
 compiled interpreters; the fused kernel is compiled for the sample of those cases listed in
 ``tests/kernels/fused_sample.txt``; every property test runs at its ``make test`` budget
 (``BUDGETS``). ``make test-deep`` (``pytest --deep``) compiles the fused kernel for every
-hand-written case and runs the property tests at their deep budgets. Marks: ``spark`` tests
-start a local Spark session (one per test process, shared: the ``spark`` fixture); ``slow``
-ones take seconds. ``make test-fast`` leaves both out.
+hand-written case, runs the property tests at their deep budgets, the random checks at their
+deep sizes (``tests.support.tiers.pick``) and the tests marked ``deep``: checks of the test
+generators and the benchmarks' dry run, whose subjects ``make test`` covers otherwise. Marks:
+``spark`` tests start a local Spark session (one per test process, shared: the ``spark``
+fixture); ``slow`` ones take seconds. ``make test-fast`` leaves both out.
 
 Generator coverage. Every kernel source lists the generator paths it took
 (``prunekit.kernels.codegen.PATHS``, ``paths_of``). With ``--check-kernel-paths`` (both make
@@ -172,6 +174,9 @@ def pytest_collection_modifyitems(config, items):
         if ("spark" in getattr(item, "fixturenames", ()) and "spark" not in params
                 and not item.get_closest_marker("spark")):
             raise pytest.UsageError(f"{item.nodeid} starts Spark: mark it spark")
+        if item.get_closest_marker("deep") and not deep:
+            dropped.append(item)
+            continue
         backend = params.get("backend")
         if backend == "numba" and not deep:
             seen.add(item.nodeid)

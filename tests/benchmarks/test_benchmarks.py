@@ -90,10 +90,13 @@ def test_new_shapes_bind_and_run():
 
 @pytest.mark.slow
 @pytest.mark.spark  # bench_reader.py reads with Spark
+@pytest.mark.deep
 def test_every_asv_benchmark_runs_once(spark, tmp_path, monkeypatch):
     """A one-repetition dry run of the whole asv suite on small inputs (``asv check`` only
-    checks signatures), so a broken benchmark fails ``make test``. Spark is the session the
-    test process shares with its other Spark tests (``spark``, one core), which
+    checks signatures), so a broken benchmark fails ``make test-deep``. ``make test`` runs the
+    workload, its queries and baselines (above), the fresh-process scan benchmarks (below) and
+    the join benchmarks (test_tpc.py), but not this (40 to 50 s of its 8 minutes). Spark is the
+    session the test process shares with its other Spark tests (``spark``, one core), which
     ``bench_reader.session`` returns as its own."""
     from benchmarks import bench_classify, bench_latency
 

@@ -230,10 +230,12 @@ def _without_value_sets(t: pa.Table, drop: tuple = ("values", "bloom")) -> pa.Ta
 
 
 @pytest.mark.slow
+@pytest.mark.deep  # a check of the generator (its first bloom decision comes at example 663)
 def test_property_generator_exercises_value_sets(without_local_constants, examples):
     """tests/support/strategies.py derives ``values``/``bloom`` from the rows (test_property.py
     checks soundness on them); here: they decide outcomes the other statistics leave MAYBE, and only
-    ever make an outcome more decisive."""
+    ever make an outcome more decisive. The rules of value sets have hand-written cases above,
+    in ``make test``; this check of the generator runs in the deep tier."""
 
     from hypothesis import given, settings
 

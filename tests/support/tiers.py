@@ -4,6 +4,16 @@ tests/conftest.py before any test module is imported."""
 DEEP = False
 
 
+def pick(make_test, deep):
+    """``make_test`` under ``make test``, ``deep`` in the deep tier: the size of a random check
+    (containers, seeds, queries), smaller where ``make test`` must fit its time.
+
+    >>> pick(20, 40) in (20, 40)
+    True
+    """
+    return deep if DEEP else make_test
+
+
 def backends() -> tuple[str, ...]:
     """The backends a test that loops over them runs: the fused kernel (``numba``) only in the
     deep tier, where every hand-written case compiles it (tests/conftest.py)."""
