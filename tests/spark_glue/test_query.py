@@ -16,6 +16,7 @@ pytest.importorskip("pyspark")
 pytestmark = pytest.mark.spark
 
 from prunekit import spark_glue as sg  # noqa: E402
+from tests.support import tiers  # noqa: E402
 from tests.support.star_lake import FACT_FILES  # noqa: E402
 
 
@@ -229,7 +230,7 @@ def test_random_join_queries_equal_the_plain_query(spark):
     ``sql`` against Spark's plain query (``make fuzz`` runs more of them)."""
     from tests.support import join_fuzz
 
-    failures, skipped = join_fuzz.spark_check(spark, seed=3, queries=6)
+    failures, skipped = join_fuzz.spark_check(spark, seed=3, queries=tiers.pick(3, 6))
     assert not failures, "\n".join(failures)
     assert skipped > 0  # some files were left out, or the check proves nothing
 

@@ -20,7 +20,7 @@ from prunekit.parquet import data_schema
 from prunekit.sources import delta as D
 from prunekit.sources.delta.rules import bound, float32_bounds, string
 from prunekit.sources.delta.values import bounds, successors
-from tests.support import delta_logs
+from tests.support import delta_logs, tiers
 from tests.support import delta_reference as ref
 
 UTC = dt.timezone.utc
@@ -142,7 +142,7 @@ def test_vector_bounds_agree_with_the_exact_rules(t):
         pa.timestamp("us"): "timestamp_ntz",
     }.get(t, f"decimal({t.precision},{t.scale})" if pa.types.is_decimal(t) else None)
     texts = set()
-    for _ in range(1500):
+    for _ in range(tiers.pick(500, 1500)):
         texts.add(delta_logs.dumps(delta_logs.value(rng, kind), ascii_only=False))
         texts.add(delta_logs.dumps(delta_logs.canonical(rng, kind), ascii_only=False))
     if pa.types.is_decimal(t):  # digits past the scale, near the precision's edge

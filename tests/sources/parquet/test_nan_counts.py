@@ -19,6 +19,7 @@ import pytest
 import prunekit as pk
 from prunekit import parquet as ppq
 from tests.support import differential as diff
+from tests.support import tiers
 
 
 def _duckdb_write(table: pa.Table, path) -> None:
@@ -127,7 +128,7 @@ def test_total_order_on_an_integer_column_hides_its_bounds(tmp_path):
 
 
 # ---- differential: random datasets written by DuckDB ------------------------------------------
-SEEDS = range(7_000, 7_040)
+SEEDS = range(7_000, 7_000 + tiers.pick(20, 40))  # datasets, each written by DuckDB
 FLOAT_TYPES = ("float32", "float64")
 
 
@@ -165,4 +166,4 @@ def test_duckdb_written_floats_are_sound_and_prune(tmp_path):
             assert not diff.violations(outcomes, truths), (seed, tree.sql(), outcomes, truths)
             checked += len(outcomes)
             none += outcomes.count(0)
-    assert checked >= 1_000 and none >= 100, (checked, none)
+    assert checked >= 25 * len(SEEDS) and none >= 2.5 * len(SEEDS), (checked, none)
