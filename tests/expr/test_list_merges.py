@@ -523,7 +523,7 @@ def test_random_merges_never_part_from_datafusion(groups, column):
     against DataFusion's rows, every one decided where the predicate is read in full, and
     many read in full (the merges proven to keep the rows)."""
     rng = random.Random(f"merges-{column}")
-    count = 1500 if tiers.DEEP else 60
+    count = tiers.pick(60, 1500)
     seen, read = set(), 0
     while len(seen) < count:
         sql = _random_predicate(rng, column)
