@@ -533,6 +533,21 @@ def test_strings_are_keyed_ahead_only_where_the_string_free_pass_would_skip(kept
     assert any(stops_alone) and not all(stops_alone)
 
 
+def test_strings_beside_a_list_search_are_keyed_before_the_passes():
+    """A program that searches a long IN list evaluates its steps in one pass over each chunk
+    (the search's loop has written its answers by then), so string bounds keyed in the kernel
+    are keyed before that pass, not after a pass without them. The answers are the
+    interpreters'."""
+    n = 3 * codegen.CHUNK + 5
+    stats = _clustered_words(n)
+    listed = ", ".join(str(v) for v in range(0, n, 7))  # a search: more than 16 items
+    pred = pk.PruningPredicate(f"s = 'kal' OR t IN ({listed})", _WORDS)
+    paths = codegen.paths_of(_source(pred, stats))
+    assert "keys before the passes" in paths and "slot keys" in paths, sorted(paths)
+    got = _agree(pred, stats)
+    assert (got == 0).any() and (got != 0).any()
+
+
 def test_key_buffers_come_from_each_thread_and_are_never_written_past(monkeypatch):
     """A kernel that keys strings keys them into its caller's buffer: each call through
     ``run_kernel`` gets its thread's, kept between calls, of ``KEY_AHEAD`` keys per keyed
