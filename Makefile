@@ -53,8 +53,9 @@ test: venv
 		--durations=15
 	$(BIN)/asv check --python=same
 
-# What make test leaves out: the fused kernel for every hand-written case and the property
-# tests at their full budgets; the 99 TPC-DS queries in Spark on a scale-1 lake, natively and
+# What make test leaves out: the fused kernel for every hand-written case, the property tests
+# at their full budgets, the random checks at their full sizes and the tests marked deep (the
+# asv suite's dry run among them); the 99 TPC-DS queries in Spark on a scale-1 lake, natively and
 # through prunekit.spark_glue.sql, with equal rows (benchmarks/tpc/spark_run.py); then a
 # bounded fuzz (FUZZ_MINUTES of predicates, then JOIN_FUZZ_MINUTES of join queries, then
 # DUCKDB_FUZZ_MINUTES of DuckDB-dialect predicates, DATAFUSION_FUZZ_MINUTES of DataFusion's).
