@@ -27,7 +27,7 @@ demo: venv
 	$(BIN)/python -m prunekit.demo
 
 # The suite CI runs, over every core (JOBS=1 for one process). The goal is 8 minutes on two
-# cores with empty kernel caches, set-up included: 6.0 and 6.6 minutes in two runs on a 2-core VM
+# cores with empty kernel caches, set-up included: 5.4 to 6.6 minutes in three runs on a 2-core VM
 # where the suite took 8.8 before the deep tier took the benchmarks' dry run and the random
 # checks' full sizes (tests/conftest.py); that VM's speed has varied by a fifth. Both cores
 # stay busy throughout, so more workers do not help (three took 4% longer): of about 700
