@@ -469,7 +469,7 @@ def test_arithmetic_outcomes_in_spark_equal_classify(spark):
     df = ts.to_spark(spark, table).cache()
     want = ts.expected(table, SPARK_PREDICATES)
     assert set(SPARK_COMPILED) <= set(SPARK_PREDICATES)
-    got = ts.classify_all(df, SPARK_PREDICATES, compiled=SPARK_COMPILED if tiers.DEEP else ())
+    got = ts.classify_all(df, SPARK_PREDICATES, compiled=tiers.pick((), SPARK_COMPILED))
     assert not ts.mismatches(want, got, table)
     assert not ts.mismatches(want, ts.classify_all(df, SPARK_PREDICATES, engine="sql"), table)
     df.unpersist()

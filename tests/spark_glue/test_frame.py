@@ -58,7 +58,7 @@ def test_kernels_in_spark_equal_classify_on_random_containers(random_frame):
     assert set(COMPILED) <= set(PREDICATES)
     # Compiled in Spark's Python worker, seconds each: under make test the integer, string-key
     # and bit-packed layouts (the demo's two among them), every one in the deep tier.
-    compiled = COMPILED if tiers.DEEP else (COMPILED[0], COMPILED[2], COMPILED[3])
+    compiled = tiers.pick((COMPILED[0], COMPILED[2], COMPILED[3]), COMPILED)
     # schema read off the structs (method "auto": udf)
     got = classify_all(df, PREDICATES, compiled=compiled)
     assert not mismatches(want, got, table)
@@ -81,7 +81,7 @@ def test_map_in_arrow_equals_classify(random_frame):
     # mapInArrow moves every column, and each predicate's operator has Python workers of its
     # own (seconds each to start): every sixth predicate in the deep tier, every twelfth under
     # make test.
-    some = PREDICATES[::6] if tiers.DEEP else PREDICATES[::12]
+    some = tiers.pick(PREDICATES[::12], PREDICATES[::6])
     got = classify_all(df, some, method="map", schema=DATA)
     assert not mismatches({q: want[q] for q in some}, got, table)
 

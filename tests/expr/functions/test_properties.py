@@ -233,7 +233,7 @@ def _run_property(examples: int, backend_sample: int) -> Counter:
 
 def test_functions_are_sound_and_decide(examples):
     # The fused kernel on the first few examples: 15 in the deep tier, where compiling is paid.
-    seen = _run_property(examples, backend_sample=15 if tiers.DEEP else 2)
+    seen = _run_property(examples, backend_sample=tiers.pick(2, 15))
     for o in (NONE, ALL):
         assert seen[(o, True)] >= 20, dict(seen)
 
