@@ -119,6 +119,7 @@ from prunekit.expr.syntax.list_merges import (
     EXACT_BUT_NULL,
     MERGED_LIST,
     NONE_OF,
+    NULL_ITEMS_OPTIONAL,
     NULL_KEPT,
     NULL_SIDE,
     mark_exact_merges,
@@ -217,7 +218,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     for i, (part, why, guard, merged_only) in enumerate(parts):
         marks = part.unnest().meta
         exact = guard is not None and marks.get(EXACT_BUT_NULL)
-        if exact and marks.get(NULL_KEPT):
+        if exact is True and marks.get(NULL_KEPT):
             continue  # its merges keep its rows for every value, and NULL where it is
         # Columns as Spark reads their names (struct fields too): bound, so an unknown one is
         # an error, as anywhere else in the predicate.
@@ -239,10 +240,12 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
             # item: NULL, as ``needs`` says); where it holds a value, read as it is if the
             # merges keep the rows of values, or at most as it is
             is_null = exp.Is(this=guard.copy(), expression=exp.Null())
-            where_value = part.copy() if exact else _capped(
+            where_value = _null_items_optional(part, marker.copy()) if (
+                exact == NULL_ITEMS_OPTIONAL) else part.copy() if exact else _capped(
                 part, marker.copy(), capped) if capped else marker.copy()
+            at_null = exp.null() if marks.get(NULL_KEPT) else merged_at_null(part, marker)
             marker = exp.paren(exp.or_(exp.and_(where_value, exp.not_(is_null.copy())),
-                                       exp.and_(is_null, merged_at_null(part, marker))))
+                                       exp.and_(is_null, at_null)))
         elif capped:  # its merges keep at most its rows as written
             marker = _capped(part, marker, capped)
         if part is tree:
@@ -271,6 +274,25 @@ def _without_excluded(tree: exp.Expression) -> exp.Expression:
                 return written
             x.replace(written)
     return tree
+
+
+def _null_items_optional(part: exp.Expression, unknown: exp.Expression) -> exp.Expression:
+    """An IN list with NULL items that a merge may drop (``NULL_ITEMS_OPTIONAL``): TRUE
+    where its operand is one of its other items, else NULL or FALSE.
+
+    >>> import sqlglot
+    >>> unknown = exp.Anonymous(this="u", expressions=[])
+    >>> _null_items_optional(sqlglot.parse_one("x IN (1, NULL)"), unknown).sql()
+    '(x IN (1) OR (NULL AND U()))'
+    """
+    written = part.copy()
+    inner = written.unnest()
+    maybe_null = exp.paren(exp.and_(exp.null(), unknown))
+    values = [i for i in inner.expressions if not isinstance(i.unnest(), exp.Null)]
+    if not values:
+        return maybe_null
+    inner.set("expressions", values)
+    return exp.paren(exp.or_(written, maybe_null))
 
 
 def _capped(part: exp.Expression, unknown: exp.Expression, mark: object) -> exp.Expression:

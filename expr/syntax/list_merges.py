@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import itertools
 import struct
 from collections.abc import Mapping
 
@@ -71,8 +72,9 @@ MAY_MERGE = "prunekit_may_merge"
 _INEXACT = "inexact"
 
 
-# The mark of a MAY_MERGE list or equality every merge of which is a union keeping an item:
-# NULL where its operand is, merged or not (no empty merge folds to a constant).
+# The mark of a MAY_MERGE list or equality no merge of which can leave a list without an
+# item (``_never_emptied``): NULL where its operand is, merged or not (no empty merge folds
+# to a constant).
 NULL_KEPT = "prunekit_null_kept"
 
 
@@ -83,8 +85,12 @@ NULL_SIDE = "prunekit_null_side"
 
 
 # The mark of such a list or equality whose merges keep the rows of every value of the
-# column but NULL (``_values_only``).
+# column but NULL (``_values_only``): True, or NULL_ITEMS_OPTIONAL.
 EXACT_BUT_NULL = "prunekit_exact_but_null"
+
+# Its value for a list with NULL items whose merges keep the rows of every value of the
+# column but NULL as written or without those items (``_values_only`` with ``nulls``).
+NULL_ITEMS_OPTIONAL = "but its NULL items may be dropped"
 
 
 # The mark of a MAY_MERGE list or equality that no NOT stands above and none negates: every
@@ -204,7 +210,8 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
         inexact = [(sets and _float_zero(m, types)) or any(
             i.find(exp.Column) is not None for i in m.items) for m in group]
         column = _null_column(group)
-        values = column is not None and not any(inexact) and _values_only(group)
+        never_emptied, null_apart = _never_emptied(group, types)
+        values = column is not None and not any(inexact) and _values_only(group, null_apart)
         polarities = [_polarity(m) for m in group]
         negations = [m for m, negated in zip(group, polarities, strict=True)
                      if negated is not False]
@@ -228,11 +235,12 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
                                 if not isinstance(i.unnest(), exp.Null)]
                     if excluded:
                         m.node.meta[NONE_OF] = excluded
-                if _unions_only(group):
+                if id(m) in never_emptied or _unions_only(group):
                     m.node.meta[NULL_KEPT] = True
                 if column is not None:
                     m.node.meta[NULL_SIDE] = column.copy()
-                    m.node.meta[EXACT_BUT_NULL] = values
+                    m.node.meta[EXACT_BUT_NULL] = values and (NULL_ITEMS_OPTIONAL if any(
+                        isinstance(i.unnest(), exp.Null) for i in m.items) else True)
 
 
 def merged_at_null(part: exp.Expression, unknown: exp.Expression) -> exp.Expression:
@@ -288,14 +296,16 @@ def _null_column(group: list[_Member]) -> exp.Column | None:
     return next(m.operand.find(exp.Column) for m in group) if len(found) == 1 else None
 
 
-def _values_only(group: list[_Member]) -> bool:
+def _values_only(group: list[_Member], nulls: bool = False) -> bool:
     """Whether a merge of ``group`` changes which rows pass only where its operand is NULL:
     the members share one operand, and every item of theirs is a value (a literal, a cast of
     one: no NULL, no expression, no float's zero, which are asked before) or a pattern. A
     merge changes rows by a NULL item it drops and by a constant it folds an empty merge to,
     which is the members' own answer for every value but NULL (``x IN ()`` is FALSE where
     ``x IN (1) AND x IN (2)`` is, ``x NOT IN ()`` TRUE where ``x NOT IN (1) OR x NOT IN
-    (2)`` is).
+    (2)`` is). With ``nulls``, NULL items too: a merge keeps a list's NULL items or drops
+    them, so each list passes the rows it passes as written or without its NULL items (the
+    caller asks that no merge keeps the NULL of an IN list minus a NOT IN list).
 
     >>> import sqlglot
     >>> _values_only([_as_list(x, {}) for x in sqlglot.parse_one(
@@ -305,7 +315,8 @@ def _values_only(group: list[_Member]) -> bool:
     False
     """
     return not any(m.key is None or m.key != group[0].key for m in group) and not any(
-        i.find(exp.Null) is not None or (value_of(i) is None and not _is_pattern(i))
+        (i.find(exp.Null) is not None and not (nulls and isinstance(i.unnest(), exp.Null)))
+        or (value_of(i) is None and not _is_pattern(i) and not isinstance(i.unnest(), exp.Null))
         for m in group for i in m.items)  # (an item it cannot fold to a value may be
 
 
@@ -332,6 +343,128 @@ def _unions_only(group: list[_Member]) -> bool:
             if top is None or a.negated != b.negated or isinstance(top, exp.And) != a.negated:
                 return False
     return True
+
+
+def _never_emptied(group: list[_Member], types: Mapping[str, object] | None
+                   ) -> tuple[set[int], bool]:
+    """The members of ``group`` (by ``id``) no merge of which can leave a list without an
+    item, however the optimizer pairs them: each is then NULL wherever its operand is,
+    merged or not (a list that keeps an item is NULL there; only an empty one folds to a
+    constant). And whether no merge is an IN list holding NULL minus a NOT IN list: that
+    one keeps the NULL, and is NULL, not FALSE, for a value of the NOT IN list.
+
+    Any two lists whose operands may be one expression (``_may_meet``) may be merged, and
+    the lists merged from them again, by the first AND or OR above them all, as written or
+    with the NOTs above pushed in (IN minus NOT IN under AND is kept apart under OR, its De
+    Morgan twin), and by either op, either sign, where something else stands between. Each
+    list made so is followed by the items it surely keeps: an intersection the items
+    written alike in both, a union both's, IN minus NOT IN the IN list's items surely apart
+    from every item the NOT IN list may hold. A list made of two members or more that surely
+    keeps none may fold. (Pulling a conjunct common to every branch of an OR out of it,
+    which the optimizer does, makes no other merge: each branch holds a copy, which meets
+    the rest of its branch by the same op.)
+
+    >>> import sqlglot
+    >>> def kept(text):
+    ...     group = [_as_list(x, {}) for x in sqlglot.parse_one(text).find_all(exp.In, exp.EQ)]
+    ...     ids, null_apart = _never_emptied(group, {})
+    ...     return sorted(m.node.sql() for m in group if id(m) in ids), null_apart
+    >>> kept("NOT (x = 1 OR x = 2) AND (x IN (3, NULL) OR y)")  # unions, and (3) minus them
+    (['x = 1', 'x = 2', 'x IN (3, NULL)'], False)
+    >>> kept("(x IN (1, 2) AND z) OR x NOT IN (5)")  # kept apart: IN beside NOT IN under OR
+    (['x IN (1, 2)', 'x IN (5)'], True)
+    >>> kept("x IN (1, 2) AND x IN (2, 3) AND x IN (1, 3)")  # each pair shares, not all three
+    ([], True)
+    """
+    by_id = {id(m): m for m in group}
+    # (members, the node above them, negated there, sure item texts): (every item it may
+    # hold but NULL, whether it may hold NULL)
+    lists: dict[tuple, tuple] = {}
+    for m in group:
+        items = tuple(i for i in m.items if not isinstance(i.unnest(), exp.Null))
+        sure = frozenset(i.unnest().sql() for i in items if value_of(i) is not None)
+        lists[(frozenset([id(m)]), m.top, m.negated, sure)] = (items, len(items) < len(m.items))
+    folding: set[int] = set()
+    null_apart = True
+    done: set[tuple] = set()
+    while True:
+        pairs = [(x, y) for x in lists for y in lists if (id(x), id(y)) not in done]
+        if not pairs:
+            return {k for k in by_id if k not in folding}, null_apart
+        for x, y in pairs:
+            done.add((id(x), id(y)))
+            if x[0] & y[0] or not all(_may_meet(by_id[a], by_id[b]) for a in x[0] for b in y[0]):
+                continue
+            for key, held, kept_null in _merges(x, lists[x], y, lists[y], by_id, types):
+                if not key[3]:
+                    folding |= key[0]
+                null_apart &= not kept_null
+                lists.setdefault(key, held)
+            if len(lists) > _MOST_LISTS:
+                return set(), False
+
+
+# How many merged lists ``_never_emptied`` follows before it gives up (a group of a few
+# members makes a few dozen).
+_MOST_LISTS = 200
+
+
+def _merges(x: tuple, x_held: tuple, y: tuple, y_held: tuple, by_id: dict,
+            types: Mapping[str, object] | None):
+    """Each merge the optimizer may make of two lists ((members, the node above them,
+    negated there, sure items), (all items but NULL, may hold NULL)): the same for the list
+    it makes, which stands at the first node above both, and whether it is IN minus NOT IN
+    that keeps a NULL item of the IN list."""
+    members = [by_id[k] for k in x[0] | y[0]]
+    top = _first_above_all(members)
+    strings = all(_string_column(m, types) for m in members)
+    x_signs, y_signs = _signs_at(x[1], x[2], top), _signs_at(y[1], y[2], top)
+    ops = [isinstance(top, exp.And)] if isinstance(top, (exp.And, exp.Or)) else [True, False]
+    pushes = (False, True) if any(isinstance(n, exp.Not) for n in ancestors(top)) else (False,)
+    (x_all, x_null), (y_all, y_null) = x_held, y_held
+    for op_and, pushed, x_negated, y_negated in itertools.product(
+            ops, pushes, x_signs, y_signs):
+        op_and, x_negated, y_negated = op_and != pushed, x_negated != pushed, y_negated != pushed
+        kept_null = False
+        if x_negated == y_negated:
+            if op_and != x_negated:  # IN lists under AND, NOT IN lists under OR
+                sure, held = x[3] & y[3], (x_all, x_null and y_null)
+            else:
+                sure, held = x[3] | y[3], (x_all + y_all, x_null or y_null)
+            negated = x_negated
+        elif op_and:  # IN minus NOT IN
+            (kept, (every, null)), dropped = ((x[3], x_held), y_all) if not x_negated else (
+                (y[3], y_held), x_all)
+            sure = frozenset(t for t in kept if all(apart(
+                next(i for i in every if i.unnest().sql() == t), j, strings)
+                for j in dropped))
+            held, negated, kept_null = (every, null), False, null
+        else:
+            continue  # kept apart
+        yield (x[0] | y[0], top, negated != pushed, sure), held, kept_null
+
+
+def _signs_at(at: exp.Expression | None, negated: bool, top: exp.Expression | None
+              ) -> tuple[bool, ...]:
+    """Whether a list standing under ``at``, negated there, is negated under ``top`` above it:
+    the NOTs between turn it; both where anything but AND, OR and NOT stands between."""
+    for node in ancestors(at):
+        if node is top:
+            return (negated,)
+        if isinstance(node, exp.Not):
+            negated = not negated
+        elif not isinstance(node, (exp.And, exp.Or, exp.Paren)):
+            return (False, True)
+    return (False, True)
+
+
+def _first_above_all(members: list[_Member]) -> exp.Expression | None:
+    """The first node above the holders of all ``members``."""
+    common = None
+    for m in members:
+        above = {id(n) for n in ancestors(m.top)}
+        common = above if common is None else common & above
+    return next((n for n in ancestors(members[0].top) if id(n) in common), None)
 
 
 class _Member:
@@ -473,6 +606,8 @@ def _family(operand: exp.Expression, items: list[exp.Expression],
         own = _kind_family(kind_of(column, types)) if isinstance(column, exp.Column) else None
         to = _type_family(operand.to)
         kept = own is not None and ("float" in (own, to) or {own, to} == {"date", "timestamp"})
+        if kept and to == "date" and any(_item_family(i) == "timestamp" for i in known):
+            return "timestamp"  # (a day beside an instant: the day cast to a TIMESTAMP again)
         return to if kept and own != to and known else None
     if not isinstance(operand, exp.Column):
         return None
@@ -683,7 +818,7 @@ def _excludes(b: _Member, a: _Member, types: Mapping[str, object] | None) -> boo
     if not isinstance(b.node, exp.In) or a.key is None or a.key != b.key or a.family is None \
             or a.family != b.family or not isinstance(b.top, exp.And):
         return False
-    if a.family == "float" and not (_a_double(a.operand, types) and _a_double(b.operand, types)):
+    if a.family == "float" and not (_in_double(a, types) and _in_double(b, types)):
         return False  # (one in FLOAT, the other in DOUBLE: 0.1 is two values there)
     node = b.top
     above_a = {id(n) for n in ancestors(a.top)}
@@ -695,13 +830,34 @@ def _excludes(b: _Member, a: _Member, types: Mapping[str, object] | None) -> boo
         isinstance(n, exp.Not) for n in ancestors(node.parent)) % 2 == 0
 
 
-def _a_double(operand: exp.Expression, types: Mapping[str, object] | None) -> bool:
-    """Whether ``operand`` is surely a DOUBLE (a DOUBLE column, a cast to DOUBLE), which a list
-    on it compares in, whatever its items."""
-    operand = operand.unnest()
+def _in_double(m: _Member, types: Mapping[str, object] | None) -> bool:
+    """Whether the list compares in DOUBLE: its operand is surely a DOUBLE (a DOUBLE column, a
+    cast to DOUBLE), or a number column beside an item that is (a fraction or an exponent
+    written plainly, a cast to DOUBLE): the engine takes the widest type of them all, and
+    nothing is wider than a DOUBLE.
+
+    >>> import sqlglot
+    >>> [_in_double(_as_list(sqlglot.parse_one(t), {"x": "int8"}), {"x": "int8"}) for t in (
+    ...     "x IN (1, 0.5)", "x IN (1, CAST(0.5 AS REAL))", "CAST(x AS DOUBLE) IN (1)")]
+    [True, False, True]
+    """
+    operand = m.operand.unnest()
     if isinstance(operand, exp.Cast):
         return operand.to.this == exp.DataType.Type.DOUBLE
-    return isinstance(operand, exp.Column) and kind_of(operand, types) == "double"
+    kind = kind_of(operand, types) if isinstance(operand, exp.Column) else None
+    return kind == "double" or (kind in (*INTEGER_KINDS, *FLOAT_KINDS) and any(
+        map(_a_double_item, m.items)))
+
+
+def _a_double_item(item: exp.Expression) -> bool:
+    bare = item.unnest()
+    while isinstance(bare, exp.Neg):
+        bare = bare.this.unnest()
+    if isinstance(bare, exp.Cast):
+        return bare.to.this == exp.DataType.Type.DOUBLE and isinstance(
+            bare.this.unnest(), exp.Literal)
+    return isinstance(bare, exp.Literal) and not bare.is_string and number_family(
+        bare.this) == "float"
 
 
 def without_values(part: exp.Expression) -> exp.Expression:
