@@ -167,3 +167,23 @@ def test_a_skip_that_a_zero_of_the_other_sign_breaks_is_datafusions(tmp_path):
         assert not ws.zero_witness('"f" NOT IN (1.0, -0.0, 1.5)', 0)
     finally:
         ws.close()
+
+
+def test_a_skip_of_rows_the_optimizer_drops_is_datafusions(tmp_path):
+    """DataFusion 55 plans ``x = 2 AND CAST(2 AS BIGINT) = x`` as an empty relation (its
+    simplifier leaves ``2 = x`` unswapped beside ``x = 2``, and its filter push-down then
+    folds the pair to FALSE), so it skips the group holding 2 while the predicate as written
+    returns that row. The group is listed apart, not as one prunekit should skip; a predicate
+    its optimizer keeps, ``x = 2``, has no such group."""
+    import pyarrow as pa
+
+    ds = dfd.Dataset([("x", pa.int64())], [[{"x": 2}], [{"x": 5}]])
+    ws = dfd.Workspace(ds, tmp_path, "pyarrow")
+    try:
+        res = ws.check("x = 2 AND CAST(2 AS BIGINT) = x")
+        assert res.df_kept == [False, False] and res.counts == [0, 0], res
+        assert ws.returned_as_written("x = 2 AND CAST(2 AS BIGINT) = x") == [1, 0]
+        assert res.optimizer_rule == [0] and not res.weaker, res
+        assert not ws.check("x = 2").optimizer_rule
+    finally:
+        ws.close()

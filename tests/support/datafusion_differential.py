@@ -44,14 +44,17 @@ Checks per (file, predicate), per row group:
   group holds only such rows.
 - **refusals**: prunekit raises nothing for a predicate DataFusion plans (an unmodelled
   construct must be an unknown leaf); any other exception is a crash.
-- **pruning power**: a group DataFusion skips, prunekit keeps ("DataFusion skips more"). Three
+- **pruning power**: a group DataFusion skips, prunekit keeps ("DataFusion skips more"). Four
   kinds are listed apart and not held against prunekit: the skipped group holds a row
   DataFusion returns when unpruned (DataFusion itself is unsound there: "DataFusion
   unsound", its NaN rule); or prunekit skips it too once told that no float column holds a
   NaN (``Statistics(no_nan=...)``), which DataFusion assumes and Parquet statistics do not
   say (sound by luck: the group has none); or the group with its zeros given the other sign
   has the same statistics and holds a row DataFusion returns (``Workspace.zero_witness``:
-  DataFusion decides from statistics alone, so it skips that group too, unsoundly).
+  DataFusion decides from statistics alone, so it skips that group too, unsoundly); or the
+  group holds a row the predicate as written returns, in DataFusion with its optimizer off
+  (``Workspace.returned_as_written``): its optimizer's rewrite drops that row, a wrong answer
+  prunekit does not copy.
 
 A predicate DataFusion rejects before reading a row (planning, run on an empty table of the
 same columns) is counted and skipped; one failing at run time (division by zero, a failed
@@ -184,14 +187,15 @@ def with_row_ids(ds: Dataset) -> Dataset:
 
 
 # ---- DataFusion -----------------------------------------------------------------------------
-def session(pruning: bool):
+def session(pruning: bool, optimizer: bool = True):
     """A DataFusion session on one partition (a CPU budget; the scan is then one stream).
     ``pruning``: DataFusion's defaults for row-group pruning from min/max statistics, with
     filters not pushed into the decoder and bloom filters not read (DuckDB writes them).
     Nor are a file's statistics collected: DataFusion 55 sums them over the file's row groups
     leaving out the groups without bounds (DuckDB writes none for floats holding a NaN), and
     then skips whole files holding matching rows. What is compared is the
-    row-group pruning its ``row_groups_pruned_statistics`` metric reports."""
+    row-group pruning its ``row_groups_pruned_statistics`` metric reports. ``optimizer``:
+    its logical optimizer's passes run (none where False)."""
     from datafusion import SessionConfig, SessionContext
 
     cfg = (SessionConfig().with_target_partitions(1)
@@ -200,6 +204,8 @@ def session(pruning: bool):
            .set("datafusion.execution.collect_statistics", "false"))
     if not pruning:
         cfg = cfg.set("datafusion.execution.parquet.pruning", "false")
+    if not optimizer:
+        cfg = cfg.set("datafusion.optimizer.max_passes", "0")
     return SessionContext(cfg)
 
 
@@ -260,6 +266,7 @@ class Workspace:
         # 55 takes the column for a constant and returns that value for the NaN rows too.
         self.truth.register_record_batches("t", [pq.read_table(self.path).to_batches()])
         self.truth.register_view("empty", self.truth.from_arrow(self.schema.empty_table()))
+        self.as_written = None  # (``returned_as_written``'s session, made when first asked)
 
     def group_rows(self, i: int) -> list[dict]:
         """Row group ``i`` as the file holds it (the row representation of differential.py)."""
@@ -339,7 +346,25 @@ class Workspace:
         if res.weaker:
             res.zero_rule = [i for i in res.weaker if self.zero_witness(text, i)]
             res.weaker = [i for i in res.weaker if i not in res.zero_rule]
+        if res.weaker:
+            written = self.returned_as_written(text)
+            res.optimizer_rule = [i for i in res.weaker if written[i] > 0]
+            res.weaker = [i for i in res.weaker if i not in res.optimizer_rule]
         return res
+
+    def returned_as_written(self, text: str) -> list[int]:
+        """Per row group, how many of its rows DataFusion returns with its logical optimizer
+        off (no pass: the predicate as written, after its type coercion). A group the
+        optimized query skips where this returns rows is one its optimizer's rewrite drops
+        (``x = 2 AND CAST(2 AS BIGINT) = x`` is planned as an empty relation there)."""
+        if self.as_written is None:
+            self.as_written = session(False, optimizer=False)
+            self.as_written.register_record_batches("t", [pq.read_table(self.path).to_batches()])
+        table = self.as_written.sql(f"SELECT {quote(RID)} FROM t WHERE {text}").to_arrow_table()
+        counts = [0] * len(self.sizes)
+        for rid in table.column(0).to_pylist():
+            counts[self.group_of[rid]] += 1
+        return counts
 
     def zero_witness(self, text: str, i: int) -> bool:
         """Whether row group ``i``, its zeros given the other sign, has the same statistics
@@ -413,6 +438,9 @@ class Result:
     # Groups only DataFusion skips where the same statistics fit rows it returns: its zeros
     # given the other sign (``Workspace.zero_witness``). DataFusion is unsound on those rows.
     zero_rule: list = dataclasses.field(default_factory=list)
+    # Groups only DataFusion skips that hold rows its predicate as written returns (its
+    # optimizer off): its optimizer's rewrite drops those rows, and so the group.
+    optimizer_rule: list = dataclasses.field(default_factory=list)
 
     @property
     def refused(self) -> bool:
@@ -763,6 +791,8 @@ class Summary:
     nan_rule: list = dataclasses.field(default_factory=list)  # predicates
     zero_rule_groups: int = 0  # groups DataFusion skips that a zero of the other sign fills
     zero_rule: list = dataclasses.field(default_factory=list)  # predicates
+    optimizer_rule_groups: int = 0  # groups DataFusion skips whose rows its optimizer drops
+    optimizer_rule: list = dataclasses.field(default_factory=list)  # predicates
     df_unsound: list = dataclasses.field(default_factory=list)  # predicates
     failures: list = dataclasses.field(default_factory=list)  # messages (and saved files)
 
@@ -807,6 +837,9 @@ class Summary:
         self.zero_rule_groups += len(res.zero_rule)
         if res.zero_rule and len(self.zero_rule) < 40:
             self.zero_rule.append(res.text)
+        self.optimizer_rule_groups += len(res.optimizer_rule)
+        if res.optimizer_rule and len(self.optimizer_rule) < 40:
+            self.optimizer_rule.append(res.text)
         if res.df_unsound and len(self.df_unsound) < 40:
             self.df_unsound.append(res.text)
 
@@ -854,6 +887,10 @@ class Summary:
                      f"zeros given the other sign): {self.zero_rule_groups} row groups in "
                      f"{len(self.zero_rule)} predicates")
         lines += [f"    {t}" for t in self.zero_rule[:5]]
+        lines.append(f"  DataFusion skips a group holding rows its predicate as written returns "
+                     f"(its optimizer's rewrite drops them): {self.optimizer_rule_groups} row "
+                     f"groups in {len(self.optimizer_rule)} predicates")
+        lines += [f"    {t}" for t in self.optimizer_rule[:5]]
         if self.failures:
             lines.append(f"  FAILURES: {len(self.failures)}")
             lines += [f"    {f}" for f in self.failures[:40]]
