@@ -116,6 +116,7 @@ from prunekit.expr.syntax.engine_operands import is_arrow_cast, is_unknown_part,
 from prunekit.expr.syntax.list_merges import (
     AT_LEAST_WRITTEN,
     AT_MOST_WRITTEN,
+    BUT_AT_ZERO,
     EXACT_BUT_NULL,
     MERGED_LIST,
     NONE_OF,
@@ -218,7 +219,8 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     for i, (part, why, guard, merged_only) in enumerate(parts):
         marks = part.unnest().meta
         exact = guard is not None and marks.get(EXACT_BUT_NULL)
-        if exact is True and marks.get(NULL_KEPT):
+        zero = marks.get(BUT_AT_ZERO) if exact else None
+        if exact is True and zero is None and marks.get(NULL_KEPT):
             continue  # its merges keep its rows for every value, and NULL where it is
         # Columns as Spark reads their names (struct fields too): bound, so an unknown one is
         # an error, as anywhere else in the predicate.
@@ -243,6 +245,11 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
             where_value = _null_items_optional(part, marker.copy()) if (
                 exact == NULL_ITEMS_OPTIONAL) else part.copy() if exact else _capped(
                 part, marker.copy(), capped) if capped else marker.copy()
+            if zero is not None:  # (a zero of its operand: unknown)
+                at_zero = exp.EQ(this=zero.copy(), expression=exp.Literal.number(0))
+                where_value = exp.paren(exp.or_(
+                    exp.and_(where_value, exp.not_(at_zero.copy())),
+                    exp.and_(at_zero, marker.copy())))
             at_null = exp.null() if marks.get(NULL_KEPT) else merged_at_null(part, marker)
             marker = exp.paren(exp.or_(exp.and_(where_value, exp.not_(is_null.copy())),
                                        exp.and_(is_null, at_null)))

@@ -88,6 +88,10 @@ NULL_SIDE = "prunekit_null_side"
 # column but NULL (``_values_only``): True, or NULL_ITEMS_OPTIONAL.
 EXACT_BUT_NULL = "prunekit_exact_but_null"
 
+# The mark of an EXACT_BUT_NULL list or equality whose merges keep those rows but where its
+# operand (the mark's value) is a zero: a float's zero in a set, told from -0.0 there.
+BUT_AT_ZERO = "prunekit_but_at_zero"
+
 # Its value for a list with NULL items whose merges keep the rows of every value of the
 # column but NULL as written or without those items (``_values_only`` with ``nulls``).
 NULL_ITEMS_OPTIONAL = "but its NULL items may be dropped"
@@ -211,7 +215,9 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
             i.find(exp.Column) is not None for i in m.items) for m in group]
         column = _null_column(group)
         never_emptied, null_apart = _never_emptied(group, types)
-        values = column is not None and not any(inexact) and _values_only(group, null_apart)
+        # (a float's zero in a set parts from SQL's rows only where the operand is a zero)
+        by_columns = any(i.find(exp.Column) is not None for m in group for i in m.items)
+        values = column is not None and not by_columns and _values_only(group, null_apart)
         polarities = [_polarity(m) for m in group]
         negations = [m for m, negated in zip(group, polarities, strict=True)
                      if negated is not False]
@@ -241,6 +247,8 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
                     m.node.meta[NULL_SIDE] = column.copy()
                     m.node.meta[EXACT_BUT_NULL] = values and (NULL_ITEMS_OPTIONAL if any(
                         isinstance(i.unnest(), exp.Null) for i in m.items) else True)
+                    if values and any(inexact):
+                        m.node.meta[BUT_AT_ZERO] = m.operand.copy()
 
 
 def merged_at_null(part: exp.Expression, unknown: exp.Expression) -> exp.Expression:

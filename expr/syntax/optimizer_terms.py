@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import operator
+import re
 import struct
 
 from sqlglot import exp
@@ -100,6 +101,10 @@ def constant_key(x: exp.Expression) -> str:
     return f"{value[1].normalize()}" if value and value[0] == "number" else x.sql()
 
 
+# Text a cast to a float reads as an infinity.
+_INFINITY = re.compile(r"([+-]?)inf(?:inity)?", re.IGNORECASE)
+
+
 def value_of(item: exp.Expression) -> tuple[str, object] | None:
     """A literal item (a number cast to a float too) as ``("number", Decimal)``, ``("string",
     text)`` or ``("temporal", whole seconds or SQL)`` (``DATE '2020-01-01'``, which its
@@ -110,6 +115,8 @@ def value_of(item: exp.Expression) -> tuple[str, object] | None:
     (('number', Decimal('2')), None)
     >>> value_of(sqlglot.parse_one("DATE '1970-01-02'"))
     ('temporal', 86400)
+    >>> value_of(sqlglot.parse_one("CAST('-Infinity' AS DOUBLE)"))
+    ('number', Decimal('-Infinity'))
     """
     bare = item.unnest()
     if isinstance(bare, exp.Literal) and bare.is_string:
@@ -118,6 +125,11 @@ def value_of(item: exp.Expression) -> tuple[str, object] | None:
             and bare.to.is_type(*DATE_TYPES, *TIMESTAMP_TYPES):
         seconds = whole_seconds(bare.this.this, bare.to.is_type(*DATE_TYPES))
         return "temporal", bare.sql() if seconds is None else seconds
+    if isinstance(bare, exp.Cast) and bare.to.is_type(*FLOAT_TYPES) and isinstance(
+            bare.this, exp.Literal) and bare.this.is_string:
+        infinity = _INFINITY.fullmatch(bare.this.this.strip())
+        if infinity:  # (an infinity the cast reads from text: one value in each float type)
+            return "number", decimal.Decimal(f"{infinity[1]}Infinity")
     if isinstance(bare, exp.Cast) and (bare.to.is_type(*FLOAT_TYPES) or (
             bare.to.is_type(*exp.DataType.INTEGER_TYPES)
             and number_family(bare.this.unnest().sql().lstrip("-")) == "other")):
@@ -135,11 +147,12 @@ def value_of(item: exp.Expression) -> tuple[str, object] | None:
                 isinstance(q, exp.Literal) for q in params):
             return None
         p, s = int(params[0].this), int(params[1].this)
+        if not 0 <= s <= 38 or abs(value) >= decimal.Decimal(10) ** (p - s):
+            return None  # (a value the DECIMAL does not hold: the cast fails)
         with decimal.localcontext() as ctx:
             ctx.prec = 200  # (a 38-digit DECIMAL's places)
-            exact = s <= 38 and value == value.quantize(decimal.Decimal(1).scaleb(-s))
-        return ("number", value) if exact and abs(value) < decimal.Decimal(10) ** (p - s) \
-            else None
+            exact = value == value.quantize(decimal.Decimal(1).scaleb(-s))
+        return ("number", value) if exact else None
     value = number_value(bare)
     return None if value is None else ("number", value)
 
