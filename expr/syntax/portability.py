@@ -472,7 +472,8 @@ def _decimal_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
         return False
     p, s = target
     whole, _, fraction = number.this.partition(".")
-    if len(fraction.rstrip("0")) > s or len(whole.lstrip("0")) > p - s:
+    if len(fraction.rstrip("0")) > s or len(whole.lstrip("0")) > p - s or not _exact_partners(
+            x, types):
         return False
     for col in partners_of(x):
         kind = kind_of(col, types) or ""
@@ -482,6 +483,37 @@ def _decimal_literal(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
             if max(s, t) + max(p - s, q - t) > 38:
                 return False
         elif kind not in INTEGER_KINDS:
+            return False
+    return True
+
+
+def _exact_partners(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """Whether every operand that ``x`` is compared with and that reads a column is a column
+    or a cast of one (``partners_of`` checks their types), or reads integer and DECIMAL
+    columns alone with no division or cast to a float: not ``abs(f)`` or ``f + 1`` of a DOUBLE
+    ``f``, which DataFusion casts to a DECIMAL of 15 places.
+
+    >>> import sqlglot
+    >>> types = {"f": "double", "i": "int32"}
+    >>> [_exact_partners(sqlglot.parse_one(t).find(exp.Cast), types) for t in (
+    ...     "abs(f) <> CAST(0 AS DECIMAL(20, 4))", "i + 1 = CAST(0.5 AS DECIMAL(3, 1))")]
+    [False, True]
+    """
+    parent = x.parent
+    while isinstance(parent, (exp.Neg, exp.Paren, exp.Tuple)):
+        parent = parent.parent
+    if parent is None:
+        return True
+    found = [id(c) for c in partners_of(x)]
+    for side in parent.iter_expressions():
+        if side.find(exp.Column) is None or any(n is x for n in side.walk()):
+            continue
+        if any(id(n) in found for n in side.walk()):
+            continue
+        if side.find(exp.Div) is not None or any(
+                c.to.is_type(*exp.DataType.REAL_TYPES) for c in side.find_all(exp.Cast)) or not all(
+                (kind_of(c, types) or "") in INTEGER_KINDS
+                or DECIMAL.fullmatch(kind_of(c, types) or "") for c in side.find_all(exp.Column)):
             return False
     return True
 

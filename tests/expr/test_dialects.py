@@ -1386,6 +1386,36 @@ def test_datafusion_casts_doubles_met_by_decimals_as_arrow_rounds():
                                        _exact_statistics(groups), texts)
 
 
+def test_datafusion_a_function_of_a_double_met_by_a_decimal_is_unknown():
+    """``abs(g)`` of a DOUBLE ``g`` met by a DECIMAL is cast to a DECIMAL of 15 places there
+    too, which reads 5e-324 as 0: ``abs(g) <> CAST(0 AS DECIMAL(20,4))`` returns no row of it
+    (found by the DataFusion differential, seed 91001608). prunekit does not know such a
+    side's type, so the comparison is an unknown leaf: no group decided against DataFusion's
+    rows. A function of integer columns alone stays read in full."""
+    table = pa.table({"g": pa.array([5e-324, 1e-5, 0.0, 4e-16], pa.float64()),
+                      "i": pa.array([1, -2, 0, 3], pa.int64())})
+    groups, ctx = _datafusion_row_groups(table)
+    st = _exact_statistics(groups)
+    for sql in ["abs(g) <> CAST(5e-324 AS DECIMAL(20,4))", "abs(g) > CAST(0 AS DECIMAL(20,4))",
+                "(g + 0) <> CAST(0 AS DECIMAL(20,4))"]:
+        pred = pk.PruningPredicate(sql, table.schema, dialect="datafusion")
+        assert not _read_in_full(pred.explain()), sql
+        for g, outcome in enumerate(pred.classify(st)):
+            hits = ctx.sql(f"SELECT count(*) AS n FROM rg{g} WHERE {sql}").to_pydict()["n"][0]
+            assert outcome != (pk.NONE_MATCH if hits else pk.ALL_MATCH), (sql, g, hits)
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema, st,
+                                       ["abs(i) <> CAST(2 AS DECIMAL(20,4))"])
+
+
+def test_datafusion_weighs_a_value_beyond_its_decimal_without_error():
+    """``CAST(-1e+300 AS DECIMAL(38,10))`` holds no such value (DataFusion's cast fails): as an
+    item beside a list on its column it is no value, and weighing it raises nothing (found by
+    the DataFusion differential, seed 91000127)."""
+    schema = pa.schema([("e", pa.float64())])
+    sql = '("e" IN (-1.0000000000000002e+300) AND CAST(-1e+300 AS DECIMAL(38,10)) = "e")'
+    assert "weakened:" in pk.PruningPredicate(sql, schema, dialect="datafusion").explain()
+
+
 def test_datafusion_finds_no_fraction_in_an_integer_columns_list():
     """An integer column's list with a fraction compares in DOUBLE there, where the column's
     DOUBLE is a whole number: the fractions equal no row, so a group of 0 and 1 holds no
