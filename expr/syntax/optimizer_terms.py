@@ -59,6 +59,8 @@ def operand_key(x: exp.Expression) -> str | None:
     >>> import sqlglot
     >>> [operand_key(sqlglot.parse_one(t)) for t in ("CAST(x AS DOUBLE)", "-x", "x * 2", "x * 1")]
     ['x', '-x', 'Mul(2, x)', None]
+    >>> operand_key(sqlglot.parse_one("SUBSTRING(s, 1, 2)"))
+    'Substring(s, 1, 2)'
     """
     while isinstance(x, (exp.Paren, exp.Cast, exp.TryCast)):
         x = x.this
@@ -83,6 +85,12 @@ def operand_key(x: exp.Expression) -> str | None:
         if isinstance(x, (exp.Add, exp.Mul)):
             keys.sort()  # (either order, to be safe)
         return f"{type(x).__name__}({keys[0]}, {keys[1]})"
+    if isinstance(x, (exp.Left, exp.Right, exp.Substring)) and x.this.find(exp.Column) and all(
+            v.find(exp.Column) is None for k, v in x.args.items() if k != "this" and v):
+        # a part of a string, by constant places: never the string itself to the optimizer
+        inner = operand_key(x.this)
+        places = ", ".join(constant_key(v) for k, v in x.args.items() if k != "this" and v)
+        return None if inner is None else f"{type(x).__name__}({inner}, {places})"
     return None  # a function, CASE...: the optimizer may make it the column (coalesce(x))
 
 

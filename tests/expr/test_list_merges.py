@@ -143,6 +143,8 @@ CASES = [
     # lists on two expressions of a column are no partners, unless the optimizer may make
     # them one (a cast it drops, x * 1)
     ("NOT ((x * 2) IN (2) AND x IN (4))", True),
+    ("NOT (left(s, 1) IN ('a', 'b') AND s IN ('b', 'c'))", True),
+    ("NOT (substr(s, 1, 1) IN ('a') AND s NOT IN ('a', 'b'))", True),
     ("NOT (CAST(x AS BIGINT) IN (1) AND x IN (2))", False),
     ("NOT ((x * 1) IN (1) AND x IN (2))", False),
     # one column however written; a regular expression it may make a list
