@@ -216,7 +216,8 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
             tree, dialect, types):
         raise TypeMismatchError(f"not a boolean predicate: {tree.sql(dialect=syntax(dialect))}")
     opaque = {}
-    for i, (part, why, guard, merged_only) in enumerate(parts):
+    for i, (part, why, guard, alone) in enumerate(parts):
+        merged_only = alone == MERGED_LIST
         marks = part.unnest().meta
         exact = guard is not None and marks.get(EXACT_BUT_NULL)
         zero = marks.get(BUT_AT_ZERO) if exact else None
@@ -255,6 +256,14 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
                                        exp.and_(is_null, at_null)))
         elif capped:  # its merges keep at most its rows as written
             marker = _capped(part, marker, capped)
+        elif alone == ZEROS_APART and _compared_operand(part) is not None:
+            # its rows as written but where its operand is a zero or NULL (a fold to FALSE)
+            operand = _compared_operand(part)
+            apart = exp.paren(exp.or_(exp.Is(this=operand.copy(), expression=exp.Null()),
+                                      exp.EQ(this=operand.copy(),
+                                             expression=exp.Literal.number(0))))
+            marker = exp.paren(exp.or_(exp.and_(part.copy(), exp.not_(apart.copy())),
+                                       exp.and_(apart, marker)))
         if part is tree:
             tree = marker
         else:
@@ -267,6 +276,29 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     return _signed_nans_read(n.transform(read, lambda node: opaque.get(
         node.name, node) if isinstance(node, n.Func) and not node.args else node), types,
         dialect)
+
+
+def _compared_operand(part: exp.Expression) -> exp.Expression | None:
+    """The operand of a comparison, IN list or BETWEEN whose other sides are constants (the
+    one side reading a column); None for anything else.
+
+    >>> import sqlglot
+    >>> _compared_operand(sqlglot.parse_one("-0.0 <= (f / 1)")).sql()
+    '(f / 1)'
+    """
+    x = part.unnest()
+    if isinstance(x, (exp.In, exp.Between)):
+        sides = [x.this]
+        others = [o for k, v in x.args.items() if k != "this"
+                  for o in (v if isinstance(v, list) else [v]) if isinstance(o, exp.Expression)]
+    elif isinstance(x, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
+        sides = [s for s in (x.this, x.expression) if s.find(exp.Column) is not None]
+        others = [s for s in (x.this, x.expression) if s.find(exp.Column) is None]
+    else:
+        return None
+    if len(sides) != 1 or any(o.find(exp.Column) is not None for o in others):
+        return None
+    return sides[0]
 
 
 def _without_excluded(tree: exp.Expression) -> exp.Expression:
@@ -405,12 +437,13 @@ _BOOLEAN = (exp.Predicate, exp.Connector, exp.Not, exp.Boolean, exp.IsNan)
 
 
 def _opaque_parts(tree: exp.Expression, found: list[tuple[exp.Expression, str]], dialect: str
-                  ) -> list[tuple[exp.Expression, str, exp.Column | None, bool]]:
+                  ) -> list[tuple[exp.Expression, str, exp.Column | None, str | None]]:
     """The parts of ``tree`` to make unknown leaves, each with why, its NULL guard and
-    whether it is unknown for its merges alone: for each construct found, the smallest
-    boolean part holding it (a comparison, a LIKE, a term of an AND, OR or NOT, or the whole
-    predicate); a part inside another one is left to it. A part is unknown for its merges
-    alone where it is a list or equality found only for the merges of DataFusion's
+    the one reason it is unknown for where that is the optimizer's rewrite with others on its
+    column (MERGED_LIST, ZEROS_APART; None for any other): for each construct found, the
+    smallest boolean part holding it (a comparison, a LIKE, a term of an AND, OR or NOT, or
+    the whole predicate); a part inside another one is left to it. A part is unknown for its
+    merges alone where it is a list or equality found only for the merges of DataFusion's
     optimizer; its guard is then the column (``NULL_SIDE``) its operand is NULL with, and
     with alone. Parts are told apart by identity: sqlglot's equality is structural, and two
     equal parts are both made unknown."""
@@ -422,12 +455,13 @@ def _opaque_parts(tree: exp.Expression, found: list[tuple[exp.Expression, str]],
             part = part.parent
         while isinstance(part.parent, exp.Paren):
             part = part.parent
-        merged_only = node is part.unnest() and what.endswith(MERGED_LIST)
-        guard = node.meta.get(NULL_SIDE) if merged_only else None
+        alone = next((r for r in (MERGED_LIST, ZEROS_APART) if what.endswith(r)), None) if (
+            node is part.unnest()) else None
+        guard = node.meta.get(NULL_SIDE) if alone == MERGED_LIST else None
         if id(part) not in chosen:
-            chosen[id(part)] = [part, what, guard, merged_only]
-        elif not merged_only:  # unknown for another reason too
-            chosen[id(part)][2:] = [None, False]
+            chosen[id(part)] = [part, what, guard, alone]
+        elif alone != chosen[id(part)][3]:  # unknown for another reason too
+            chosen[id(part)][2:] = [None, None]
     inner = set()
     for part, *_ in chosen.values():
         ancestor = part.parent
@@ -435,9 +469,9 @@ def _opaque_parts(tree: exp.Expression, found: list[tuple[exp.Expression, str]],
             ancestor = ancestor.parent
         if ancestor is not None:  # left to it, which is then unknown for its own reason too
             inner.add(id(part))
-            chosen[id(ancestor)][2:] = [None, False]  # (``x >= a AND x <= a`` holding one)
-    return [(part, f"{dialect} reads {what} otherwise than Spark", guard, merged_only)
-            for part, what, guard, merged_only in chosen.values() if id(part) not in inner]
+            chosen[id(ancestor)][2:] = [None, None]  # (``x >= a AND x <= a`` holding one)
+    return [(part, f"{dialect} reads {what} otherwise than Spark", guard, alone)
+            for part, what, guard, alone in chosen.values() if id(part) not in inner]
 
 
 def _surely_not_boolean(tree: exp.Expression, dialect: str,
