@@ -599,13 +599,13 @@ def _identity_of(x: exp.Expression, types: Mapping[str, object] | None) -> exp.C
 
 def _family(operand: exp.Expression, items: list[exp.Expression],
             types: Mapping[str, object] | None) -> str | None:
-    """The type ("float", "decimal", "date", "timestamp" or "other") in which the optimizer
-    holds an operand of a column beside these items, once the engine casts it to their type
-    (a signed integer column beside 1.5 is ``CAST(x AS DOUBLE)``, a DATE one beside a
-    TIMESTAMP a TIMESTAMP); None where unknown (a DECIMAL beside a DOUBLE: maybe the column
-    again). Two operands of one column in two types are two expressions to it, never merged:
-    it keeps a cast between a float and another type (it moves none to a float literal) and
-    between a DATE and a TIMESTAMP (a day is no instant), but moves a cast of NULL items to
+    """The type ("float", "decimal", "date", "timestamp", "timestamp of a date" or "other") in
+    which the optimizer holds an operand of a column beside these items, once the engine casts
+    it to their type (a signed integer column beside 1.5 is ``CAST(x AS DOUBLE)``, a DATE one
+    beside a TIMESTAMP a TIMESTAMP); None where unknown (a DECIMAL beside a DOUBLE: maybe the
+    column again). Two operands of one column in two types are two expressions to it, never
+    merged: it keeps a cast between a float and another type (it moves none to a float literal)
+    and between a DATE and a TIMESTAMP (a day is no instant), but moves a cast of NULL items to
     them."""
     operand = operand.unnest()
     known = [i for i in items if not isinstance(i.unnest(), exp.Null)]
@@ -615,7 +615,9 @@ def _family(operand: exp.Expression, items: list[exp.Expression],
         to = _type_family(operand.to)
         kept = own is not None and ("float" in (own, to) or {own, to} == {"date", "timestamp"})
         if kept and to == "date" and any(_item_family(i) == "timestamp" for i in known):
-            return "timestamp"  # (a day beside an instant: the day cast to a TIMESTAMP again)
+            # a day beside an instant: the day cast to a TIMESTAMP again, a midnight, which
+            # is neither the column nor its day
+            return "timestamp of a date"
         return to if kept and own != to and known else None
     if not isinstance(operand, exp.Column):
         return None
