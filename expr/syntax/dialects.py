@@ -256,9 +256,8 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
                                        exp.and_(is_null, at_null)))
         elif capped:  # its merges keep at most its rows as written
             marker = _capped(part, marker, capped)
-        elif alone == ZEROS_APART and _compared_operand(part) is not None:
+        elif alone == ZEROS_APART and (operand := _compared_operand(part)) is not None:
             # its rows as written but where its operand is a zero or NULL (a fold to FALSE)
-            operand = _compared_operand(part)
             apart = exp.paren(exp.or_(exp.Is(this=operand.copy(), expression=exp.Null()),
                                       exp.EQ(this=operand.copy(),
                                              expression=exp.Literal.number(0))))

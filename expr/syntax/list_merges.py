@@ -211,13 +211,13 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
         monotone = all(_monotone(m) for m in group)
         sets = any(m.is_list for m in group) or sum(
             len(m.items) for m in group) > 3
-        inexact = [(sets and _float_zero(m, types)) or any(
-            i.find(exp.Column) is not None for i in m.items) for m in group]
+        by_columns = [any(i.find(exp.Column) is not None for i in m.items) for m in group]
+        inexact = [(sets and _float_zero(m, types)) or c
+                   for m, c in zip(group, by_columns, strict=True)]
         column = _null_column(group)
         never_emptied, null_apart = _never_emptied(group, types)
         # (a float's zero in a set parts from SQL's rows only where the operand is a zero)
-        by_columns = any(i.find(exp.Column) is not None for m in group for i in m.items)
-        values = column is not None and not by_columns and _values_only(group, null_apart)
+        values = column is not None and not any(by_columns) and _values_only(group, null_apart)
         polarities = [_polarity(m) for m in group]
         negations = [m for m, negated in zip(group, polarities, strict=True)
                      if negated is not False]
@@ -322,10 +322,14 @@ def _values_only(group: list[_Member], nulls: bool = False) -> bool:
     >>> _values_only([_as_list(sqlglot.parse_one("x IN (2, NULL)"), {})])
     False
     """
-    return not any(m.key is None or m.key != group[0].key for m in group) and not any(
-        (i.find(exp.Null) is not None and not (nulls and isinstance(i.unnest(), exp.Null)))
-        or (value_of(i) is None and not _is_pattern(i) and not isinstance(i.unnest(), exp.Null))
-        for m in group for i in m.items)  # (an item it cannot fold to a value may be
+    def a_value(item: exp.Expression) -> bool:
+        if isinstance(item.unnest(), exp.Null):
+            return nulls
+        # (an item it cannot fold to a value may equal any value, or none)
+        return item.find(exp.Null) is None and (value_of(item) is not None or _is_pattern(item))
+
+    return not any(m.key is None or m.key != group[0].key for m in group) and all(
+        a_value(i) for m in group for i in m.items)
 
 
 def _unions_only(group: list[_Member]) -> bool:

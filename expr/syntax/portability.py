@@ -504,18 +504,19 @@ def _exact_partners(x: exp.Expression, types: Mapping[str, object] | None) -> bo
         parent = parent.parent
     if parent is None:
         return True
-    found = [id(c) for c in partners_of(x)]
-    for side in parent.iter_expressions():
-        if side.find(exp.Column) is None or any(n is x for n in side.walk()):
-            continue
-        if any(id(n) in found for n in side.walk()):
-            continue
-        if side.find(exp.Div) is not None or any(
-                c.to.is_type(*exp.DataType.REAL_TYPES) for c in side.find_all(exp.Cast)) or not all(
-                (kind_of(c, types) or "") in INTEGER_KINDS
-                or DECIMAL.fullmatch(kind_of(c, types) or "") for c in side.find_all(exp.Column)):
-            return False
-    return True
+    found = {id(c) for c in partners_of(x)} | {id(x)}
+    return all(_exact_arithmetic(side, types) for side in parent.iter_expressions()
+               if side.find(exp.Column) is not None
+               and not any(id(n) in found for n in side.walk()))
+
+
+def _exact_arithmetic(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """Whether ``x`` reads integer and DECIMAL columns alone, with no division and no cast to
+    a float: a value a DECIMAL holds exactly."""
+    return x.find(exp.Div) is None and not any(
+        c.to.is_type(*exp.DataType.REAL_TYPES) for c in x.find_all(exp.Cast)) and all(
+        (kind_of(c, types) or "") in INTEGER_KINDS or DECIMAL.fullmatch(kind_of(c, types) or "")
+        for c in x.find_all(exp.Column))
 
 
 def _date_time_cast(x: exp.Cast, types: Mapping[str, object] | None) -> bool:
