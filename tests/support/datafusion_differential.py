@@ -274,7 +274,10 @@ class Workspace:
 
     def returned(self, text: str) -> list[int]:
         """Per row group, how many of its rows DataFusion returns (from memory: unpruned)."""
-        table = self.truth.sql(f"SELECT {quote(RID)} FROM t WHERE {text}").to_arrow_table()
+        return self._returned_by(self.truth, text)
+
+    def _returned_by(self, ctx, text: str) -> list[int]:
+        table = ctx.sql(f"SELECT {quote(RID)} FROM t WHERE {text}").to_arrow_table()
         counts = [0] * len(self.sizes)
         for rid in table.column(0).to_pylist():
             counts[self.group_of[rid]] += 1
@@ -360,15 +363,10 @@ class Workspace:
         if self.as_written is None:
             self.as_written = session(False, optimizer=False)
             self.as_written.register_record_batches("t", [pq.read_table(self.path).to_batches()])
-        counts = [0] * len(self.sizes)
         try:
-            table = self.as_written.sql(
-                f"SELECT {quote(RID)} FROM t WHERE {text}").to_arrow_table()
+            return self._returned_by(self.as_written, text)
         except Exception:  # noqa: BLE001 - an error unoptimized (a call its optimizer folds
-            return counts  # away fails on a row): no rows to witness with
-        for rid in table.column(0).to_pylist():
-            counts[self.group_of[rid]] += 1
-        return counts
+            return [0] * len(self.sizes)  # away fails on a row): no rows to witness with
 
     def zero_witness(self, text: str, i: int) -> bool:
         """Whether row group ``i``, its zeros given the other sign, has the same statistics
