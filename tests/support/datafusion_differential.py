@@ -353,6 +353,9 @@ class Workspace:
             written = self.returned_as_written(text)
             res.optimizer_rule = [i for i in res.weaker if written[i] > 0]
             res.weaker = [i for i in res.weaker if i not in res.optimizer_rule]
+        if res.weaker and res.df_metric == 0 and not any(res.df_kept) and self.fold_witness(text):
+            res.optimizer_rule += res.weaker
+            res.weaker = []
         return res
 
     def returned_as_written(self, text: str) -> list[int]:
@@ -367,6 +370,24 @@ class Workspace:
             return self._returned_by(self.as_written, text)
         except Exception:  # noqa: BLE001 - an error unoptimized (a call its optimizer folds
             return [0] * len(self.sizes)  # away fails on a row): no rows to witness with
+
+    def fold_witness(self, text: str) -> bool:
+        """Whether DataFusion's predicate as written (its optimizer off) returns a row of a
+        table made of the file's values and the predicate's literals, each column's in every
+        combination. Where its optimizer folds the predicate to FALSE (a plan without a scan:
+        ``x = 1 AND CAST(1 AS BIGINT) = x`` is an empty relation there), such a row shows the
+        fold wrong: the groups it skips are skipped by that rewrite, not by their statistics,
+        whether or not this file's own rows show it."""
+        table = witness_table(pq.read_table(self.path), text)
+        if table is None:
+            return False
+        ctx = session(False, optimizer=False)
+        ctx.register_record_batches("t", [table.to_batches()])
+        try:
+            found = ctx.sql(f"SELECT count(*) FROM t WHERE {text}").to_arrow_table()
+        except Exception:  # noqa: BLE001 - an error on some made-up row: no witness
+            return False
+        return found.column(0)[0].as_py() > 0
 
     def zero_witness(self, text: str, i: int) -> bool:
         """Whether row group ``i``, its zeros given the other sign, has the same statistics
@@ -397,6 +418,55 @@ class Workspace:
 
     def close(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+_LITERAL = re.compile(r"'((?:[^']|'')*)'|(?<![\w.\"])(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
+
+
+def witness_table(rows: pa.Table, text: str, per_column: int = 12,
+                  most: int = 50_000) -> pa.Table | None:
+    """Rows for ``fold_witness``: each column the predicate names takes the values it holds in
+    ``rows`` and the literals of ``text`` its type can hold (at most ``per_column``), in every
+    combination; the other columns keep the first row's value. None when there would be more
+    than ``most`` rows, or no row."""
+    literals = [m[1].replace("''", "'") if m[1] is not None else m[2]
+                for m in _LITERAL.finditer(text)]
+    if rows.num_rows == 0:
+        return None
+    choices = {}
+    for name, column in zip(rows.column_names, rows.columns, strict=True):
+        if quote(name) not in text and not re.search(
+                rf"(?<![\w\"]){re.escape(name)}(?![\w\"])", text):
+            choices[name] = column.slice(0, 1)
+            continue
+        values = []  # the literals first: a fold's witness is more often one of them
+        for lit in literals:
+            for raw in (lit, float(lit) if _is_number(lit) else None):
+                try:
+                    values.append(pa.array([raw]).cast(column.type).to_pylist()[0])
+                    break
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError, TypeError, ValueError,
+                        OverflowError):
+                    continue
+        values += column.to_pylist()
+        by_repr = {}  # told apart by repr: 0.0 and -0.0, each NaN
+        for v in values:
+            by_repr.setdefault(repr(v), v)
+        choices[name] = pa.array(list(by_repr.values())[:per_column], column.type)
+    if math.prod(len(c) for c in choices.values()) > most:
+        return None
+    combos = itertools.product(*(c.to_pylist() for c in choices.values()))
+    columns = list(zip(*combos, strict=True))
+    return pa.table({name: pa.array(list(col), rows.schema.field(name).type)
+                     for name, col in zip(choices, columns, strict=True)})
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _file_bounds(path: Path, group: int, column: int) -> tuple:
@@ -787,7 +857,7 @@ class Summary:
     crashes: int = 0
     weaker_groups: int = 0  # groups DataFusion skips and prunekit keeps
     weaker: list = dataclasses.field(default_factory=list)  # (predicate, groups, types,
-    # writer), the predicate shrunk
+    # writer, [seed, predicate number]), the predicate shrunk
     df_unsound_groups: int = 0
     nan_rule_groups: int = 0  # groups DataFusion skips as if floats held no NaN
     nan_rule: list = dataclasses.field(default_factory=list)  # predicates
@@ -871,12 +941,13 @@ class Summary:
         lines.append(f"  DataFusion skips more: {self.weaker_groups} row groups in "
                      f"{len(self.weaker)} predicates")
         by_construct: dict = {}
-        for text, groups, types, writer in self.weaker:
-            by_construct.setdefault(_construct(text), []).append((text, groups, types, writer))
+        for text, groups, types, writer, seed in self.weaker:
+            by_construct.setdefault(_construct(text), []).append(
+                (text, groups, types, writer, seed))
         for construct, cases in sorted(by_construct.items()):
             lines.append(f"    [{construct}] {len(cases)}")
-            lines += [f"        {t}   ({types}; {writer}; groups {g})"
-                      for t, g, types, writer in cases[:4]]
+            lines += [f"        {t}   ({types}; {writer}; groups {g}; seed {s} predicate {k})"
+                      for t, g, types, writer, (s, k) in cases[:4]]
         lines.append(f"  DataFusion unsound (skips a group holding a row it returns): "
                      f"{self.df_unsound_groups} row groups in {len(self.df_unsound)} "
                      "predicates")
@@ -979,7 +1050,7 @@ def run(seconds: float | None = None, datasets: int | None = None, seed: int = 0
                         small_res = ws.check(render(small)) if small is not tree else res
                         summary.weaker.append((small_res.text, small_res.weaker,
                                                _types(base.ds, tree_columns(small)),
-                                               base.writer))
+                                               base.writer, [s, k]))
                     elif finding is not None:
                         case = dataclasses.replace(base, tree=shrink_predicate(ws, tree, finding))
                         msg = f"seed {s} predicate {k}: {finding.upper()}: "
