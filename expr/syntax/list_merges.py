@@ -31,6 +31,7 @@ from collections.abc import Mapping
 
 from sqlglot import exp
 
+from prunekit.expr.spark_types.arrow_casts import common_type
 from prunekit.expr.syntax.engine_operands import (
     DECIMAL,
     INTEGER_KINDS,
@@ -628,8 +629,10 @@ def _family(operand: exp.Expression, items: list[exp.Expression],
     kind = kind_of(operand, types)
     own = _kind_family(kind)
     theirs = {_item_family(i) for i in known}
-    if own is None or None in theirs:
+    if own is None:
         return None
+    if None in theirs:
+        return _numbers_family(kind, known)
     if own == "decimal" or kind == "uint64" or "decimal" in theirs:
         # compared in a DECIMAL beside a DOUBLE or a DECIMAL, which it may move back onto
         # the column (q IN (1.5) is q = 1.50) or not (CAST(q AS DECIMAL(30, 15)))
@@ -637,6 +640,41 @@ def _family(operand: exp.Expression, items: list[exp.Expression],
     if own == "other" and "float" in theirs:
         return "float"
     return "timestamp" if own == "date" and "timestamp" in theirs else own
+
+
+def _numbers_family(kind: str | None, items: list[exp.Expression]) -> str | None:
+    """The family in which an integer or float column meets number items, some of them whole
+    numbers beyond BIGINT (an unsigned BIGINT, or a DOUBLE beyond that): their common type
+    (a DOUBLE: "float", the column cast; an integer: "other", the column); None for a
+    DECIMAL, or for any other item.
+
+    >>> import sqlglot
+    >>> items = sqlglot.parse_one("x IN (9223372036854775808, 18446744073709551616, 1)")
+    >>> _numbers_family("uint8", items.expressions), _numbers_family("int64", items.expressions)
+    ('float', None)
+    """
+    if kind not in INTEGER_KINDS and kind not in ("float", "double"):
+        return None
+    found = [kind]
+    for item in items:
+        bare, sign = item.unnest(), 1
+        while isinstance(bare, exp.Neg):
+            bare, sign = bare.this.unnest(), -sign
+        if not isinstance(bare, exp.Literal) or bare.is_string:
+            return None
+        family = number_family(bare.this)
+        if family is not None:
+            found.append("double" if family == "float" else "int64")
+            continue
+        value = sign * int(decimal.Decimal(bare.this))
+        if not -(2**63) <= value < 2**64:
+            found.append("double")
+        elif sign > 0:
+            found.append("uint64")
+        else:
+            return None
+    to = common_type(found)
+    return "float" if to in ("double", "float") else None if isinstance(to, tuple) else "other"
 
 
 def _kind_family(kind: str | None) -> str | None:
