@@ -97,6 +97,7 @@ from prunekit.expr.syntax.column_terms import (
     both_ways,
     left_bound_dropped,
 )
+from prunekit.expr.syntax.engine_lists import never_true_betweens
 from prunekit.expr.syntax.engine_literals import (
     arrow_decimal_doubles,
     bounds_in_one_type,
@@ -191,6 +192,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
     if not engine(dialect).null_in_lists:  # as the engine's optimizer sees the text
         mark_exact_merges(tree, types)
+    tree = never_true_betweens(tree, types)
     folded = _folded_to_false(tree, dialect, types)
     tree = _unknown_left_bounds(tree, dialect, types)
     tree = wrapping_negations(tree, dialect, types)

@@ -34,6 +34,7 @@ from prunekit.expr.spark_types.arrow_casts import (
 from prunekit.expr.syntax.engine_operands import (
     ARROW_DECIMAL,
     COMPARISONS,
+    DECIMAL,
     EXACT,
     INTEGER_KINDS,
     beyond_unsigned_bigint,
@@ -41,6 +42,7 @@ from prunekit.expr.syntax.engine_operands import (
     kind_of,
 )
 from prunekit.expr.syntax.list_merges import MAY_MERGE, merge_drops_null
+from prunekit.expr.syntax.optimizer_terms import FLOAT_KINDS, rounded, value_of
 
 _CAST_TYPES = {exp.DataType.Type.DOUBLE: "double", exp.DataType.Type.FLOAT: "float",
                exp.DataType.Type.BIGINT: "int64", exp.DataType.Type.INT: "int32"}
@@ -157,6 +159,70 @@ def doubles_against_decimals(tree: exp.Expression, types: Mapping[str, object] |
             break
 
 
+def never_true_betweens(tree: exp.Expression, types: Mapping[str, object] | None
+                        ) -> exp.Expression:
+    """Each ``e BETWEEN a AND b`` of a number or time operand whose constant bounds are out
+    of order in any type the engine may compare them in (``_out_of_order``), written ``(e
+    BETWEEN a AND b AND NULL)``: the same rows, as it is never TRUE (FALSE, or NULL where
+    ``e`` is), said so where ``e`` is one prunekit cannot read (an unknown leaf AND NULL is
+    never TRUE either). The engine does not fold it: ``NOT (abs(x) BETWEEN 5 AND 1)`` is
+    NULL where x is. In place; the tree is returned (another one where the whole predicate
+    was such a BETWEEN).
+
+    >>> import sqlglot
+    >>> never_true_betweens(sqlglot.parse_one("abs(x) BETWEEN 5 AND 1.5"), {"x": "int64"}).sql()
+    '(ABS(x) BETWEEN 5 AND 1.5 AND NULL)'
+    >>> never_true_betweens(sqlglot.parse_one("s BETWEEN 5 AND 1"), {"s": "string"}).sql()
+    's BETWEEN 5 AND 1'
+    """
+    for x in list(tree.find_all(exp.Between)):
+        if x.args.get("symmetric") or not _out_of_order(x.args.get("low"), x.args.get("high")):
+            continue
+        kinds = [kind_of(c, types) or "" for c in x.this.find_all(exp.Column)]
+        if not kinds or any(lit.is_string for lit in x.this.find_all(exp.Literal)) or not all(
+                k in INTEGER_KINDS or k in FLOAT_KINDS or DECIMAL.fullmatch(k)
+                or k.startswith(("date", "timestamp")) for k in kinds):
+            continue  # (strings compare as text: '10' is below '9')
+        never = exp.paren(exp.and_(x.copy(), exp.null()))
+        if x is tree:
+            return never
+        x.replace(never)
+    return tree
+
+
+def _out_of_order(low: exp.Expression | None, high: exp.Expression | None) -> bool:
+    """Whether ``low`` is above ``high`` in any type the engine may compare them in: numbers
+    as DECIMALs of 15 places (a DOUBLE meeting a DECIMAL; a DECIMAL literal's own places are
+    fewer), DOUBLEs and FLOATs, apart by more than a DOUBLE's rounding of a DECIMAL; DATEs
+    and TIMESTAMPs a day apart or more (a day's midnight is below the next day's).
+
+    >>> import sqlglot
+    >>> p = sqlglot.parse_one
+    >>> _out_of_order(p("CAST(820 AS FLOAT)"), p("-0.0")), _out_of_order(p("1e-20"), p("0"))
+    (True, False)
+    >>> _out_of_order(p("DATE '2020-01-02'"), p("TIMESTAMP '2020-01-01 12:00:00'"))
+    False
+    """
+    if low is None or high is None:
+        return False
+    a, b = value_of(low), value_of(high)
+    if a is None or b is None or a[0] != b[0]:
+        return False
+    if a[0] == "temporal":
+        return isinstance(a[1], int) and isinstance(b[1], int) and a[1] - b[1] >= 86_400
+    if a[0] != "number" or not (a[1].is_finite() and b[1].is_finite()) or a[1] <= b[1]:
+        return False
+    a, b = a[1], b[1]
+    with decimal.localcontext() as context:
+        context.prec = 200
+        places = decimal.Decimal(1).scaleb(-15)
+        if a.quantize(places, decimal.ROUND_FLOOR) <= b.quantize(places, decimal.ROUND_CEILING):
+            return False
+        if a - b <= max(abs(a), abs(b)) * decimal.Decimal("1e-9"):
+            return False
+    return all(rounded(a, form) > rounded(b, form) for form in "df")
+
+
 def _arrow_decimal_operand(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
     """A DOUBLE or FLOAT column, or an integer, DECIMAL or DOUBLE column's cast to DOUBLE:
     what the binding's cast to DECIMAL reads."""
@@ -227,6 +293,8 @@ def _type_of(x: exp.Expression, types: Mapping[str, object] | None) -> object | 
         kind = kind_of(x, types)
         return kind if kind in INTEGER_KINDS or kind in ("float", "double") else None
     number = x.this if isinstance(x, exp.Neg) else x
+    if isinstance(number, exp.Literal) and number.meta.get(EXACT):
+        return "decimal", 38, 15  # (a DOUBLE's DECIMAL of 15 places, written exactly)
     if isinstance(number, exp.Literal) and not number.is_string:
         if "." in number.this or "e" in number.this.lower() or beyond_unsigned_bigint(number):
             return "double"
@@ -282,6 +350,8 @@ def _value_in(x: exp.Expression, to: object) -> Fraction | float | None:
             v = Fraction(units, 10**s)
             if to == "double":
                 return arrow_double(units, s)
+    elif (x.this if isinstance(x, exp.Neg) else x).meta.get(EXACT):
+        v = Fraction(decimal.Decimal(x.sql()))  # (written exactly: that value)
     else:
         v = _number_of(x)
     if v is None:

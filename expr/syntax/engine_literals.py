@@ -587,7 +587,9 @@ def identity_arithmetic(tree: exp.Expression, dialect: str,
     and ``x / 1`` of an integer column below BIGINT as ``CAST(x AS BIGINT)``, the type its
     arithmetic gives, and of a BIGINT, FLOAT or DOUBLE column as ``x`` (its own type there):
     the value itself; of an unsigned BIGINT column as ``x`` where compared with whole
-    numbers only. ``CAST(n AS BIGINT)`` of a number is the whole number it folds to. Run
+    numbers only, or with DOUBLEs beside them, each written as the DECIMAL of 15 places it
+    meets the column as (``_doubles_as_decimals``). ``CAST(n AS BIGINT)`` of a number is
+    the whole number it folds to. Run
     first, so that the other rewrites see the column. The tree is returned (another one where
     it was the root).
 
@@ -607,6 +609,10 @@ def identity_arithmetic(tree: exp.Expression, dialect: str,
                 same = exp.Cast(this=x.copy(), to=exp.DataType.build("BIGINT"))
             elif kind in ("float", "double", "int64") or (
                     kind == "uint64" and _compared_with_whole_numbers(op)):
+                same = x.copy()
+            elif kind == "uint64" and (decimals := _doubles_as_decimals(op)):
+                for item, written in decimals:
+                    item.replace(written)
                 same = x.copy()
             else:
                 continue
@@ -734,6 +740,42 @@ def _compared_with_whole_numbers(x: exp.Expression) -> bool:
         isinstance(o.unnest(), exp.Null) or _whole_within_64_bits(o.unnest()) or (
             _whole_decimal_cast(o.unnest())) or (
             alone and _small_whole_double(o.unnest()))) for o in others)
+
+
+def _doubles_as_decimals(x: exp.Expression) -> list[tuple[exp.Expression, exp.Expression]]:
+    """Where an unsigned BIGINT's ``x * 1`` or ``x / 1`` (a DECIMAL of scale 0 or 4 there)
+    is compared (alone, in an IN list or a BETWEEN) with DOUBLE literals (a fraction, an
+    exponent) beside whole numbers within 64 bits and NULL only: each DOUBLE and the DECIMAL
+    of 15 places it meets the column as (Arrow's cast, times 10**15 in DOUBLE:
+    68228325681.5 is 68228325681.499999146344448 there), written exactly; empty otherwise
+    (no DOUBLE, or anything else beside it). The column meets those DECIMALs exactly.
+
+    >>> import sqlglot
+    >>> op = sqlglot.parse_one("(u / 1) IN (68228325681.5, 100)").find(exp.Div)
+    >>> [(a.sql(), b.sql()) for a, b in _doubles_as_decimals(op)]
+    [('68228325681.5', '68228325681.499999146344448')]
+    """
+    while isinstance(x.parent, exp.Paren):
+        x = x.parent
+    out = []
+    for other in _compared_with(x) or [None]:
+        bare = other.unnest() if other is not None else None
+        if isinstance(bare, exp.Null) or (bare is not None and _whole_within_64_bits(bare)):
+            continue
+        number = bare.this if isinstance(bare, exp.Neg) else bare
+        if not (isinstance(number, exp.Literal) and not number.is_string and any(
+                c in number.this.lower() for c in ".e")):
+            return []
+        value = float(number.this) * (-1 if number is not bare else 1)
+        units = decimal_units(value, 15) if math.isfinite(value) and abs(value) < 1e20 \
+            else None
+        if units is None:
+            return []
+        text = format(decimal.Decimal(abs(units)).scaleb(-15, decimal.Context(prec=80)), "f")
+        lit = exp.Literal.number(text)
+        lit.meta[EXACT] = True
+        out.append((other, exp.Neg(this=lit) if units < 0 else lit))
+    return out
 
 
 def _whole_within_64_bits(x: exp.Expression) -> bool:

@@ -129,17 +129,31 @@ def _compared(least: int, value: decimal.Decimal, double: bool, op: type) -> boo
 
 def _is_double(x: exp.Expression) -> bool:
     """Whether a number is a DOUBLE to the engine (``fractions_are_double``, the one engine
-    whose negation wraps): a fraction, a number with an exponent, a cast to DOUBLE."""
+    whose negation wraps): a fraction, a number with an exponent, a cast to DOUBLE (not a
+    whole number's cast to an integer type)."""
     x = _uncast(x)
-    return x is not None and ("." in x.sql() or "e" in x.sql().lower() or x is not _bare(x))
+    if x is None:
+        return False
+    inner = x.this.unnest() if isinstance(x, exp.Neg) else x
+    if isinstance(inner, exp.Cast):
+        return inner.to.this == exp.DataType.Type.DOUBLE
+    return "." in x.sql() or "e" in x.sql().lower()
+
+
+# Integer types a whole number's cast to which is that number (or a failed query).
+_INTEGER_CASTS = (exp.DataType.Type.BIGINT, exp.DataType.Type.INT, exp.DataType.Type.SMALLINT,
+                  exp.DataType.Type.TINYINT)
 
 
 def _uncast(x: exp.Expression) -> exp.Expression | None:
-    """A number literal, maybe negated, or ``CAST(n AS DOUBLE)`` of one (maybe negated)."""
+    """A number literal, maybe negated, or ``CAST(n AS DOUBLE)`` of one (maybe negated), or
+    a cast of a whole number (maybe negated) to an integer type."""
     x = x.unnest()
     inner = x.this.unnest() if isinstance(x, exp.Neg) else x
-    if isinstance(inner, exp.Cast) and inner.to.this == exp.DataType.Type.DOUBLE and (
-            number_value(inner.this) is not None):
+    if isinstance(inner, exp.Cast) and (number := number_value(inner.this)) is not None and (
+            inner.to.this == exp.DataType.Type.DOUBLE or (
+                inner.to.this in _INTEGER_CASTS and number == number.to_integral_value()
+                and "." not in inner.this.sql() and "e" not in inner.this.sql().lower())):
         return x
     return x if number_value(x) is not None else None
 
@@ -166,8 +180,12 @@ def _number(x: exp.Expression) -> decimal.Decimal | None:
 
 
 def _negated(x: exp.Expression) -> exp.Expression:
-    """``-x`` of a number as it is written (so its type stays: ``1e0`` gives ``-1e0``)."""
+    """``-x`` of a number as it is written (so its type stays: ``1e0`` gives ``-1e0``); of a
+    whole number's cast to an integer type, the negated number (a type's least value has no
+    negation in that type)."""
     x = x.unnest()
+    if not _is_double(x) and x is not _bare(x):
+        return _literal(-int(_number(x)))
     return x.this.copy() if isinstance(x, exp.Neg) else exp.Neg(this=x.copy())
 
 

@@ -262,10 +262,11 @@ def apart(x: exp.Expression, y: exp.Expression, strings: bool) -> bool:
         return strings and vx[1] != vy[1]
     if vx[0] == "temporal":
         return isinstance(vx[1], int) and isinstance(vy[1], int) and vx[1] != vy[1]
-    return vx[1] != vy[1] and all(_rounded(vx[1], f) != _rounded(vy[1], f) for f in "df")
+    return vx[1] != vy[1] and all(rounded(vx[1], f) != rounded(vy[1], f) for f in "df")
 
 
-def _rounded(v: decimal.Decimal, form: str) -> float:
+def rounded(v: decimal.Decimal, form: str) -> float:
+    """``v`` as the nearest DOUBLE (``form`` "d") or FLOAT ("f"), an infinity beyond."""
     try:
         return struct.unpack(form, struct.pack(form, float(v)))[0]
     except (OverflowError, struct.error):

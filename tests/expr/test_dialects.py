@@ -1093,12 +1093,6 @@ def test_datafusion_reads_times_one_and_over_one_as_the_column():
                   "CAST(20.0000 AS DECIMAL(10,4)) < (1 * u)",
                   "(u / 1) IS DISTINCT FROM CAST(20 AS DECIMAL(5,1))",
                   "NOT ((u * 1) NOT BETWEEN CAST(9 AS DECIMAL(3,0)) AND 18446744073709551615)"])
-    # unknown: a DOUBLE of 2**53, which x meets in DOUBLE in Spark (2**53 + 1 equal to it);
-    # and one Arrow casts to 15 places inexactly, as DataFusion compares it with the DECIMAL
-    # x * 1 is there (295149E+0 is 295148.999999999967232: u * 1 > 295149E+0 holds for
-    # 295149 there; found by a review)
-    for sql in ("(u * 1) = 9007199254740992e0", "u * 1 > 295149E+0", "295149E0 = 1 * u"):
-        assert " reads " in pk.PruningPredicate(sql, table.schema, dialect="datafusion").explain()
 
 
 def test_datafusion_reads_times_one_of_unsigned_against_numbers_beyond_64_bits():
@@ -1126,6 +1120,29 @@ def test_datafusion_reads_times_one_of_unsigned_against_numbers_beyond_64_bits()
     # a number of 39 digits stays unknown (beyond the DECIMAL DataFusion compares in)
     assert " reads " in pk.PruningPredicate("(u * 1) < 999999999999999999999999999999999999999",
                                             table.schema, dialect="datafusion").explain()
+
+
+def test_datafusion_reads_times_one_of_unsigned_against_fractions_as_arrow_decimals():
+    """An unsigned BIGINT's ``u * 1`` or ``u / 1`` against a DOUBLE (a fraction, an exponent):
+    DataFusion compares the column's DECIMAL with the DECIMAL of 15 places Arrow casts the
+    DOUBLE to (times 10**15 in DOUBLE: 6.067486E+6 is 6067485.999999999803392 there, equal to
+    no whole number), exactly, and so does Spark once it is written so. Whole numbers beside it stay exact (2**64 - 2 is no 2**64
+    there, as it is in DOUBLE). One value per row group, every group decided as DataFusion's
+    rows say."""
+    table = pa.table({"u": pa.array([0, 1, 2, 100, 295149, 6067486, 68228325681, 2**53,
+                                     2**53 + 1, 2**64 - 2, 2**64 - 1, None], pa.uint64())})
+    groups, ctx = _datafusion_row_groups(table)
+    _decides_every_group_as_datafusion(ctx, len(groups), table.schema, _exact_statistics(
+        groups), ["(u / 1) IN (68228325681.5, 100, 68228325681.5)",
+                  "(u / 1) <= 0.30000000000000004", "NOT ((u / 1) <> 6.067486E+6)",
+                  "(u * 1) = 6.067486E+6", "(u * 1) BETWEEN -0.5 AND 2.5",
+                  "(u * 1) IN (18446744073709551615, 0.5)", "(u / 1) NOT IN (1.5, 2, NULL)",
+                  "(1 * u) > 1e0 AND (u / 1) < 68228325681.5",
+                  "(u / 1) IS DISTINCT FROM 2.0",
+                  # a DOUBLE of 2**53 (2**53 + 1 is no such DECIMAL, while it is that DOUBLE),
+                  # one Arrow casts to 15 places inexactly (295149E+0 is 295148.999999999967232:
+                  # u * 1 > 295149E+0 holds for 295149 there; found by a review)
+                  "(u * 1) = 9007199254740992e0", "u * 1 > 295149E+0", "295149E0 = 1 * u"])
 
 
 def test_datafusion_casts_whole_numbers_met_by_floats_to_float():
@@ -1228,7 +1245,12 @@ def test_datafusion_negation_wraps_at_the_least_value():
              "(-x) BETWEEN -9223372036854775807 AND 1e0",
              "(-x) NOT BETWEEN -9223372036854775807 AND CAST(1 AS DOUBLE)",
              "(-x) BETWEEN -9223372036854775296 AND CAST(0 AS DOUBLE)",
-             "x BETWEEN -CAST(1 AS DOUBLE) AND 9223372036854775296"]
+             "x BETWEEN -CAST(1 AS DOUBLE) AND 9223372036854775296",
+             # a whole number cast to an integer type is that number (negated as a number: a
+             # type's least value has no negation there)
+             "CAST(1 AS BIGINT) = (-x)", "(-c) < CAST(-3 AS INT)",
+             "(-c) IN (CAST(-128 AS TINYINT), CAST(5 AS SMALLINT))",
+             "-CAST(5 AS BIGINT) <= (-x)"]
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
                                        _exact_statistics(groups), texts)
     # IS [NOT] DISTINCT FROM: never NULL, a NULL row apart from every number
@@ -1250,6 +1272,35 @@ def test_datafusion_negation_wraps_at_the_least_value():
         for g in range(len(groups)):
             hits = ctx.sql(f"SELECT count(*) AS n FROM rg{g} WHERE {sql}").to_pydict()["n"][0]
             assert outcome[g] != (pk.NONE_MATCH if hits else pk.ALL_MATCH), (sql, g)
+
+
+def test_a_between_out_of_order_is_never_true_whatever_its_operand():
+    """``e BETWEEN a AND b`` with constant bounds out of order in every type they may meet in
+    is FALSE, or NULL where ``e`` is: never TRUE, even where ``e`` is an operand prunekit
+    does not read (a cast of a DECIMAL or a DOUBLE to BIGINT, a function), and under NOT
+    NULL where its column is. Bounds that one type may take for one value (1e-20 and 0 as
+    DECIMALs of 15 places) or a string operand (compared as text) are left as they are."""
+    table = pa.table({"q": pa.array([decimal.Decimal(v) for v in (1, -5, 900)] + [None],
+                                    pa.decimal128(5, 0)),
+                      "a": pa.array([0.5, -3.0, 1e3, None]),
+                      "s": pa.array(["5", "95", "10", None])})
+    groups, ctx = _datafusion_row_groups(table)
+    st = _exact_statistics(groups)
+    for sql in ["CAST(q AS BIGINT) BETWEEN CAST(820 AS FLOAT) AND -0.0",
+                "CAST(a AS BIGINT) BETWEEN CAST(-1 AS DECIMAL(38,10)) AND -1.5",
+                "abs(a) BETWEEN 5 AND 1", "(-a) BETWEEN CAST(2 AS DECIMAL(20,4)) AND -2",
+                "CAST(q AS BIGINT) BETWEEN 18446744073709551616 AND CAST(0 AS DECIMAL(20,4))"]:
+        for dialect in ("datafusion", "duckdb"):
+            pred = pk.PruningPredicate(sql, table.schema, dialect=dialect)
+            assert set(pred.classify(st).tolist()) == {pk.NONE_MATCH}, (dialect, sql)
+            negated = pk.PruningPredicate(f"NOT ({sql})", table.schema, dialect=dialect)
+            assert negated.classify(st).tolist()[-1] == pk.NONE_MATCH, (dialect, sql)
+        for g in range(len(groups)):
+            hits = ctx.sql(f"SELECT count(*) AS n FROM rg{g} WHERE NOT ({sql})").to_pydict()
+            assert hits["n"][0] == (g < 3), (sql, g)
+    for sql in ["abs(a) BETWEEN 1e-20 AND 0", "s BETWEEN '10' AND '9'", "s BETWEEN 10 AND 9"]:
+        explained = pk.PruningPredicate(sql, table.schema, dialect="datafusion").explain()
+        assert "AND NULL" not in explained.splitlines()[0], sql
 
 
 def test_datafusion_compares_a_negated_decimal_as_its_column():
