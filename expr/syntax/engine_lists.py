@@ -202,6 +202,8 @@ def _out_of_order(low: exp.Expression | None, high: exp.Expression | None) -> bo
     (True, False)
     >>> _out_of_order(p("DATE '2020-01-02'"), p("TIMESTAMP '2020-01-01 12:00:00'"))
     False
+    >>> _out_of_order(p("1.5"), p("-1e+300")), _out_of_order(p("1e300"), p("-1e300"))
+    (True, True)
     """
     if low is None or high is None:
         return False
@@ -214,11 +216,10 @@ def _out_of_order(low: exp.Expression | None, high: exp.Expression | None) -> bo
         return False
     a, b = a[1], b[1]
     with decimal.localcontext() as context:
-        context.prec = 200
-        places = decimal.Decimal(1).scaleb(-15)
-        if a.quantize(places, decimal.ROUND_FLOOR) <= b.quantize(places, decimal.ROUND_CEILING):
-            return False
-        if a - b <= max(abs(a), abs(b)) * decimal.Decimal("1e-9"):
+        context.prec = 100
+        # (apart by 1e-14 or more: still apart rounded to 15 places either way)
+        if a - b < decimal.Decimal("1e-14") or a - b <= max(abs(a), abs(b)) * decimal.Decimal(
+                "1e-9"):
             return False
     return all(rounded(a, form) > rounded(b, form) for form in "df")
 
