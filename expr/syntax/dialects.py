@@ -129,6 +129,7 @@ from prunekit.expr.syntax.list_merges import (
     without_values,
 )
 from prunekit.expr.syntax.negations import wrapping_negations
+from prunekit.expr.syntax.optimizer_terms import ancestors
 from prunekit.expr.syntax.portability import unportable_parts, why_not_portable
 from prunekit.expr.syntax.signed_nans import nan_rows_unknown
 
@@ -259,12 +260,17 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         elif capped:  # its merges keep at most its rows as written
             marker = _capped(part, marker, capped)
         elif alone == ZEROS_APART and (operand := _compared_operand(part)) is not None:
-            # its rows as written but where its operand is a zero or NULL (a fold to FALSE)
-            apart = exp.paren(exp.or_(exp.Is(this=operand.copy(), expression=exp.Null()),
-                                      exp.EQ(this=operand.copy(),
-                                             expression=exp.Literal.number(0))))
-            marker = exp.paren(exp.or_(exp.and_(part.copy(), exp.not_(apart.copy())),
-                                       exp.and_(apart, marker)))
+            # its rows as written but where its operand is a zero, and where it is NULL: there
+            # NULL or FALSE (a fold to FALSE, a bound kept in its place, NULL too) where only
+            # AND and OR stand above it, anything under a NOT (which turns a fold TRUE)
+            is_null = exp.Is(this=operand.copy(), expression=exp.Null())
+            zero = exp.EQ(this=operand.copy(), expression=exp.Literal.number(0))
+            at_null = exp.paren(exp.and_(exp.null(), marker.copy())) if all(
+                isinstance(a, (exp.And, exp.Or, exp.Paren)) for a in ancestors(part.parent)
+            ) else marker.copy()
+            marker = exp.paren(exp.or_(
+                exp.and_(part.copy(), exp.not_(exp.paren(exp.or_(is_null.copy(), zero.copy())))),
+                exp.and_(zero, marker), exp.and_(is_null, at_null)))
         if part is tree:
             tree = marker
         else:
