@@ -9,12 +9,14 @@ is decided too.
 from __future__ import annotations
 
 import decimal
+import math
 from collections.abc import Mapping
 
 from sqlglot import exp
 
+from prunekit.expr.spark_types.arrow_casts import decimal_units
 from prunekit.expr.spark_types.engines import engine
-from prunekit.expr.syntax.engine_operands import FLIPPED, kind_of, number_value
+from prunekit.expr.syntax.engine_operands import EXACT, FLIPPED, kind_of, number_value
 from prunekit.expr.syntax.list_merges import OWN_EQUALITY
 
 _LEAST = {"int8": -2**7, "int16": -2**15, "int32": -2**31, "int64": -2**63}
@@ -58,7 +60,8 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
     if isinstance(node, exp.In):
         column, least = _negated_column(node.this, types)
         values = [_number(i) for i in node.expressions]
-        if column is None or not values or None in values or node.args.get("query"):
+        if column is None or not values or None in values or node.args.get("query") or (
+                _doubles_beside_decimals(node.expressions)):
             return None
         if any(float(v) == 0 and _is_double(i)
                for v, i in zip(values, node.expressions, strict=True)):
@@ -72,7 +75,8 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
     if isinstance(node, exp.Between):
         column, least = _negated_column(node.this, types)
         low, high = _number(node.args["low"]), _number(node.args["high"])
-        if column is None or low is None or high is None:
+        if column is None or low is None or high is None or _doubles_beside_decimals(
+                [node.args["low"], node.args["high"]]):
             return None
         mirrored = exp.Between(this=column.copy(), low=_negated(node.args["high"]),
                                    high=_negated(node.args["low"]))
@@ -153,9 +157,50 @@ def _uncast(x: exp.Expression) -> exp.Expression | None:
     if isinstance(inner, exp.Cast) and (number := number_value(inner.this)) is not None and (
             inner.to.this == exp.DataType.Type.DOUBLE or (
                 inner.to.this in _INTEGER_CASTS and number == number.to_integral_value()
-                and "." not in inner.this.sql() and "e" not in inner.this.sql().lower())):
+                and "." not in inner.this.sql() and "e" not in inner.this.sql().lower())
+            or _decimal_cast(inner)):
         return x
     return x if number_value(x) is not None else None
+
+
+def _doubles_beside_decimals(items: list) -> bool:
+    """Whether DOUBLEs and DECIMALs meet among a list's items or a BETWEEN's bounds: in a
+    DECIMAL of 15 places or more there, which a DOUBLE becomes by Arrow's rounding."""
+    decimals = any(_decimal_cast(i.unnest().this.unnest() if isinstance(i.unnest(), exp.Neg)
+                                 else i.unnest()) for i in items)
+    return decimals and any(map(_is_double, items))
+
+
+def _decimal_cast(x: exp.Expression) -> bool:
+    """A cast of a number to a DECIMAL that holds its value (``_decimal_value``): a DECIMAL
+    meets an integer exactly, as does its negation."""
+    return _decimal_value(x) is not None
+
+
+def _decimal_value(x: exp.Expression) -> decimal.Decimal | None:
+    """The value of ``CAST(n AS DECIMAL(p, s))`` (``n`` maybe negated) as the engine casts
+    it: a whole number exactly, a fraction (a DOUBLE there) by Arrow's rounding of the DOUBLE
+    (``-9223372036854775806.5`` is -2**63 then); None for anything else, or where the DECIMAL
+    cannot hold it (the query fails)."""
+    if not (isinstance(x, exp.Cast) and x.to.this == exp.DataType.Type.DECIMAL):
+        return None
+    params = [q.this for q in x.to.expressions]
+    number = x.this.unnest()
+    sign = -1 if isinstance(number, exp.Neg) else 1
+    number = number.this.unnest() if sign < 0 else number
+    if len(params) != 2 or not all(isinstance(q, exp.Literal) for q in params) or not (
+            isinstance(number, exp.Literal) and not number.is_string):
+        return None
+    p, s = int(params[0].this), int(params[1].this)
+    if any(c in number.this.lower() for c in ".e") or not (
+            -(2**63) <= sign * int(number.this) < 2**64):  # (a DOUBLE there)
+        double = sign * float(number.this)
+        units = decimal_units(double, s) if math.isfinite(double) else None
+    else:
+        units = sign * int(number.this) * 10**s
+    if units is None or not 0 <= s <= 38 or abs(units) >= 10**p:
+        return None
+    return decimal.Decimal(units).scaleb(-s, decimal.Context(prec=80))
 
 
 def _bare(x: exp.Expression) -> exp.Expression:
@@ -171,12 +216,13 @@ def _number(x: exp.Expression) -> decimal.Decimal | None:
     x = _uncast(x)
     if x is None:
         return None
-    value = number_value(_bare(x))
+    inner = x.this.unnest() if isinstance(x, exp.Neg) else x
+    value = _decimal_value(inner) if _decimal_cast(inner) else number_value(_bare(x))
     if value is None or not value.is_finite():
         return None
     if isinstance(x, exp.Neg) and x is not _bare(x):
         value = -value
-    return value if _is_double(x) or abs(value) < 2**63 else None
+    return value if _is_double(x) or _decimal_cast(inner) or abs(value) < 2**63 else None
 
 
 def _negated(x: exp.Expression) -> exp.Expression:
@@ -184,8 +230,9 @@ def _negated(x: exp.Expression) -> exp.Expression:
     whole number's cast to an integer type, the negated number (a type's least value has no
     negation in that type)."""
     x = x.unnest()
-    if not _is_double(x) and x is not _bare(x):
-        return _literal(-int(_number(x)))
+    if not _is_double(x) and x is not _bare(x):  # (a cast to an integer type or a DECIMAL)
+        value = _number(x)
+        return _literal(-int(value) if value == value.to_integral_value() else -value)
     return x.this.copy() if isinstance(x, exp.Neg) else exp.Neg(this=x.copy())
 
 
@@ -193,4 +240,5 @@ def _literal(value: decimal.Decimal | int) -> exp.Expression:
     """``value`` written as a literal, negated through ``Neg`` (so 1.50 stays 1.50)."""
     text = str(abs(value)) if isinstance(value, int) else format(abs(value), "f")
     number = exp.Literal.number(text)
+    number.meta[EXACT] = True  # (a DECIMAL's value: no DOUBLE to the later rewrites)
     return exp.Neg(this=number) if value < 0 else number

@@ -1250,7 +1250,13 @@ def test_datafusion_negation_wraps_at_the_least_value():
              # type's least value has no negation there)
              "CAST(1 AS BIGINT) = (-x)", "(-c) < CAST(-3 AS INT)",
              "(-c) IN (CAST(-128 AS TINYINT), CAST(5 AS SMALLINT))",
-             "-CAST(5 AS BIGINT) <= (-x)"]
+             "-CAST(5 AS BIGINT) <= (-x)",
+             # a DECIMAL that holds its number exactly: compared exactly, as its negation
+             "(-c) BETWEEN 0 AND CAST(127 AS DECIMAL(38,10))",
+             "(-c) > CAST(-0.5 AS DECIMAL(38,10))", "(-x) <= CAST(5.25 AS DECIMAL(5,2))",
+             "(-c) BETWEEN CAST(-5 AS DECIMAL(20,4)) AND CAST(-5 AS BIGINT)",
+             "(-x) IN (CAST(-5 AS DECIMAL(3,0)), 9223372036854775807)",
+             "(-x) > CAST(-9223372036854775806.5 AS DECIMAL(38,1))"]
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
                                        _exact_statistics(groups), texts)
     # IS [NOT] DISTINCT FROM: never NULL, a NULL row apart from every number
