@@ -1126,9 +1126,9 @@ def test_datafusion_reads_times_one_of_unsigned_against_fractions_as_arrow_decim
     """An unsigned BIGINT's ``u * 1`` or ``u / 1`` against a DOUBLE (a fraction, an exponent):
     DataFusion compares the column's DECIMAL with the DECIMAL of 15 places Arrow casts the
     DOUBLE to (times 10**15 in DOUBLE: 6.067486E+6 is 6067485.999999999803392 there, equal to
-    no whole number), exactly, and so does Spark once it is written so. Whole numbers beside it stay exact (2**64 - 2 is no 2**64
-    there, as it is in DOUBLE). One value per row group, every group decided as DataFusion's
-    rows say."""
+    no whole number), exactly, and so does Spark once it is written so. Whole numbers beside
+    it stay exact (2**64 - 2 is no 2**64 there, as it is in DOUBLE). One value per row group,
+    every group decided as DataFusion's rows say."""
     table = pa.table({"u": pa.array([0, 1, 2, 100, 295149, 6067486, 68228325681, 2**53,
                                      2**53 + 1, 2**64 - 2, 2**64 - 1, None], pa.uint64())})
     groups, ctx = _datafusion_row_groups(table)
