@@ -127,22 +127,31 @@ def timestamp_unit(kind: str | None, reads: Engine) -> str | None:
 
 
 def no_negative_zero(x: exp.In, types: Mapping[str, object] | None) -> bool:
-    """An integer column (or its cast to DOUBLE) in a list without a -0 (whole numbers, NULL,
-    DOUBLEs), or a DECIMAL column (the engine compares its list as DECIMALs): no -0.0 on
-    either side.
+    """An integer column (or its cast to DOUBLE), or a number column's cast to an integer
+    type, in a list without a -0 (whole numbers, NULL, DOUBLEs), or a DECIMAL column (the
+    engine compares its list as DECIMALs): no -0.0 on either side.
 
     >>> import sqlglot
     >>> no_negative_zero(sqlglot.parse_one("x IN (0, 1.5)"), {"x": "int64"}), \\
     ...     no_negative_zero(sqlglot.parse_one("x IN (-0.0, 1.5)"), {"x": "int64"})
     (True, False)
+    >>> no_negative_zero(sqlglot.parse_one("CAST(f AS BIGINT) IN (0.0, 1.5)"), {"f": "double"})
+    True
     """
     operand = x.this
     if isinstance(operand, exp.Cast) and operand.to.this in (exp.DataType.Type.DOUBLE,
                                                              exp.DataType.Type.FLOAT):
         operand = operand.this  # an integer cast: never -0.0 either
+    integral = isinstance(operand, exp.Cast) and operand.to.this in _INTEGER_TYPES and (
+        isinstance(operand.this, exp.Column))  # (a number column cast to an integer type)
     kind = (kind_of(operand, types) or "") if isinstance(operand, exp.Column) else ""
-    return (kind in INTEGER_KINDS and not any(_negative_zero(i) for i in x.expressions)) or (
+    return ((kind in INTEGER_KINDS or integral) and not any(
+        _negative_zero(i) for i in x.expressions)) or (
         DECIMAL.fullmatch(kind) is not None and operand is x.this)
+
+
+_INTEGER_TYPES = (exp.DataType.Type.BIGINT, exp.DataType.Type.INT, exp.DataType.Type.SMALLINT,
+                  exp.DataType.Type.TINYINT)
 
 
 def _negative_zero(x: exp.Expression) -> bool:
