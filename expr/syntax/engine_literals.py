@@ -499,8 +499,9 @@ def arrow_decimal_doubles(tree: exp.Expression, dialect: str,
     DECIMAL column of more than 15 digits is written as the call ``__prunekit_arrow_double(d)``,
     which binds to Arrow's two roundings (``rounding.arrow_to_double``); with fewer digits the
     unscaled integer is below 2**53 and the cast is Spark's nearest DOUBLE. ``CAST(d AS
-    BIGINT)`` of one of more than 15 integer digits compared with DOUBLEs only (against a
-    DECIMAL or a whole number DataFusion drops the cast) as ``__prunekit_arrow_bigint(d)``:
+    BIGINT)`` of one of more than 15 integer digits compared with DOUBLEs only, or with
+    DECIMALs beside whole numbers (against whole numbers and whole DECIMALs alone DataFusion
+    drops the cast) as ``__prunekit_arrow_bigint(d)``:
     truncated toward zero, the query failing beyond BIGINT (``rounding.arrow_to_bigint``),
     where Spark's legacy mode would wrap. Run after the other rewrites, which read such a cast
     as a DOUBLE (BIGINT) operand. Changed in place.
@@ -526,10 +527,14 @@ def arrow_decimal_doubles(tree: exp.Expression, dialect: str,
 
 def _against_doubles_only(x: exp.Expression) -> bool:
     """Whether ``x`` is compared (alone, in an IN list or a BETWEEN) with DOUBLE numbers and
-    NULL only: there DataFusion keeps a cast to BIGINT (against a DECIMAL or a whole number its
-    optimizer drops the cast and compares the column itself)."""
+    NULL only, or with DECIMALs beside whole numbers and NULL only: there DataFusion keeps a
+    cast to BIGINT (against whole numbers and whole DECIMALs alone its optimizer drops the
+    cast and compares the column itself: ``drop_integer_casts``), and compares in DOUBLE, or
+    exactly in a DECIMAL, as Spark does."""
     others = _compared_with(x)
-    return others is not None and all(_double_number(o) for o in others)
+    return others is not None and (all(_double_number(o) for o in others) or all(
+        isinstance(o.unnest(), exp.Null) or is_whole_number(o) or decimal_target(
+            o.unnest().find(exp.Literal) or exp.Null()) is not None for o in others))
 
 
 def _compared_with(x: exp.Expression) -> list | None:

@@ -1010,7 +1010,13 @@ def test_datafusion_casts_wide_decimals_to_bigint_as_arrow_truncates():
                   "CAST(d AS BIGINT) BETWEEN 0.0000001605 AND 1",
                   "NOT (CAST(d AS BIGINT) <> -1e0)", "CAST(d AS BIGINT) = 5e0",
                   "CAST(d AS BIGINT) >= 9223372036854775807.0",
-                  "CAST(d AS BIGINT) < -9.2e18", "CAST(d AS BIGINT) IN (-5.0, 1.5)"])
+                  "CAST(d AS BIGINT) < -9.2e18", "CAST(d AS BIGINT) IN (-5.0, 1.5)",
+                  # against a DECIMAL that is no whole number (beside whole numbers): the cast
+                  # stays, compared exactly
+                  "CAST(d AS BIGINT) > CAST(0.1 AS DECIMAL(38,10))",
+                  "CAST(d AS BIGINT) IN (CAST(1.5 AS DECIMAL(5,1)), 5, NULL)",
+                  "CAST(d AS BIGINT) <= CAST(-0.5 AS DECIMAL(20,4))",
+                  "CAST(d AS BIGINT) IN (CAST(0 AS DECIMAL(20,4)), CAST(0.5 AS DECIMAL(5,1)))"])
     # against a DECIMAL its optimizer drops the cast and compares the column itself
     # (CAST(d AS BIGINT) IN (CAST(-0.0000000096 AS DECIMAL(20,4))) is d = 0 there): not
     # Arrow's cast, and unknown (found by the DataFusion differential, seed 88880429)
