@@ -13,6 +13,9 @@ written exactly.
 
 Spark would compare these lists otherwise (a DECIMAL meeting a DOUBLE is a DOUBLE there, and
 its ANSI and legacy modes type an integer against a FLOAT apart).
+
+In every engine a BETWEEN whose constant bounds are out of order in any type they may meet in
+is never TRUE, whatever its operand (``never_true_betweens``).
 """
 
 from __future__ import annotations
