@@ -374,10 +374,15 @@ class Workspace:
     def fold_witness(self, text: str) -> bool:
         """Whether DataFusion's predicate as written (its optimizer off) returns a row of a
         table made of the file's values and the predicate's literals, each column's in every
-        combination. Where its optimizer folds the predicate to FALSE (a plan without a scan:
-        ``x = 1 AND CAST(1 AS BIGINT) = x`` is an empty relation there), such a row shows the
-        fold wrong: the groups it skips are skipped by that rewrite, not by their statistics,
-        whether or not this file's own rows show it."""
+        combination. Where its logical optimizer folds the predicate to FALSE (a logical plan
+        without a scan, made before any file is read: ``x = 1 AND CAST(1 AS BIGINT) = x`` is
+        an empty relation there), such a row shows the fold wrong: the groups it skips are
+        skipped by that rewrite, not by their statistics, whether or not this file's own rows
+        show it. False where the logical plan scans the table."""
+        logical = self.pruned.sql(f"SELECT {quote(RID)} FROM t WHERE {text}")
+        if "TableScan" in logical.optimized_logical_plan().display_indent():
+            return False  # (not its logical optimizer's fold: its physical planning, which
+            # may drop the whole file by its statistics, decides from this file's values)
         table = witness_table(pq.read_table(self.path), text)
         if table is None:
             return False
