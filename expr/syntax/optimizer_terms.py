@@ -59,8 +59,9 @@ def operand_key(x: exp.Expression) -> str | None:
     >>> import sqlglot
     >>> [operand_key(sqlglot.parse_one(t)) for t in ("CAST(x AS DOUBLE)", "-x", "x * 2", "x * 1")]
     ['x', '-x', 'Mul(2, x)', None]
-    >>> operand_key(sqlglot.parse_one("SUBSTRING(s, 1, 2)"))
-    'Substring(s, 1, 2)'
+    >>> operand_key(sqlglot.parse_one("SUBSTRING(s, 1, 2)")), operand_key(sqlglot.parse_one(
+    ...     "abs(x)"))
+    ('Substring(s, 1, 2)', 'Abs(x)')
     """
     while isinstance(x, (exp.Paren, exp.Cast, exp.TryCast)):
         x = x.this
@@ -91,7 +92,11 @@ def operand_key(x: exp.Expression) -> str | None:
         inner = operand_key(x.this)
         places = ", ".join(constant_key(v) for k, v in x.args.items() if k != "this" and v)
         return None if inner is None else f"{type(x).__name__}({inner}, {places})"
-    return None  # a function, CASE...: the optimizer may make it the column (coalesce(x))
+    if isinstance(x, exp.Abs):  # never its argument to the optimizer (abs(u) of an unsigned
+        inner = operand_key(x.this)  # column included, checked on its plans)
+        return None if inner is None else f"Abs({inner})"
+    return None  # another function, CASE...: the optimizer may make it the column
+    # (coalesce(x))
 
 
 def constant_key(x: exp.Expression) -> str:

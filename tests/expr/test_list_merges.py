@@ -626,3 +626,13 @@ def test_a_list_beside_a_number_beyond_bigint_is_compared_apart_from_the_column(
     equalities compare, which the optimizer never merges with them. Each is read in full,
     every group decided as DataFusion's rows say (the NULL ones skipped)."""
     assert groups["x"].check(sql), sql
+
+
+@pytest.mark.parametrize("sql", [
+    "NOT (x <> 1 OR x <> 2 OR abs(x) IN (9E+0, 18446744073709551616))",
+    "x IN (1, 2) AND abs(x) IN (2, 3)", "NOT (x = 1 OR abs(x) = 2) OR x NOT IN (3, NULL)"])
+def test_abs_of_a_column_is_another_operand_than_the_column(groups, sql):
+    """The optimizer never makes ``abs(x)`` the column (checked on its plans, for an
+    unsigned column too): its lists are never merged with the column's. Each is read in
+    full, every group decided as DataFusion's rows say."""
+    assert groups["x"].check(sql), sql
