@@ -131,10 +131,29 @@ def _comparisons(tree: exp.Expression,
     """Each comparison in ``tree`` the optimizer may weigh with another: all but a ``<`` or
     ``>`` without another beside it (``c >= 5 AND c <= 5.0`` is ``c = 5``; of ``c > 5 AND c
     >= 5.0`` it keeps one)."""
-    found = [_Comparison(x, c[0], c[1], operand_key(c[0]), c[2]) for x in tree.find_all(
+    found = [_Comparison(x, c[0], c[1], _key(c[0], types), c[2]) for x in tree.find_all(
         exp.In, exp.Between, *_EQUALITIES, *_ABOVE) if (c := _compared(x, types)) is not None]
     return [a for a in found if a.way in ("=", "range") or any(
         _beside(a, b) and b.way != "=" for b in found)]
+
+
+def _key(operand: exp.Expression, types: Mapping[str, object] | None) -> str | None:
+    """``operand_key``, but for the DATE of a TIMESTAMP column: a cast the optimizer neither
+    drops nor moves to the constant (a day is no instant), so another operand than the
+    column (``CAST(s AS DATE) > DATE '2020-01-01'`` stays beside ``s >= ...``; checked on its
+    plans).
+
+    >>> import sqlglot
+    >>> _key(sqlglot.parse_one("CAST(s AS DATE)"), {"s": "timestamp[ms, tz=UTC]"})
+    'date of s'
+    """
+    bare = operand.unnest()
+    if isinstance(bare, exp.Cast) and bare.to.is_type(*DATE_TYPES) and isinstance(
+            bare.this.unnest(), exp.Column) and (
+            kind_of(bare.this.unnest(), types) or "").startswith("timestamp"):
+        inner = operand_key(bare.this)
+        return None if inner is None else f"date of {inner}"
+    return operand_key(operand)
 
 
 def _beside(a: _Comparison, b: _Comparison) -> bool:
