@@ -127,9 +127,10 @@ def timestamp_unit(kind: str | None, reads: Engine) -> str | None:
 
 
 def no_negative_zero(x: exp.In, types: Mapping[str, object] | None) -> bool:
-    """An integer column (or its cast to DOUBLE), or a number column's cast to an integer
-    type, in a list without a -0 (whole numbers, NULL, DOUBLEs), or a DECIMAL column (the
-    engine compares its list as DECIMALs): no -0.0 on either side.
+    """An integer or DECIMAL column (or its cast to DOUBLE: a DECIMAL's zero is 0.0 there),
+    or a number column's cast to an integer type, in a list without a -0 (whole numbers,
+    NULL, DOUBLEs), or a DECIMAL column itself (the engine compares its list as DECIMALs):
+    no -0.0 on either side.
 
     >>> import sqlglot
     >>> no_negative_zero(sqlglot.parse_one("x IN (0, 1.5)"), {"x": "int64"}), \\
@@ -141,13 +142,13 @@ def no_negative_zero(x: exp.In, types: Mapping[str, object] | None) -> bool:
     operand = x.this
     if isinstance(operand, exp.Cast) and operand.to.this in (exp.DataType.Type.DOUBLE,
                                                              exp.DataType.Type.FLOAT):
-        operand = operand.this  # an integer cast: never -0.0 either
+        operand = operand.this  # an integer's or a DECIMAL's cast: never -0.0 either
     integral = isinstance(operand, exp.Cast) and operand.to.this in _INTEGER_TYPES and (
         isinstance(operand.this, exp.Column))  # (a number column cast to an integer type)
     kind = (kind_of(operand, types) or "") if isinstance(operand, exp.Column) else ""
-    return ((kind in INTEGER_KINDS or integral) and not any(
-        _negative_zero(i) for i in x.expressions)) or (
-        DECIMAL.fullmatch(kind) is not None and operand is x.this)
+    decimal_column = DECIMAL.fullmatch(kind) is not None
+    return ((kind in INTEGER_KINDS or integral or decimal_column) and not any(
+        _negative_zero(i) for i in x.expressions)) or (decimal_column and operand is x.this)
 
 
 _INTEGER_TYPES = (exp.DataType.Type.BIGINT, exp.DataType.Type.INT, exp.DataType.Type.SMALLINT,
