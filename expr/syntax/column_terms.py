@@ -101,11 +101,14 @@ def both_ways(tree: exp.Expression,
     one. Its simplifier makes equalities of more than ``=``: ``NOT (v <> c)``, ``c >= v AND
     c <= v``, ``NOT (c < v OR c > v)``, an IN list (one item, or what two lists share), a
     LIKE without a wildcard. So every comparison of a column with constants counts (a ``<``
-    or ``>`` where another bound is beside it), whatever the type, wherever it stands.
+    or ``>`` where another bound is beside it), whatever the type, where it may become a term
+    of the top AND (``_may_reach_top``).
 
     >>> import sqlglot
-    >>> [x.sql() for x in both_ways(sqlglot.parse_one("f IN (5, 6) AND (5 = f OR y > 1)"))]
+    >>> [x.sql() for x in both_ways(sqlglot.parse_one("f IN (5, 6) AND (5 = f OR 1 = 2)"))]
     ['f IN (5, 6)', '5 = f']
+    >>> both_ways(sqlglot.parse_one("f IN (5, 6) AND (5 = f OR y > 1)"))  # (an OR's own)
+    []
     >>> both_ways(sqlglot.parse_one("f = 5 AND f IN (5) AND 1 < f"))
     []
     >>> [x.sql() for x in both_ways(sqlglot.parse_one("NOT (f < 5 OR 5 < f)"))]
@@ -113,7 +116,7 @@ def both_ways(tree: exp.Expression,
     >>> both_ways(sqlglot.parse_one("5 = i AND i = 5"), {"i": "int64"})
     []
     """
-    found = _comparisons(tree, types)
+    found = _comparisons(tree, types, at_top=True)
     return [a.node for a in found if any(_beside(a, b) and (a.left or b.left) for b in found)]
 
 
@@ -126,15 +129,76 @@ class _Comparison(NamedTuple):
     way: str  # "=", "range", "above" or "below"
 
 
-def _comparisons(tree: exp.Expression,
-                 types: Mapping[str, object] | None = None) -> list[_Comparison]:
+def _comparisons(tree: exp.Expression, types: Mapping[str, object] | None = None, *,
+                 at_top: bool = False) -> list[_Comparison]:
     """Each comparison in ``tree`` the optimizer may weigh with another: all but a ``<`` or
     ``>`` without another beside it (``c >= 5 AND c <= 5.0`` is ``c = 5``; of ``c > 5 AND c
-    >= 5.0`` it keeps one)."""
+    >= 5.0`` it keeps one); ``at_top``: only those that may become terms of the top AND
+    (``_may_reach_top``; its simplifier weighs ``=`` and ``<>`` with zeros anywhere)."""
     found = [_Comparison(x, c[0], c[1], _key(c[0], types), c[2]) for x in tree.find_all(
-        exp.In, exp.Between, *_EQUALITIES, *_ABOVE) if (c := _compared(x, types)) is not None]
+        exp.In, exp.Between, *_EQUALITIES, *_ABOVE) if (c := _compared(x, types)) is not None
+        and (not at_top or _may_reach_top(x))]
     return [a for a in found if a.way in ("=", "range") or any(
         _beside(a, b) and b.way != "=" for b in found)]
+
+
+def _may_reach_top(x: exp.Expression) -> bool:
+    """Whether ``x`` may become a term of the WHERE clause's top AND, where the optimizer
+    weighs terms together (within an OR it weighs none: ``(i = 1 AND i = 2) OR b > 0`` stays,
+    checked on its plans): each AND or OR above it is an AND once NOTs are pushed in (an OR
+    under an odd count of NOTs), or an OR every branch of which holds ``x``'s text (lifted
+    out of it); anything else above it (IS, CASE, a function) may be anything.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("(i = 1 AND y) OR NOT (j = 1 OR k = 2)")
+    >>> [(c.sql(), _may_reach_top(c)) for c in tree.find_all(exp.EQ)]
+    [('i = 1', False), ('j = 1', False), ('k = 2', False)]
+    >>> _may_reach_top(sqlglot.parse_one("(i = 1 AND i = 2) OR j = 1").expression)  # (FALSE?)
+    True
+    >>> tree = sqlglot.parse_one("NOT (j = 1 OR j = 2) AND ((k = 1 AND y) OR (k = 1 AND z))")
+    >>> [(c.sql(), _may_reach_top(c)) for c in tree.find_all(exp.EQ)]
+    [('j = 1', True), ('j = 2', True), ('k = 1', True), ('k = 1', True)]
+    """
+    above = list(ancestors(x.parent))
+    text = x.sql()
+    for k, node in enumerate(above):
+        if isinstance(node, (exp.Paren, exp.Not)):
+            continue
+        if not isinstance(node, (exp.And, exp.Or)):
+            return True
+        nots = sum(isinstance(a, exp.Not) for a in above[k + 1:])
+        if isinstance(node, exp.Or) == (nots % 2 == 0) and not all(
+                any(y.sql() == text for y in branch.walk()) or _may_fold(branch)
+                for branch in _branches(node)):
+            return False
+    return True
+
+
+def _may_fold(branch: exp.Expression) -> bool:
+    """Whether the simplifier may fold a branch to a constant, which it then drops from its
+    OR (or AND): one without a column, or with two comparisons on one column (lists it
+    merges into an empty one: ``y IN (1) AND y IN (2)`` is FALSE there)."""
+    seen: set[str] = set()
+    for node in branch.walk():
+        if isinstance(node, _TERMS):
+            names = column_names(node)
+            if names & seen:
+                return True
+            seen |= names
+    return branch.find(exp.Column) is None
+
+
+_TERMS = (exp.In, exp.Between, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like,
+          exp.ILike, exp.Is, exp.NullSafeEQ, exp.NullSafeNEQ, *PATTERN_LISTS)
+
+
+def _branches(node: exp.Expression) -> list[exp.Expression]:
+    """The branches of a chain of one op (an AND's conjuncts, an OR's disjuncts)."""
+    out = []
+    for side in (node.this, node.expression):
+        inner = side.unnest()
+        out += _branches(inner) if type(inner) is type(node) else [side]
+    return out
 
 
 def _key(operand: exp.Expression, types: Mapping[str, object] | None) -> str | None:
@@ -193,7 +257,7 @@ def left_bound_dropped(x: exp.Expression, types: Mapping[str, object] | None = N
     """
     if not isinstance(x, tuple(_ABOVE)) or inside_unknown_part(x):
         return False
-    found = {id(c.node): c for c in _comparisons(x.root(), types)}
+    found = {id(c.node): c for c in _comparisons(x.root(), types, at_top=True)}
     mine = found.get(id(x))
     if mine is None or not mine.left or mine.way == "range":
         return False  # (a function's comparison becomes bounds with constants on the right)
