@@ -38,10 +38,10 @@ def wrapping_negations(tree: exp.Expression, dialect: str,
 
     >>> import sqlglot
     >>> wrapping_negations(sqlglot.parse_one("-x > 5"), "datafusion", {"x": "int8"}).sql()
-    '(x < -5 AND x <> -128) OR (x = -128 AND FALSE)'
+    'x < -5 AND x <> -128'
     >>> wrapping_negations(sqlglot.parse_one("-x IN (2, -128)"), "datafusion",
     ...                    {"x": "int8"}).sql()
-    '(x IN (-2, 128) AND x <> -128) OR (x = -128 AND TRUE)'
+    'x IN (-2, 128) OR x = -128'
     """
     if not engine(dialect).negation_wraps:
         return tree
@@ -100,16 +100,20 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
 
 def _apart(mirrored: exp.Expression, column: exp.Column, least: int,
            holds_at_least: bool, distinct: bool = False) -> exp.Expression:
-    """``(mirrored AND x <> least) OR (x = least AND holds)``: NULL where ``x`` is, as the
-    comparison is; ``distinct`` (IS [NOT] DISTINCT FROM, never NULL): ``(mirrored AND x IS
-    DISTINCT FROM least) OR (x IS NOT DISTINCT FROM least AND holds)``, ``mirrored`` where
-    ``x`` is NULL."""
+    """``(mirrored AND x <> least) OR (x = least AND holds)``, written ``mirrored OR x =
+    least`` where ``holds`` and ``mirrored AND x <> least`` where not (the column once in each
+    part, so a group holding the least value is decided too): NULL where ``x`` is, as the
+    comparison is; ``distinct`` (IS [NOT] DISTINCT FROM, never NULL): with ``IS [NOT]
+    DISTINCT FROM least``, ``mirrored`` where ``x`` is NULL."""
     apart, alike = (exp.NullSafeNEQ, exp.NullSafeEQ) if distinct else (exp.NEQ, exp.EQ)
     other = apart(this=column.copy(), expression=_literal(least))
     at_least = alike(this=column.copy(), expression=_literal(least))
     other.meta[OWN_EQUALITY] = at_least.meta[OWN_EQUALITY] = True
-    return exp.or_(exp.and_(mirrored, other),
-                   exp.and_(at_least, exp.true() if holds_at_least else exp.false()))
+    # (the same rows as written with the column once: where the least value holds, mirrored
+    # OR x = least; where it does not, mirrored AND x <> least; NULL where x is NULL in both)
+    if holds_at_least:
+        return exp.or_(mirrored, at_least)
+    return exp.and_(mirrored, other)
 
 
 def _negated_column(x: exp.Expression, types: Mapping[str, object] | None

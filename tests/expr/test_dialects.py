@@ -1323,6 +1323,25 @@ def test_a_between_out_of_order_is_never_true_whatever_its_operand():
         assert "AND NULL" not in explained.splitlines()[0], sql
 
 
+def test_datafusion_negation_decides_a_group_holding_the_least_value():
+    """``-x op c`` is written with the column once in each part (``x op' -c OR x = least``
+    where the least value holds, ``x op' -c AND x <> least`` where not), so a group of the
+    least value and others is decided as a whole: none of the rows of {-2**63,
+    -521408120805061562} passes ``NOT ((-x) IS DISTINCT FROM -0)`` (found by the DataFusion
+    differential, seed 91002370), all pass ``(-x) <> 5``."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
+    table = pa.table({"x": pa.array([-2**63, -521408120805061562], pa.int64())})
+    ctx = datafusion.SessionContext()
+    ctx.register_record_batches("t", [table.to_batches()])
+    st = _exact_statistics([table])
+    for sql, want in [("NOT ((-x) IS DISTINCT FROM -0)", pk.NONE_MATCH),
+                      ("(-x) <> 5", pk.ALL_MATCH), ("(-x) < 0", pk.MAYBE_MATCH)]:
+        hits = ctx.sql(f"SELECT count(*) AS n FROM t WHERE {sql}").to_pydict()["n"][0]
+        assert hits == {pk.NONE_MATCH: 0, pk.ALL_MATCH: 2}.get(want, 1), sql
+        pred = pk.PruningPredicate(sql, table.schema, dialect="datafusion")
+        assert pred.classify(st).tolist() == [want], sql
+
+
 def test_datafusion_compares_a_negated_decimal_as_its_column():
     """``-d`` of a DECIMAL column has ``d``'s type: a BETWEEN with a whole bound and a
     fraction, and an IN list with a fraction, compare in a DECIMAL holding each exactly, as
