@@ -73,17 +73,19 @@ MISSING_RULES = (
     "dialect='datafusion' does not yet read: IS [NOT] DISTINCT FROM before the end of its "
     "parentheses (its right side runs to there); lists on one column that some pairing would "
     "merge into an empty list where DataFusion never pairs them (it merges direct siblings "
-    "only, and writes lists of three items or fewer as equalities); a bound with its constant "
-    "on the left beside another bound on its column; `/` of an unsigned or FLOAT column (FLOAT "
-    "divides in FLOAT there) or by a negative number or a column, and an unsigned BIGINT's `/ "
-    "1` or `* 1` met by a fraction (compared as a DECIMAL of the scale its coercion picks); "
-    "CAST to BIGINT of a DECIMAL or DOUBLE column met by a DECIMAL, a FLOAT or a fraction "
-    "(its optimizer drops the cast: CAST(d AS BIGINT) = 0 is d = 0 there), and of a DOUBLE "
-    "literal against a FLOAT column; a DECIMAL column's DOUBLE met by a DECIMAL; -x met by a "
-    "DECIMAL, a fraction or a number beyond BIGINT, and at an integer's least value; DECIMAL "
-    "`*`; DATE casts of TIMESTAMPs between TIMESTAMP and text bounds; TIMESTAMP columns in a "
-    "zone other than UTC; a LIKE backslash before another character; a float group whose "
-    "every value is NaN (no bounds: DataFusion skips it where the predicate needs a number)")
+    "only, and writes lists of three items or fewer as equalities); a bound or an equality "
+    "with its constant on the left beside another on its column among the terms of the top "
+    "AND; `/` of an unsigned or FLOAT column (FLOAT divides in FLOAT there) or by a negative "
+    "number or a column; CAST to BIGINT of a DECIMAL or DOUBLE column met by a FLOAT, in a "
+    "BETWEEN with bounds of two types, or in a list of DECIMALs beside DOUBLEs (one DECIMAL "
+    "there); a DECIMAL column's DOUBLE met by a number beyond BIGINT; -x of a FLOAT column met "
+    "by a DECIMAL, and -x met by a number beyond BIGINT, a REAL, or DECIMALs beside DOUBLEs in "
+    "one list; a group holding an integer's least value where the rewrite of -x names the column "
+    "twice; DECIMAL `*`; DATE casts of TIMESTAMPs and TIMESTAMP casts of DATEs between "
+    "TIMESTAMP, DATE and text bounds; TIMESTAMP columns in a zone other than UTC; a LIKE "
+    "backslash before another character; -0.0 in a set beside a float's zero, and NaN "
+    "literals whose sign may decide; a float group whose every value is NaN (no bounds: "
+    "DataFusion skips it where the predicate needs a number)")
 
 
 @pytest.mark.slow
