@@ -168,8 +168,8 @@ def _may_reach_top(x: exp.Expression) -> bool:
             return True
         nots = sum(isinstance(a, exp.Not) for a in above[k + 1:])
         if isinstance(node, exp.Or) == (nots % 2 == 0) and not all(
-                any(y.sql() == text for y in branch.walk()) or _may_fold(branch)
-                for branch in _branches(node)):
+                any(type(y) is type(x) and y.sql() == text for y in branch.walk())
+                or _may_fold(branch) for branch in _branches(node)):
             return False
     return True
 
