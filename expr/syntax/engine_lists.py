@@ -298,7 +298,8 @@ def _type_of(x: exp.Expression, types: Mapping[str, object] | None) -> object | 
         return kind if kind in INTEGER_KINDS or kind in ("float", "double") else None
     number = x.this if isinstance(x, exp.Neg) else x
     if isinstance(number, exp.Literal) and number.meta.get(EXACT):
-        return "decimal", 38, 15  # (a DOUBLE's DECIMAL of 15 places, written exactly)
+        return "decimal", 38, 15  # (a value an earlier rewrite wrote exactly: compared as
+        # the DECIMAL it is, as the engine compares it)
     if isinstance(number, exp.Literal) and not number.is_string:
         if "." in number.this or "e" in number.this.lower() or beyond_unsigned_bigint(number):
             return "double"
