@@ -39,6 +39,7 @@ from prunekit.expr.syntax.engine_operands import (
     FLIPPED,
     FRACTION_DIGITS,
     INTEGER_KINDS,
+    INTEGER_TYPES,
     WALL_TIME,
     beyond_unsigned_bigint,
     decimal_kind,
@@ -415,10 +416,6 @@ def _as_doubles(items: list) -> bool:
     return True
 
 
-_INTEGER_TYPES = (exp.DataType.Type.BIGINT, exp.DataType.Type.INT, exp.DataType.Type.SMALLINT,
-                  exp.DataType.Type.TINYINT)
-
-
 def drop_integer_casts(tree: exp.Expression, dialect: str,
                                     types: Mapping[str, object] | None) -> None:
     """Where ``Engine.truncating_casts`` (DataFusion 55): ``CAST(d AS BIGINT)`` (or INT, ...)
@@ -445,7 +442,7 @@ def drop_integer_casts(tree: exp.Expression, dialect: str,
     for cast in list(tree.find_all(exp.Cast)):
         if isinstance(cast, exp.TryCast):  # (NULL where the type cannot hold the value)
             continue
-        if not (cast.to.this in _INTEGER_TYPES and isinstance(cast.this, exp.Column) and (
+        if not (cast.to.this in INTEGER_TYPES and isinstance(cast.this, exp.Column) and (
                 decimal_kind(cast.this, types) or kind_of(cast.this, types) in INTEGER_KINDS)):
             continue
         others = _compared_with(cast)
@@ -474,7 +471,7 @@ _SIGNED_INTEGERS = {"int8", "int16", "int32", "int64"}
 def _integer_cast_of_number(x: exp.Expression) -> bool:
     """``CAST(0.0531 AS BIGINT)``: a whole number once DataFusion folds it (the cast of a
     DOUBLE toward zero), before its optimizer drops a cast on the other side."""
-    return isinstance(x, exp.Cast) and x.to.this in _INTEGER_TYPES and _number_literal(x.this)
+    return isinstance(x, exp.Cast) and x.to.this in INTEGER_TYPES and _number_literal(x.this)
 
 
 def _whole_decimal_cast(x: exp.Expression) -> bool:
@@ -776,8 +773,7 @@ def _doubles_as_decimals(x: exp.Expression) -> list[tuple[exp.Expression, exp.Ex
             else None
         if units is None:
             return []
-        text = format(decimal.Decimal(abs(units)).scaleb(-15, decimal.Context(prec=80)), "f")
-        lit = exp.Literal.number(text)
+        lit = exp.Literal.number(_decimal_text(abs(units), 15))
         lit.meta[EXACT] = True
         out.append((other, exp.Neg(this=lit) if units < 0 else lit))
     return out
@@ -1034,7 +1030,7 @@ def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> boo
     whole = [b for b in numbers if not ("." in b.this or "e" in b.this.lower()
                                         or beyond_unsigned_bigint(b))]
     casts = [b.unnest() for b in bounds if isinstance(b.unnest(), exp.Cast)]
-    if len(whole) == 1 and casts and any(c.to.this not in _INTEGER_TYPES for c in casts):
+    if len(whole) == 1 and casts and any(c.to.this not in INTEGER_TYPES for c in casts):
         # a cast beside a whole number (of text, say: ``CAST('-Infinity' AS DOUBLE)``): a
         # DOUBLE makes the BETWEEN one of DOUBLEs there, another type is not modelled
         if any(c.to.this != exp.DataType.Type.DOUBLE for c in casts):

@@ -93,6 +93,9 @@ def family_of(x: exp.Expression, types: Mapping[str, object] | None) -> str | No
 # Type names as ``kind_of`` gives them.
 DECIMAL = re.compile(r"decimal(?:32|64|128|256)?\((\d+),\s*(\d+)\)")
 INTEGER_KINDS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"}
+# SQL's integer types (a whole number cast to one is that number, or a failed query).
+INTEGER_TYPES = (exp.DataType.Type.BIGINT, exp.DataType.Type.INT, exp.DataType.Type.SMALLINT,
+                 exp.DataType.Type.TINYINT)
 WALL_OR_UTC = re.compile(r"timestamp\[(s|ms|us|ns)(, tz=(utc|etc/utc|\+00:00|z))?\]")
 FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
@@ -143,16 +146,13 @@ def no_negative_zero(x: exp.In, types: Mapping[str, object] | None) -> bool:
     if isinstance(operand, exp.Cast) and operand.to.this in (exp.DataType.Type.DOUBLE,
                                                              exp.DataType.Type.FLOAT):
         operand = operand.this  # an integer's or a DECIMAL's cast: never -0.0 either
-    integral = isinstance(operand, exp.Cast) and operand.to.this in _INTEGER_TYPES and (
+    integral = isinstance(operand, exp.Cast) and operand.to.this in INTEGER_TYPES and (
         isinstance(operand.this, exp.Column))  # (a number column cast to an integer type)
     kind = (kind_of(operand, types) or "") if isinstance(operand, exp.Column) else ""
     decimal_column = DECIMAL.fullmatch(kind) is not None
     return ((kind in INTEGER_KINDS or integral or decimal_column) and not any(
         _negative_zero(i) for i in x.expressions)) or (decimal_column and operand is x.this)
 
-
-_INTEGER_TYPES = (exp.DataType.Type.BIGINT, exp.DataType.Type.INT, exp.DataType.Type.SMALLINT,
-                  exp.DataType.Type.TINYINT)
 
 
 def _negative_zero(x: exp.Expression) -> bool:

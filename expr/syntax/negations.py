@@ -16,7 +16,13 @@ from sqlglot import exp
 
 from prunekit.expr.spark_types.arrow_casts import decimal_units
 from prunekit.expr.spark_types.engines import engine
-from prunekit.expr.syntax.engine_operands import EXACT, FLIPPED, kind_of, number_value
+from prunekit.expr.syntax.engine_operands import (
+    EXACT,
+    FLIPPED,
+    INTEGER_TYPES,
+    kind_of,
+    number_value,
+)
 from prunekit.expr.syntax.list_merges import OWN_EQUALITY
 
 _LEAST = {"int8": -2**7, "int16": -2**15, "int32": -2**31, "int64": -2**63}
@@ -148,11 +154,6 @@ def _is_double(x: exp.Expression) -> bool:
     return "." in x.sql() or "e" in x.sql().lower()
 
 
-# Integer types a whole number's cast to which is that number (or a failed query).
-_INTEGER_CASTS = (exp.DataType.Type.BIGINT, exp.DataType.Type.INT, exp.DataType.Type.SMALLINT,
-                  exp.DataType.Type.TINYINT)
-
-
 def _uncast(x: exp.Expression) -> exp.Expression | None:
     """A number literal, maybe negated, or ``CAST(n AS DOUBLE)`` of one (maybe negated), or
     a cast of a whole number (maybe negated) to an integer type."""
@@ -160,7 +161,7 @@ def _uncast(x: exp.Expression) -> exp.Expression | None:
     inner = x.this.unnest() if isinstance(x, exp.Neg) else x
     if isinstance(inner, exp.Cast) and (number := number_value(inner.this)) is not None and (
             inner.to.this == exp.DataType.Type.DOUBLE or (
-                inner.to.this in _INTEGER_CASTS and number == number.to_integral_value()
+                inner.to.this in INTEGER_TYPES and number == number.to_integral_value()
                 and "." not in inner.this.sql() and "e" not in inner.this.sql().lower())
             or _decimal_cast(inner)):
         return x
