@@ -119,3 +119,31 @@ def round_to_float32(x: int | Fraction | decimal.Decimal) -> float:
     near = [c for c in near if np.isfinite(c)]
     return float(min(near, key=lambda c: (abs(Fraction(float(c)) - x),
                                           int(np.float32(c).view(np.uint32)) & 1)))
+
+
+def least_integer_rounding_to(c: float) -> int | float:
+    """The least integer whose FLOAT (``round_to_float32``) is ``c`` or above, for a FLOAT
+    ``c``: rounding is monotone, so an integer compares with ``c`` in FLOAT as it compares
+    with this threshold exactly. -inf where every integer does, inf where none does.
+
+    >>> least_integer_rounding_to(16777218.0), least_integer_rounding_to(16777220.0)  # ties even
+    (16777218, 16777219)
+    >>> least_integer_rounding_to(-9.223372036854776e18) < -2**63
+    True
+    """
+    if math.isnan(c):
+        raise ValueError("NaN has no threshold")
+    with np.errstate(over="ignore"):  # below the least FLOAT is -inf
+        below = float(np.nextafter(np.float32(c), np.float32(-np.inf)))
+    if below == -math.inf:
+        return -math.inf
+    if c == math.inf:
+        return math.inf
+    # Past the midpoint between c and the FLOAT below it an integer rounds to c or above; the
+    # midpoint's floor is at most one step from the answer, and each step is checked exactly.
+    v = math.floor((Fraction(below) + Fraction(c)) / 2)
+    while round_to_float32(v) < c:
+        v += 1
+    while round_to_float32(v - 1) >= c:
+        v -= 1
+    return v

@@ -12,7 +12,9 @@ Bind, the IN lists and the function rules all compare through here.
 from __future__ import annotations
 
 import decimal
+import math
 
+import numpy as np
 import pyarrow as pa
 
 from prunekit.errors import TypeMismatchError
@@ -23,7 +25,7 @@ from prunekit.expr.binding.column_pairs import column_vs_column
 from prunekit.expr.binding.operand_rules import as_predicate, kind_of
 from prunekit.expr.binding.operands import ColOp, LitOp, OpaqueOp, operand_label, shown_literal
 from prunekit.expr.binding.quotient import Quotient, compare_quotient
-from prunekit.expr.domains import int_range, round_to_float32
+from prunekit.expr.domains import int_range, least_integer_rounding_to, round_to_float32
 from prunekit.expr.spark_types import coercion as C
 from prunekit.expr.spark_types import literals as L
 from prunekit.expr.syntax import nodes as n
@@ -249,15 +251,53 @@ def reading(op: n.Op, left: object, left_t: pa.DataType, lit: LitOp, lit_t: pa.D
     if value is None:
         return b.BConst(None)
     if isinstance(left, Applied):
-        if _rounds_in(left_t, t):  # the function's result rounded to FLOAT: no threshold
-            return b.BOpaque(f"Spark ({mode} mode) compares {operand_label(left)} in FLOAT")
+        if _rounds_in(left_t, t):  # the function's integer result rounded to FLOAT
+            return _in_float32(op, value, lambda m: left.compare(n.Op.GE, LitOp(m, left_t))) \
+                or b.BOpaque(f"Spark ({mode} mode) compares {operand_label(left)} in FLOAT")
         return left.compare(op, LitOp(value, t))
     if left.negated:
         return _negated(op, left, LitOp(value, t))
     col = seen_as(left.col, left_t, t)
-    if col is None:
-        return b.BOpaque(f"Spark ({mode} mode) compares {operand_label(left)} in FLOAT")
+    if col is None:  # a computed integer (CAST(d AS BIGINT), x + 1) rounded to FLOAT
+        col = left.col
+        return _in_float32(op, value, lambda m: column_vs_literal(
+            n.Op.GE, col, clamp(col, L.coerce(m, col.type)))) \
+            or b.BOpaque(f"Spark ({mode} mode) compares {operand_label(left)} in FLOAT")
     return column_vs_literal(op, col, clamp(col, L.coerce(value, col.type)))
+
+
+# Beyond every integer type: where no integer's FLOAT reaches a bound, or every one does.
+_BEYOND_INTEGERS = 2**80
+
+
+def _in_float32(op: n.Op, value: float, at_least) -> object | None:
+    """``v op value`` for integers ``v`` compared in FLOAT (each rounded to its nearest FLOAT),
+    given ``at_least(m)``, the leaf ``v >= m`` for an integer ``m`` of any size; None for NaN.
+    Rounding is monotone: FLOAT(v) >= c is v >= ``least_integer_rounding_to(c)``, and
+    FLOAT(v) > c is FLOAT(v) >= the next FLOAT above c.
+
+    >>> x = b.BColumn("x", pa.int64(), pa.int64(), "int")
+    >>> _in_float32(n.Op.GT, 16777216.0, lambda m: b.BCompare(x, "ge", m))  # 16777217 ties down
+    BCompare(col=x, op='ge', value=16777218)
+    """
+    if math.isnan(value):
+        return None
+    above = float(np.nextafter(np.float32(value), np.float32(np.inf)))
+
+    def ge(c: float) -> object:
+        m = least_integer_rounding_to(c)
+        return at_least(m if isinstance(m, int) else math.copysign(_BEYOND_INTEGERS, m))
+
+    if op is n.Op.GE:
+        return ge(value)
+    if op is n.Op.GT:
+        return ge(above)
+    if op is n.Op.LT:
+        return b.BNot(ge(value))
+    if op is n.Op.LE:
+        return b.BNot(ge(above))
+    equal = b.BAnd((ge(value), b.BNot(ge(above))))
+    return equal if op is n.Op.EQ else b.BNot(equal)
 
 
 def _rounds_in(left_t: pa.DataType, t: pa.DataType) -> bool:

@@ -13,8 +13,11 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import prunekit as pk
+from prunekit.expr.domains import least_integer_rounding_to, round_to_float32
 from tests.support.cases import BACKENDS
 
 ERROR = "error"
@@ -64,6 +67,16 @@ SPARK_4_3 = [
     (pa.int8(), -128, "CAST(c AS DOUBLE) IN (-127.999999999999999999999999999999, 50)",
      True, True),
     (pa.int8(), -128, "CAST(c AS FLOAT) = -127.999999999999999999999999999999", True, True),
+    # A computed integer (a cast, a sum) against a FLOAT: legacy mode rounds it to FLOAT too
+    # (16777217 to 2**24), read as a threshold on the integer.
+    (pa.decimal128(18, 0), "16777217", "CAST(c AS BIGINT) < CAST(16777216 AS FLOAT)",
+     False, False),
+    (pa.decimal128(18, 0), "16777217", "CAST(c AS BIGINT) <= CAST(16777216 AS FLOAT)",
+     False, True),
+    (pa.decimal128(18, 0), "16777217", "CAST(c AS BIGINT) = CAST(16777216 AS FLOAT)",
+     False, True),
+    (pa.int64(), 16777216, "c + 1 >= CAST(16777216 AS FLOAT)", True, True),
+    (pa.int64(), 16777216, "c + 1 > CAST(16777216 AS FLOAT)", True, False),
 ]
 
 
@@ -124,6 +137,16 @@ def test_cast_to_float_of_a_wide_integer_rounds():
     stats = _statistics(pa.int64(), 16777217)
     pred = pk.PruningPredicate("CAST(c AS FLOAT) = 16777216", pa.schema([("c", pa.int64())]))
     assert pred.classify(stats)[0] == pk.ALL_MATCH
+
+
+@settings(deadline=None)
+@given(st.floats(width=32, allow_nan=False), st.integers(-2**64, 2**64))
+def test_an_integer_compares_in_float_as_with_its_threshold(c, v):
+    """The threshold a computed integer is compared with in FLOAT: FLOAT(v) >= c exactly
+    where v is at least the threshold, for integers near it and anywhere."""
+    m = least_integer_rounding_to(c)
+    for k in ([m - 1, m, m + 1] if isinstance(m, int) else []) + [v]:
+        assert (round_to_float32(k) >= c) == (k >= m), (c, k, m)
 
 
 # ---- what the column's type decides (``by_type``), and a function compared with a column ------
