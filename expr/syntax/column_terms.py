@@ -32,9 +32,11 @@ from prunekit.expr.syntax.optimizer_terms import (
     PATTERN_LISTS,
     ancestors,
     apart,
+    branches,
     column_names,
     is_null_constant,
     may_be_float,
+    may_fold,
     operand_key,
     whole_seconds,
     zero_signs_of,
@@ -169,36 +171,9 @@ def _may_reach_top(x: exp.Expression) -> bool:
         nots = sum(isinstance(a, exp.Not) for a in above[k + 1:])
         if isinstance(node, exp.Or) == (nots % 2 == 0) and not all(
                 any(type(y) is type(x) and y.sql() == text for y in branch.walk())
-                or _may_fold(branch) for branch in _branches(node)):
+                or may_fold(branch) for branch in branches(node)):
             return False
     return True
-
-
-def _may_fold(branch: exp.Expression) -> bool:
-    """Whether the simplifier may fold a branch to a constant, which it then drops from its
-    OR (or AND): one without a column, or with two comparisons on one column (lists it
-    merges into an empty one: ``y IN (1) AND y IN (2)`` is FALSE there)."""
-    seen: set[str] = set()
-    for node in branch.walk():
-        if isinstance(node, _TERMS):
-            names = column_names(node)
-            if names & seen:
-                return True
-            seen |= names
-    return branch.find(exp.Column) is None
-
-
-_TERMS = (exp.In, exp.Between, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like,
-          exp.ILike, exp.Is, exp.NullSafeEQ, exp.NullSafeNEQ, *PATTERN_LISTS)
-
-
-def _branches(node: exp.Expression) -> list[exp.Expression]:
-    """The branches of a chain of one op (an AND's conjuncts, an OR's disjuncts)."""
-    out = []
-    for side in (node.this, node.expression):
-        inner = side.unnest()
-        out += _branches(inner) if type(inner) is type(node) else [side]
-    return out
 
 
 def _key(operand: exp.Expression, types: Mapping[str, object] | None) -> str | None:

@@ -233,7 +233,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
         columns = tuple(parse(c.sql(dialect="spark")) for c in found)
         # (a part the optimizer rewrites with another: its rows are not its own, NULL or not,
         # unless each of its merges is a union that keeps an item)
-        together = (MERGED_LIST in why and not part.meta.get(NULL_KEPT)) or ZEROS_APART in why \
+        together = (MERGED_LIST in why and not marks.get(NULL_KEPT)) or ZEROS_APART in why \
             or LEFT_BOUND in why
         needs = () if together else tuple(k for k, c in enumerate(found) if any(
             c is x for x in null_making_columns(shown)))

@@ -47,8 +47,10 @@ from prunekit.expr.syntax.optimizer_terms import (
     TIMESTAMP_TYPES,
     ancestors,
     apart,
+    branches,
     column_names,
     may_be_float,
+    may_fold,
     number_family,
     operand_key,
     value_of,
@@ -406,7 +408,9 @@ def _never_emptied(group: list[_Member], types: Mapping[str, object] | None
             return {k for k in by_id if k not in folding}, null_apart
         for x, y in pairs:
             done.add((id(x), id(y)))
-            if x[0] & y[0] or not all(_may_meet(by_id[a], by_id[b]) for a in x[0] for b in y[0]):
+            if x[0] & y[0] or not all(
+                    _may_meet(by_id[a], by_id[b]) for a in x[0] for b in y[0]) or _kept_apart(
+                    [by_id[k] for k in x[0]], [by_id[k] for k in y[0]], group):
                 continue
             for key, held, kept_null in _merges(x, lists[x], y, lists[y], by_id, types):
                 if not key[3]:
@@ -415,6 +419,64 @@ def _never_emptied(group: list[_Member], types: Mapping[str, object] | None
                 lists.setdefault(key, held)
             if len(lists) > _MOST_LISTS:
                 return set(), False
+
+
+def _kept_apart(xs: list[_Member], ys: list[_Member], group: list[_Member]) -> bool:
+    """Whether the optimizer never makes a list of ``xs`` and one of ``ys`` the two sides of
+    one AND or OR, which it merges only then (``x IN (1) OR y > 0 OR x IN (2)`` stays): in
+    the chain of one op that first holds them all, a branch between theirs that it keeps
+    stands between them (a barrier: no list of ``group`` inside, nothing it may fold to a
+    constant, and no text another branch repeats, which it may drop as such). Its
+    simplifier keeps a chain's order: it pushes NOTs in (an AND chain becomes an OR chain,
+    in order), and flattens the top AND in order. But an AND chain that is a branch of an
+    OR gives up the terms it shares with the OR's other branch, in that branch's order: so
+    no chain is read so that may be an AND under something that may be an OR, as written
+    or with some of the NOTs above pushed in.
+
+    >>> import sqlglot
+    >>> def apart(text):
+    ...     group = [_as_list(x, {}) for x in sqlglot.parse_one(text).find_all(exp.In)]
+    ...     return _kept_apart(group[:1], group[1:], group)
+    >>> apart("x IN (1) OR x > 0 OR x IN (2)"), apart("x IN (1) OR 1 > 2 OR x IN (2)")
+    (True, False)
+    >>> apart("(x IN (1) AND y) OR (x IN (2) AND y)")  # y lifted out: IN (1) OR IN (2)
+    False
+    """
+    members = xs + ys
+    top = _first_above_all(members)
+    if not isinstance(top, (exp.And, exp.Or)):
+        return False
+    head = top  # the chain's first node
+    while type(_above_parens(head)) is type(top):
+        head = _above_parens(head)
+    # An AND chain under an OR may give up terms out of order. Its simplifier pushes NOTs
+    # in (through AND, OR and NOT only) one node at a time, so each op may be either where a
+    # NOT stands above it.
+    path = list(itertools.takewhile(lambda n: isinstance(n, (exp.Paren, exp.Not, exp.And,
+                                                             exp.Or)), ancestors(head.parent)))
+    for k, node in enumerate(path):
+        if isinstance(node, (exp.And, exp.Or)) and (
+                isinstance(top, exp.And) or any(isinstance(n, exp.Not) for n in path[:k])) and (
+                isinstance(node, exp.Or) or any(isinstance(n, exp.Not) for n in path[k:])):
+            return False
+    chain = branches(head)
+    texts = [b.sql() for b in chain]
+    inside = {id(n): k for k, b in enumerate(chain) for n in b.walk()}
+    held = {id(m.node) for m in group}
+    barriers = [not any(id(n) in held for n in b.walk()) and not may_fold(b) and all(
+        t != texts[k] and texts[k] not in t for j, t in enumerate(texts) if j != k)
+        for k, b in enumerate(chain)]
+    # (each barrier starts a new stretch of branches; lists in one stretch may meet)
+    stretch = [sum(barriers[:k + 1]) for k in range(len(chain))]
+    return not ({stretch[inside[id(m.node)]] for m in xs}
+                & {stretch[inside[id(m.node)]] for m in ys})
+
+
+def _above_parens(node: exp.Expression) -> exp.Expression | None:
+    up = node.parent
+    while isinstance(up, exp.Paren):
+        up = up.parent
+    return up
 
 
 # How many merged lists ``_never_emptied`` follows before it gives up (a group of a few

@@ -50,6 +50,43 @@ def ancestors(node: exp.Expression | None):
         node = node.parent
 
 
+def may_fold(branch: exp.Expression) -> bool:
+    """Whether the simplifier may fold a branch to a constant, which it then drops from its
+    OR (or AND): one without a column, or with two comparisons on one column (lists it
+    merges into an empty one: ``y IN (1) AND y IN (2)`` is FALSE there).
+
+    >>> import sqlglot
+    >>> [may_fold(sqlglot.parse_one(t)) for t in ("1 > 2", "y IN (1) AND y > 2", "y > 2")]
+    [True, True, False]
+    """
+    seen: set[str] = set()
+    for node in branch.walk():
+        if isinstance(node, _TERMS):
+            names = column_names(node)
+            if names & seen:
+                return True
+            seen |= names
+    return branch.find(exp.Column) is None
+
+
+_TERMS = (exp.In, exp.Between, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like,
+          exp.ILike, exp.Is, exp.NullSafeEQ, exp.NullSafeNEQ, *PATTERN_LISTS)
+
+
+def branches(node: exp.Expression) -> list[exp.Expression]:
+    """The branches of a chain of one op (an AND's conjuncts, an OR's disjuncts), in order.
+
+    >>> import sqlglot
+    >>> [b.sql() for b in branches(sqlglot.parse_one("a OR (b OR c AND d) OR NOT (e OR f)"))]
+    ['a', 'b', 'c AND d', 'NOT (e OR f)']
+    """
+    out = []
+    for side in (node.this, node.expression):
+        inner = side.unnest()
+        out += branches(inner) if type(inner) is type(node) else [side]
+    return out
+
+
 def operand_key(x: exp.Expression) -> str | None:
     """An operand as the optimizer may rewrite it: casts dropped (it drops those it need not
     make, and moves others to the literals; ``list_merges`` tells those it keeps), ``x * 1``,
