@@ -67,7 +67,8 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
         column, least = _negated_column(node.this, types)
         values = [_number(i) for i in node.expressions]
         if column is None or not values or None in values or node.args.get("query") or (
-                _doubles_beside_decimals(node.expressions)):
+                _doubles_beside_decimals(node.expressions)) or _unsigned_beside_doubles(
+                node.expressions):
             return None
         if any(float(v) == 0 and _is_double(i)
                for v, i in zip(values, node.expressions, strict=True)):
@@ -82,6 +83,7 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
         column, least = _negated_column(node.this, types)
         low, high = _number(node.args["low"]), _number(node.args["high"])
         if column is None or low is None or high is None or _doubles_beside_decimals(
+                [node.args["low"], node.args["high"]]) or _unsigned_beside_doubles(
                 [node.args["low"], node.args["high"]]):
             return None
         mirrored = exp.Between(this=column.copy(), low=_negated(node.args["high"]),
@@ -151,7 +153,16 @@ def _is_double(x: exp.Expression) -> bool:
     inner = x.this.unnest() if isinstance(x, exp.Neg) else x
     if isinstance(inner, exp.Cast):
         return inner.to.this == exp.DataType.Type.DOUBLE
-    return "." in x.sql() or "e" in x.sql().lower()
+    return "." in x.sql() or "e" in x.sql().lower() or (
+        _beyond_bigint(x) and int(x.this) >= 2**64)
+
+
+def _beyond_bigint(x: exp.Expression) -> bool:
+    """A whole number written as such (no sign, no cast) beyond BIGINT: an unsigned BIGINT
+    (compared exactly, as DECIMAL(20, 0), with a BIGINT there), a DOUBLE beyond that. (A
+    negative one beyond BIGINT is a DOUBLE whose negation would be an unsigned BIGINT.)"""
+    return isinstance(x, exp.Literal) and not x.is_string and x.this.isdigit() and int(
+        x.this) >= 2**63
 
 
 def _uncast(x: exp.Expression) -> exp.Expression | None:
@@ -174,6 +185,13 @@ def _doubles_beside_decimals(items: list) -> bool:
     decimals = any(_decimal_cast(i.unnest().this.unnest() if isinstance(i.unnest(), exp.Neg)
                                  else i.unnest()) for i in items)
     return decimals and any(map(_is_double, items))
+
+
+def _unsigned_beside_doubles(items: list) -> bool:
+    """Whether an unsigned BIGINT meets DOUBLEs among a list's items or a BETWEEN's bounds:
+    a DOUBLE there, whose negation is written otherwise."""
+    return any(_beyond_bigint(i.unnest()) and not _is_double(i) for i in items) and any(
+        map(_is_double, items))
 
 
 def _decimal_cast(x: exp.Expression) -> bool:
@@ -227,7 +245,8 @@ def _number(x: exp.Expression) -> decimal.Decimal | None:
         return None
     if isinstance(x, exp.Neg) and x is not _bare(x):
         value = -value
-    return value if _is_double(x) or _decimal_cast(inner) or abs(value) < 2**63 else None
+    return value if _is_double(x) or _decimal_cast(inner) or abs(value) < 2**63 or (
+        _beyond_bigint(x)) else None
 
 
 def _negated(x: exp.Expression) -> exp.Expression:
@@ -235,7 +254,8 @@ def _negated(x: exp.Expression) -> exp.Expression:
     whole number's cast to an integer type, the negated number (a type's least value has no
     negation in that type)."""
     x = x.unnest()
-    if not _is_double(x) and x is not _bare(x):  # (a cast to an integer type or a DECIMAL)
+    if not _is_double(x) and (x is not _bare(x) or _beyond_bigint(x)):  # (a cast to an
+        # integer type or a DECIMAL, an unsigned BIGINT: exact, a DECIMAL to Spark)
         value = _number(x)
         return _literal(-int(value) if value == value.to_integral_value() else -value)
     return x.this.copy() if isinstance(x, exp.Neg) else exp.Neg(this=x.copy())

@@ -1248,6 +1248,13 @@ def test_datafusion_negation_wraps_at_the_least_value():
              # -9223372036854775807.5 then (found by the DataFusion differential, seed
              # 60446410)
              "(-x) NOT IN (0, -9223372036854775807.5)", "(-x) IN (0, -9223372036854775807.5)",
+             # whole numbers beyond BIGINT: an unsigned BIGINT compared exactly, a DOUBLE
+             # beyond that (found by the DataFusion differential, seed 91001595)
+             "(-c) = 9223372036854775808", "(-x) < 9223372036854775809",
+             "(-x) >= 9223372036854775808", "(-x) IN (1, 9223372036854775808)",
+             "(-x) = 18446744073709551616", "9223372036854775808 > (-x)",
+             "(-x) BETWEEN 9223372036854775808 AND 18446744073709551615",
+             "(-c) <> 18446744073709551615", "(-x) NOT IN (5, 9223372036854775808)",
              "(-x) BETWEEN -9223372036854775807.5 AND -1", "(-x) < -9223372036854775807.5",
              # numbers with an exponent and casts to DOUBLE, of any size: DOUBLEs, their
              # negation exact
