@@ -1032,7 +1032,12 @@ def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> boo
     casts = [b.unnest() for b in bounds if isinstance(b.unnest(), exp.Cast)]
     if len(whole) == 1 and casts and any(c.to.this not in INTEGER_TYPES for c in casts):
         # a cast beside a whole number (of text, say: ``CAST('-Infinity' AS DOUBLE)``): a
-        # DOUBLE makes the BETWEEN one of DOUBLEs there, another type is not modelled
+        # DOUBLE makes the BETWEEN one of DOUBLEs there; DECIMALs beside an integer or a
+        # DECIMAL make it one of DECIMALs, exact, as each bound in its own type is; another
+        # type is not modelled
+        if all(c.to.this in (*INTEGER_TYPES, exp.DataType.Type.DECIMAL) for c in casts) and (
+                _exact_operand(x.this, types)):
+            return True
         if any(c.to.this != exp.DataType.Type.DOUBLE for c in casts):
             return False
     elif len(whole) != 1 or len(numbers) != 2:
@@ -1048,6 +1053,14 @@ def _one_type_between(x: exp.Between, types: Mapping[str, object] | None) -> boo
     # but a DECIMAL column (or its negation, of its type) compares both bounds as Spark does
     # (each as that DECIMAL)
     return decimal_kind(operand, types) is not None if isinstance(operand, exp.Column) else False
+
+
+def _exact_operand(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """Whether ``x`` is an integer or a DECIMAL (a column, a cast, the negation of one)."""
+    while isinstance(x, (exp.Neg, exp.Paren)):
+        x = x.this
+    return isinstance(x, (exp.Column, exp.Cast)) and (
+        kind_of(x, types) in INTEGER_KINDS or decimal_kind(x, types) is not None)
 
 
 def bounds_in_one_type(tree: exp.Expression, dialect: str,

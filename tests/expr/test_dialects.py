@@ -757,7 +757,12 @@ def test_datafusion_doubles_against_wide_decimals_decide_every_group_as_datafusi
               "CAST(h AS BIGINT) IS DISTINCT FROM 0", "0 = CAST(h AS BIGINT)",
               # a number cast to DOUBLE: a DOUBLE as any other
               "w < CAST(-1.5 AS DOUBLE)", "k = CAST(3 AS DOUBLE)", "CAST(-2 AS DOUBLE) >= k",
-              "b > CAST(0.00000000025 AS DOUBLE)", "h IN (CAST(0.01 AS DOUBLE), 0.03)"]
+              "b > CAST(0.00000000025 AS DOUBLE)", "h IN (CAST(0.01 AS DOUBLE), 0.03)",
+              # a BETWEEN of a whole number and a DECIMAL: one DECIMAL there, exact (found
+              # by the DataFusion differential, seed 91002130)
+              "NOT (CAST(k AS BIGINT) BETWEEN -2 AND CAST(1 AS DECIMAL(20,4)))",
+              "h BETWEEN CAST(-0.01 AS DECIMAL(20,4)) AND 0", "w BETWEEN -2 AND CAST(0 AS "
+              "DECIMAL(38,10))", "CAST(h AS BIGINT) NOT BETWEEN CAST(-1 AS DECIMAL(3,0)) AND 0"]
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema, st, texts)
 
 
