@@ -55,7 +55,12 @@ from prunekit.expr.syntax.engine_operands import (
     timestamp_unit,
     unknown_part,
 )
-from prunekit.expr.syntax.list_merges import MERGED_LIST, OWN_EQUALITY, merge_drops_null
+from prunekit.expr.syntax.list_merges import (
+    MERGED_LIST,
+    MERGES_EXACTLY,
+    OWN_EQUALITY,
+    merge_drops_null,
+)
 
 
 def _decimals_among_doubles(holder: exp.In | exp.Between,
@@ -339,7 +344,7 @@ def split_zero_items(tree: exp.Expression, dialect: str,
             x.replace(exp.Paren(this=split))
             continue
         if len(x.expressions) < 2 or x.meta.get(EXACT) or no_negative_zero(x, types) or not any(
-                is_zero(item) for item in x.expressions):
+                is_zero(item) for item in x.expressions) or _equalities_there(x, types):
             continue
         others = [item.copy() for item in x.expressions if not is_zero(item)]
         # Where the list may be merged with another, its rows are not its own, NULL or not.
@@ -367,6 +372,17 @@ def split_zero_items(tree: exp.Expression, dialect: str,
             return split
         x.replace(exp.Paren(this=split))
     return tree
+
+
+def _equalities_there(x: exp.In, types: Mapping[str, object] | None) -> bool:
+    """Whether DataFusion writes the list as equalities (``=`` ORed, ``<>`` ANDed for NOT IN),
+    which take 0 and -0.0 for one: its simplifier does so for a list of three items or fewer
+    on a column as it is (a DOUBLE column: items of other types are cast to it), once its
+    merges are made, so only one no merge of which changes its rows (``MERGES_EXACTLY``: a
+    zero against a float has none)."""
+    operand = x.this.unnest()
+    return len(x.expressions) <= 3 and isinstance(operand, exp.Column) and kind_of(
+        operand, types) == "double" and bool(x.meta.get(MERGES_EXACTLY))
 
 
 def _zero_of_a_column(x: exp.In, types: Mapping[str, object] | None) -> bool:
