@@ -22,6 +22,7 @@ from sqlglot import exp
 
 from prunekit.expr.syntax.engine_operands import (
     INTEGER_KINDS,
+    decimal_kind,
     inside_unknown_part,
     kind_of,
 )
@@ -381,7 +382,10 @@ def _preimage(operand: exp.Expression) -> bool:
 def _zero_signs(x: exp.Expression, operand: exp.Expression,
                 types: Mapping[str, object] | None) -> set[str]:
     """The signs ``+ -`` a zero ``x`` compares ``operand`` with may have: against a float, or
-    as a DOUBLE against any other column."""
+    as a DOUBLE against any other column but a DECIMAL (which meets a DOUBLE as a DECIMAL,
+    whose zero has no sign: checked on its plans)."""
+    if isinstance(operand, exp.Column) and decimal_kind(operand, types) is not None:
+        return set()
     floats = not isinstance(operand, exp.Column) or (kind_of(operand, types) or "float") in \
         FLOAT_KINDS
     signs: set[str] = set()

@@ -1565,6 +1565,25 @@ def test_datafusion_weighs_zeros_of_two_signs_apart_only_at_zero(kind):
                 assert outcomes[g] == (pk.ALL_MATCH if hits else pk.NONE_MATCH), (sql, value)
 
 
+def test_datafusion_weighs_a_decimals_zeros_as_one():
+    """A DECIMAL column meets a DOUBLE as a DECIMAL there, whose zero has no sign, so its
+    optimizer weighs ``d = -0.0`` and ``d = 0.0`` as one (checked on its plans): read in
+    full, every group decided as DataFusion's rows say (found by the DataFusion
+    differential, seed 91001499)."""
+    values = [decimal.Decimal(v) for v in ("0", "-0.0000000033", "1.5", "-2")] + [None]
+    table = pa.table({"d": pa.array(values, pa.decimal128(38, 10))})
+    groups, ctx = _datafusion_row_groups(table)
+    _decides_every_group_as_datafusion(
+        ctx, len(groups), table.schema, _exact_statistics(groups),
+        ["d = -0.0 AND d = 0.0", "d <> -0.0 AND d = 0.0", "d <= 0.0 AND d >= -0.0",
+         "d = CAST(-0.0 AS DOUBLE) AND d = 0", "NOT (d = -0.0 AND d = 0.0)",
+         "d IN (0.0, 1.5) AND d <> -0.0",
+         # a DECIMAL cast that is a zero written with a minus sign
+         "d <= 0.0000000000 AND d > CAST(-0.0000000330 AS DECIMAL(20,4))",
+         "d = CAST(-0.00001 AS DECIMAL(5,2)) OR d <> 0.0",
+         "NOT (d >= CAST(-0.0001 AS DECIMAL(10,2)) AND d = 0)"])
+
+
 def test_datafusion_finds_no_fraction_in_an_integer_columns_list():
     """An integer column's list with a fraction compares in DOUBLE there, where the column's
     DOUBLE is a whole number: the fractions equal no row, so a group of 0 and 1 holds no
