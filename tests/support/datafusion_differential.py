@@ -49,9 +49,10 @@ Checks per (file, predicate), per row group:
   DataFusion returns when unpruned (DataFusion itself is unsound there: "DataFusion
   unsound", its NaN rule); or prunekit skips it too once told that no float column holds a
   NaN (``Statistics(no_nan=...)``), which DataFusion assumes and Parquet statistics do not
-  say (sound by luck: the group has none); or the group with its zeros given the other sign
-  has the same statistics and holds a row DataFusion returns (``Workspace.zero_witness``:
-  DataFusion decides from statistics alone, so it skips that group too, unsoundly); or the
+  say (sound by luck: the group has none); or the group with its zeros given the other sign,
+  or with rows of its own values added, has the same statistics and holds a row DataFusion
+  returns (``Workspace.zero_witness``, ``Workspace.mix_witness``: DataFusion decides from
+  statistics alone, so it skips that group too, unsoundly); or the
   group holds a row the predicate as written returns, in DataFusion with its optimizer off
   (``Workspace.returned_as_written``): its optimizer's rewrite drops that row, a wrong answer
   prunekit does not copy.
@@ -347,7 +348,8 @@ class Workspace:
             res.nan_rule = [i for i in res.weaker if no_nan[i] == pk.NONE_MATCH]
             res.weaker = [i for i in res.weaker if i not in res.nan_rule]
         if res.weaker:
-            res.zero_rule = [i for i in res.weaker if self.zero_witness(text, i)]
+            res.zero_rule = [i for i in res.weaker if self.zero_witness(text, i)
+                             or self.mix_witness(text, i)]
             res.weaker = [i for i in res.weaker if i not in res.zero_rule]
         if res.weaker:
             written = self.returned_as_written(text)
@@ -420,6 +422,45 @@ class Workspace:
             if ctx.sql(f"SELECT count(*) FROM t WHERE {text}").to_arrow_table()[0][0].as_py():
                 return True
         return False
+
+    def mix_witness(self, text: str, i: int, most: int = 2000) -> bool:
+        """Whether row group ``i`` with rows added, made of its own values (each column the
+        predicate names takes its non-NULL values in every combination, NULL where it has
+        none), has the same bounds and NULL count, and DataFusion's pruned scan of it as a
+        file leaves out a row its filter returns: DataFusion decides from those statistics
+        alone, so its skip of this group is luck (its rule for ``-x`` takes no account of
+        the least value, whose negation wraps, say: a row of that value beside another
+        column's value the predicate needs is such a row)."""
+        group = pq.ParquetFile(self.path).read_row_group(i)
+        named, choices = [], []
+        for k, (name, column) in enumerate(zip(group.column_names, group.columns, strict=True)):
+            if quote(name) not in text and not re.search(
+                    rf"(?<![\w\"]){re.escape(name)}(?![\w\"])", text):
+                choices.append(column.slice(0, 1).to_pylist())
+                continue
+            named.append(k)
+            by_repr = {repr(v): v for v in column.to_pylist() if v is not None}
+            choices.append(list(by_repr.values()) or [None])
+        if not named or math.prod(len(c) for c in choices) > most:
+            return False
+        rows = list(zip(*itertools.product(*choices), strict=True))
+        extra = pa.table({f.name: pa.array(list(col), f.type)
+                          for f, col in zip(group.schema, rows, strict=True)})
+        variant = pa.concat_tables([group, extra])
+        if any(_written_bounds(variant, k, self.dir)[:3] != _file_bounds(self.path, i, k)[:3]
+               for k in named):
+            return False
+        path = self.dir / "mixed.parquet"
+        pq.write_table(variant, path, row_group_size=variant.num_rows)
+        truth, pruned = session(False), session(True)
+        truth.register_record_batches("t", [variant.to_batches()])
+        pruned.register_parquet("t", str(path))
+        try:
+            counts = [ctx.sql(f"SELECT count(*) FROM t WHERE {text}").to_arrow_table()[0][0]
+                      .as_py() for ctx in (truth, pruned)]
+        except Exception:  # noqa: BLE001 - an error on a made-up row: no witness
+            return False
+        return counts[1] < counts[0]
 
     def close(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
@@ -513,7 +554,8 @@ class Result:
     # by luck: the group holds none): prunekit skips them too when told so (``no_nan``).
     nan_rule: list = dataclasses.field(default_factory=list)
     # Groups only DataFusion skips where the same statistics fit rows it returns: its zeros
-    # given the other sign (``Workspace.zero_witness``). DataFusion is unsound on those rows.
+    # given the other sign (``Workspace.zero_witness``), or rows of its own values
+    # (``Workspace.mix_witness``). DataFusion is unsound on those rows.
     zero_rule: list = dataclasses.field(default_factory=list)
     # Groups only DataFusion skips that hold rows its predicate as written returns (its
     # optimizer off): its optimizer's rewrite drops those rows, and so the group.
@@ -866,7 +908,7 @@ class Summary:
     df_unsound_groups: int = 0
     nan_rule_groups: int = 0  # groups DataFusion skips as if floats held no NaN
     nan_rule: list = dataclasses.field(default_factory=list)  # predicates
-    zero_rule_groups: int = 0  # groups DataFusion skips that a zero of the other sign fills
+    zero_rule_groups: int = 0  # groups DataFusion skips that other rows of their statistics fill
     zero_rule: list = dataclasses.field(default_factory=list)  # predicates
     optimizer_rule_groups: int = 0  # groups DataFusion skips whose rows its optimizer drops
     optimizer_rule: list = dataclasses.field(default_factory=list)  # predicates
@@ -962,7 +1004,8 @@ class Summary:
                      "predicates")
         lines += [f"    {t}" for t in self.nan_rule[:5]]
         lines.append(f"  DataFusion skips a group whose statistics also fit rows it returns (its "
-                     f"zeros given the other sign): {self.zero_rule_groups} row groups in "
+                     f"zeros given the other sign, or rows of its own values): "
+                     f"{self.zero_rule_groups} row groups in "
                      f"{len(self.zero_rule)} predicates")
         lines += [f"    {t}" for t in self.zero_rule[:5]]
         lines.append(f"  DataFusion skips a group holding rows its predicate as written returns "
