@@ -154,7 +154,6 @@ def no_negative_zero(x: exp.In, types: Mapping[str, object] | None) -> bool:
         _negative_zero(i) for i in x.expressions)) or (decimal_column and operand is x.this)
 
 
-
 def _negative_zero(x: exp.Expression) -> bool:
     """A literal -0 (maybe cast: ``CAST(-0.0 AS DOUBLE)``, ``CAST('-0' AS DOUBLE)``)."""
     if not is_zero(x):

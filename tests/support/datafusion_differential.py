@@ -434,8 +434,7 @@ class Workspace:
         group = pq.ParquetFile(self.path).read_row_group(i)
         named, choices = [], []
         for k, (name, column) in enumerate(zip(group.column_names, group.columns, strict=True)):
-            if quote(name) not in text and not re.search(
-                    rf"(?<![\w\"]){re.escape(name)}(?![\w\"])", text):
+            if not _named_in(name, text):
                 choices.append(column.slice(0, 1).to_pylist())
                 continue
             named.append(k)
@@ -481,8 +480,7 @@ def witness_table(rows: pa.Table, text: str, per_column: int = 12,
         return None
     choices = {}
     for name, column in zip(rows.column_names, rows.columns, strict=True):
-        if quote(name) not in text and not re.search(
-                rf"(?<![\w\"]){re.escape(name)}(?![\w\"])", text):
+        if not _named_in(name, text):
             choices[name] = column.slice(0, 1)
             continue
         values = []  # the literals first: a fold's witness is more often one of them
@@ -505,6 +503,12 @@ def witness_table(rows: pa.Table, text: str, per_column: int = 12,
     columns = list(zip(*combos, strict=True))
     return pa.table({name: pa.array(list(col), rows.schema.field(name).type)
                      for name, col in zip(choices, columns, strict=True)})
+
+
+def _named_in(name: str, text: str) -> bool:
+    """Whether predicate ``text`` names column ``name``, quoted or bare."""
+    return quote(name) in text or re.search(
+        rf"(?<![\w\"]){re.escape(name)}(?![\w\"])", text) is not None
 
 
 def _is_number(text: str) -> bool:
