@@ -426,7 +426,8 @@ class Workspace:
     def mix_witness(self, text: str, i: int, most: int = 2000) -> bool:
         """Whether row group ``i`` with rows added, made of its own values (each column the
         predicate names takes its non-NULL values in every combination, NULL where it has
-        none), has the same bounds and NULL count, and DataFusion's pruned scan of it as a
+        none), has the same bounds and NULL count (a column of NULLs only: NULLs only still),
+        and DataFusion's pruned scan of it as a
         file leaves out a row its filter returns: DataFusion decides from those statistics
         alone, so its skip of this group is luck (its rule for ``-x`` takes no account of
         the least value, whose negation wraps, say: a row of that value beside another
@@ -446,8 +447,8 @@ class Workspace:
         extra = pa.table({f.name: pa.array(list(col), f.type)
                           for f, col in zip(group.schema, rows, strict=True)})
         variant = pa.concat_tables([group, extra])
-        if any(_written_bounds(variant, k, self.dir)[:3] != _file_bounds(self.path, i, k)[:3]
-               for k in named):
+        if any(_null_or_bounds(_written_bounds(variant, k, self.dir)) != _null_or_bounds(
+                _file_bounds(self.path, i, k)) for k in named):
             return False
         path = self.dir / "mixed.parquet"
         pq.write_table(variant, path, row_group_size=variant.num_rows)
@@ -527,6 +528,12 @@ def _file_bounds(path: Path, group: int, column: int) -> tuple:
         return (None,)
     return (repr(st.min) if st.has_min_max else None, repr(st.max) if st.has_min_max else None,
             st.null_count, st.num_values)
+
+
+def _null_or_bounds(bounds: tuple) -> tuple:
+    """A column chunk's bounds and NULL count, or that it holds NULLs only (whose count grows
+    with rows of NULLs added)."""
+    return ("NULLs only",) if bounds[3:] == (0,) else bounds[:3]
 
 
 def _written_bounds(table: pa.Table, column: int, scratch: Path) -> tuple:
