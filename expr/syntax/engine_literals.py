@@ -43,6 +43,7 @@ from prunekit.expr.syntax.engine_operands import (
     WALL_TIME,
     beyond_unsigned_bigint,
     decimal_kind,
+    decimals_among_doubles,
     in_arithmetic,
     inside_unknown_part,
     is_day,
@@ -61,38 +62,6 @@ from prunekit.expr.syntax.list_merges import (
     OWN_EQUALITY,
     merge_drops_null,
 )
-
-
-def _decimals_among_doubles(holder: exp.In | exp.Between,
-                            types: Mapping[str, object] | None) -> bool:
-    """Whether DataFusion compares an IN list (or a BETWEEN) in one DECIMAL where Spark
-    compares in DOUBLE: its common type for the column and every item (or bound) is a
-    DECIMAL when a DOUBLE (a fraction, an exponent, a cast to DOUBLE) meets a cast to DECIMAL
-    (``i IN (CAST(-2 AS DECIMAL(10, 2)), 17.5)`` compares ``i`` as a DECIMAL(35, 15)), or an
-    unsigned BIGINT (a column, or a whole number from 2**63) and a signed integer (a column, a
-    smaller whole number: DECIMAL(20, 0) together) meet a DOUBLE."""
-    items = holder.expressions if isinstance(holder, exp.In) else [
-        holder.args.get("low"), holder.args.get("high")]
-    operand = holder.this
-    while isinstance(operand, (exp.Neg, exp.Paren)):  # (-x has x's type)
-        operand = operand.this
-    kinds = {"unsigned" if kind_of(operand, types) == "uint64" else "signed"} if (
-        isinstance(operand, exp.Column) and (kind_of(operand, types) or "") in
-        INTEGER_KINDS) else set()
-    for item in items:
-        while isinstance(item, (exp.Neg, exp.Paren)):
-            item = item.this
-        if isinstance(item, exp.Cast):
-            kinds.add("decimal" if item.to.this == exp.DataType.Type.DECIMAL else (
-                "double" if item.to.this in (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT)
-                else None))
-        elif isinstance(item, exp.Literal) and not item.is_string:
-            if "." in item.this or "e" in item.this.lower() or beyond_unsigned_bigint(item):
-                kinds.add("double")
-            else:
-                kinds.add("unsigned" if int(item.this) >= 2**63 and not isinstance(
-                    item.parent, exp.Neg) else "signed")
-    return "double" in kinds and ("decimal" in kinds or {"unsigned", "signed"} <= kinds)
 
 
 def read_engine_numbers(tree: exp.Expression, dialect: str,
@@ -124,7 +93,7 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
             if written is not None:
                 tree = written if holder is tree else tree
                 continue
-            if _decimals_among_doubles(holder, types):
+            if decimals_among_doubles(holder, types):
                 why = "its items compared with the column as DECIMALs there"
                 if holder is tree:
                     return unknown_part(why, holder)

@@ -20,6 +20,7 @@ from prunekit.expr.syntax.engine_operands import (
     EXACT,
     FLIPPED,
     INTEGER_TYPES,
+    decimals_among_doubles,
     kind_of,
     number_value,
 )
@@ -65,29 +66,29 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
     """``node`` written with ``x`` itself, or None where it is not such a comparison."""
     if isinstance(node, exp.In):
         column, least = _negated_column(node.this, types)
-        values = [_number(i) for i in node.expressions]
-        if column is None or not values or None in values or node.args.get("query") or (
-                _doubles_beside_decimals(node.expressions)) or _unsigned_beside_doubles(
-                node.expressions):
+        if column is None or node.args.get("query") or decimals_among_doubles(node, types):
+            return None
+        items = _unsigned_as_doubles(node.expressions)
+        values = [_number(i) for i in items]
+        if not values or None in values:
             return None
         if any(float(v) == 0 and _is_double(i)
-               for v, i in zip(values, node.expressions, strict=True)):
+               for v, i in zip(values, items, strict=True)):
             return None  # a set of DOUBLEs tells -0.0 from the 0.0 that -x of 0 gives (1e-400
             # is a zero too)
-        mirrored = exp.In(this=column.copy(), expressions=[_negated(i) for i in node.expressions])
+        mirrored = exp.In(this=column.copy(), expressions=[_negated(i) for i in items])
         mirrored.meta.update(node.meta)  # what list_merges found of the list holds for it
-        double = any(map(_is_double, node.expressions))  # (its items meet in one type)
+        double = any(map(_is_double, items))  # (its items meet in one type)
         return _apart(mirrored, column, least, any(
             _compared(least, v, double, exp.EQ) for v in values))
     if isinstance(node, exp.Between):
         column, least = _negated_column(node.this, types)
         low, high = _number(node.args["low"]), _number(node.args["high"])
-        if column is None or low is None or high is None or _doubles_beside_decimals(
-                [node.args["low"], node.args["high"]]) or _unsigned_beside_doubles(
-                [node.args["low"], node.args["high"]]):
+        if column is None or low is None or high is None or decimals_among_doubles(
+                node, types):
             return None
         mirrored = exp.Between(this=column.copy(), low=_negated(node.args["high"]),
-                                   high=_negated(node.args["low"]))
+                               high=_negated(node.args["low"]))
         mirrored.meta.update(node.meta)
         double = _is_double(node.args["low"]) or _is_double(node.args["high"])  # (all three
         # in one type there: -2**63 is at least -9223372036854775807 beside 1e0)
@@ -179,19 +180,21 @@ def _uncast(x: exp.Expression) -> exp.Expression | None:
     return x if number_value(x) is not None else None
 
 
-def _doubles_beside_decimals(items: list) -> bool:
-    """Whether DOUBLEs and DECIMALs meet among a list's items or a BETWEEN's bounds: in a
-    DECIMAL of 15 places or more there, which a DOUBLE becomes by Arrow's rounding."""
-    decimals = any(_decimal_cast(i.unnest().this.unnest() if isinstance(i.unnest(), exp.Neg)
-                                 else i.unnest()) for i in items)
-    return decimals and any(map(_is_double, items))
+def _unsigned_as_doubles(items: list) -> list:
+    """A list's items, an unsigned BIGINT among DOUBLEs written as the DOUBLE it is there
+    (``CAST(n AS DOUBLE)``: the nearest, as Arrow's cast rounds) where the list is not
+    compared in a DECIMAL (``decimals_among_doubles``), so its negation is the DOUBLE's: in
+    ``(-x) IN (-8.5, 9223372036854775808)`` all meet as DOUBLEs.
 
-
-def _unsigned_beside_doubles(items: list) -> bool:
-    """Whether an unsigned BIGINT meets DOUBLEs among a list's items or a BETWEEN's bounds:
-    a DOUBLE there, whose negation is written otherwise."""
-    return any(_beyond_bigint(i.unnest()) and not _is_double(i) for i in items) and any(
-        map(_is_double, items))
+    >>> import sqlglot
+    >>> items = sqlglot.parse_one("x IN (1.5, 9223372036854775808)").expressions
+    >>> [i.sql() for i in _unsigned_as_doubles(items)]
+    ['1.5', 'CAST(9223372036854775808 AS DOUBLE)']
+    """
+    if not any(map(_is_double, items)):
+        return items
+    return [exp.cast(i.unnest().copy(), exp.DataType.Type.DOUBLE)
+            if _beyond_bigint(i.unnest()) and not _is_double(i) else i for i in items]
 
 
 def _decimal_cast(x: exp.Expression) -> bool:
