@@ -225,7 +225,8 @@ def _unsigned_bigint_alike(lit: exp.Literal, types: Mapping[str, object] | None)
     """Whether DataFusion's unsigned BIGINT ``lit`` meets its columns as Spark's DECIMAL(20,
     0) does: exactly against integer columns and a DECIMAL(p, s) holding s + max(p - s, 20)
     digits within 38 (a DECIMAL(20, 0) there), as the nearest DOUBLE against DOUBLEs (and
-    FLOATs that hold it exactly: DataFusion rounds it to a FLOAT there); not in a list or a
+    FLOATs that hold it exactly: DataFusion rounds it to a FLOAT there; Arrow's DOUBLE of a
+    DECIMAL column too); not in a list or a
     BETWEEN beside a fraction (another common type). Cast to a FLOAT or a DOUBLE, it is that
     cast's nearest value in both (one rounding of the whole number); cast to a DECIMAL that
     holds it, that DECIMAL's same value in both."""
@@ -245,6 +246,11 @@ def _unsigned_bigint_alike(lit: exp.Literal, types: Mapping[str, object] | None)
         return False
     partners = partners_of(lit)
     value = int(lit.this)
+    if not partners and isinstance(holder, (*COMPARISONS, exp.In, exp.NullSafeEQ,
+                                            exp.NullSafeNEQ)):
+        # Arrow's DOUBLE of a DECIMAL column (``arrow_decimal_doubles``): a DOUBLE, which the
+        # number meets as its nearest DOUBLE there, as in Spark
+        return any(is_arrow_double(side.unnest()) for side in holder.iter_expressions())
 
     def meets(kind: str | None) -> bool:
         decimal = DECIMAL.fullmatch(kind or "")

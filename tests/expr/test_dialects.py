@@ -805,7 +805,10 @@ def test_datafusion_casts_wide_decimals_to_double_as_arrow_rounds():
     table = pa.table({
         "b": pa.array([decimal.Decimal(v).scaleb(-20) for v in tenth], pa.decimal128(38, 20)),
         "c": pa.array([decimal.Decimal(v).scaleb(-4) for v in big], pa.decimal128(18, 4)),
-        "e": pa.array([decimal.Decimal(v).scaleb(-30) for v in tenth], pa.decimal128(38, 30))})
+        "e": pa.array([decimal.Decimal(v).scaleb(-30) for v in tenth], pa.decimal128(38, 30)),
+        "w": pa.array([decimal.Decimal(v) for v in (2**63 - 1, 2**63, 2**63 + 1024, 2**63 + 1025,
+                                                    -(2**63), 0, 2**64 - 1)],
+                      pa.decimal128(38, 0))})
     groups, ctx = _datafusion_row_groups(table)
     f = 900719925474.0992  # 2**53 units at 4 places, as a DOUBLE
     texts = ["CAST(b AS DOUBLE) >= 0.1", "CAST(b AS DOUBLE) < 0.1", "CAST(b AS DOUBLE) = 0.1",
@@ -827,7 +830,13 @@ def test_datafusion_casts_wide_decimals_to_double_as_arrow_rounds():
              # a DECIMAL's DOUBLE is never -0.0 (its zero is 0.0): a list of DOUBLEs with a
              # zero holds for it as a set does
              "CAST(c AS DOUBLE) NOT IN (0.0000000001, 0.0000000000, -0.0001)",
-             "CAST(b AS DOUBLE) IN (CAST(-1 AS REAL), 1.0000000000, 0.1, 0.0000000000)"]
+             "CAST(b AS DOUBLE) IN (CAST(-1 AS REAL), 1.0000000000, 0.1, 0.0000000000)",
+             # a whole number from 2**63, an unsigned BIGINT there, meets it as its nearest
+             # DOUBLE (found by the DataFusion differential, seed 91001303)
+             "CAST(w AS DOUBLE) = 9223372036854775808", "CAST(c AS DOUBLE) = 9223372036854775808",
+             "9223372036854776833 > CAST(w AS DOUBLE)",
+             "CAST(w AS DOUBLE) IN (5, 9223372036854775808)",
+             "CAST(w AS DOUBLE) IS DISTINCT FROM 18446744073709551615"]
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
                                        _exact_statistics(groups), texts)
 
