@@ -42,6 +42,7 @@ from prunekit.expr.syntax.engine_operands import (
     INTEGER_TYPES,
     WALL_TIME,
     beyond_unsigned_bigint,
+    common_kind,
     decimal_kind,
     decimals_among_doubles,
     in_arithmetic,
@@ -50,6 +51,8 @@ from prunekit.expr.syntax.engine_operands import (
     is_whole_number,
     is_zero,
     kind_of,
+    negative_zero,
+    never_negative_zero,
     no_negative_zero,
     number_value,
     partners_of,
@@ -57,11 +60,13 @@ from prunekit.expr.syntax.engine_operands import (
     unknown_part,
 )
 from prunekit.expr.syntax.list_merges import (
+    ALONE,
     MERGED_LIST,
     MERGES_EXACTLY,
     OWN_EQUALITY,
     merge_drops_null,
 )
+from prunekit.expr.syntax.optimizer_terms import column_names
 
 
 def read_engine_numbers(tree: exp.Expression, dialect: str,
@@ -300,6 +305,9 @@ def split_zero_items(tree: exp.Expression, dialect: str,
     if engine(dialect).zeros_in_lists:
         return tree
     for x in list(tree.find_all(exp.In)):
+        matching = _items_matching(x, types)
+        if matching is not None:
+            x.set("expressions", matching)
         if len(x.expressions) >= 2 and not inside_unknown_part(x) and _zero_of_a_column(
                 x, types):
             # (x IN (...) AND NOT x = 0) OR (x = 0 AND <unknown>)
@@ -341,6 +349,38 @@ def split_zero_items(tree: exp.Expression, dialect: str,
             return split
         x.replace(exp.Paren(this=split))
     return tree
+
+
+def _items_matching(x: exp.In, types: Mapping[str, object] | None) -> list | None:
+    """The items of ``x`` but its -0.0s where DataFusion keeps ``x`` a set of DOUBLEs (or
+    FLOATs) that no value of its operand matches a -0.0 of (the set compares bits, and its
+    operand, ``never_negative_zero``, is 0.0 where it is a zero), whole numbers written as
+    the DOUBLEs they are there; None elsewhere. It stays a set where nothing on its columns
+    may merge with it (no other list or equality) and its simplifier cannot write it as
+    equalities, which take 0 and -0.0 for one: only lists of three items or fewer on a column
+    as it is, which its common-expression pass may make of an operand named elsewhere.
+
+    >>> import sqlglot
+    >>> from prunekit.expr.syntax.list_merges import mark_exact_merges
+    >>> types = {"x": "int64", "y": "int64"}
+    >>> tree = sqlglot.parse_one("x IN (-0.0, 5) AND y IN (-0.0, 5) AND y > 1")
+    >>> mark_exact_merges(tree, types)
+    >>> [_items_matching(x, types) for x in tree.find_all(exp.In)]
+    [[Literal(this=5E0, is_string=False)], None]
+    """
+    if not (x.meta.get(ALONE) and never_negative_zero(x.this, types) and common_kind(
+            x, types) == "double"):
+        return None
+    items = [i.copy() for i in x.expressions if not negative_zero(i)]
+    if len(items) == len(x.expressions) or not items or not (
+            _a_double_among(items) or _as_doubles(items)):
+        return None  # (without a DOUBLE the list would compare in another type)
+    names = column_names(x.this)
+    named_here = sum(1 for _ in x.this.find_all(exp.Column))
+    if len(x.expressions) <= 3 and sum(
+            c.name.lower() in names for c in x.root().find_all(exp.Column)) > named_here:
+        return None
+    return items
 
 
 def _equalities_there(x: exp.In, types: Mapping[str, object] | None) -> bool:

@@ -130,10 +130,9 @@ def timestamp_unit(kind: str | None, reads: Engine) -> str | None:
 
 
 def no_negative_zero(x: exp.In, types: Mapping[str, object] | None) -> bool:
-    """An integer or DECIMAL column (or its cast to DOUBLE: a DECIMAL's zero is 0.0 there),
-    or a number column's cast to an integer type, in a list without a -0 (whole numbers,
-    NULL, DOUBLEs), or a DECIMAL column itself (the engine compares its list as DECIMALs):
-    no -0.0 on either side.
+    """An operand that is never -0.0 (``never_negative_zero``) in a list without a -0 (whole
+    numbers, NULL, DOUBLEs), or a DECIMAL column itself (the engine compares its list as
+    DECIMALs): no -0.0 on either side.
 
     >>> import sqlglot
     >>> no_negative_zero(sqlglot.parse_one("x IN (0, 1.5)"), {"x": "int64"}), \\
@@ -142,19 +141,31 @@ def no_negative_zero(x: exp.In, types: Mapping[str, object] | None) -> bool:
     >>> no_negative_zero(sqlglot.parse_one("CAST(f AS BIGINT) IN (0.0, 1.5)"), {"f": "double"})
     True
     """
-    operand = x.this
+    decimal_column = isinstance(x.this, exp.Column) and DECIMAL.fullmatch(
+        kind_of(x.this, types) or "") is not None
+    return (never_negative_zero(x.this, types) and not any(
+        negative_zero(i) for i in x.expressions)) or decimal_column
+
+
+def never_negative_zero(operand: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """An integer or DECIMAL column, or a number column's cast to an integer type, or a cast
+    of one of those to DOUBLE (a DECIMAL's zero is 0.0 there): never -0.0.
+
+    >>> import sqlglot
+    >>> [never_negative_zero(sqlglot.parse_one(t), {"x": "int64", "f": "double"})
+    ...  for t in ("x", "CAST(CAST(f AS INT) AS DOUBLE)", "f", "CAST(x AS DOUBLE) + 0")]
+    [True, True, False, False]
+    """
     if isinstance(operand, exp.Cast) and operand.to.this in (exp.DataType.Type.DOUBLE,
                                                              exp.DataType.Type.FLOAT):
         operand = operand.this  # an integer's or a DECIMAL's cast: never -0.0 either
-    integral = isinstance(operand, exp.Cast) and operand.to.this in INTEGER_TYPES and (
-        isinstance(operand.this, exp.Column))  # (a number column cast to an integer type)
+    if isinstance(operand, exp.Cast):
+        return operand.to.this in INTEGER_TYPES and isinstance(operand.this, exp.Column)
     kind = (kind_of(operand, types) or "") if isinstance(operand, exp.Column) else ""
-    decimal_column = DECIMAL.fullmatch(kind) is not None
-    return ((kind in INTEGER_KINDS or integral or decimal_column) and not any(
-        _negative_zero(i) for i in x.expressions)) or (decimal_column and operand is x.this)
+    return kind in INTEGER_KINDS or DECIMAL.fullmatch(kind) is not None
 
 
-def _negative_zero(x: exp.Expression) -> bool:
+def negative_zero(x: exp.Expression) -> bool:
     """A literal -0 (maybe cast: ``CAST(-0.0 AS DOUBLE)``, ``CAST('-0' AS DOUBLE)``)."""
     if not is_zero(x):
         return False
@@ -261,17 +272,10 @@ def beyond_unsigned_bigint(lit: exp.Literal) -> bool:
 def decimals_among_doubles(holder: exp.In | exp.Between,
                            types: Mapping[str, object] | None) -> bool:
     """Whether DataFusion compares an IN list (or a BETWEEN) in one DECIMAL where Spark
-    compares in DOUBLE: its common type for the column and the items (or bounds) is a
-    DECIMAL and a DOUBLE (a fraction, an exponent, a cast to DOUBLE) is among them.
-
-    Its coercion folds the types pairwise, the column's first, then each item in turn (a
-    BETWEEN: the column with each bound, then the two): a DECIMAL takes a DOUBLE in
-    (``i IN (CAST(-2 AS DECIMAL(10, 2)), 17.5)`` compares ``i`` as a DECIMAL(35, 15)), as
-    does the DECIMAL(20, 0) that a signed and an unsigned BIGINT (a whole number from 2**63)
-    meet in; a DOUBLE takes in integers of either sign. So on an integer column the order
-    decides: ``i IN (9223372036854775808, 1.5)`` is compared in a DECIMAL, ``i IN (1.5,
-    9223372036854775808)`` in DOUBLE. Where the operand is not a column (or ``-x`` of one)
-    its type is not known here, and any order is taken to reach a DECIMAL.
+    compares in DOUBLE: its common type for the operand and the items (or bounds,
+    ``common_kind``) is a DECIMAL and a DOUBLE (a fraction, an exponent, a cast to DOUBLE) is
+    among them. Where the operand's type is not known here, any order of the items is taken
+    to reach a DECIMAL.
 
     >>> import sqlglot
     >>> [decimals_among_doubles(sqlglot.parse_one(t), {"i": "int64"})
@@ -282,26 +286,59 @@ def decimals_among_doubles(holder: exp.In | exp.Between,
     """
     items = holder.expressions if isinstance(holder, exp.In) else [
         holder.args.get("low"), holder.args.get("high")]
-    operand = holder.this
-    while isinstance(operand, (exp.Neg, exp.Paren)):  # (-x has x's type)
-        operand = operand.this
-    start = ("unsigned" if kind_of(operand, types) == "uint64" else "signed") if (
-        isinstance(operand, exp.Column) and (kind_of(operand, types) or "") in
-        INTEGER_KINDS) else None
     kinds = [_number_kind(item) for item in items]
     if "double" not in kinds:
         return False
+    common = common_kind(holder, types)
+    if common is None:  # (a type not known here: the items in any order)
+        return "decimal" in kinds or {"unsigned", "signed"} <= set(kinds)
+    return common == "decimal"
+
+
+def common_kind(holder: exp.In | exp.Between, types: Mapping[str, object] | None
+                ) -> str | None:
+    """The type DataFusion compares an IN list (or a BETWEEN) of numbers in: "signed",
+    "unsigned" (BIGINT or not), "int_decimal" (the DECIMAL(20, 0) both meet in), "double"
+    (or FLOAT), "decimal"; None where the operand (a number column, a cast of one, ``-x`` of
+    one) or an item is of a type not known here.
+
+    Its coercion folds the types pairwise, the operand's first, then each item in turn (a
+    BETWEEN: the operand with each bound, then the two): a DECIMAL takes a DOUBLE in
+    (``i IN (CAST(-2 AS DECIMAL(10, 2)), 17.5)`` compares ``i`` as a DECIMAL(35, 15)), as
+    does the DECIMAL(20, 0) that a signed and an unsigned BIGINT (a whole number from 2**63)
+    meet in; a DOUBLE takes in integers of either sign. So on an integer column the order
+    decides: ``i IN (9223372036854775808, 1.5)`` is compared in a DECIMAL, ``i IN (1.5,
+    9223372036854775808)`` in DOUBLE.
+
+    >>> import sqlglot
+    >>> [common_kind(sqlglot.parse_one(t), {"i": "int64", "f": "double"})
+    ...  for t in ("i IN (9223372036854775808, 1.5)", "i IN (1.5, 9223372036854775808)",
+    ...            "CAST(f AS BIGINT) IN (0, -0.0)", "f IN (9223372036854775808, 1)",
+    ...            "i BETWEEN 1 AND 9223372036854775808", "i + 1 IN (1.5, 2)")]
+    ['decimal', 'double', 'double', 'double', 'int_decimal', None]
+    """
+    items = holder.expressions if isinstance(holder, exp.In) else [
+        holder.args.get("low"), holder.args.get("high")]
+    operand = holder.this
+    while isinstance(operand, (exp.Neg, exp.Paren)):  # (-x has x's type)
+        operand = operand.this
+    start = None
+    if isinstance(operand, exp.Cast) and isinstance(operand.this.unnest(), exp.Column):
+        start = _number_kind(operand)
+    elif isinstance(operand, exp.Column):
+        kind = kind_of(operand, types) or ""
+        start = "unsigned" if kind == "uint64" else "signed" if kind in INTEGER_KINDS else (
+            "double" if kind in ("double", "float") else None)
+    kinds = [_number_kind(item) for item in items]
     if start is None or any(kind is None and not isinstance(item, exp.Null)
                             for kind, item in zip(kinds, items, strict=True)):
-        # (a type not known here: the items in any order)
-        return "decimal" in kinds or {"unsigned", "signed"} <= set(kinds)
+        return None
     if isinstance(holder, exp.Between):
-        return _common_kind(_common_kind(start, kinds[0]), _common_kind(start, kinds[1])
-                            ) == "decimal"
+        return _common_kind(_common_kind(start, kinds[0]), _common_kind(start, kinds[1]))
     common = start
     for kind in kinds:
         common = _common_kind(common, kind)
-    return common == "decimal"
+    return common
 
 
 def _number_kind(item: exp.Expression | None) -> str | None:

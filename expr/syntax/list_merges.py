@@ -68,6 +68,10 @@ MERGES_EXACTLY = "prunekit_merges_exactly"
 
 MAY_MERGE = "prunekit_may_merge"
 
+# The mark of an IN list with no list, equality or pattern on its columns beside it: nothing
+# its optimizer may merge it with.
+ALONE = "prunekit_alone"
+
 
 # MAY_MERGE's value for a list or ``=`` whose merges change rows of values too: a float's
 # zero (its sets tell -0.0 from 0), an item that is an expression (compared as such: x IN
@@ -206,6 +210,7 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
             for m in group:
                 if isinstance(m.node, exp.In):
                     m.node.meta[MERGES_EXACTLY] = True
+                    m.node.meta[ALONE] = len(group) < 2
             continue
         # Under AND and OR alone a merge is TRUE only of NOT IN lists; under NOT an equality
         # may be part of what folds to a constant too. A float's zero, merged into a set, no

@@ -166,7 +166,9 @@ CASES = [
     ("x NOT IN (5, NULL) AND coalesce(x) IN (1, 2)", False),
     ("x NOT IN (5, NULL) AND CASE WHEN TRUE THEN x END IN (1, 2)", False),
     # a zero spelled as a string, cast
-    ("f IN (CAST('-0' AS DOUBLE), 1.5, 2, 3)", False), ("x IN (CAST('-0' AS DOUBLE), 1.5)", False),
+    ("f IN (CAST('-0' AS DOUBLE), 1.5, 2, 3)", False),
+    # which no integer matches in a set of DOUBLEs (it compares bits, and 0 is 0.0 there)
+    ("x IN (CAST('-0' AS DOUBLE), 1.5)", True),
     # items the optimizer may take for one value, or tell apart where = does not
     ("NOT (x IN (1.0) AND x NOT IN (1.00, 2))", False),
     ("NOT (f IN (1.5) AND f NOT IN (1.50))", False),
