@@ -255,7 +255,9 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
                     m.node.meta[NULL_SIDE] = column.copy()
                     m.node.meta[EXACT_BUT_NULL] = values and (NULL_ITEMS_OPTIONAL if any(
                         isinstance(i.unnest(), exp.Null) for i in m.items) else True)
-                    if values and any(inexact):
+                    if values and m_inexact:  # (one without a zero item is FALSE at a
+                        # zero, as is every merge of it with a list: the others' zeros are
+                        # their own unknowns)
                         m.node.meta[BUT_AT_ZERO] = m.operand.copy()
 
 
@@ -572,11 +574,15 @@ class _Member:
 def _as_list(x: exp.Expression, types: Mapping[str, object] | None) -> _Member | None:
     """``x`` as a list on a column, if the optimizer may make it one: an IN list, a ``=``
     (``<>`` under NOT, even one a NOT above turns) of a column-free side, ``BETWEEN a AND a``
-    and ``x >= a AND x <= a`` (an ``=`` there), a LIKE (NOT LIKE under NOT) of a pattern,
+    (but under an odd count of NOTs, which its simplifier pushes in first, making it ``x < a
+    OR x > a``) and ``x >= a AND x <= a`` (an ``=`` there), a LIKE (NOT LIKE under NOT) of a
+    pattern,
     which it reads as ``=`` without wildcards, a regular expression, which it may read as a
     list."""
     if inside_unknown_part(x):
         return None
+    if isinstance(x, exp.Between) and sum(isinstance(a, exp.Not) for a in ancestors(x)) % 2:
+        return None  # (with a NOT pushed in, x < a OR x > a there: no <>)
     if isinstance(x, (exp.Between, exp.And)):
         point = _point(x)
         return None if point is None else _Member(x, [point[1]], False, types, point[0])
