@@ -83,6 +83,33 @@ def zeros_apart(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
             other.node, other.operand, types)) for other in found.values())
 
 
+def bounds_one_way(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """Whether ``x`` (``zeros_apart``) and every comparison beside it on its operand are
+    bounds of one way, NOTs pushed in (``NOT (f < 0.0) AND -0.0 < f``: both from below): the
+    optimizer keeps one of them, and never folds them to a constant, so they are NULL where
+    their operand is, under a NOT too.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("NOT (NOT (f < 0.0) AND -0.0 < f)")
+    >>> bounds_one_way(tree.find(sqlglot.exp.LT), {"f": "double"})
+    True
+    >>> bounds_one_way(sqlglot.parse_one("NOT (f < 0.0 AND -0.0 < f)").find(sqlglot.exp.LT),
+    ...                {"f": "double"})
+    False
+    """
+    found = {id(c.node): c for c in _comparisons(x.root(), types)
+             if not c.node.meta.get(OWN_EQUALITY)}  # (the x = 0 the reading writes beside)
+    mine = found.get(id(x))
+    if mine is None or mine.way not in _WAYS:
+        return False
+    way = _bound(x)[1]
+    return all(other.way in _WAYS and _bound(other.node)[1] == way
+               for other in found.values() if _beside(mine, other))
+
+
+_WAYS = ("above", "below")
+
+
 # ---- c = v and v = c taken for two values --------------------------------------------------
 # Why a predicate holding ``c = v`` and ``v = c`` may return no row (``both_ways``).
 BOTH_WAYS = "(its optimizer may take c = v and v = c on one column for two values)"

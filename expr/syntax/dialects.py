@@ -95,6 +95,7 @@ from prunekit.expr.syntax.column_terms import (
     LEFT_BOUND,
     ZEROS_APART,
     both_ways,
+    bounds_one_way,
     left_bound_dropped,
 )
 from prunekit.expr.syntax.engine_lists import never_true_betweens
@@ -124,6 +125,7 @@ from prunekit.expr.syntax.list_merges import (
     NULL_ITEMS_OPTIONAL,
     NULL_KEPT,
     NULL_SIDE,
+    OWN_EQUALITY,
     mark_exact_merges,
     merged_at_null,
     without_values,
@@ -251,6 +253,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
                 part, marker.copy(), capped) if capped else marker.copy()
             if zero is not None:  # (a zero of its operand: unknown)
                 at_zero = exp.EQ(this=zero.copy(), expression=exp.Literal.number(0))
+                at_zero.meta[OWN_EQUALITY] = True
                 where_value = exp.paren(exp.or_(
                     exp.and_(where_value, exp.not_(at_zero.copy())),
                     exp.and_(at_zero, marker.copy())))
@@ -263,9 +266,12 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
             # its rows as written but where its operand is a zero, and where it is NULL: there
             # NULL or FALSE (a fold to FALSE, a bound kept in its place, NULL too) where only
             # AND and OR stand above it, anything under a NOT (which turns a fold TRUE)
+            # and NULL where no fold can be made (bounds one way: one is kept, NULL there)
             is_null = exp.Is(this=operand.copy(), expression=exp.Null())
             zero = exp.EQ(this=operand.copy(), expression=exp.Literal.number(0))
-            at_null = exp.paren(exp.and_(exp.null(), marker.copy())) if all(
+            zero.meta[OWN_EQUALITY] = True
+            at_null = exp.null() if bounds_one_way(part.unnest(), types) else exp.paren(
+                exp.and_(exp.null(), marker.copy())) if all(
                 isinstance(a, (exp.And, exp.Or, exp.Paren)) for a in ancestors(part.parent)
             ) else marker.copy()
             marker = exp.paren(exp.or_(

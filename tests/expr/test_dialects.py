@@ -1561,14 +1561,17 @@ def test_datafusion_weighs_zeros_of_two_signs_apart_only_at_zero(kind):
     rows say; no group of a zero, a NaN or NULL is decided against them (found by the
     DataFusion differential, seeds from 91000000). Where only AND and OR stand above the
     comparisons, the NULL group is skipped too: a fold to FALSE, or a bound kept in the
-    place of another, is NULL or FALSE there, never TRUE (``skips_null``)."""
+    place of another, is NULL or FALSE there, never TRUE (``skips_null``); and under a NOT
+    where they are bounds one way, of which it keeps one and folds none (found by the
+    DataFusion differential, seed 91002183)."""
     values = [0.0, -0.0, 1.5, -2.0, 25.0, float("inf"), float("-inf"), float("nan"), None]
     table = pa.table({"f": pa.array(values, kind)})
     groups, ctx = _datafusion_row_groups(table)
     st = _exact_statistics(groups)
     skips_null = {'(f < -0.0 AND f NOT BETWEEN 19.25 AND 0)', '(f >= -0.0 OR f > -0.0)',
                   '(f = -0.0 OR f <> 0)', '(f NOT BETWEEN 0 AND -0.5 AND f > -0.0)',
-                  '((f / 1) < -0.0 OR -0.0 <= f)'}
+                  '((f / 1) < -0.0 OR -0.0 <= f)', 'NOT ((NOT (f < 0.0) AND f > -0.0))',
+                  'NOT ((NOT (f < 0.0) AND -0.0 < f))'}
     for sql, decided in [
             ('(f < -0.0 AND f NOT BETWEEN 19.25 AND 0)', True), ('(f >= -0.0 OR f > -0.0)', True),
             ('(f = -0.0 OR f <> 0)', True), ('NOT ((NOT (f < 0.0) AND f > -0.0))', True),
