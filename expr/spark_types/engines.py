@@ -37,6 +37,9 @@ class Engine:
     division_by_a_number: bool = False  # DOUBLE column / nonzero whole number, in DOUBLE
     integers_divide_as_doubles: bool = False  # integer column / nonzero whole number, in DOUBLE
     integer_arithmetic: bool = False  # + - * of integers: exact, an overflow fails the query
+    # + - * with a DOUBLE: IEEE 754's, an integer side or a whole number met as its nearest
+    # DOUBLE, as in Spark (the NaNs it makes are ``signed_nans``')
+    double_arithmetic: bool = False
     distinct_from: bool = False  # IS [NOT] DISTINCT FROM
     calendar_of_dates: bool = False  # year, month, day of a DATE column (proleptic, year 0)
     absolute_value: bool = False  # abs of an integer or DOUBLE column
@@ -149,8 +152,9 @@ ENGINES = {
     # integer divided by an integer truncates.
     "datafusion": Engine(nan_as_spark=True, exponents_are_double=True, strings_by_bytes=True,
                          plain_like=True, division_by_a_number=True, integer_arithmetic=True,
-                         distinct_from=True, calendar_of_dates=True, absolute_value=True,
-                         widening_casts=True, string_prefixes=True, naive_timestamps=True,
+                         double_arithmetic=True, distinct_from=True, calendar_of_dates=True,
+                         absolute_value=True, widening_casts=True, string_prefixes=True,
+                         naive_timestamps=True,
                          fractions_are_double=True, float_meets_double=True,
                          whole_numbers_are_bigint=True,
                          utc_timestamps=True, timestamps_as_dates=True,

@@ -53,13 +53,14 @@ without a zone and ``date_trunc`` of one by a unit spelled out.
 much as DuckDB's, except: ``1.5`` is a DOUBLE there and ``5`` a BIGINT (``read_engine_numbers``
 writes them as such, or a fraction as the DECIMAL DataFusion compares a DECIMAL column with),
 an integer divided by an integer truncates (unknown), a FLOAT column against a DOUBLE compares
-in DOUBLE as in Spark, the right side of ``IS [NOT] DISTINCT FROM`` runs to the end of its
-parentheses, an IN list of numbers with a 0 may tell 0 from -0.0 (read but for the zero's
-sign: ``split_zero_items``) and a NULL in a list is dropped where its optimizer merges the
-list with another on its column. In UTC it also reads the date of a TIMESTAMP and the midnight
-of a DATE as Spark does (``timestamps_as_dates``), a ``'yyyy-mm-dd'`` string compared with a
-DATE as that DATE, and TIMESTAMP literals and strings against TIMESTAMP columns as its casts
-make them (``read_timestamp_literals``).
+in DOUBLE as in Spark, ``+ - *`` with a DOUBLE is IEEE 754's as in Spark, the right side of
+``IS [NOT] DISTINCT FROM`` runs to the end of its parentheses, an IN list of numbers with a 0
+may tell 0 from -0.0 (read but for the zero's sign: ``split_zero_items``) and a NULL in a list
+is dropped where its optimizer merges the list with another on its column. In UTC it also
+reads the date of a TIMESTAMP and the midnight of a DATE as Spark does
+(``timestamps_as_dates``), a ``'yyyy-mm-dd'`` string compared with a DATE as that DATE, and
+TIMESTAMP literals and strings against TIMESTAMP columns as its casts make them
+(``read_timestamp_literals``).
 
 >>> read_predicate('"Ship Mode" = \\'AIR\\' AND qty > 5', "postgres", {"ship mode": "string",
 ...                                                                     "qty": "int"}).sql()

@@ -314,8 +314,12 @@ def _read_alike(x: exp.Expression, reads: Engine, types: Mapping[str, object] | 
             isinstance(x, (exp.Add, exp.Sub)) and isinstance(x.this, exp.CurrentDate)):
         return reads.current_date and _today_against_dates(x, types)
     if isinstance(x, (exp.Add, exp.Sub, exp.Mul)):
-        return reads.integer_arithmetic and all(
-            _integer_operand(side, types) for side in (x.this, x.expression))
+        sides = (x.this, x.expression)
+        if reads.integer_arithmetic and all(_integer_operand(side, types) for side in sides):
+            return True
+        return reads.double_arithmetic and all(
+            _integer_operand(side, types) or _double_operand(side, types) for side in sides
+        ) and any(_double_operand(side, types) for side in sides)
     if isinstance(x, (exp.Year, exp.Month, exp.Day)):
         return reads.calendar_of_dates and family_of(x.this, types) == "date"
     if isinstance(x, exp.Extract):  # EXTRACT(YEAR FROM d), date_part('year', d)
@@ -635,6 +639,20 @@ def _integer_operand(x: exp.Expression, types: Mapping[str, object] | None) -> b
         x = x.this
     return (family_of(x, types) == "integer" or is_whole_number(x) or _bigint_number(x)
             or isinstance(x, (exp.Add, exp.Sub, exp.Mul)))
+
+
+def _double_operand(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """A DOUBLE column, a number with a fraction or an exponent (a DOUBLE there), a cast to
+    DOUBLE, ``abs`` of one, or arithmetic (each checked on its own): a DOUBLE in Spark too
+    (not a FLOAT, whose arithmetic with an integer may keep 32 bits there, nor an unsigned
+    column, a DECIMAL to Spark)."""
+    while isinstance(x, (exp.Paren, exp.Neg, exp.Abs)):
+        x = x.this
+    if isinstance(x, exp.Cast):
+        return x.to.this == exp.DataType.Type.DOUBLE
+    if isinstance(x, exp.Literal):
+        return not x.is_string and ("." in x.this or "e" in x.this.lower())
+    return family_of(x, types) == "double" or isinstance(x, (exp.Add, exp.Sub, exp.Mul))
 
 
 def _string_read_alike(lit: exp.Literal, reads: Engine,
