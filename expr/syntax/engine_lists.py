@@ -72,7 +72,8 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
     items = list(holder.expressions) if isinstance(holder, exp.In) else [
         holder.args.get("low"), holder.args.get("high")]
     negated_double = _negated_double(operand, types)
-    first = "double" if negated_double is not None else _operand_type(operand, types)
+    first = _type_of(negated_double, types) if negated_double is not None else _operand_type(
+        operand, types)
     if first is None or any(i is None for i in items):
         return None
     if isinstance(operand, exp.Cast) and first == "int64":  # an integer column's own values
@@ -142,7 +143,7 @@ def doubles_against_decimals(tree: exp.Expression, types: Mapping[str, object] |
         for key, other_key in (("this", "expression"), ("expression", "this")):
             column, other = cmp.args.get(key), cmp.args.get(other_key)
             negated = _negated_double(column, types)
-            kind = "double" if negated is not None else _operand_type(
+            kind = _type_of(negated, types) if negated is not None else _operand_type(
                 column, types) if _arrow_decimal_operand(column, types) else None
             cast = _type_of(other, types) if isinstance(other, exp.Cast) else None
             if kind not in ("float", "double") or not isinstance(cast, tuple):
@@ -239,17 +240,19 @@ def _arrow_decimal_operand(x: exp.Expression, types: Mapping[str, object] | None
 
 def _negated_double(x: exp.Expression, types: Mapping[str, object] | None
                     ) -> exp.Column | None:
-    """The DOUBLE column of ``-g`` (or of ``-CAST(g AS DOUBLE)``), None for anything else: a
-    DOUBLE's minus is exact, so its cast to a DECIMAL is minus the column's (a FLOAT's is
-    too, but the binding reads the cast of a DOUBLE only)."""
+    """The DOUBLE or FLOAT column of ``-g`` (or of ``-CAST(g AS DOUBLE)`` of a DOUBLE), None
+    for anything else: a float's minus is exact, so its cast to a DECIMAL is minus the
+    column's (Arrow widens a FLOAT to a DOUBLE first)."""
     x = x.unnest()
     if not isinstance(x, exp.Neg):
         return None
     inner = x.this.unnest()
     if isinstance(inner, exp.Cast) and inner.to.this == exp.DataType.Type.DOUBLE:
         inner = inner.this.unnest()
-    return inner if isinstance(inner, exp.Column) and kind_of(inner, types) == "double" \
-        else None
+        return inner if isinstance(inner, exp.Column) and kind_of(inner, types) == "double" \
+            else None
+    return inner if isinstance(inner, exp.Column) and kind_of(inner, types) in (
+        "double", "float") else None
 
 
 def arrow_decimal(column: exp.Expression, to: tuple,

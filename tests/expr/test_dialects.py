@@ -1560,7 +1560,12 @@ def test_datafusion_casts_doubles_met_by_decimals_as_arrow_rounds():
              "CAST(-7.0 AS DECIMAL(38,10)) > (-g)", "(-g) >= CAST(0 AS DECIMAL(20,4))",
              "(-g) IS NOT DISTINCT FROM CAST(-2147483648 AS DECIMAL(38,10))",
              "(-g) BETWEEN CAST(-100 AS DECIMAL(38,10)) AND 2.5e-16",
-             "-CAST(g AS DOUBLE) NOT IN (CAST(3.999 AS DECIMAL(20,4)), 0.0)"]
+             "-CAST(g AS DOUBLE) NOT IN (CAST(3.999 AS DECIMAL(20,4)), 0.0)",
+             # so is a FLOAT's, which Arrow widens to a DOUBLE before its cast (found by the
+             # DataFusion differential, seed 91001005)
+             "NOT ((-f) > CAST(-0.5 AS DECIMAL(38,10)))", "CAST(0.1 AS DECIMAL(5,3)) >= (-f)",
+             "(-f) IN (CAST(-1.5 AS DECIMAL(3,1)), 0.25)",
+             "(-f) BETWEEN CAST(-1 AS DECIMAL(10,2)) AND 0.3"]
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema,
                                        _exact_statistics(groups), texts)
 
