@@ -44,7 +44,7 @@ from prunekit.expr.syntax.engine_operands import (
     decimal_kind,
     kind_of,
 )
-from prunekit.expr.syntax.list_merges import MAY_MERGE, merge_drops_null
+from prunekit.expr.syntax.list_merges import ALONE, MAY_MERGE, merge_drops_null
 from prunekit.expr.syntax.optimizer_terms import FLOAT_KINDS, rounded, value_of
 
 _CAST_TYPES = {exp.DataType.Type.DOUBLE: "double", exp.DataType.Type.FLOAT: "float",
@@ -76,7 +76,8 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
         operand, types)
     if first is None or any(i is None for i in items):
         return None
-    if isinstance(operand, exp.Cast) and first == "int64":  # an integer column's own values
+    if isinstance(operand, exp.Cast) and first == "int64" and kind_of(
+            operand.this, types) in INTEGER_KINDS:  # an integer column's own values
         holder.set("this", operand.this.copy())
         operand = holder.this
     kinds = [_type_of(i, types) for i in items]
@@ -86,6 +87,9 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
         to = common_type([first, *kinds])
     else:
         to = coerce(coerce(first, kinds[0]), coerce(first, kinds[1]))
+    if isinstance(operand, exp.Cast) and decimal_kind(operand.this, types) and not isinstance(
+            to, tuple):
+        return None  # (a DECIMAL's BIGINT in DOUBLE: not modelled)
     values = [None if k == "null" else _value_in(i, to) for i, k in zip(items, kinds, strict=True)]
     if any(v is None for v, k in zip(values, kinds, strict=True) if k != "null"):
         return None
@@ -283,6 +287,10 @@ def _operand_type(x: exp.Expression, types: Mapping[str, object] | None) -> obje
             return "double"
         if x.to.this == exp.DataType.Type.BIGINT and kind_of(x.this, types) in INTEGER_KINDS:
             return "int64"
+        if x.to.this == exp.DataType.Type.BIGINT and decimal_kind(x.this, types) and isinstance(
+                x.parent, exp.In) and x.parent.meta.get(ALONE):
+            return "int64"  # (its truncation, a BIGINT there: the optimizer keeps the cast
+            # where an item is no whole number, and no merge makes the list one of those)
     return None
 
 

@@ -471,8 +471,9 @@ def drop_integer_casts(tree: exp.Expression, dialect: str,
                 decimal_kind(cast.this, types) or kind_of(cast.this, types) in INTEGER_KINDS)):
             continue
         others = _compared_with(cast)
-        if others is None:
-            continue
+        if others is None or cast.parent.meta.get(EXACT):
+            continue  # (a list ``list_in_one_type`` wrote as the engine compares it: its
+            # items were not all whole numbers there, so the cast stays)
         integer = kind_of(cast.this, types) in INTEGER_KINDS
         if others and (all(is_whole_number(o) or _integer_cast_of_number(o) or
                            _whole_decimal_cast(o) or isinstance(o.unnest(), exp.Null)
