@@ -93,6 +93,9 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
     values = [None if k == "null" else _value_in(i, to) for i, k in zip(items, kinds, strict=True)]
     if any(v is None for v, k in zip(values, kinds, strict=True) if k != "null"):
         return None
+    if isinstance(operand, exp.Cast) and decimal_kind(operand.this, types) and all(
+            v is None or Fraction(v).denominator == 1 for v in values):
+        return None  # (whole numbers only: its optimizer drops the cast, drop_integer_casts)
     if isinstance(to, tuple):
         if first in ("float", "double"):  # the column cast to that DECIMAL by Arrow
             if negated_double is not None and to[2] <= 22:
