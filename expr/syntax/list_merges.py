@@ -31,7 +31,7 @@ from collections.abc import Mapping
 
 from sqlglot import exp
 
-from prunekit.expr.spark_types.arrow_casts import common_type
+from prunekit.expr.spark_types.arrow_casts import common_type, decimal_units
 from prunekit.expr.syntax.engine_operands import (
     DECIMAL,
     INTEGER_KINDS,
@@ -706,6 +706,8 @@ def _family(operand: exp.Expression, items: list[exp.Expression],
         return None
     if None in theirs:
         return _numbers_family(kind, known)
+    if own == "decimal" and theirs & {"float", "decimal"}:
+        return _decimal_list_family(kind, known)
     if own == "decimal" or kind == "uint64" or "decimal" in theirs:
         # compared in a DECIMAL beside a DOUBLE or a DECIMAL, which it may move back onto
         # the column (q IN (1.5) is q = 1.50) or not (CAST(q AS DECIMAL(30, 15)))
@@ -713,6 +715,43 @@ def _family(operand: exp.Expression, items: list[exp.Expression],
     if own == "other" and "float" in theirs:
         return "float"
     return "timestamp" if own == "date" and "timestamp" in theirs else own
+
+
+def _decimal_list_family(kind: str, items: list[exp.Expression]) -> str | None:
+    """The family of a DECIMAL(p, s) column's list of numbers with a DOUBLE among them (a
+    fraction, an exponent), which DataFusion compares in a DECIMAL of max(s, 15) places:
+    "decimal" where every item is on the column's grid (its optimizer moves that cast back
+    onto the items: ``q IN (0.5, 0.1)`` is ``q = 0.5000 OR q = 0.1000`` there), "decimal
+    cast" where one is off it (the cast stays, another expression: ``CAST(q AS
+    DECIMAL(30, 15)) IN (0.5, 0.06115)`` never merges with a list on ``q``); None for any
+    other item, or a scale beyond 15.
+
+    >>> import sqlglot
+    >>> [_decimal_list_family("decimal128(18, 4)", sqlglot.parse_one(t).expressions)
+    ...  for t in ("q IN (0.5, 0.1, 7)", "q IN (0.5, -0.06115)", "q IN (0.5, q)")]
+    ['decimal', 'decimal cast', None]
+    """
+    p, s = (int(g) for g in DECIMAL.fullmatch(kind).groups())
+    if s > 15:
+        return None
+    off_grid = False
+    for item in items:
+        bare, sign = item.unnest(), 1
+        while isinstance(bare, exp.Neg):
+            bare, sign = bare.this.unnest(), -sign
+        if not isinstance(bare, exp.Literal) or bare.is_string:
+            return None
+        text = bare.this.lower()
+        if "." in text or "e" in text:  # a DOUBLE, cast to 15 places as Arrow casts it
+            units = decimal_units(sign * float(text), 15)
+            if units is None:
+                return None
+            off_grid |= units % 10**(15 - s) != 0 or abs(units) >= 10**(p + 15 - s)
+        elif abs(int(text)) >= 2**63:
+            return None  # (an unsigned BIGINT or a DOUBLE there)
+        else:
+            off_grid |= int(text) * 10**s >= 10**p
+    return "decimal cast" if off_grid else "decimal"
 
 
 def _numbers_family(kind: str | None, items: list[exp.Expression]) -> str | None:
