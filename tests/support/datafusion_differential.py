@@ -49,11 +49,11 @@ Checks per (file, predicate), per row group:
   DataFusion returns when unpruned (DataFusion itself is unsound there: "DataFusion
   unsound", its NaN rule); or prunekit skips it too once told that no float column holds a
   NaN (``Statistics(no_nan=...)``), which DataFusion assumes and Parquet statistics do not
-  say (sound by luck: the group has none); or the group with its zeros given the other sign,
-  or with rows of its own values added, has the same statistics and holds a row DataFusion
-  returns (``Workspace.zero_witness``, ``Workspace.mix_witness``: DataFusion decides from
-  statistics alone, so it skips that group too, unsoundly); or the
-  group holds a row the predicate as written returns, in DataFusion with its optimizer off
+  say (sound by luck: the group has none); or the group with its zeros or NaNs given the
+  other sign, or with rows of its own values added, has the same statistics and holds a row
+  DataFusion returns (``Workspace.zero_witness``, ``Workspace.mix_witness``: DataFusion
+  decides from statistics alone, so it skips that group too, unsoundly); or the group holds
+  a row the predicate as written returns, in DataFusion with its optimizer off
   (``Workspace.returned_as_written``): its optimizer's rewrite drops that row, a wrong answer
   prunekit does not copy.
 
@@ -397,25 +397,27 @@ class Workspace:
         return found.column(0)[0].as_py() > 0
 
     def zero_witness(self, text: str, i: int) -> bool:
-        """Whether row group ``i``, its zeros given the other sign, has the same statistics
-        and holds a row DataFusion returns: then DataFusion, which decides from statistics
-        alone, skips such a group too, and its skip of this one is luck. (Parquet writers
-        write a zero bound as -0.0 for a minimum and 0.0 for a maximum, as the format asks;
-        DataFusion's pruning takes them for equal while its IN over a set and its FLOAT
-        comparisons tell them apart.)"""
+        """Whether row group ``i``, its zeros (or its NaNs) given the other sign, has the same
+        statistics and holds a row DataFusion returns: then DataFusion, which decides from
+        statistics alone, skips such a group too, and its skip of this one is luck. (Parquet
+        writers write a zero bound as -0.0 for a minimum and 0.0 for a maximum, as the format
+        asks; DataFusion's pruning takes them for equal while its IN over a set and its FLOAT
+        comparisons tell them apart. Bounds leave NaNs out, of either sign, whose sign orders
+        them there: a NaN's sign changes no statistics.)"""
         group = pq.ParquetFile(self.path).read_row_group(i)
         floats = [k for k, f in enumerate(group.schema) if pa.types.is_floating(f.type)]
-        for zero in (0.0, -0.0):
+        for zero in (0.0, -0.0, math.nan, -math.nan):
             variant, changed = group, []
             for k in floats:
                 values = group.column(k).to_pylist()
-                flipped = [zero if v == 0 else v for v in values]
-                if [repr(v) for v in flipped] != [repr(v) for v in values]:
+                flipped = [zero if (v == 0 if zero == 0 else v != v) and v is not None else v
+                           for v in values]
+                if [_bits(v) for v in flipped] != [_bits(v) for v in values]:
                     variant = variant.set_column(k, group.schema.field(k),
                                                  pa.array(flipped, group.schema.field(k).type))
                     changed.append(k)
-            if not changed or any(_written_bounds(variant, k, self.dir) !=
-                                  _file_bounds(self.path, i, k) for k in changed):
+            if not changed or zero == 0 and any(_written_bounds(variant, k, self.dir) !=
+                                                _file_bounds(self.path, i, k) for k in changed):
                 continue
             ctx = session(False)
             ctx.register_record_batches("t", [variant.to_batches()])
@@ -506,6 +508,11 @@ def witness_table(rows: pa.Table, text: str, per_column: int = 12,
                      for name, col in zip(choices, columns, strict=True)})
 
 
+def _bits(v: object) -> object:
+    """A value told apart from another by its bits (a zero's or a NaN's sign)."""
+    return struct.pack("<d", v) if isinstance(v, float) else v
+
+
 def _named_in(name: str, text: str) -> bool:
     """Whether predicate ``text`` names column ``name``, quoted or bare."""
     return quote(name) in text or re.search(
@@ -565,7 +572,7 @@ class Result:
     # by luck: the group holds none): prunekit skips them too when told so (``no_nan``).
     nan_rule: list = dataclasses.field(default_factory=list)
     # Groups only DataFusion skips where the same statistics fit rows it returns: its zeros
-    # given the other sign (``Workspace.zero_witness``), or rows of its own values
+    # or NaNs given the other sign (``Workspace.zero_witness``), or rows of its own values
     # (``Workspace.mix_witness``). DataFusion is unsound on those rows.
     zero_rule: list = dataclasses.field(default_factory=list)
     # Groups only DataFusion skips that hold rows its predicate as written returns (its
@@ -1015,7 +1022,7 @@ class Summary:
                      "predicates")
         lines += [f"    {t}" for t in self.nan_rule[:5]]
         lines.append(f"  DataFusion skips a group whose statistics also fit rows it returns (its "
-                     f"zeros given the other sign, or rows of its own values): "
+                     f"zeros or NaNs given the other sign, or rows of its own values): "
                      f"{self.zero_rule_groups} row groups in "
                      f"{len(self.zero_rule)} predicates")
         lines += [f"    {t}" for t in self.zero_rule[:5]]
