@@ -87,9 +87,10 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
         to = common_type([first, *kinds])
     else:
         to = coerce(coerce(first, kinds[0]), coerce(first, kinds[1]))
-    if isinstance(operand, exp.Cast) and decimal_kind(operand.this, types) and not isinstance(
+    if (isinstance(operand.unnest(), (exp.Add, exp.Sub, exp.Mul)) or isinstance(
+            operand, exp.Cast) and decimal_kind(operand.this, types)) and not isinstance(
             to, tuple):
-        return None  # (a DECIMAL's BIGINT in DOUBLE: not modelled)
+        return None  # (a DECIMAL's BIGINT, or integer arithmetic, in DOUBLE: as it is)
     values = [None if k == "null" else _value_in(i, to) for i, k in zip(items, kinds, strict=True)]
     if any(v is None for v, k in zip(values, kinds, strict=True) if k != "null"):
         return None
@@ -285,6 +286,9 @@ def _operand_type(x: exp.Expression, types: Mapping[str, object] | None) -> obje
     if isinstance(x, exp.Column):
         found = _type_of(x, types)
         return None if found == "null" else found
+    if isinstance(x.unnest(), (exp.Add, exp.Sub, exp.Mul)) and _signed_integers_only(
+            x.unnest(), types):
+        return "int64"  # (integer arithmetic: a BIGINT there, its literals BIGINTs)
     if isinstance(x, exp.Cast) and isinstance(x.this, exp.Column):
         if x.to.this == exp.DataType.Type.DOUBLE and _type_of(x.this, types) is not None:
             return "double"
@@ -295,6 +299,29 @@ def _operand_type(x: exp.Expression, types: Mapping[str, object] | None) -> obje
             return "int64"  # (its truncation, a BIGINT there: the optimizer keeps the cast
             # where an item is no whole number, and no merge makes the list one of those)
     return None
+
+
+def _signed_integers_only(x: exp.Expression, types: Mapping[str, object] | None) -> bool:
+    """Whether arithmetic ``x`` (``+ - *``) reads signed integer columns and whole numbers
+    within BIGINT only: a BIGINT there (a narrower column widened to its literals' BIGINT).
+
+    >>> import sqlglot
+    >>> _signed_integers_only(sqlglot.parse_one("c * 2147483647 - b"), {"c": "int8", "b": "int64"})
+    True
+    >>> _signed_integers_only(sqlglot.parse_one("c * 2"), {"c": "uint64"})
+    False
+    """
+    for node in x.walk():
+        if isinstance(node, exp.Column):
+            if kind_of(node, types) not in ("int8", "int16", "int32", "int64"):
+                return False
+        elif isinstance(node, exp.Literal):
+            if node.is_string or not node.this.isdigit() or int(node.this) >= 2**63:
+                return False
+        elif not isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.Paren,
+                                   exp.Identifier)):
+            return False
+    return True
 
 
 def _type_of(x: exp.Expression, types: Mapping[str, object] | None) -> object | None:
