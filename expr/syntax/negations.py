@@ -66,8 +66,10 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
     """``node`` written with ``x`` itself, or None where it is not such a comparison."""
     if isinstance(node, exp.In):
         column, least = _negated_column(node.this, types)
-        if column is None or node.args.get("query") or decimals_among_doubles(node, types):
+        if column is None or node.args.get("query"):
             return None
+        if decimals_among_doubles(node, types):
+            return _in_a_decimal(node, column, least)
         items = _unsigned_as_doubles(node.expressions)
         values = [_number(i) for i in items]
         if not values or None in values:
@@ -105,6 +107,44 @@ def _written(node: exp.Expression, types: Mapping[str, object] | None) -> exp.Ex
                                                              op),
                           distinct=op in (exp.NullSafeEQ, exp.NullSafeNEQ))
     return None
+
+
+def _in_a_decimal(node: exp.In, column: exp.Column, least: int) -> exp.Expression | None:
+    """``-x IN (...)`` that DataFusion compares in a DECIMAL(35, 15) (a signed BIGINT, an
+    unsigned one and a DOUBLE among its items: ``decimals_among_doubles``), written with
+    ``x`` against the items' negations, each the exact value it has there (a DOUBLE as
+    Arrow casts it to 15 places: 9.223372e+18 is 9223372000000000458.862585475760128), the
+    least value apart; None where an item is anything else (a cast to DECIMAL, whose common
+    type with the others may be another) or beyond that DECIMAL (the query fails there)."""
+    values: list[decimal.Decimal | None] = []
+    for item in node.expressions:
+        bare = item.unnest()
+        sign = -1 if isinstance(bare, exp.Neg) else 1
+        bare = bare.this.unnest() if sign < 0 else bare
+        if isinstance(bare, exp.Null):
+            values.append(None)
+            continue
+        if isinstance(bare, exp.Cast) and bare.to.this == exp.DataType.Type.DOUBLE and (
+                number_value(bare.this) is not None):
+            double = float(number_value(bare.this))
+        elif isinstance(bare, exp.Literal) and not bare.is_string and (
+                number := number_value(bare)) is not None:
+            if bare.this.isdigit() and int(bare.this) < 2**64:  # (a BIGINT, signed or not)
+                values.append(sign * decimal.Decimal(int(bare.this)))
+                continue
+            double = float(number)
+        else:
+            return None
+        units = decimal_units(sign * double, 15) if math.isfinite(double) else None
+        if units is None:
+            return None
+        values.append(decimal.Decimal(units).scaleb(-15, decimal.Context(prec=80)))
+    if any(v is not None and abs(v) >= 10**20 for v in values):
+        return None
+    mirrored = exp.In(this=column.copy(), expressions=[
+        exp.Null() if v is None else _literal(-v) for v in values])
+    mirrored.meta.update(node.meta)
+    return _apart(mirrored, column, least, any(v == least for v in values if v is not None))
 
 
 def _apart(mirrored: exp.Expression, column: exp.Column, least: int,
