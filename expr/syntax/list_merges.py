@@ -717,6 +717,16 @@ def _family(operand: exp.Expression, items: list[exp.Expression],
     return "timestamp" if own == "date" and "timestamp" in theirs else own
 
 
+def _signed_literal(item: exp.Expression) -> tuple[exp.Literal | None, int]:
+    """A number literal under its minus signs, and their sign; (None, 1) for anything else."""
+    bare, sign = item.unnest(), 1
+    while isinstance(bare, exp.Neg):
+        bare, sign = bare.this.unnest(), -sign
+    if not isinstance(bare, exp.Literal) or bare.is_string:
+        return None, 1
+    return bare, sign
+
+
 def _decimal_list_family(kind: str, items: list[exp.Expression]) -> str | None:
     """The family of a DECIMAL(p, s) column's list of numbers with a DOUBLE among them (a
     fraction, an exponent), which DataFusion compares in a DECIMAL of max(s, 15) places:
@@ -736,10 +746,8 @@ def _decimal_list_family(kind: str, items: list[exp.Expression]) -> str | None:
         return None
     off_grid = False
     for item in items:
-        bare, sign = item.unnest(), 1
-        while isinstance(bare, exp.Neg):
-            bare, sign = bare.this.unnest(), -sign
-        if not isinstance(bare, exp.Literal) or bare.is_string:
+        bare, sign = _signed_literal(item)
+        if bare is None:
             return None
         text = bare.this.lower()
         if "." in text or "e" in text:  # a DOUBLE, cast to 15 places as Arrow casts it
@@ -769,10 +777,8 @@ def _numbers_family(kind: str | None, items: list[exp.Expression]) -> str | None
         return None
     found = [kind]
     for item in items:
-        bare, sign = item.unnest(), 1
-        while isinstance(bare, exp.Neg):
-            bare, sign = bare.this.unnest(), -sign
-        if not isinstance(bare, exp.Literal) or bare.is_string:
+        bare, sign = _signed_literal(item)
+        if bare is None:
             return None
         family = number_family(bare.this)
         if family is not None:
