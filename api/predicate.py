@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import numpy as np
 import pyarrow as pa
 
-from prunekit.errors import AliasError
+from prunekit.errors import AliasError, TypeMismatchError
 from prunekit.expr.binding import bound as b
 from prunekit.expr.binding.bind import bind
 from prunekit.expr.program.explain import explain_tree, outline, printable
@@ -325,7 +325,15 @@ class PruningPredicate:
 
 def _as_schema(schema: pa.Schema | Mapping[str, pa.DataType]) -> pa.Schema:
     if isinstance(schema, Mapping):
-        schema = pa.schema(list(schema.items()))
+        fields = []
+        for name, kind in schema.items():
+            try:
+                fields.append(pa.field(name, kind))
+            except (TypeError, ValueError, KeyError):
+                raise TypeMismatchError(
+                    f"column {name!r}: {kind!r} is not a type (give a pyarrow.DataType, or "
+                    "one of pyarrow's names for one, such as 'int64' or 'string')") from None
+        schema = pa.schema(fields)
     if not isinstance(schema, pa.Schema):
         raise TypeError(f"schema must be a pyarrow.Schema, got {type(schema).__name__}")
     return schema

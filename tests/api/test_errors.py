@@ -285,3 +285,12 @@ def test_error_classes():
     for cls in (pk.SqlSyntaxError, pk.UnknownColumnError, pk.TypeMismatchError,
                 pk.StatisticsError):
         assert issubclass(cls, pk.PrunekitError)
+
+
+@pytest.mark.parametrize("kind", ["tinyint", "decimal128(18,4)", 5, None])
+def test_a_schema_mapping_to_no_type_names_the_column(kind):
+    """A schema given as a mapping whose value is no pyarrow type (nor one of its names: a
+    Spark name, a type written as text) raises prunekit's error naming the column, not
+    pyarrow's."""
+    with pytest.raises(pk.TypeMismatchError, match="column 'c'"):
+        pk.PruningPredicate("c > 1", {"x": "int64", "c": kind})
