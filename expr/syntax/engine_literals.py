@@ -30,7 +30,12 @@ from sqlglot import exp
 
 from prunekit.expr.spark_types.arrow_casts import decimal_units, nearest_float
 from prunekit.expr.spark_types.engines import engine
-from prunekit.expr.syntax.engine_lists import doubles_against_decimals, list_in_one_type
+from prunekit.expr.syntax.engine_lists import (
+    common_kind,
+    decimals_among_doubles,
+    doubles_against_decimals,
+    list_in_one_type,
+)
 from prunekit.expr.syntax.engine_operands import (
     ARROW_BIGINT,
     ARROW_DOUBLE,
@@ -42,9 +47,7 @@ from prunekit.expr.syntax.engine_operands import (
     INTEGER_TYPES,
     WALL_TIME,
     beyond_unsigned_bigint,
-    common_kind,
     decimal_kind,
-    decimals_among_doubles,
     in_arithmetic,
     inside_unknown_part,
     is_day,
@@ -369,7 +372,7 @@ def _items_matching(x: exp.In, types: Mapping[str, object] | None) -> list | Non
     [[Literal(this=5E0, is_string=False)], None]
     """
     if not (x.meta.get(ALONE) and never_negative_zero(x.this, types) and common_kind(
-            x, types) == "double"):
+            x, types) in ("double", "float")):
         return None
     items = [i.copy() for i in x.expressions if not negative_zero(i)]
     if len(items) == len(x.expressions) or not items or not (

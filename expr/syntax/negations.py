@@ -16,11 +16,11 @@ from sqlglot import exp
 
 from prunekit.expr.spark_types.arrow_casts import decimal_units
 from prunekit.expr.spark_types.engines import engine
+from prunekit.expr.syntax.engine_lists import decimals_among_doubles
 from prunekit.expr.syntax.engine_operands import (
     EXACT,
     FLIPPED,
     INTEGER_TYPES,
-    decimals_among_doubles,
     kind_of,
     number_value,
 )
