@@ -198,6 +198,28 @@ def test_a_skip_that_a_nan_of_the_other_sign_breaks_is_datafusions(tmp_path):
         ws.close()
 
 
+def test_a_skip_on_a_term_the_group_holds_a_row_of_is_datafusions(tmp_path):
+    """DataFusion's pruning reads ``-c <= -19`` of a TINYINT as ``c >= 19``, which takes no
+    account of -128, whose negation wraps to -128: it skips a group of -128 and -9 on that
+    term, though the group holds a row the term returns, and no row passes ``c * 2 = -18``
+    beside it there but -9's. No row passes both, but DataFusion's skip rests on a term it
+    prunes wrongly and on none it prunes soundly: the witness sees it (found by the
+    DataFusion differential, seed 91001366). A group of 5, which the term's rule skips
+    soundly, has none."""
+    import pyarrow as pa
+
+    ds = dfd.Dataset([("c", pa.int8())], [[{"c": -128}, {"c": -9}], [{"c": 5}]])
+    ws = dfd.Workspace(ds, tmp_path, "pyarrow")
+    text = '(-"c") <= -19 AND ("c" * 2) = -18'
+    try:
+        res = ws.check(text)
+        assert res.df_kept == [False, False] and res.counts == [0, 0], res
+        assert res.zero_rule == [0] and not res.weaker, res
+        assert ws.term_witness(text, 0) and not ws.term_witness(text, 1)
+    finally:
+        ws.close()
+
+
 def test_a_skip_that_rows_of_the_groups_own_values_break_is_datafusions(tmp_path):
     """DataFusion's pruning reads ``-s < -126`` of a TINYINT as ``-max(s) < -126``, which
     takes no account of -128, whose negation wraps to -128: it skips a group of (14, 10) and

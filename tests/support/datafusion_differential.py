@@ -52,7 +52,9 @@ Checks per (file, predicate), per row group:
   say (sound by luck: the group has none); or the group with its zeros or NaNs given the
   other sign, or with rows of its own values added, has the same statistics and holds a row
   DataFusion returns (``Workspace.zero_witness``, ``Workspace.mix_witness``: DataFusion
-  decides from statistics alone, so it skips that group too, unsoundly); or the group holds
+  decides from statistics alone, so it skips that group too, unsoundly); or DataFusion skips
+  it on a term of the top AND that returns a row of it, and on no term soundly
+  (``Workspace.term_witness``: its rule for that term is wrong there); or the group holds
   a row the predicate as written returns, in DataFusion with its optimizer off
   (``Workspace.returned_as_written``): its optimizer's rewrite drops that row, a wrong answer
   prunekit does not copy.
@@ -93,6 +95,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import sqlglot
 
 import prunekit as pk
 from prunekit.expr.paths import leaf_key
@@ -349,7 +352,7 @@ class Workspace:
             res.weaker = [i for i in res.weaker if i not in res.nan_rule]
         if res.weaker:
             res.zero_rule = [i for i in res.weaker if self.zero_witness(text, i)
-                             or self.mix_witness(text, i)]
+                             or self.mix_witness(text, i) or self.term_witness(text, i)]
             res.weaker = [i for i in res.weaker if i not in res.zero_rule]
         if res.weaker:
             written = self.returned_as_written(text)
@@ -424,6 +427,29 @@ class Workspace:
             if ctx.sql(f"SELECT count(*) FROM t WHERE {text}").to_arrow_table()[0][0].as_py():
                 return True
         return False
+
+    def term_witness(self, text: str, i: int) -> bool:
+        """Whether DataFusion's skip of row group ``i`` rests on a term of the predicate's
+        top AND that its pruning skips the group on while the group holds a row the term
+        returns (its rule for that term is wrong there: ``-s <= -19`` read as ``s >= 19`` of
+        a TINYINT holding -128), and on no term it skips the group on soundly (one prunekit
+        would owe). False where a term of the AND is split otherwise by DataFusion (the
+        right side of IS [NOT] DISTINCT FROM runs to the end of its parentheses there)."""
+        if "DISTINCT FROM" in text.upper():
+            return False
+        tree = sqlglot.parse_one(text, read="postgres").unnest()
+        terms = list(tree.flatten()) if isinstance(tree, sqlglot.exp.And) else []
+        wrong = False
+        for term in terms:
+            sql = term.sql(dialect="postgres")
+            try:
+                returned, kept = self.returned(sql)[i], self.kept(sql)[0][i]
+            except Exception:  # noqa: BLE001 - a term DataFusion refuses alone: no witness
+                return False
+            if not kept and not returned:
+                return False  # (a sound skip on this term: prunekit's to make too)
+            wrong |= not kept
+        return wrong
 
     def mix_witness(self, text: str, i: int, most: int = 2000) -> bool:
         """Whether row group ``i`` with rows added, made of its own values (each column the
@@ -571,7 +597,8 @@ class Result:
     # Groups only DataFusion skips, by ignoring that a float column may hold NaN (sound here
     # by luck: the group holds none): prunekit skips them too when told so (``no_nan``).
     nan_rule: list = dataclasses.field(default_factory=list)
-    # Groups only DataFusion skips where the same statistics fit rows it returns: its zeros
+    # Groups only DataFusion skips where the same statistics fit rows it returns (or it skips
+    # on a term of its AND that returns a row: ``Workspace.term_witness``): its zeros
     # or NaNs given the other sign (``Workspace.zero_witness``), or rows of its own values
     # (``Workspace.mix_witness``). DataFusion is unsound on those rows.
     zero_rule: list = dataclasses.field(default_factory=list)
@@ -1022,7 +1049,8 @@ class Summary:
                      "predicates")
         lines += [f"    {t}" for t in self.nan_rule[:5]]
         lines.append(f"  DataFusion skips a group whose statistics also fit rows it returns (its "
-                     f"zeros or NaNs given the other sign, or rows of its own values): "
+                     f"zeros or NaNs given the other sign, or rows of its own values; or it "
+                     f"skips on a term of its AND that returns a row of it): "
                      f"{self.zero_rule_groups} row groups in "
                      f"{len(self.zero_rule)} predicates")
         lines += [f"    {t}" for t in self.zero_rule[:5]]
