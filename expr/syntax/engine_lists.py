@@ -87,15 +87,15 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
         to = common_type([first, *kinds])
     else:
         to = coerce(coerce(first, kinds[0]), coerce(first, kinds[1]))
-    if (isinstance(operand.unnest(), (exp.Add, exp.Sub, exp.Mul)) or isinstance(
-            operand, exp.Cast) and decimal_kind(operand.this, types)) and not isinstance(
-            to, tuple):
+    decimal_bigint = isinstance(operand, exp.Cast) and operand.to.this == (
+        exp.DataType.Type.BIGINT) and decimal_kind(operand.this, types) is not None
+    if (isinstance(operand.unnest(), (exp.Add, exp.Sub, exp.Mul)) or decimal_bigint) and (
+            not isinstance(to, tuple)):
         return None  # (a DECIMAL's BIGINT, or integer arithmetic, in DOUBLE: as it is)
     values = [None if k == "null" else _value_in(i, to) for i, k in zip(items, kinds, strict=True)]
     if any(v is None for v, k in zip(values, kinds, strict=True) if k != "null"):
         return None
-    if isinstance(operand, exp.Cast) and decimal_kind(operand.this, types) and all(
-            v is None or Fraction(v).denominator == 1 for v in values):
+    if decimal_bigint and all(v is None or Fraction(v).denominator == 1 for v in values):
         return None  # (whole numbers only: its optimizer drops the cast, drop_integer_casts)
     if isinstance(to, tuple):
         if first in ("float", "double"):  # the column cast to that DECIMAL by Arrow
