@@ -156,15 +156,12 @@ def test_a_skip_that_a_zero_of_the_other_sign_breaks_is_datafusions(tmp_path):
     import pyarrow as pa
 
     ds = dfd.Dataset([("f", pa.float64())], [[{"f": -0.0}], [{"f": 5.0}]])
-    ws = dfd.Workspace(ds, tmp_path, "pyarrow")
-    try:
+    with dfd.Workspace(ds, tmp_path, "pyarrow") as ws:
         res = ws.check('"f" NOT IN (1.0, -0.0, 1.5, -0.0)')
         assert res.df_kept == [False, True] and res.counts == [0, 1], res
         assert res.zero_rule == [0] and not res.weaker, res
         assert not ws.zero_witness('"f" NOT IN (1.0, -0.0, 1.5, -0.0)', 1)
         assert not ws.zero_witness('"f" NOT IN (1.0, -0.0, 1.5)', 0)
-    finally:
-        ws.close()
 
 
 def test_a_skip_that_a_nan_of_the_other_sign_breaks_is_datafusions(tmp_path):
@@ -181,15 +178,12 @@ def test_a_skip_that_a_nan_of_the_other_sign_breaks_is_datafusions(tmp_path):
     ds = dfd.Dataset([("s", pa.int8()), ("f", pa.float64())],
                      [[{"s": -128, "f": math.nan}, {"s": -128, "f": 1e300}],
                       [{"s": -128, "f": 2.0}]])
-    ws = dfd.Workspace(ds, tmp_path, "pyarrow")
     text = '(-"s") <> 128 AND "f" NOT BETWEEN -2.5 AND NULL'
-    try:
+    with dfd.Workspace(ds, tmp_path, "pyarrow") as ws:
         res = ws.check(text)
         assert res.df_kept[0] is False and res.counts[0] == 0 and 0 not in res.weaker, res
         assert ws.zero_witness(text, 0)
         assert not ws.zero_witness(text, 1)
-    finally:
-        ws.close()
 
 
 def test_a_skip_on_a_term_the_group_holds_a_row_of_is_datafusions(tmp_path):
@@ -203,15 +197,12 @@ def test_a_skip_on_a_term_the_group_holds_a_row_of_is_datafusions(tmp_path):
     import pyarrow as pa
 
     ds = dfd.Dataset([("c", pa.int8())], [[{"c": -128}, {"c": -9}], [{"c": 5}]])
-    ws = dfd.Workspace(ds, tmp_path, "pyarrow")
     text = '(-"c") <= -19 AND ("c" * 2) = -18'
-    try:
+    with dfd.Workspace(ds, tmp_path, "pyarrow") as ws:
         res = ws.check(text)
         assert res.df_kept == [False, False] and res.counts == [0, 0], res
         assert res.zero_rule == [0] and not res.weaker, res
         assert ws.term_witness(text, 0) and not ws.term_witness(text, 1)
-    finally:
-        ws.close()
 
 
 def test_a_skip_that_rows_of_the_groups_own_values_break_is_datafusions(tmp_path):
@@ -226,15 +217,12 @@ def test_a_skip_that_rows_of_the_groups_own_values_break_is_datafusions(tmp_path
     ds = dfd.Dataset([("s", pa.int8()), ("x", pa.int8()), ("n", pa.int8())],
                      [[{"s": 14, "x": 10, "n": None}, {"s": -128, "x": None, "n": None}],
                       [{"s": 14, "x": 10, "n": None}, {"s": -2, "x": None, "n": None}]])
-    ws = dfd.Workspace(ds, tmp_path, "pyarrow")
     text = '(("x" / 7) > 0 OR "n" <> "x") AND (-"s") < -126'
-    try:
+    with dfd.Workspace(ds, tmp_path, "pyarrow") as ws:
         res = ws.check(text)
         assert res.df_kept == [False, False] and res.counts == [0, 0], res
         assert res.zero_rule == [0] and not res.weaker, res
         assert not ws.mix_witness(text, 1)
-    finally:
-        ws.close()
 
 
 def test_a_skip_of_rows_the_optimizer_drops_is_datafusions(tmp_path):
@@ -246,15 +234,12 @@ def test_a_skip_of_rows_the_optimizer_drops_is_datafusions(tmp_path):
     import pyarrow as pa
 
     ds = dfd.Dataset([("x", pa.int64())], [[{"x": 2}], [{"x": 5}]])
-    ws = dfd.Workspace(ds, tmp_path, "pyarrow")
-    try:
+    with dfd.Workspace(ds, tmp_path, "pyarrow") as ws:
         res = ws.check("x = 2 AND CAST(2 AS BIGINT) = x")
         assert res.df_kept == [False, False] and res.counts == [0, 0], res
         assert ws.returned_as_written("x = 2 AND CAST(2 AS BIGINT) = x") == [1, 0]
         assert res.optimizer_rule == [0] and not res.weaker, res
         assert not ws.check("x = 2").optimizer_rule
-    finally:
-        ws.close()
 
 
 def test_a_skip_by_a_wrong_fold_to_false_is_datafusions(tmp_path):
@@ -267,13 +252,10 @@ def test_a_skip_by_a_wrong_fold_to_false_is_datafusions(tmp_path):
     import pyarrow as pa
 
     ds = dfd.Dataset([("x", pa.int64())], [[{"x": 1}, {"x": 3}]])
-    ws = dfd.Workspace(ds, tmp_path, "pyarrow")
-    try:
+    with dfd.Workspace(ds, tmp_path, "pyarrow") as ws:
         res = ws.check("x = 2 AND CAST(2 AS BIGINT) = x")
         assert res.df_kept == [False] and res.counts == [0] and res.df_metric == 0, res
         assert ws.returned_as_written("x = 2 AND CAST(2 AS BIGINT) = x") == [0]
         assert res.optimizer_rule == [0] and not res.weaker, res
         assert ws.fold_witness("x = 2 AND CAST(2 AS BIGINT) = x")
         assert not ws.fold_witness("x = 1 AND x = 2")
-    finally:
-        ws.close()

@@ -71,8 +71,8 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
     operand = holder.this
     items = list(holder.expressions) if isinstance(holder, exp.In) else [
         holder.args.get("low"), holder.args.get("high")]
-    negated_double = _negated_double(operand, types)
-    first = _type_of(negated_double, types) if negated_double is not None else _operand_type(
+    negated_float = _negated_float(operand, types)
+    first = _type_of(negated_float, types) if negated_float is not None else _operand_type(
         operand, types)
     if first is None or any(i is None for i in items):
         return None
@@ -99,11 +99,11 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
         return None  # (whole numbers only: its optimizer drops the cast, drop_integer_casts)
     if isinstance(to, tuple):
         if first in ("float", "double"):  # the column cast to that DECIMAL by Arrow
-            if negated_double is not None and to[2] <= 22:
+            if negated_float is not None and to[2] <= 22:
                 # Arrow's cast of -v is minus its cast of v (a DOUBLE product negated, rounded
                 # half away from zero): -g IN (a, b) is g IN (-a, -b), a BETWEEN's bounds
                 # swapped
-                operand = negated_double
+                operand = negated_float
                 values = [None if v is None else -v for v in values]
                 if isinstance(holder, exp.Between):
                     values.reverse()
@@ -115,7 +115,7 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
             holder.meta[EXACT] = True
             return holder
         return _on_grid(holder, values, int(first[2]) if isinstance(first, tuple) else 0)
-    if isinstance(operand.unnest(), exp.Neg) and negated_double is None:
+    if isinstance(operand.unnest(), exp.Neg) and negated_float is None:
         return None  # (a negated DECIMAL column compared in DOUBLE: not modelled)
     if to in ("double", "float") and all(v is None or math.isfinite(v) for v in values):
         integral = first not in ("float", "double") or (
@@ -237,7 +237,7 @@ def doubles_against_decimals(tree: exp.Expression, types: Mapping[str, object] |
     for cmp in list(tree.find_all(*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)):
         for key, other_key in (("this", "expression"), ("expression", "this")):
             column, other = cmp.args.get(key), cmp.args.get(other_key)
-            negated = _negated_double(column, types)
+            negated = _negated_float(column, types)
             kind = _type_of(negated, types) if negated is not None else _operand_type(
                 column, types) if _arrow_decimal_operand(column, types) else None
             cast = _type_of(other, types) if isinstance(other, exp.Cast) else None
@@ -333,7 +333,7 @@ def _arrow_decimal_operand(x: exp.Expression, types: Mapping[str, object] | None
     return isinstance(x, exp.Column) and _type_of(x, types) in ("float", "double")
 
 
-def _negated_double(x: exp.Expression, types: Mapping[str, object] | None
+def _negated_float(x: exp.Expression, types: Mapping[str, object] | None
                     ) -> exp.Column | None:
     """The DOUBLE or FLOAT column of ``-g`` (or of ``-CAST(g AS DOUBLE)`` of a DOUBLE), None
     for anything else: a float's minus is exact, so its cast to a DECIMAL is minus the

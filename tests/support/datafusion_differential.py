@@ -493,6 +493,12 @@ class Workspace:
     def close(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)
 
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 _LITERAL = re.compile(r"'((?:[^']|'')*)'|(?<![\w.\"])(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
 
