@@ -137,8 +137,9 @@ def test_hostile_column_name_round_trips_through_rendered_sql(name):
 @pytest.mark.parametrize("name", HOSTILE_NAMES, ids=ascii)
 def test_hostile_column_name_in_explain_and_never_in_kernel_source(name):
     schema = pa.schema([(name, pa.int64()), (PLAIN, pa.int64())])
-    pred = pk.PruningPredicate(f"{quote(name)} > 5 AND {quote(name)} IN (1, 2)", schema)
-    plain = pk.PruningPredicate(f"{PLAIN} > 5 AND {PLAIN} IN (1, 2)", schema)
+    # 12 keeps the two terms possible together (1 and 2 alone are not above 5).
+    pred = pk.PruningPredicate(f"{quote(name)} > 5 AND {quote(name)} IN (1, 2, 12)", schema)
+    plain = pk.PruningPredicate(f"{PLAIN} > 5 AND {PLAIN} IN (1, 2, 12)", schema)
     text = pred.explain()
     # Control characters and separators are shown escaped (explain.printable), never raw.
     from prunekit.expr.program.explain import printable

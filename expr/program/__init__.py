@@ -6,6 +6,8 @@
 - ``rewrite``: a bound tree to a program: per column the facts its statistics give, the
   three-valued lattice of TRUE, FALSE and NULL over them, and the outcome;
 - ``leaves``: one rule per leaf kind, each with its derivation;
+- ``impossible``: the nodes no row makes TRUE (or FALSE), whatever the statistics: terms on one
+  column that no value meets together;
 - ``explain``: the program as text for people.
 
 >>> from prunekit.expr.program import Program, ir

@@ -67,6 +67,7 @@ import pyarrow as pa
 from prunekit.expr.binding import bound as b
 from prunekit.expr.binding.arith import LIMIT, type_range
 from prunekit.expr.calendar import PERIOD_OF, month_or_day_bounds
+from prunekit.expr.program.impossible import never
 from prunekit.expr.program.ir import Program, ProgramBuilder
 from prunekit.expr.program.leaves import Bits, LeafBits
 from prunekit.expr.remainders import remainder_bounds
@@ -98,6 +99,7 @@ class Rewriter:
         self.leaf_bits: dict[int, Bits] = {}  # id(leaf) -> its bits, for explain()
         self._rules = LeafBits(self)
         self.root: object = None
+        self._never: tuple | None = None  # (root, never(root)) of the last root asked
         rows = self.p.slot(None, "row_count")
         rc, rv = self.p.load(rows), self.p.valid(rows)
         zero = self.p.const(0)
@@ -391,7 +393,14 @@ class Rewriter:
     # ---- nodes -------------------------------------------------------------------------
     def bits(self, node: b.BPredicate) -> Bits:
         """The three bits of ``node`` (``_Bits``)."""
-        return b.visit(node, _Bits(self))
+        return b.visit(node, _Bits(self, node))
+
+    def never(self, root: b.BPredicate) -> tuple[dict, dict]:
+        """The nodes of ``root`` never TRUE, and those never FALSE, whatever the statistics
+        (``impossible.py``), once per root."""
+        if self._never is None or self._never[0] is not root:
+            self._never = (root, never(root))
+        return self._never[1]
 
     def leaf(self, x: b.BLeaf) -> Bits:
         """The bits of a leaf by its rule (``leaves.py``), once per leaf object."""
@@ -447,8 +456,19 @@ class _Bits(b.EveryLeafAlike[Bits]):
     """The lattice: a leaf's bits by its rule, each combinator's from its children's (the
     module's table)."""
 
-    def __init__(self, r: Rewriter) -> None:
+    def __init__(self, r: Rewriter, root: b.BPredicate) -> None:
         self.r, self.p = r, r.p
+        self.never_true, self.never_false = r.never(root)
+        self.found: dict[int, Bits] = {}  # id -> bits of each AND, OR, reading and rewrite
+
+    def _cut(self, node: b.BPredicate, bits: Bits) -> Bits:
+        """``bits`` with TRUE (FALSE) impossible where no row can give it (impossible.py);
+        kept in ``found`` by node."""
+        no = self.p.const(False)
+        bits = Bits(no if id(node) in self.never_true else bits.true,
+                    no if id(node) in self.never_false else bits.false, bits.null)
+        self.found[id(node)] = bits
+        return bits
 
     def visit_leaf(self, leaf: b.BLeaf) -> Bits:
         return self.r.leaf(leaf)
@@ -459,15 +479,15 @@ class _Bits(b.EveryLeafAlike[Bits]):
 
     def visit_and(self, node: b.BAnd, results: list[Bits]) -> Bits:
         p = self.p
-        return Bits(p.and_(*(k.true for k in results)), p.or_(*(k.false for k in results)),
-                    p.and_(p.or_(*(k.null for k in results)),
-                           *(p.or_(k.true, k.null) for k in results)))
+        return self._cut(node, Bits(
+            p.and_(*(k.true for k in results)), p.or_(*(k.false for k in results)),
+            p.and_(p.or_(*(k.null for k in results)), *(p.or_(k.true, k.null) for k in results))))
 
     def visit_or(self, node: b.BOr, results: list[Bits]) -> Bits:
         p = self.p
-        return Bits(p.or_(*(k.true for k in results)), p.and_(*(k.false for k in results)),
-                    p.and_(p.or_(*(k.null for k in results)),
-                           *(p.or_(k.false, k.null) for k in results)))
+        return self._cut(node, Bits(
+            p.or_(*(k.true for k in results)), p.and_(*(k.false for k in results)),
+            p.and_(p.or_(*(k.null for k in results)), *(p.or_(k.false, k.null) for k in results))))
 
     def visit_is_bool(self, node: b.BIsBool, results: list[Bits]) -> Bits:
         k = results[0]
@@ -476,11 +496,12 @@ class _Bits(b.EveryLeafAlike[Bits]):
 
     def visit_either(self, node: b.BEither, results: list[Bits]) -> Bits:
         p = self.p
-        return Bits(p.or_(*(k.true for k in results)), p.or_(*(k.false for k in results)),
-                    p.or_(*(k.null for k in results)))
+        return self._cut(node, Bits(p.or_(*(k.true for k in results)),
+                                    p.or_(*(k.false for k in results)),
+                                    p.or_(*(k.null for k in results))))
 
     def visit_rewritten(self, node: b.BRewritten, results: list[Bits]) -> Bits:
-        return results[0]  # the same predicate, spelled on the column
+        return self._cut(node, results[0])  # the same predicate, spelled on the column
 
     def visit_widen(self, node: b.BWiden, results: list[Bits]) -> Bits:
         p = self.p
@@ -497,6 +518,31 @@ class _Decisive(b.EveryLeafAlike[dict]):
     def __init__(self, r: Rewriter, root: b.BPredicate) -> None:
         self.r, self.p = r, r.p
         self.signs = _signs(root)
+        never_true, never_false = r.never(root)
+        self.never = {True: never_true, False: never_false}
+        self.root, self._bits = root, None
+
+    def _bits_of(self, node: b.BPredicate) -> Bits:
+        """The bits of a combinator of the root (``_Bits``), from one walk over the root."""
+        if self._bits is None:
+            walk = _Bits(self.r, self.root)
+            b.visit(self.root, walk)
+            self._bits = walk.found
+        return self._bits[id(node)]
+
+    def _cut(self, node: b.BPredicate, pairs: dict) -> dict:
+        """``pairs`` where no row can give the node one truth (impossible.py): under sign
+        True, never TRUE makes "may be TRUE" false, and never FALSE leaves of "may be other
+        than TRUE" the NULL bit alone (``bits``); under sign False the same, TRUE and FALSE
+        swapped."""
+        out = {}
+        for s, (may, other) in pairs.items():
+            if id(node) in self.never[s]:
+                may = self.p.const(False)
+            if id(node) in self.never[not s]:
+                other = self._bits_of(node).null
+            out[s] = (may, other)
+        return out
 
     def visit_leaf(self, leaf: b.BLeaf) -> dict:
         bits, p = self.r.leaf(leaf), self.p
@@ -514,12 +560,12 @@ class _Decisive(b.EveryLeafAlike[dict]):
 
     def visit_and(self, node: b.BAnd, results: list[dict]) -> dict:
         # TRUE of AND: every child TRUE; FALSE of AND: some child FALSE.
-        return {s: (self._every if s else self._any)([k[s] for k in results])
-                for s in self.signs[id(node)]}
+        return self._cut(node, {s: (self._every if s else self._any)([k[s] for k in results])
+                                for s in self.signs[id(node)]})
 
     def visit_or(self, node: b.BOr, results: list[dict]) -> dict:
-        return {s: (self._any if s else self._every)([k[s] for k in results])
-                for s in self.signs[id(node)]}
+        return self._cut(node, {s: (self._any if s else self._every)([k[s] for k in results])
+                                for s in self.signs[id(node)]})
 
     def visit_is_bool(self, node: b.BIsBool, results: list[dict]) -> dict:
         # Never NULL: IS TRUE is TRUE where the argument may be TRUE, FALSE where it may be
@@ -529,11 +575,12 @@ class _Decisive(b.EveryLeafAlike[dict]):
 
     def visit_either(self, node: b.BEither, results: list[dict]) -> dict:
         p = self.p
-        return {s: (p.or_(*(k[s][0] for k in results)), p.or_(*(k[s][1] for k in results)))
-                for s in self.signs[id(node)]}
+        return self._cut(node, {s: (p.or_(*(k[s][0] for k in results)),
+                                    p.or_(*(k[s][1] for k in results)))
+                                for s in self.signs[id(node)]})
 
     def visit_rewritten(self, node: b.BRewritten, results: list[dict]) -> dict:
-        return results[0]
+        return self._cut(node, results[0])
 
     def visit_widen(self, node: b.BWiden, results: list[dict]) -> dict:
         p = self.p

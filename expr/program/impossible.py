@@ -1,0 +1,302 @@
+"""Combinations no row can make TRUE (or FALSE), whatever the statistics: terms on one column
+that no value meets together.
+
+The lattice (``rewrite.py``) weighs the children of an AND one by one: in a container holding
+0.1 and 0.6, ``f IN (0.1, 0.2)`` may be TRUE and so may ``f > 0.5``, so their AND may be TRUE
+too, though no value is both. Here each node gets, for each of TRUE and FALSE, the values
+each column may hold on a row where the node has that truth, and a node with no such value
+for some column is never of that truth, in any container. ``rewrite.py`` then takes its bit
+"may be TRUE" (or "may be FALSE") for false; its other bits stay as the lattice makes them.
+
+The values of a column are a union of boxes (``Box``): a range, maybe a finite set of values
+it lies among, values it is not, and whether NaN and NULL are in. Per node and truth:
+
+- a leaf on one column: its values (``x > 5``: TRUE on (5, +inf] and NaN, FALSE on [-inf, 5]);
+  other leaves say nothing, except a constant, which is never the truth it is not;
+- ``NOT``: the child's sets with TRUE and FALSE swapped;
+- ``AND``: TRUE where every child is, so the intersection of the children's sets, column by
+  column; FALSE where some child is, so their union, for the columns every child bounds; ``OR``
+  the mirror image; a rewrite as its argument; one of several readings (``BEither``) the union
+  of theirs. Anything else says nothing.
+
+Each set holds every value that can give its truth, so an empty one is a proof. Values compare
+as in the rows' order (``docs/semantics.md`` §4): NaN above every number, -0.0 equal to 0.0,
+and where Python cannot order two constants the column is left unbounded.
+
+>>> import pyarrow as pa
+>>> from prunekit.expr.binding.bind import bind
+>>> from prunekit.expr.syntax.sql import parse
+>>> bound = bind(parse("f IN (0.1, 0.2) AND f > 0.5"), pa.schema([("f", pa.float64())]))
+>>> never_true, never_false = never(bound)
+>>> id(bound) in never_true, id(bound) in never_false
+(True, False)
+>>> never_true[id(bound)]  # why, for explain()
+'never TRUE: no value of f makes its terms on f TRUE together'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from prunekit.expr.binding import bound as b
+
+MAX_BOXES = 16  # boxes per column and node; beyond, the column is left unbounded there
+# Values a box excludes, gathered from several terms: beyond this many it keeps the larger
+# set alone (fewer exclusions: more values, so still every value that gives the truth). A
+# chain of 10,000 ``x <> c`` took a second copying the growing set, level by level.
+MAX_BUT = 64
+NEVER = None  # the sets of a truth the node never has (no row, no column, no value)
+
+
+@dataclass(frozen=True)
+class Box:
+    """Values ``lo``..``hi`` (``None``: unbounded; ``*_in``: the end itself is in), among
+    ``only`` if given, not among ``but``; ``nan`` and ``null``: whether NaN and NULL are in."""
+
+    lo: object = None
+    lo_in: bool = True
+    hi: object = None
+    hi_in: bool = True
+    only: tuple | frozenset | None = None
+    but: frozenset = frozenset()
+    nan: bool = False
+    null: bool = False
+
+
+ANY_VALUE = Box(nan=True)  # every non-NULL value (NaN dropped where the domain has none)
+NULL_ONLY = Box(only=(), null=True)
+NAN_ONLY = Box(only=(), nan=True)
+
+
+def never(root: b.BPredicate) -> tuple[dict[int, str | None], dict[int, str | None]]:
+    """The combinators of ``root`` that are never TRUE, and those never FALSE, on any row (this
+    module's rules): by id, why (the column whose terms meet in no value), or None where a
+    child is never that truth already."""
+    if not _some_column_twice(root):  # most predicates: nothing to weigh together
+        return {}, {}
+    walk = _Sets()
+    b.visit(root, walk)
+    return walk.never_true, walk.never_false
+
+
+def _some_column_twice(root: b.BPredicate) -> bool:
+    """Whether two leaves of ``root`` (a shared one counted once) read one column."""
+    seen_nodes, seen_cols, stack = set(), set(), [root]
+    while stack:
+        x = stack.pop()
+        if id(x) in seen_nodes:
+            continue
+        seen_nodes.add(id(x))
+        stack.extend(x.children())
+        col = getattr(x, "col", None) if isinstance(x, b.BLeaf) else None
+        if col is not None and _hashable(col):
+            if col in seen_cols:
+                return True
+            seen_cols.add(col)
+    return False
+
+
+def _plain(value: object) -> bool:
+    """A constant the boxes can hold: not NaN (a float NaN is ``nan``), not None."""
+    return value is not None and value == value
+
+
+def _leaf_sets(leaf: b.BLeaf) -> tuple:
+    """(TRUE sets, FALSE sets) of a leaf, each ``NEVER`` or a dict column -> boxes."""
+    if isinstance(leaf, b.BConst):
+        return ({} if leaf.value is True else NEVER), ({} if leaf.value is False else NEVER)
+    col = getattr(leaf, "col", None)
+    if col is None or not _hashable(col):
+        return {}, {}
+    float_like = col.domain == "float"
+    true = false = None
+    if isinstance(leaf, b.BCompare) and _plain(leaf.value):
+        v, op = leaf.value, leaf.op  # NaN sorts above every number: TRUE of > and >=
+        true, false = {"lt": (Box(hi=v, hi_in=False), Box(lo=v, nan=True)),
+                       "le": (Box(hi=v), Box(lo=v, lo_in=False, nan=True)),
+                       "gt": (Box(lo=v, lo_in=False, nan=True), Box(hi=v)),
+                       "ge": (Box(lo=v, nan=True), Box(hi=v, hi_in=False))}[op]
+        true, false = [true], [false]
+    elif isinstance(leaf, b.BInRange) and _plain(leaf.first) and _plain(leaf.last):
+        true = [Box(lo=leaf.first, hi=leaf.last)]
+        false = ([Box(but=frozenset((leaf.first,)), nan=True)] if leaf.first == leaf.last else
+                 [Box(hi=leaf.first, hi_in=False), Box(lo=leaf.last, lo_in=False, nan=True)])
+    elif isinstance(leaf, b.BInList) and all(map(_plain, leaf.values)):
+        true = [Box(only=leaf.values, nan=leaf.nan)]
+        # A NULL item makes every other row NULL: never FALSE.
+        false = NEVER if leaf.null else [Box(but=frozenset(leaf.values), nan=not leaf.nan)]
+    elif isinstance(leaf, b.BNanEq):
+        true, false = [NAN_ONLY], [Box()]
+    elif isinstance(leaf, b.BNonNull):
+        true, false = ([ANY_VALUE], NEVER) if leaf.truth else (NEVER, [ANY_VALUE])
+    elif isinstance(leaf, b.BIsNull):
+        true, false = [NULL_ONLY], [ANY_VALUE]
+    elif isinstance(leaf, b.BIsNan):  # FALSE for NULL rows too
+        true, false = [NAN_ONLY], [Box(null=True)]
+    else:
+        return {}, {}
+
+    def sets(boxes):
+        if boxes is NEVER:
+            return NEVER
+        boxes = [x if float_like else replace(x, nan=False) for x in boxes]
+        return {col: boxes}
+
+    return sets(true), sets(false)
+
+
+def _hashable(col: object) -> bool:
+    try:
+        hash(col)
+    except TypeError:
+        return False
+    return True
+
+
+# ---- boxes -----------------------------------------------------------------------------------
+def _tighter(a: tuple, b_: tuple, lower: bool) -> tuple:
+    """Of two ends (value, in), the one that bounds more; ``None`` bounds nothing."""
+    if a[0] is None:
+        return b_
+    if b_[0] is None:
+        return a
+    if a[0] == b_[0]:
+        return a[0], a[1] and b_[1]
+    return a if (a[0] > b_[0]) == lower else b_
+
+
+def _meet(a: Box, c: Box) -> Box:
+    """The values in both boxes (``TypeError`` where Python cannot order their constants)."""
+    lo, lo_in = _tighter((a.lo, a.lo_in), (c.lo, c.lo_in), True)
+    hi, hi_in = _tighter((a.hi, a.hi_in), (c.hi, c.hi_in), False)
+    only = a.only if c.only is None else c.only if a.only is None else \
+        frozenset(a.only) & frozenset(c.only)
+    if len(a.but) + len(c.but) <= MAX_BUT:
+        but = a.but | c.but
+    else:
+        but = a.but if len(a.but) >= len(c.but) else c.but
+    return Box(lo, lo_in, hi, hi_in, only, but, a.nan and c.nan, a.null and c.null)
+
+
+def _inside(v: object, x: Box) -> bool:
+    return ((x.lo is None or v > x.lo or (v == x.lo and x.lo_in)) and
+            (x.hi is None or v < x.hi or (v == x.hi and x.hi_in)) and v not in x.but)
+
+
+def _empty(x: Box, domain: str) -> bool:
+    """Whether no value is in the box (``TypeError`` where its constants do not compare)."""
+    if x.nan or x.null:
+        return False
+    if x.only is not None:
+        return not any(_inside(v, x) for v in x.only)
+    lo, lo_in, hi, hi_in = x.lo, x.lo_in, x.hi, x.hi_in
+    if domain == "float":  # the infinities are the ends of the numbers
+        lo, lo_in = (-math.inf, True) if lo is None else (lo, lo_in)
+        hi, hi_in = (math.inf, True) if hi is None else (hi, hi_in)
+    if lo is None or hi is None or lo < hi and not _whole(lo, hi, domain):
+        return False  # a range with more values in it than any finite ``but`` (strings: some
+        # ranges hold none, but never one that says so here)
+    if lo > hi:
+        return True
+    if lo == hi:
+        return not (lo_in and hi_in) or lo in x.but
+    first, last = lo + (not lo_in), hi - (not hi_in)  # integers: count them
+    if last - first >= len(x.but):
+        return False
+    return all(v in x.but for v in range(first, last + 1))
+
+
+def _whole(lo: object, hi: object, domain: str) -> bool:
+    return domain in ("int", "uint") and type(lo) is int and type(hi) is int
+
+
+def _cap(boxes: list) -> list | None:
+    return boxes if len(boxes) <= MAX_BOXES else None
+
+
+# ---- the walk --------------------------------------------------------------------------------
+def _every(kids: list) -> tuple:
+    """Sets where every kid holds: the intersection, column by column; and the column whose
+    values it empties, if it is where the kids' sets first meet in none."""
+    if any(k is NEVER for k in kids):
+        return NEVER, None
+    out: dict = {}
+    for k in kids:
+        for col, boxes in k.items():
+            held = out.get(col)
+            if held is None:
+                out[col] = boxes
+                continue
+            try:
+                met = [m for x in held for y in boxes
+                       if not _empty(m := _meet(x, y), col.domain)]
+            except TypeError:  # constants Python cannot order together: leave it unbounded
+                met = None
+            if met is not None and not met:
+                return NEVER, col
+            capped = _cap(met) if met is not None else None
+            if capped is None:
+                out[col] = [Box(nan=True, null=True)]  # anything: keeps the key, bounds nothing
+            else:
+                out[col] = capped
+    return out, None
+
+
+def _some(kids: list) -> object:
+    """Sets where some kid holds: the union, for the columns every kid that can hold bounds."""
+    live = [k for k in kids if k is not NEVER]
+    if not live:
+        return NEVER
+    shared = set(live[0]).intersection(*live[1:])
+    out = {}
+    for col in shared:
+        boxes = _cap([x for k in live for x in k[col]])
+        if boxes is not None:
+            out[col] = boxes
+    return out
+
+
+class _Sets(b.EveryLeafAlike[tuple]):
+    """Each node's (TRUE sets, FALSE sets); records the combinators found never one truth."""
+
+    def __init__(self) -> None:
+        self.never_true: dict[int, str | None] = {}
+        self.never_false: dict[int, str | None] = {}
+
+    def _note(self, node: object, true: object, false: object, emptied: object = None,
+              truth: str = "TRUE") -> tuple:
+        for sets, found, name in ((true, self.never_true, "TRUE"),
+                                  (false, self.never_false, "FALSE")):
+            if sets is NEVER:
+                found[id(node)] = None if emptied is None or name != truth else (
+                    f"never {name}: no value of {emptied.label()} makes its terms on "
+                    f"{emptied.label()} {name} together")
+        return true, false
+
+    def visit_leaf(self, leaf: b.BLeaf) -> tuple:
+        return _leaf_sets(leaf)
+
+    def visit_not(self, node: b.BNot, results: list) -> tuple:
+        true, false = results[0]
+        return self._note(node, false, true)
+
+    def visit_and(self, node: b.BAnd, results: list) -> tuple:
+        true, emptied = _every([r[0] for r in results])
+        return self._note(node, true, _some([r[1] for r in results]), emptied, "TRUE")
+
+    def visit_or(self, node: b.BOr, results: list) -> tuple:
+        false, emptied = _every([r[1] for r in results])
+        return self._note(node, _some([r[0] for r in results]), false, emptied, "FALSE")
+
+    def visit_either(self, node: b.BEither, results: list) -> tuple:
+        return self._note(node, _some([r[0] for r in results]), _some([r[1] for r in results]))
+
+    def visit_rewritten(self, node: b.BRewritten, results: list) -> tuple:
+        return self._note(node, *results[0])
+
+    def visit_is_bool(self, node: b.BIsBool, results: list) -> tuple:
+        return {}, {}  # IS TRUE is FALSE where its argument is NULL: no column bounds that
+
+    def visit_widen(self, node: b.BWiden, results: list) -> tuple:
+        return {}, {}  # anything where the guard may be TRUE
