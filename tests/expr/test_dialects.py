@@ -795,6 +795,30 @@ def _decides_every_group_as_datafusion(ctx, groups: int, schema: pa.Schema,
             assert outcome[g] == (pk.ALL_MATCH if hits else pk.NONE_MATCH), (sql, g, hits)
 
 
+def test_datafusion_terms_on_one_column_that_never_hold_together_prune_every_group():
+    """Terms on one DOUBLE that no value makes TRUE together, read with some leaves unknown
+    (its optimizer may merge the equalities): DataFusion returns no row of any group, and
+    prunekit skips each (expr/program/impossible.py; found by the DataFusion differential,
+    seeds 91001227 and 91001919)."""
+    values = [0.0, -0.0, 0.1, -0.8149076363642865, -0.5820296494326882, 5720.921708149691,
+              0.001, float("nan"), float("inf"), None]
+    table = pa.table({"a": pa.array(values, pa.float64())})
+    groups, ctx = _datafusion_row_groups(table)
+    st = _exact_statistics(groups)
+    for sql in ['(abs("a") <> 0.001 OR CAST("a" AS DOUBLE) IN (5720.921708149691)) AND '
+                '("a" = 0.1 AND "a" = 0.0)',
+                'NOT (("a" <> -0.8149076363642865 OR ("a" = CAST(-0.08032251024058448 AS '
+                'DOUBLE) OR -0.5820296494326882 <> CAST("a" AS DOUBLE))))']:
+        pred = pk.PruningPredicate(sql, table.schema, dialect="datafusion")
+        assert not _read_in_full(pred.explain()), sql  # unknown leaves: the AND decides
+        assert "never TRUE: no value of a makes its terms on a TRUE together" in \
+            pred.explain(), sql
+        for g in range(len(groups)):
+            hits = ctx.sql(f"SELECT count(*) AS n FROM rg{g} WHERE {sql}").to_pydict()["n"][0]
+            assert hits == 0, (sql, g)
+        assert pred.classify(st).tolist() == [pk.NONE_MATCH] * len(groups), sql
+
+
 def test_datafusion_casts_wide_decimals_to_double_as_arrow_rounds():
     """``CAST(d AS DOUBLE)`` of a DECIMAL of more than 15 digits: Arrow rounds the unscaled
     integer to a DOUBLE, then divides (by an inexact 10**s beyond 22 places), so near a
