@@ -207,9 +207,9 @@ def explain_tree(r, predicate_sql: str) -> str:
     for depth, node, label in outline(r.root):
         pad = "    " * depth
         lines.append(pad + label)
-        for never in r.never(r.root):
-            if never.get(id(node)):
-                lines.append(f"{pad}    {printable(never[id(node)])}")
+        for why in r.never(r.root):  # never TRUE, never FALSE: why, by node
+            if why.get(id(node)):
+                lines.append(f"{pad}    {printable(why[id(node)])}")
         bits = r.leaf_bits.get(id(node)) if isinstance(node, b.BLeaf) else None
         if bits is not None:
             for name, step in (("TRUE: ", bits.true), ("FALSE:", bits.false),

@@ -110,7 +110,6 @@ def _leaf_sets(leaf: b.BLeaf) -> tuple:
     if col is None or not _hashable(col):
         return {}, {}
     float_like = col.domain == "float"
-    true = false = None
     if isinstance(leaf, b.BCompare) and _plain(leaf.value):
         v, op = leaf.value, leaf.op  # NaN sorts above every number: TRUE of > and >=
         true, false = {"lt": (Box(hi=v, hi_in=False), Box(lo=v, nan=True)),
