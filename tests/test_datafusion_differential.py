@@ -67,18 +67,17 @@ def test_bounded_run_is_sound_and_not_vacuous():
     assert summary.metric_mismatch == 0, text
 
 
-# What dialect="datafusion" does not read yet, from the shrunk predicates of the long runs
-# (each an unknown leaf, or a reading whose bounds decide less, where DataFusion's own
-# statistics pruning skips groups; none occurs in the bounded run's seeds): lists and
-# equalities on a column under NOT that its optimizer may merge or fold (a negated DECIMAL's
-# lists, a NaN or infinity item, a zero beside a FLOAT's set that a common-expression column
-# may turn into equalities); c = v beside v = c on one column; a bound with its constant on
-# the left beside another (DATE casts of TIMESTAMPs, TIMESTAMP casts of DATEs); CAST(d AS
-# BIGINT) of a DECIMAL in a BETWEEN with a DECIMAL and a DOUBLE bound (its optimizer drops the
-# cast for the whole bound alone); -x in a list with a REAL item; BETWEEN a AND a beside
-# `<> 0` on a FLOAT under NOT; terms that never hold together only through an operand's
-# conversion (``c * k IN (...)`` beside bounds of ``c``); a list kept apart from another by a
-# term of its branch that is no direct side of their OR.
+# What dialect="datafusion" does not read yet, from the shrunk predicates of the long runs (each an
+# unknown leaf, or a reading whose bounds decide less, where DataFusion's own statistics pruning
+# skips groups; none occurs in the bounded run's seeds): lists and equalities on a column under NOT
+# that its optimizer may merge or fold (a negated DECIMAL's lists, a NaN or infinity item, a zero
+# beside a FLOAT's set that a common-expression column may turn into equalities); c = v beside v = c
+# on one column; a bound with its constant on the left beside another (DATE casts of TIMESTAMPs,
+# TIMESTAMP casts of DATEs); CAST(d AS BIGINT) of a DECIMAL in a BETWEEN with a DECIMAL and a DOUBLE
+# bound (its optimizer drops the cast for the whole bound alone); BETWEEN a AND a beside `<> 0` on a
+# FLOAT under NOT; terms that never hold together only through an operand's conversion (``c * k IN
+# (...)`` beside bounds of ``c``); a list kept apart from another by a term of its branch that is no
+# direct side of their OR.
 
 
 @pytest.mark.slow

@@ -116,6 +116,8 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
             return holder
         return _on_grid(holder, values, int(first[2]) if isinstance(first, tuple) else 0)
     if isinstance(operand.unnest(), exp.Neg) and negated_float is None:
+        if first in INTEGER_KINDS and to == "double" and isinstance(holder, exp.In):
+            return _negated_integers_in_double(holder, values)
         return None  # (a negated DECIMAL column compared in DOUBLE: not modelled)
     if to in ("double", "float") and all(v is None or math.isfinite(v) for v in values):
         integral = first not in ("float", "double") or (
@@ -333,6 +335,29 @@ def _arrow_decimal_operand(x: exp.Expression, types: Mapping[str, object] | None
     return isinstance(x, exp.Column) and _type_of(x, types) in ("float", "double")
 
 
+def _negated_integers_in_double(holder: exp.In, values: list) -> exp.Expression | None:
+    """``-a IN (...)`` of a signed integer column ``a`` compared in DOUBLE: DataFusion takes
+    the minus in ``a``'s type (wrapping at its minimum, as the binding reads ``-a``), then
+    casts (``CAST((- a) AS Float64)``). That whole number equals a DOUBLE item only where the
+    item is whole, and, below 2**53, only where it is that integer: the list of those items
+    as integers. None where an item is 2**53 or beyond (the cast rounds there) or -0.0.
+
+    >>> import sqlglot
+    >>> x = sqlglot.parse_one("-a IN (0.5, 0, -10.0)")
+    >>> _negated_integers_in_double(x, [0.5, 0.0, -10.0]).sql()
+    '-a IN (0, -10)'
+    """
+    whole = [v for v in values if v is None or float(v).is_integer()]
+    if any(v is not None and (abs(v) >= 2**53 or (v == 0 and math.copysign(1.0, v) < 0))
+           for v in whole):
+        return None  # (a -0.0 item: a set there tells it from the 0.0 of a = 0)
+    if not [v for v in whole if v is not None]:
+        return _never(holder) if None not in whole else None
+    _set_items(holder, [exp.Null() if v is None else exp.Literal.number(int(v)) for v in whole])
+    holder.meta[EXACT] = True  # (integers: no zero of either sign to split off)
+    return holder
+
+
 def _negated_float(x: exp.Expression, types: Mapping[str, object] | None
                     ) -> exp.Column | None:
     """The DOUBLE or FLOAT column of ``-g`` (or of ``-CAST(g AS DOUBLE)`` of a DOUBLE), None
@@ -364,12 +389,12 @@ def arrow_decimal(column: exp.Expression, to: tuple,
 
 def _operand_type(x: exp.Expression, types: Mapping[str, object] | None) -> object | None:
     """The type of a list's operand: a number column, its cast to DOUBLE, an integer
-    column's cast to BIGINT (its own values there, or a failed query), or a DECIMAL column
-    negated (its type, exactly); None otherwise."""
+    column's cast to BIGINT (its own values there, or a failed query), or an integer or
+    DECIMAL column negated (its type, exactly); None otherwise."""
     negated = x.unnest()
     if isinstance(negated, exp.Neg) and isinstance(negated.this.unnest(), exp.Column):
         found = _type_of(negated.this.unnest(), types)
-        return found if isinstance(found, tuple) else None
+        return found if isinstance(found, tuple) or found in INTEGER_KINDS else None
     if isinstance(x, exp.Column):
         found = _type_of(x, types)
         return None if found == "null" else found
