@@ -75,9 +75,8 @@ def test_bounded_run_is_sound_and_not_vacuous():
 # on one column; a bound with its constant on the left beside another (DATE casts of TIMESTAMPs,
 # TIMESTAMP casts of DATEs); CAST(d AS BIGINT) of a DECIMAL in a BETWEEN with a DECIMAL and a DOUBLE
 # bound (its optimizer drops the cast for the whole bound alone); BETWEEN a AND a beside `<> 0` on a
-# FLOAT under NOT; terms that never hold together only through an operand's conversion (``c * k IN
-# (...)`` beside bounds of ``c``); a list kept apart from another by a term of its branch that is no
-# direct side of their OR.
+# FLOAT under NOT; a list kept apart from another by a term of its branch that is no direct side of
+# their OR.
 
 
 @pytest.mark.slow

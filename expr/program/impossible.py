@@ -12,7 +12,9 @@ The values of a column are a union of boxes (``Box``): a range, maybe a finite s
 it lies among, values it is not, and whether NaN and NULL are in. Per node and truth:
 
 - a leaf on one column: its values (``x > 5``: TRUE on (5, +inf] and NaN, FALSE on [-inf, 5]);
-  other leaves say nothing, except a constant, which is never the truth it is not;
+  on integer arithmetic of one (``c * 3 IN (6, 7)``), the column's values that the arithmetic
+  takes there (``_through_affine``); other leaves say nothing, except a constant, which is
+  never the truth it is not;
 - ``NOT``: the child's sets with TRUE and FALSE swapped;
 - ``AND``: TRUE where every child is, so the intersection of the children's sets, column by
   column; FALSE where some child is, so their union, for the columns every child bounds; ``OR``
@@ -38,6 +40,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from fractions import Fraction
+
+import pyarrow as pa
 
 from prunekit.expr.binding import bound as b
 
@@ -91,6 +96,7 @@ def _some_column_twice(root: b.BPredicate) -> bool:
         stack.extend(x.children())
         col = getattr(x, "col", None) if isinstance(x, b.BLeaf) else None
         if col is not None and _hashable(col):
+            col = _through_affine(col)[0]
             if col in seen_cols:
                 return True
             seen_cols.add(col)
@@ -136,13 +142,100 @@ def _leaf_sets(leaf: b.BLeaf) -> tuple:
     else:
         return {}, {}
 
+    key, inverse = _through_affine(col)
+
     def sets(boxes):
         if boxes is NEVER:
             return NEVER
         boxes = [x if float_like else replace(x, nan=False) for x in boxes]
-        return {col: boxes}
+        if inverse is None:
+            return {col: boxes}
+        on_column = inverse(boxes)  # (None: a bound it cannot map, kept on the operand)
+        return {col: boxes} if on_column is None else {key: on_column}
 
     return sets(true), sets(false)
+
+
+def _through_affine(col: object) -> tuple:
+    """The integer column an operand reads through affine steps (``c * k``, ``c + k``, ``-c``:
+    ``BColumn.convert``), and the map from the operand's boxes to the column's: every value
+    of the column the steps take into a box. A step's result wraps around its type's range
+    where it leaves it (``arith``: as the engines without ANSI mode compute; those with it
+    fail the query there, and no row is lost by keeping those values): one step that wraps
+    once is followed, and otherwise every value where a step may leave its range is kept, for
+    any may come of it. ``(col, None)`` for any other operand.
+
+    So on a TINYINT ``c``, ``c * 3 IN (6, 7)`` (in INT) is TRUE only where ``c`` is 2, and
+    meets ``c > 5`` in no value; on a BIGINT ``x``, ``x + 1 IN (3, 4)`` is TRUE where ``x`` is
+    2 or 3 (the largest BIGINT plus 1 wraps to the smallest)."""
+    convert = getattr(col, "convert", ())
+    if not (convert and convert[0] == "affine" and col.domain == "int" and
+            pa.types.is_integer(col.stats_type) and pa.types.is_integer(col.type)):
+        return col, None
+    width = col.stats_type.bit_width
+    low, high = ((-(2 ** (width - 1)), 2 ** (width - 1) - 1)
+                 if pa.types.is_signed_integer(col.stats_type) else (0, 2 ** width - 1))
+    a, c, safe_lo, safe_hi = 1, 0, low, high  # the operand is a * x + c for x in safe
+    for op, k, tmin, tmax in convert[1]:
+        a, c = (a, c + k) if op == "add" else (a * k, c * k)
+        if a == 0:  # (times zero: one value for every x, nothing to invert)
+            return col, None
+        ends = sorted((Fraction(tmin - c, a), Fraction(tmax - c, a)))  # no overflow between
+        safe_lo, safe_hi = max(safe_lo, math.ceil(ends[0])), min(safe_hi, math.floor(ends[1]))
+    pieces = [(a, c, safe_lo, safe_hi)] if safe_lo <= safe_hi else []  # y = a * x + c there
+    anything = []  # values of x where the operand may be any value
+    for lo, hi in ((low, min(high, safe_lo - 1)), (max(low, safe_hi + 1), high)):
+        if lo > hi:
+            continue
+        _, _, tmin, tmax = convert[1][-1]
+        wraps = [(a, c + m * (tmax - tmin + 1), lo, hi) for m in (-1, 1)
+                 if len(convert[1]) == 1 and all(
+                     tmin <= a * x + c + m * (tmax - tmin + 1) <= tmax for x in (lo, hi))]
+        if not wraps and hi - lo < MAX_BOXES:  # a few values (``-x`` of the smallest): each
+            wraps = [(1, _wrapped(x, convert[1]) - x, x, x) for x in range(lo, hi + 1)]
+        pieces += wraps
+        anything += [] if wraps else [Box(lo=lo, hi=hi)]
+
+    def inverse(boxes: list) -> list | None:
+        out = []
+        try:
+            for box in boxes:
+                first = None if box.lo is None else (
+                    math.ceil(Fraction(box.lo)) if box.lo_in else math.floor(Fraction(box.lo)) + 1)
+                last = None if box.hi is None else (
+                    math.floor(Fraction(box.hi)) if box.hi_in else math.ceil(Fraction(box.hi)) - 1)
+                out += [_preimage(box, first, last, *piece) for piece in pieces]
+        except (TypeError, ValueError, OverflowError):  # (a bound that is no number)
+            return None
+        return _cap(out + anything)
+
+    return replace(col, type=col.stats_type, convert=()), inverse
+
+
+def _wrapped(x: int, steps: tuple) -> int:
+    """``x`` through ``steps``, each result wrapped around its type's range."""
+    for op, k, tmin, tmax in steps:
+        x = x + k if op == "add" else x * k
+        x = (x - tmin) % (tmax - tmin + 1) + tmin
+    return x
+
+
+def _preimage(box: Box, first: int | None, last: int | None, a: int, c: int, lo: int,
+              hi: int) -> Box:
+    """The values x in ``lo``..``hi`` for which ``a * x + c`` lies in ``box`` (whose integer
+    range is ``first``..``last``)."""
+    ends = [None if y is None else Fraction(y - c, a) for y in (first, last)]
+    if a < 0:
+        ends.reverse()
+    lo = lo if ends[0] is None else max(lo, math.ceil(ends[0]))
+    hi = hi if ends[1] is None else min(hi, math.floor(ends[1]))
+
+    def back(values) -> frozenset:  # the x with a * x + c == y, where an integer there
+        xs = ((Fraction(y) - c) / a for y in values)
+        return frozenset(int(x) for x in xs if x.denominator == 1 and lo <= x <= hi)
+
+    return Box(lo=lo, hi=hi, only=None if box.only is None else back(box.only),
+               but=back(box.but), null=box.null)
 
 
 def _hashable(col: object) -> bool:

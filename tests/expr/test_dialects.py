@@ -845,6 +845,25 @@ def test_datafusion_terms_on_one_column_that_never_hold_together_prune_every_gro
         assert pred.classify(st).tolist() == [pk.NONE_MATCH] * len(groups), sql
 
 
+def test_datafusion_terms_through_arithmetic_that_never_hold_together_prune_every_group():
+    """A list on ``c * k`` beside bounds of ``c`` that no value of ``c`` meets: the list's
+    values taken back to the column's (``c`` is -9 there), DataFusion's rows and prunekit both
+    say no group, where its statistics alone decide nothing (found by the DataFusion
+    differential, seed 91001366: a TINYINT, its product in BIGINT)."""
+    table = pa.table({"c": pa.array([-128, -9, -99, -2, 0, 19, 127, None], pa.int8())})
+    groups, ctx = _datafusion_row_groups(table)
+    sql = ('(((-"c") <= -19 AND ("c" * 2147483647) IN (CAST(-19327352823 AS DECIMAL(38,10)), '
+           '-274877906816.5, -4294967294.5, 40802189293.5)) AND -64 >= ("c" / 2))')
+    pred = pk.PruningPredicate(sql, table.schema, dialect="datafusion")
+    assert "never TRUE: no value of c makes its terms on c TRUE together" in pred.explain()
+    for g in range(len(groups)):
+        hits = ctx.sql(f"SELECT count(*) AS n FROM rg{g} WHERE {sql}").to_pydict()["n"][0]
+        assert hits == 0, g
+    # one group of every value: each term alone is TRUE on some row of it
+    whole = _exact_statistics([table])
+    assert pred.classify(whole).tolist() == [pk.NONE_MATCH]
+
+
 def test_datafusion_casts_wide_decimals_to_double_as_arrow_rounds():
     """``CAST(d AS DOUBLE)`` of a DECIMAL of more than 15 digits: Arrow rounds the unscaled
     integer to a DOUBLE, then divides (by an inexact 10**s beyond 22 places), so near a

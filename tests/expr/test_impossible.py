@@ -23,7 +23,7 @@ from tests.support.strategies import exact_example
 
 NONE, MAYBE, ALL = pk.NONE_MATCH, pk.MAYBE_MATCH, pk.ALL_MATCH
 NAN, INF = math.nan, math.inf
-I64, F64 = pa.int64(), pa.float64()
+I32, I64, F64 = pa.int32(), pa.int64(), pa.float64()
 
 # (type, containers of x's values, predicate, outcome per container, why). Every container
 # holds rows making each term TRUE on its own, so only the terms' joint values decide.
@@ -61,6 +61,19 @@ CASES = [
     (F64, [[0.1, 0.6, None]], "NOT (x IN (0.1, 0.2) AND x > 0.5)", [MAYBE],
      "NULL on the NULL row"),
     (F64, [[0.1, 0.6]], "NOT (x IN (0.1, 0.2) AND x > 0.5)", [ALL], "no NULL, no NaN"),
+    # through arithmetic: the operand's values taken back to the column's
+    (I32, [[-9, 2, 9]], "x * 3 IN (6, 7) AND x > 5", [NONE],
+     "only 2 times 3 is 6, and 7 is no multiple of 3"),
+    (I64, [[1, 2, 3, 9]], "x + 1 IN (3, 4) AND x > 5", [NONE], "x + 1 is 3 or 4 only at 2, 3"),
+    (I64, [[1, 2, 3, 9]], "2 - x IN (0, -1) AND x < 2", [NONE], "2 - x is 0 or -1 at 2, 3"),
+    (I32, [[2, 3, 2**31 - 1]], "x + 1 = -2147483648 AND x > 5", [MAYBE],
+     "the largest INT plus 1 wraps to the smallest"),
+    (I32, [[-1, 3, 2**31 - 1]], "x * 2 = -2 AND x > 5", [MAYBE],
+     "twice the largest INT wraps to -2"),
+    (I32, [[-2**31, 5]], "2 - x < 0 AND x < 0", [MAYBE],
+     "2 minus the smallest INT wraps to the smallest plus 2"),
+    (I32, [[-1, 3, 2**30]], "(x + 1) * 2 = 0 AND x > 5", [MAYBE],
+     "two steps, the second past the largest INT: any value there"),
 ]
 
 
@@ -112,46 +125,57 @@ def _literal(v: float) -> str:
     return repr(v)
 
 
+# An INT column seen through arithmetic that wraps at its ends (``x + 1`` of the largest INT is
+# the smallest), with those ends among the values and literals: a term's values taken back to
+# the column's wrongly (a wrap missed, a step not inverted) make a combination wrongly never
+# TRUE, which a row of the first container shows.
+EDGES = [-2**31, -2**31 + 1, -2**31 + 2, 2**31 - 2, 2**31 - 1]
+AFFINE = ["x", "x + 1", "x - 2", "x * 2", "x * -3", "-x", "(x + 1) * 2", "2 - x"]
+
+
 @st.composite
-def _term(draw, values):
+def _term(draw, values, operands=("x",)):
+    x = draw(st.sampled_from(operands))
     op = draw(st.sampled_from(["<", "<=", ">", ">=", "=", "<>", "IN", "NOT IN", "BETWEEN",
                                "IS NULL", "isnan", "IN NULL"]))
     literals = values + [NAN] if isinstance(values[0], float) else values
     a, c = draw(st.sampled_from(literals)), draw(st.sampled_from(literals))
     if op in ("IN", "NOT IN"):
         more = draw(st.lists(st.sampled_from(literals), max_size=2))
-        return f"x {op} ({', '.join(map(_literal, [a, c, *more]))})"
+        return f"{x} {op} ({', '.join(map(_literal, [a, c, *more]))})"
     if op == "IN NULL":
-        return f"x IN ({_literal(a)}, NULL)"
+        return f"{x} IN ({_literal(a)}, NULL)"
     if op == "BETWEEN":
         a, c = sorted((a, c), key=lambda v: (v != v, v))  # NaN above every number
-        return f"x BETWEEN {_literal(a)} AND {_literal(c)}"
+        return f"{x} BETWEEN {_literal(a)} AND {_literal(c)}"
     if op == "IS NULL":
         return "x IS NULL"
     if op == "isnan":
         return "isnan(x)"
-    return f"x {op} {_literal(a)}"
+    return f"{x} {op} {_literal(a)}"
 
 
 @st.composite
-def _predicate(draw, values, depth=2):
+def _predicate(draw, values, depth=2, operands=("x",)):
     """An AND or OR of two to four terms, some of them combinations themselves."""
     if depth == 0 or (depth < 2 and draw(st.integers(0, 3))):
-        term = draw(_term(values))
+        term = draw(_term(values, operands))
         return f"NOT ({term})" if draw(st.integers(0, 3)) == 0 else term
-    kids = draw(st.lists(_predicate(values, depth - 1), min_size=2, max_size=4))
+    kids = draw(st.lists(_predicate(values, depth - 1, operands), min_size=2, max_size=4))
     text = "(" + (" AND " if draw(st.integers(0, 2)) else " OR ").join(kids) + ")"
     return f"NOT {text}" if draw(st.integers(0, 3)) == 0 else text
 
 
 @st.composite
 def _case(draw):
-    floats = draw(st.booleans())
-    values = FLOATS if floats else INTS
-    every = values + [None] + ([NAN] if floats else [INTS[0] - 1, INTS[-1] + 1])
+    kind = draw(st.sampled_from(["float", "int", "affine"]))
+    values = {"float": FLOATS, "int": INTS, "affine": INTS + EDGES}[kind]
+    every = values + [None] + ([NAN] if kind == "float" else [INTS[0] - 1, INTS[-1] + 1])
     cells = st.sampled_from(every)
     containers = [every] + draw(st.lists(st.lists(cells, max_size=4), max_size=2))
-    return (F64 if floats else I64), containers, draw(_predicate(values))
+    operands = AFFINE if kind == "affine" else ("x",)
+    t = {"float": F64, "int": I64, "affine": I32}[kind]
+    return t, containers, draw(_predicate(values, operands=operands))
 
 
 @given(_case())
