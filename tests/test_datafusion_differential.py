@@ -73,10 +73,10 @@ def test_bounded_run_is_sound_and_not_vacuous():
 # that its optimizer may merge or fold (a negated DECIMAL's lists, a NaN or infinity item, a zero
 # beside a FLOAT's set that a common-expression column may turn into equalities); c = v beside v = c
 # on one column; a bound with its constant on the left beside another (DATE casts of TIMESTAMPs,
-# TIMESTAMP casts of DATEs); CAST(d AS BIGINT) of a DECIMAL in a BETWEEN with a DECIMAL and a DOUBLE
-# bound (its optimizer drops the cast for the whole bound alone); BETWEEN a AND a beside `<> 0` on a
-# FLOAT under NOT; a list kept apart from another by a term of its branch that is no direct side of
-# their OR.
+# TIMESTAMP casts of DATEs); CAST(d AS BIGINT) of a DECIMAL with places in a BETWEEN with a DECIMAL
+# and a DOUBLE bound (its optimizer drops the cast for the whole bound alone); BETWEEN a AND a
+# beside `<> 0` on a FLOAT under NOT; a list kept apart from another by a term of its branch that is
+# no direct side of their OR.
 
 
 @pytest.mark.slow

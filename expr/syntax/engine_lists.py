@@ -389,8 +389,9 @@ def arrow_decimal(column: exp.Expression, to: tuple,
 
 def _operand_type(x: exp.Expression, types: Mapping[str, object] | None) -> object | None:
     """The type of a list's operand: a number column, its cast to DOUBLE, an integer
-    column's cast to BIGINT (its own values there, or a failed query), or an integer or
-    DECIMAL column negated (its type, exactly); None otherwise."""
+    column's cast to BIGINT (its own values there, or a failed query), a DECIMAL column's
+    (alone in a list, or of whole numbers that BIGINT holds), or an integer or DECIMAL column
+    negated (its type, exactly); None otherwise."""
     negated = x.unnest()
     if isinstance(negated, exp.Neg) and isinstance(negated.this.unnest(), exp.Column):
         found = _type_of(negated.this.unnest(), types)
@@ -406,10 +407,15 @@ def _operand_type(x: exp.Expression, types: Mapping[str, object] | None) -> obje
             return "double"
         if x.to.this == exp.DataType.Type.BIGINT and kind_of(x.this, types) in INTEGER_KINDS:
             return "int64"
-        if x.to.this == exp.DataType.Type.BIGINT and decimal_kind(x.this, types) and isinstance(
+        places = decimal_kind(x.this, types)
+        if x.to.this == exp.DataType.Type.BIGINT and places and isinstance(
                 x.parent, exp.In) and x.parent.meta.get(ALONE):
             return "int64"  # (its truncation, a BIGINT there: the optimizer keeps the cast
             # where an item is no whole number, and no merge makes the list one of those)
+        if x.to.this == exp.DataType.Type.BIGINT and places and int(places[2]) == 0 and int(
+                places[1]) <= 18:
+            return "int64"  # (a whole DECIMAL's own value, which BIGINT holds: the cast
+            # changes nothing, kept or dropped by the optimizer on a side of a BETWEEN)
     return None
 
 

@@ -764,7 +764,12 @@ def test_datafusion_doubles_against_wide_decimals_decide_every_group_as_datafusi
               # by the DataFusion differential, seed 91002130)
               "NOT (CAST(k AS BIGINT) BETWEEN -2 AND CAST(1 AS DECIMAL(20,4)))",
               "h BETWEEN CAST(-0.01 AS DECIMAL(20,4)) AND 0", "w BETWEEN -2 AND CAST(0 AS "
-              "DECIMAL(38,10))", "CAST(h AS BIGINT) NOT BETWEEN CAST(-1 AS DECIMAL(3,0)) AND 0"]
+              "DECIMAL(38,10))", "CAST(h AS BIGINT) NOT BETWEEN CAST(-1 AS DECIMAL(3,0)) AND 0",
+              # a BETWEEN of a DECIMAL and a DOUBLE bound on a whole DECIMAL's BIGINT: its own
+              # value, compared in DECIMAL(35, 15) (seed 91000710)
+              "CAST(k AS BIGINT) NOT BETWEEN CAST(-1 AS DECIMAL(20,4)) AND 1.5",
+              "CAST(k AS BIGINT) BETWEEN -1.5 AND CAST(2 AS DECIMAL(20,4))",
+              "NOT (CAST(k AS BIGINT) BETWEEN CAST(-2 AS DECIMAL(20,4)) AND 0.5) AND k < 3"]
     _decides_every_group_as_datafusion(ctx, len(groups), table.schema, st, texts)
 
 
