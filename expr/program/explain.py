@@ -215,6 +215,10 @@ def explain_tree(r, predicate_sql: str) -> str:
             for name, step in (("TRUE: ", bits.true), ("FALSE:", bits.false),
                                ("NULL: ", bits.null)):
                 lines.append(f"{pad}    may be {name} {printable(render_step(r, step))}")
+    implied = r.implied(r.root)
+    if implied is not None:  # its terms' values on one column, weighed together
+        lines.append("TRUE only on rows where this is TRUE too:")
+        lines += ["    " * (depth + 1) + label for depth, _, label in outline(implied)]
     lines.append("outcome: NONE_MATCH when row_count = 0 or the root cannot be TRUE; ALL_MATCH "
                  "when it can be\nneither FALSE nor NULL; otherwise MAYBE_MATCH.")
     for note in r.p.notes:

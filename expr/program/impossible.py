@@ -7,6 +7,8 @@ too, though no value is both. Here each node gets, for each of TRUE and FALSE, t
 each column may hold on a row where the node has that truth, and a node with no such value
 for some column is never of that truth, in any container. ``rewrite.py`` then takes its bit
 "may be TRUE" (or "may be FALSE") for false; its other bits stay as the lattice makes them.
+The root's TRUE sets also give a predicate TRUE on every row that makes the root TRUE
+(``where_true``), whose "may be TRUE" ``rewrite.py`` asks of each container too.
 
 The values of a column are a union of boxes (``Box``): a range, maybe a finite set of values
 it lies among, values it is not, and whether NaN and NULL are in. Per node and truth:
@@ -78,16 +80,77 @@ def never(root: b.BPredicate) -> tuple[dict[int, str | None], dict[int, str | No
     """The combinators of ``root`` that are never TRUE, and those never FALSE, on any row (this
     module's rules): by id, why (the column whose terms meet in no value), or None where a
     child is never that truth already."""
-    if not _some_column_twice(root):  # most predicates: nothing to weigh together
-        return {}, {}
-    walk = _Sets()
-    b.visit(root, walk)
-    return walk.never_true, walk.never_false
+    walk = analyse(root)
+    return ({}, {}) if walk is None else (walk.never_true, walk.never_false)
 
 
-def _some_column_twice(root: b.BPredicate) -> bool:
-    """Whether two leaves of ``root`` (a shared one counted once) read one column."""
-    seen_nodes, seen_cols, stack = set(), set(), [root]
+def analyse(root: b.BPredicate) -> _Sets | None:
+    """The walk over ``root`` (its ``never_true``, ``never_false`` and ``root_true``), or None
+    where no column is read twice (most predicates: nothing to weigh together)."""
+    twice = _columns_twice(root)
+    if not twice:
+        return None
+    walk = _Sets(twice)
+    walk.root_true = b.visit(root, walk)[0]
+    return walk
+
+
+def where_true(walk: _Sets | None) -> b.BPredicate | None:
+    """A predicate TRUE on every row where the walk's root is (None where it says nothing):
+    for each column read twice, its values on such rows (``root_true``), as comparisons, lists
+    and ``IS NULL``. A container none of whose rows can make it TRUE holds no row making the
+    root TRUE, though the lattice, weighing the root's terms one by one, may not see it: in a
+    container of 1e300 and NULL, ``x = 0`` or its NULL, in an AND, meet neither row.
+
+    >>> import pyarrow as pa
+    >>> from prunekit.expr.binding.bind import bind
+    >>> from prunekit.expr.syntax.sql import parse
+    >>> bound = bind(parse("x > 5 AND (x < 3 OR x IS NULL OR x = 9)"),
+    ...              pa.schema([("x", pa.int64())]))
+    >>> where_true(analyse(bound))  # x = 9 alone
+    BAnd(args=(BCompare(col=x, op='ge', value=9), BCompare(col=x, op='le', value=9)))
+    """
+    if walk is None or walk.root_true is NEVER:
+        return None
+    parts = []
+    for col, boxes in walk.root_true.items():
+        if col not in walk.twice or any(
+                x.lo is None and x.hi is None and x.only is None for x in boxes):
+            continue  # (a column bounded nowhere: every row may hold its value)
+        try:
+            alternatives = [a for a in (_box_predicate(col, x) for x in dict.fromkeys(boxes))
+                            if a is not None]
+        except TypeError:  # (values Python cannot sort together)
+            continue
+        parts.append(b.BOr(tuple(alternatives)) if len(alternatives) > 1 else
+                     alternatives[0] if alternatives else b.BConst(False))
+    return None if not parts else parts[0] if len(parts) == 1 else b.BAnd(tuple(parts))
+
+
+def _box_predicate(col: object, x: Box) -> b.BPredicate | None:
+    """TRUE on every row whose value of ``col`` lies in ``x`` (its excluded values ignored);
+    None where none does."""
+    values = []
+    if x.lo is not None:
+        values.append(b.BCompare(col, "ge" if x.lo_in else "gt", x.lo))
+    if x.hi is not None:
+        values.append(b.BCompare(col, "le" if x.hi_in else "lt", x.hi))
+    if x.only is not None:
+        listed = tuple(sorted({v for v in x.only if _inside(v, x)}))
+        values = [b.BInList(col, listed, nan=False, null=False)] if listed else []
+    elif not values:
+        return None
+    kinds = ([values[0]] if len(values) == 1 else [b.BAnd(tuple(values))]) if values else []
+    if x.nan and col.domain == "float":
+        kinds.append(b.BIsNan(col))
+    if x.null:
+        kinds.append(b.BIsNull(col))
+    return None if not kinds else kinds[0] if len(kinds) == 1 else b.BOr(tuple(kinds))
+
+
+def _columns_twice(root: b.BPredicate) -> set:
+    """The columns two leaves of ``root`` (a shared one counted once) read."""
+    seen_nodes, seen_cols, twice, stack = set(), set(), set(), [root]
     while stack:
         x = stack.pop()
         if id(x) in seen_nodes:
@@ -97,10 +160,8 @@ def _some_column_twice(root: b.BPredicate) -> bool:
         col = getattr(x, "col", None) if isinstance(x, b.BLeaf) else None
         if col is not None and _hashable(col):
             col = _through_affine(col)[0]
-            if col in seen_cols:
-                return True
-            seen_cols.add(col)
-    return False
+            (twice if col in seen_cols else seen_cols).add(col)
+    return twice
 
 
 def _plain(value: object) -> bool:
@@ -352,9 +413,11 @@ def _some(kids: list) -> object:
 class _Sets(b.EveryLeafAlike[tuple]):
     """Each node's (TRUE sets, FALSE sets); records the combinators found never one truth."""
 
-    def __init__(self) -> None:
+    def __init__(self, twice: set) -> None:
+        self.twice = twice  # the columns read twice
         self.never_true: dict[int, str | None] = {}
         self.never_false: dict[int, str | None] = {}
+        self.root_true: object = {}  # the root's TRUE sets
 
     def _note(self, node: object, true: object, false: object, emptied: object = None,
               truth: str = "TRUE") -> tuple:

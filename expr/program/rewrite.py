@@ -67,7 +67,7 @@ import pyarrow as pa
 from prunekit.expr.binding import bound as b
 from prunekit.expr.binding.arith import LIMIT, type_range
 from prunekit.expr.calendar import PERIOD_OF, month_or_day_bounds
-from prunekit.expr.program.impossible import never
+from prunekit.expr.program.impossible import analyse, where_true
 from prunekit.expr.program.ir import Program, ProgramBuilder
 from prunekit.expr.program.leaves import Bits, LeafBits
 from prunekit.expr.remainders import remainder_bounds
@@ -99,7 +99,7 @@ class Rewriter:
         self.leaf_bits: dict[int, Bits] = {}  # id(leaf) -> its bits, for explain()
         self._rules = LeafBits(self)
         self.root: object = None
-        self._never: tuple | None = None  # (root, never(root)) of the last root asked
+        self._walks: dict[int, tuple] = {}  # id(root) -> (root, never(root), where_true)
         rows = self.p.slot(None, "row_count")
         rc, rv = self.p.load(rows), self.p.valid(rows)
         zero = self.p.const(0)
@@ -398,9 +398,30 @@ class Rewriter:
     def never(self, root: b.BPredicate) -> tuple[dict, dict]:
         """The nodes of ``root`` never TRUE, and those never FALSE, whatever the statistics
         (``impossible.py``), once per root."""
-        if self._never is None or self._never[0] is not root:
-            self._never = (root, never(root))
-        return self._never[1]
+        return self._walk(root)[0]
+
+    def _walk(self, root: b.BPredicate) -> tuple:
+        """(never TRUE, never FALSE) of ``root`` and a predicate TRUE wherever it is, or None
+        (``impossible.analyse``, ``where_true``), once per root."""
+        known = self._walks.get(id(root))
+        if known is None or known[0] is not root:
+            walk = analyse(root)
+            found = ({}, {}) if walk is None else (walk.never_true, walk.never_false)
+            known = self._walks[id(root)] = (root, found, where_true(walk))
+        return known[1:]
+
+    def implied(self, root: b.BPredicate) -> b.BPredicate | None:
+        """A predicate TRUE wherever ``root`` is (``impossible.where_true``), or None."""
+        return self._walk(root)[1]
+
+    def may_be_true(self, root: b.BPredicate, may: int) -> int:
+        """``may`` ("may be TRUE" of ``root``) and "may be TRUE" of a predicate TRUE wherever
+        ``root`` is (``impossible.where_true``): where none of a container's rows can make
+        that TRUE, none makes the root TRUE either."""
+        implied = self._walk(root)[1]
+        if implied is None:
+            return may
+        return self.p.and_(may, b.visit(implied, _Bits(self, implied)).true)
 
     def leaf(self, x: b.BLeaf) -> Bits:
         """The bits of a leaf by its rule (``leaves.py``), once per leaf object."""
@@ -445,9 +466,11 @@ class Rewriter:
         self.root = root
         if prune_only:
             anything = self.p.const(True)
-            outcome = self.p.op("outcome", self.bits(root).true, anything, anything, self.empty)
+            may = self.may_be_true(root, self.bits(root).true)
+            outcome = self.p.op("outcome", may, anything, anything, self.empty)
         else:
             may, other = self.decisive(root)
+            may = self.may_be_true(root, may)
             outcome = self.p.op("outcome", may, other, self.p.const(False), self.empty)
         return self.p.build(outcome)
 

@@ -869,6 +869,30 @@ def test_datafusion_terms_through_arithmetic_that_never_hold_together_prune_ever
     assert pred.classify(whole).tolist() == [pk.NONE_MATCH]
 
 
+def test_datafusion_reading_null_where_its_column_is_prunes_by_the_values_it_needs():
+    """``NOT (s IN (1e308) OR 0.0 != s)``: its reading keeps ``0.0 != s`` unknown at 0 (its
+    optimizer may merge it) and NULL where ``s`` is, so the lattice, weighing its terms one
+    by one, finds the NULL row of a group of 1e300 and NULL making one TRUE and 1e300 the
+    other. Every TRUE row holds 0, which that group does not: DataFusion returns no row of
+    it, and prunekit skips it (``impossible.where_true``; the DataFusion differential, seed
+    91001880)."""
+    datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicate")
+    sql = 'NOT (("s" IN (1e308) OR 0.0 != "s"))'
+    groups = [pa.table({"s": pa.array(v, pa.float64())})
+              for v in ([1e300, None], [0.0, None], [1e300], [None])]
+    st = _exact_statistics(groups)
+    pred = pk.PruningPredicate(sql, groups[0].schema, dialect="datafusion")
+    assert not _read_in_full(pred.explain())
+    want = []
+    for g in groups:
+        ctx = datafusion.SessionContext()
+        ctx.register_record_batches("t", [g.to_batches()])
+        hits = ctx.sql(f"SELECT count(*) AS n FROM t WHERE {sql}").to_pydict()["n"][0]
+        want.append(pk.NONE_MATCH if hits == 0 else pk.MAYBE_MATCH)
+    assert want == [pk.NONE_MATCH, pk.MAYBE_MATCH, pk.NONE_MATCH, pk.NONE_MATCH]
+    assert pred.classify(st).tolist() == want
+
+
 def test_datafusion_casts_wide_decimals_to_double_as_arrow_rounds():
     """``CAST(d AS DOUBLE)`` of a DECIMAL of more than 15 digits: Arrow rounds the unscaled
     integer to a DOUBLE, then divides (by an inexact 10**s beyond 22 places), so near a

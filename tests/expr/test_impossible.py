@@ -61,6 +61,13 @@ CASES = [
     (F64, [[0.1, 0.6, None]], "NOT (x IN (0.1, 0.2) AND x > 0.5)", [MAYBE],
      "NULL on the NULL row"),
     (F64, [[0.1, 0.6]], "NOT (x IN (0.1, 0.2) AND x > 0.5)", [ALL], "no NULL, no NaN"),
+    # a container none of whose rows holds a value of the root's TRUE set (where_true): the
+    # NULL row makes the first term TRUE, 1e300 the second, no row both
+    (F64, [[1e300, None], [0.0, None], [1e300, 2.0]],
+     "(x = 0 OR x IS NULL) AND (x IS NOT NULL OR NULL)", [NONE, MAYBE, NONE],
+     "only 0 makes both TRUE"),
+    (I64, [[7, None], [1, None]], "(x IN (1, 2) OR x IS NULL) AND (x > 0 OR NULL)",
+     [NONE, MAYBE], "the NULL row is NULL in the second term, 7 FALSE in the first"),
     # through arithmetic: the operand's values taken back to the column's
     (I32, [[-9, 2, 9]], "x * 3 IN (6, 7) AND x > 5", [NONE],
      "only 2 times 3 is 6, and 7 is no multiple of 3"),
