@@ -76,7 +76,9 @@ def test_bounded_run_is_sound_and_not_vacuous():
 # TIMESTAMP casts of DATEs); CAST(d AS BIGINT) of a DECIMAL with places in a BETWEEN with a DECIMAL
 # and a DOUBLE bound (its optimizer drops the cast for the whole bound alone); BETWEEN a AND a
 # beside `<> 0` on a FLOAT under NOT; a list kept apart from another by a term of its branch that is
-# no direct side of their OR.
+# no direct side of their OR; terms on one column that meet in no value only once another column's
+# statistics decide a term beside them (an OR with `CAST(q AS BIGINT) IS NULL` in a group where q
+# has no NULL).
 
 
 @pytest.mark.slow
