@@ -418,7 +418,7 @@ class Rewriter:
         """``may`` ("may be TRUE" of ``root``) and "may be TRUE" of a predicate TRUE wherever
         ``root`` is (``impossible.where_true``): where none of a container's rows can make
         that TRUE, none makes the root TRUE either."""
-        implied = self._walk(root)[1]
+        implied = self.implied(root)
         if implied is None:
             return may
         return self.p.and_(may, b.visit(implied, _Bits(self, implied)).true)
