@@ -92,9 +92,14 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
     if (isinstance(operand.unnest(), (exp.Add, exp.Sub, exp.Mul)) or decimal_bigint) and (
             not isinstance(to, tuple)):
         return None  # (a DECIMAL's BIGINT, or integer arithmetic, in DOUBLE: as it is)
+    negated_integer = isinstance(operand.unnest(), exp.Neg) and first in INTEGER_KINDS
+    if negated_integer and not (to == "double" and isinstance(holder, exp.In)):
+        return None  # (an integer's minus: modelled in a list of DOUBLEs alone)
     values = [None if k == "null" else _value_in(i, to) for i, k in zip(items, kinds, strict=True)]
     if any(v is None for v, k in zip(values, kinds, strict=True) if k != "null"):
         return None
+    if negated_integer:
+        return _negated_integers_in_double(holder, values)
     if decimal_bigint and all(v is None or Fraction(v).denominator == 1 for v in values):
         return None  # (whole numbers only: its optimizer drops the cast, drop_integer_casts)
     if isinstance(to, tuple):
@@ -116,8 +121,6 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
             return holder
         return _on_grid(holder, values, int(first[2]) if isinstance(first, tuple) else 0)
     if isinstance(operand.unnest(), exp.Neg) and negated_float is None:
-        if first in INTEGER_KINDS and to == "double" and isinstance(holder, exp.In):
-            return _negated_integers_in_double(holder, values)
         return None  # (a negated DECIMAL column compared in DOUBLE: not modelled)
     if to in ("double", "float") and all(v is None or math.isfinite(v) for v in values):
         integral = first not in ("float", "double") or (
@@ -387,15 +390,19 @@ def arrow_decimal(column: exp.Expression, to: tuple,
         column.copy(), exp.Literal.number(to[1]), exp.Literal.number(to[2])])
 
 
+# The integer columns whose minus DataFusion takes in their own type (wrapping at the minimum).
+SIGNED_KINDS = ("int8", "int16", "int32", "int64")
+
+
 def _operand_type(x: exp.Expression, types: Mapping[str, object] | None) -> object | None:
     """The type of a list's operand: a number column, its cast to DOUBLE, an integer
     column's cast to BIGINT (its own values there, or a failed query), a DECIMAL column's
-    (alone in a list, or of whole numbers that BIGINT holds), or an integer or DECIMAL column
-    negated (its type, exactly); None otherwise."""
+    (alone in a list, or of whole numbers that BIGINT holds), or a signed integer or DECIMAL
+    column negated (its type, exactly); None otherwise."""
     negated = x.unnest()
     if isinstance(negated, exp.Neg) and isinstance(negated.this.unnest(), exp.Column):
         found = _type_of(negated.this.unnest(), types)
-        return found if isinstance(found, tuple) or found in INTEGER_KINDS else None
+        return found if isinstance(found, tuple) or found in SIGNED_KINDS else None
     if isinstance(x, exp.Column):
         found = _type_of(x, types)
         return None if found == "null" else found
