@@ -122,30 +122,34 @@ def where_true(walk: _Sets | None) -> b.BPredicate | None:
                             if a is not None]
         except TypeError:  # (values Python cannot sort together)
             continue
-        parts.append(b.BOr(tuple(alternatives)) if len(alternatives) > 1 else
-                     alternatives[0] if alternatives else b.BConst(False))
-    return None if not parts else parts[0] if len(parts) == 1 else b.BAnd(tuple(parts))
+        parts.append(_any_of(alternatives) if alternatives else b.BConst(False))
+    return _all_of(parts) if parts else None
 
 
 def _box_predicate(col: object, x: Box) -> b.BPredicate | None:
-    """TRUE on every row whose value of ``col`` lies in ``x`` (its excluded values ignored);
-    None where none does."""
-    values = []
-    if x.lo is not None:
-        values.append(b.BCompare(col, "ge" if x.lo_in else "gt", x.lo))
-    if x.hi is not None:
-        values.append(b.BCompare(col, "le" if x.hi_in else "lt", x.hi))
+    """TRUE on every row whose value of ``col`` lies in ``x``, a box bounded somewhere (its
+    excluded values ignored); None where no value does."""
     if x.only is not None:
         listed = tuple(sorted({v for v in x.only if _inside(v, x)}))
         values = [b.BInList(col, listed, nan=False, null=False)] if listed else []
-    elif not values:
-        return None
-    kinds = ([values[0]] if len(values) == 1 else [b.BAnd(tuple(values))]) if values else []
+    else:
+        values = [b.BCompare(col, op, end) for op, end in (
+            ("ge" if x.lo_in else "gt", x.lo), ("le" if x.hi_in else "lt", x.hi))
+            if end is not None]
+    kinds = [_all_of(values)] if values else []
     if x.nan and col.domain == "float":
         kinds.append(b.BIsNan(col))
     if x.null:
         kinds.append(b.BIsNull(col))
-    return None if not kinds else kinds[0] if len(kinds) == 1 else b.BOr(tuple(kinds))
+    return _any_of(kinds) if kinds else None
+
+
+def _all_of(preds: list) -> b.BPredicate:
+    return preds[0] if len(preds) == 1 else b.BAnd(tuple(preds))
+
+
+def _any_of(preds: list) -> b.BPredicate:
+    return preds[0] if len(preds) == 1 else b.BOr(tuple(preds))
 
 
 def _columns_twice(root: b.BPredicate) -> set:
