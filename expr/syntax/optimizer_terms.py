@@ -151,14 +151,19 @@ def constant_key(x: exp.Expression) -> str:
     return f"{value[1].normalize()}" if value and value[0] == "number" else x.sql()
 
 
-# Text a cast to a float reads as an infinity.
+# Text a cast to a float reads as an infinity, and as a NaN (of the sign written: a NaN's
+# sign tells two values apart in Arrow's order, ``-NaN`` below every number).
 _INFINITY = re.compile(r"([+-]?)inf(?:inity)?", re.IGNORECASE)
+
+_NAN = re.compile(r"([+-]?)nan", re.IGNORECASE)
 
 
 def value_of(item: exp.Expression) -> tuple[str, object] | None:
     """A literal item (a number cast to a float too) as ``("number", Decimal)``, ``("string",
-    text)`` or ``("temporal", whole seconds or SQL)`` (``DATE '2020-01-01'``, which its
-    optimizer folds to a value before it merges); None otherwise.
+    text)``, ``("temporal", whole seconds or SQL)`` (``DATE '2020-01-01'``, which its
+    optimizer folds to a value before it merges) or ``("nan", sign)`` (a NaN cast from text,
+    which its optimizer merges and orders as a value, by Arrow's total order: checked on its
+    plans); None otherwise.
 
     >>> import sqlglot
     >>> value_of(sqlglot.parse_one("CAST(2.5 AS BIGINT)")), value_of(sqlglot.parse_one("x"))
@@ -167,6 +172,8 @@ def value_of(item: exp.Expression) -> tuple[str, object] | None:
     ('temporal', 86400)
     >>> value_of(sqlglot.parse_one("CAST('-Infinity' AS DOUBLE)"))
     ('number', Decimal('-Infinity'))
+    >>> [value_of(sqlglot.parse_one(t)) for t in ("CAST(' NaN' AS REAL)", "CAST('-nan' AS DOUBLE)")]
+    [('nan', '+'), ('nan', '-')]
     """
     bare = item.unnest()
     if isinstance(bare, exp.Literal) and bare.is_string:
@@ -180,6 +187,9 @@ def value_of(item: exp.Expression) -> tuple[str, object] | None:
         infinity = _INFINITY.fullmatch(bare.this.this.strip())
         if infinity:  # (an infinity the cast reads from text: one value in each float type)
             return "number", decimal.Decimal(f"{infinity[1]}Infinity")
+        nan = _NAN.fullmatch(bare.this.this.strip())
+        if nan:  # (the one NaN of its sign the cast makes, in either float type)
+            return "nan", nan[1] or "+"
     if isinstance(bare, exp.Cast) and (bare.to.is_type(*FLOAT_TYPES) or (
             bare.to.is_type(*exp.DataType.INTEGER_TYPES)
             and number_family(bare.this.unnest().sql().lstrip("-")) == "other")):
@@ -287,8 +297,9 @@ def is_null_constant(constant: exp.Expression) -> bool:
 
 def apart(x: exp.Expression, y: exp.Expression, strings: bool) -> bool:
     """Whether two constants are surely two values in any type the engine may compare them in:
-    numbers apart as DECIMALs, DOUBLEs and FLOATs, DATEs and TIMESTAMPs a second apart or
-    more, strings that differ where ``strings`` (against a string column).
+    numbers apart as DECIMALs, DOUBLEs and FLOATs, a NaN and a number or a NaN of the other
+    sign, DATEs and TIMESTAMPs a second apart or more, strings that differ where ``strings``
+    (against a string column).
 
     >>> import sqlglot
     >>> p = sqlglot.parse_one
@@ -296,9 +307,15 @@ def apart(x: exp.Expression, y: exp.Expression, strings: bool) -> bool:
     (False, False)
     >>> apart(p("'a'"), p("'b'"), True), apart(p("2"), p("3"), False)
     (True, True)
+    >>> apart(p("CAST('NaN' AS DOUBLE)"), p("CAST('inf' AS DOUBLE)"), False)
+    True
     """
     vx, vy = value_of(x), value_of(y)
-    if vx is None or vy is None or vx[0] != vy[0]:
+    if vx is None or vy is None:
+        return False
+    if "nan" in (vx[0], vy[0]) and {vx[0], vy[0]} <= {"nan", "number"}:
+        return vx != vy
+    if vx[0] != vy[0]:
         return False
     if vx[0] == "string":
         return strings and vx[1] != vy[1]

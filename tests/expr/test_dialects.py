@@ -1071,6 +1071,38 @@ def test_datafusion_negated_nan_is_no_nan_to_its_comparisons():
             assert outcome[g] == (pk.MAYBE_MATCH if v != v else decided), (sql, v)
 
 
+def test_datafusion_merges_nan_items_as_values():
+    """DataFusion's optimizer merges a NaN item (``CAST('NaN' AS DOUBLE)``, ``'-nan'`` of
+    the other sign) as a value, apart from every number and from the NaN of the other sign
+    (``a IN (NaN) AND a IN (-NaN)`` is FALSE there, NULL rows too once under NOT): such lists
+    and equalities are read as any literal's (found by the DataFusion differential, seeds
+    91001860 and 91001890, where they stayed unknown). Every answer holds on DataFusion's
+    rows, and a group holding no NaN is decided."""
+    from tests.support.datafusion_differential import NEGATIVE_NAN
+
+    values = [NEGATIVE_NAN, float("nan"), float("inf"), 8.5, 1.0, None]
+    table = pa.table({"a": pa.array(values, pa.float64())})
+    groups, ctx = _datafusion_row_groups(table)
+    st = _exact_statistics(groups)
+    nan, neg = "CAST('NaN' AS DOUBLE)", "CAST('-nan' AS DOUBLE)"
+    decided = [f"NOT (a <> CAST('inf' AS DOUBLE) OR {nan} <> a)",
+               f"a NOT IN (8.5) OR (16.5 <= (a + 0.5) AND a IN ({nan}))",
+               f"a IN ({nan}, 2.0) AND a IN (CAST('nan' AS DOUBLE), 1.0)",
+               f"a = {nan} OR a IN (CAST('nan' AS DOUBLE), 1.0)",
+               f"a NOT IN ({nan}, 8.5) AND a NOT IN (1.0)"]
+    folded = [f"NOT (a IN ({nan}) AND a IN ({neg}))",  # (IN (): FALSE, NULL rows and all)
+              f"a NOT IN ({nan}) OR a NOT IN ({neg})"]
+    for sql in decided + folded:
+        pred = pk.PruningPredicate(sql, table.schema, dialect="datafusion")
+        assert ("may merge it with another list" in pred.explain()) == (sql in folded), sql
+        outcome = pred.classify(st)
+        for g, v in enumerate(values):
+            hits = ctx.sql(f"SELECT count(*) AS n FROM rg{g} WHERE {sql}").to_pydict()["n"][0]
+            assert outcome[g] != (pk.NONE_MATCH if hits else pk.ALL_MATCH), (sql, v)
+            if v is not None and v == v and sql in decided:
+                assert outcome[g] == (pk.ALL_MATCH if hits else pk.NONE_MATCH), (sql, v)
+
+
 @pytest.mark.parametrize("column", [pa.float64(), pa.float32()])
 def test_datafusion_reads_a_nan_of_either_sign_as_its_sign_may_decide(column):
     """Arrow orders floats by IEEE 754's total order: a NaN with its sign bit set (x86's NaN
