@@ -7,8 +7,8 @@
   three-valued lattice of TRUE, FALSE and NULL over them, and the outcome;
 - ``leaves``: one rule per leaf kind, each with its derivation;
 - ``impossible``: the nodes no row makes TRUE (or FALSE), whatever the statistics: terms on one
-  column that no value meets together; and the values a row making the root TRUE holds, as a
-  predicate each container must be able to meet;
+  column that no value meets together, way by way; and the ways a row making the root TRUE
+  may take, as a predicate each container must be able to meet;
 - ``explain``: the program as text for people.
 
 >>> from prunekit.expr.program import Program, ir

@@ -1,29 +1,31 @@
 """Combinations no row can make TRUE (or FALSE), whatever the statistics: terms on one column
-that no value meets together.
+that no value meets together, in each way a node may have a truth.
 
 The lattice (``rewrite.py``) weighs the children of an AND one by one: in a container holding
 0.1 and 0.6, ``f IN (0.1, 0.2)`` may be TRUE and so may ``f > 0.5``, so their AND may be TRUE
-too, though no value is both. Here each node gets, for each of TRUE and FALSE, the values
-each column may hold on a row where the node has that truth, and a node with no such value
-for some column is never of that truth, in any container. ``rewrite.py`` then takes its bit
-"may be TRUE" (or "may be FALSE") for false; its other bits stay as the lattice makes them.
-The root's TRUE sets also give a predicate TRUE on every row that makes the root TRUE
-(``where_true``), whose "may be TRUE" ``rewrite.py`` asks of each container too.
+too, though no value is both. Here each node gets, for each of TRUE and FALSE, the ways a row
+may give it that truth (``_Case``): in each, the values each column read twice may hold there,
+and the truths other leaves must have. A node with no way left is never of that truth, in any
+container. ``rewrite.py`` then takes its bit "may be TRUE" (or "may be FALSE") for false; its
+other bits stay as the lattice makes them. The root's TRUE ways also give a predicate TRUE on
+every row that makes the root TRUE (``where_true``), whose "may be TRUE" ``rewrite.py`` asks of
+each container too.
 
 The values of a column are a union of boxes (``Box``): a range, maybe a finite set of values
 it lies among, values it is not, and whether NaN and NULL are in. Per node and truth:
 
-- a leaf on one column: its values (``x > 5``: TRUE on (5, +inf] and NaN, FALSE on [-inf, 5]);
-  on integer arithmetic of one (``c * 3 IN (6, 7)``), the column's values that the arithmetic
-  takes there (``_through_affine``); other leaves say nothing, except a constant, which is
-  never the truth it is not;
-- ``NOT``: the child's sets with TRUE and FALSE swapped;
-- ``AND``: TRUE where every child is, so the intersection of the children's sets, column by
-  column; FALSE where some child is, so their union, for the columns every child bounds; ``OR``
-  the mirror image; a rewrite as its argument; one of several readings (``BEither``) the union
-  of theirs. Anything else says nothing.
+- a leaf on a column read twice: its values (``x > 5``: TRUE on (5, +inf] and NaN, FALSE on
+  [-inf, 5]); on integer arithmetic of one (``c * 3 IN (6, 7)``), the column's values that the
+  arithmetic takes there (``_through_affine``); a constant is never the truth it is not; any
+  other leaf (another column, an unknown part) needs its own truth;
+- ``NOT``: the child's ways with TRUE and FALSE swapped;
+- ``AND``: TRUE where every child is, so each way of one child met with each of the others',
+  column by column (a way whose values meet in none, or that needs a leaf both TRUE and FALSE,
+  is dropped); FALSE where some child is, so every way of each; ``OR`` the mirror image; a
+  rewrite as its argument; one of several readings (``BEither``) every way of each. Anything
+  else may be anything. Beyond ``MAX_CASES`` ways a node keeps one holding all their rows.
 
-Each set holds every value that can give its truth, so an empty one is a proof. Values compare
+Each node's ways hold every row that can give its truth, so having none is a proof. Values compare
 as in the rows' order (``docs/semantics.md`` §4): NaN above every number, -0.0 equal to 0.0,
 and where Python cannot order two constants the column is left unbounded.
 
@@ -43,12 +45,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import NamedTuple
 
 import pyarrow as pa
 
 from prunekit.expr.binding import bound as b
 
 MAX_BOXES = 16  # boxes per column and node; beyond, the column is left unbounded there
+MAX_CASES = 16  # ways per node and truth; beyond, one way holding all their rows
+MAX_GIVEN = 8  # leaves' truths per way that ``where_true`` asks of a container
 # Values a box excludes, gathered from several terms: beyond this many it keeps the larger
 # set alone (fewer exclusions: more values, so still every value that gives the truth). A
 # chain of 10,000 ``x <> c`` took a second copying the growing set, level by level.
@@ -91,39 +96,55 @@ def analyse(root: b.BPredicate) -> _Sets | None:
     if not twice:
         return None
     walk = _Sets(twice)
+    walk.top_terms = _top_terms(root)
     walk.root_true = b.visit(root, walk)[0]
     return walk
 
 
 def where_true(walk: _Sets | None) -> b.BPredicate | None:
     """A predicate TRUE on every row where the walk's root is (None where it says nothing):
-    for each column read twice, its values on such rows (``root_true``), as comparisons, lists
-    and ``IS NULL``. A container none of whose rows can make it TRUE holds no row making the
+    for each way the root may be TRUE (``_Case``), the values of each column read twice, as
+    comparisons, lists and ``IS NULL``, and the truths of the other leaves that way needs,
+    the ways ORed. A container none of whose rows can make it TRUE holds no row making the
     root TRUE, though the lattice, weighing the root's terms one by one, may not see it: in a
-    container of 1e300 and NULL, ``x = 0`` or its NULL, in an AND, meet neither row.
+    container of 1e300 and NULL, ``x = 0`` or its NULL, in an AND, meet neither row; where
+    ``y`` has no NULL, ``(y IS NULL OR x = 1) AND x > 5`` is never TRUE.
 
     >>> import pyarrow as pa
     >>> from prunekit.expr.binding.bind import bind
     >>> from prunekit.expr.syntax.sql import parse
-    >>> bound = bind(parse("x > 5 AND (x < 3 OR x IS NULL OR x = 9)"),
-    ...              pa.schema([("x", pa.int64())]))
-    >>> where_true(analyse(bound))  # x = 9 alone
+    >>> schema = pa.schema([("x", pa.int64()), ("y", pa.int64())])
+    >>> where_true(analyse(bind(parse("x > 5 AND (x < 3 OR x IS NULL OR x = 9)"), schema)))
     BAnd(args=(BCompare(col=x, op='ge', value=9), BCompare(col=x, op='le', value=9)))
+    >>> where_true(analyse(bind(parse("(y IS NULL OR x = 1) AND x > 5"), schema)))
+    BAnd(args=(BCompare(col=x, op='gt', value=5), BIsNull(col=y)))
     """
     if walk is None or walk.root_true is NEVER:
         return None
-    parts = []
-    for col, boxes in walk.root_true.items():
-        if col not in walk.twice or any(
-                x.lo is None and x.hi is None and x.only is None for x in boxes):
-            continue  # (a column bounded nowhere: every row may hold its value)
-        try:
-            alternatives = [a for a in (_box_predicate(col, x) for x in dict.fromkeys(boxes))
-                            if a is not None]
-        except TypeError:  # (values Python cannot sort together)
-            continue
-        parts.append(_any_of(alternatives) if alternatives else b.BConst(False))
-    return _all_of(parts) if parts else None
+    bounded, alternatives = False, []
+    for case in walk.root_true:
+        parts = []
+        for col, boxes in case.cols.items():
+            if any(x.lo is None and x.hi is None and x.only is None for x in boxes):
+                continue  # (a column bounded nowhere: every row may hold its value)
+            try:
+                kinds = [a for a in (_box_predicate(col, x) for x in dict.fromkeys(boxes))
+                         if a is not None]
+            except TypeError:  # (values Python cannot sort together)
+                continue
+            parts.append(_any_of(kinds) if kinds else b.BConst(False))
+        bounded |= bool(parts)
+        # the truths of other leaves this way needs, but the root's own terms (the lattice
+        # asks those of every container already), in the tree's order
+        needed = sorted(case.given - walk.top_terms, key=walk.order.__getitem__)
+        parts += [walk.leaves[i] if truth else b.BNot(walk.leaves[i])
+                  for i, truth in needed[:MAX_GIVEN]]
+        if not parts:
+            return None  # (a way that may hold on any row)
+        alternatives.append(_all_of(parts))
+    if not bounded and len(alternatives) == 1:
+        return None  # (a column's values nowhere, one way: the lattice's own reading)
+    return _any_of(alternatives)
 
 
 def _box_predicate(col: object, x: Box) -> b.BPredicate | None:
@@ -373,68 +394,138 @@ def _cap(boxes: list) -> list | None:
 
 
 # ---- the walk --------------------------------------------------------------------------------
+class _Case(NamedTuple):
+    """One way a node may have a truth: the values of each column read twice on such rows (a
+    column not named may hold any), and the truths other leaves must have there (``given``:
+    (leaf id, truth) pairs), for leaves whose values the boxes do not hold."""
+
+    cols: dict
+    given: frozenset
+
+
+ANY_CASE = _Case({}, frozenset())
+
+
+def _meet_cases(a: _Case, c: _Case) -> tuple[_Case | None, object]:
+    """The rows of both ways: (the way, None), or (None, the column whose values meet in none,
+    or None where a leaf would be both TRUE and FALSE)."""
+    given = a.given | c.given
+    if any((i, not truth) in given for i, truth in given):
+        return None, None
+    cols = dict(a.cols)
+    for col, boxes in c.cols.items():
+        held = cols.get(col)
+        if held is None:
+            cols[col] = boxes
+            continue
+        try:
+            met = [m for x in held for y in boxes if not _empty(m := _meet(x, y), col.domain)]
+        except TypeError:  # constants Python cannot order together: leave it unbounded
+            met = None
+        if met is not None and not met:
+            return None, col
+        capped = _cap(met) if met is not None else None
+        # (beyond the cap: anything, which keeps the key and bounds nothing)
+        cols[col] = capped if capped is not None else [Box(nan=True, null=True)]
+    return _Case(cols, given), None
+
+
 def _every(kids: list) -> tuple:
-    """Sets where every kid holds: the intersection, column by column; and the column whose
-    values it empties, if it is where the kids' sets first meet in none."""
+    """The ways every kid holds together: each way of one kid met with each of the next's,
+    the ways whose values meet in none dropped; and the columns that emptied them, where no
+    way is left. Beyond ``MAX_CASES`` ways, their union (``_collapse``)."""
     if any(k is NEVER for k in kids):
-        return NEVER, None
-    out: dict = {}
+        return NEVER, []
+    out: tuple = (ANY_CASE,)
     for k in kids:
-        for col, boxes in k.items():
-            held = out.get(col)
-            if held is None:
-                out[col] = boxes
-                continue
-            try:
-                met = [m for x in held for y in boxes
-                       if not _empty(m := _meet(x, y), col.domain)]
-            except TypeError:  # constants Python cannot order together: leave it unbounded
-                met = None
-            if met is not None and not met:
-                return NEVER, col
-            capped = _cap(met) if met is not None else None
-            if capped is None:
-                out[col] = [Box(nan=True, null=True)]  # anything: keeps the key, bounds nothing
-            else:
-                out[col] = capped
-    return out, None
+        ways, emptied = [], []
+        for a in out:
+            for c in k:
+                met, col = _meet_cases(a, c)
+                if met is not None:
+                    ways.append(met)
+                elif col is not None and col not in emptied:
+                    emptied.append(col)
+        if not ways:
+            return NEVER, emptied
+        out = tuple(ways) if len(ways) <= MAX_CASES else (_collapse(ways),)
+    return out, []
 
 
 def _some(kids: list) -> object:
-    """Sets where some kid holds: the union, for the columns every kid that can hold bounds."""
-    live = [k for k in kids if k is not NEVER]
-    if not live:
+    """The ways some kid holds: every way of each kid (a kid that may hold anywhere makes the
+    union anything); beyond ``MAX_CASES`` ways, their union (``_collapse``)."""
+    ways = [c for k in kids if k is not NEVER for c in k]
+    if not ways:
         return NEVER
-    shared = set(live[0]).intersection(*live[1:])
-    out = {}
+    if any(not c.cols and not c.given for c in ways):
+        return (ANY_CASE,)
+    return tuple(ways) if len(ways) <= MAX_CASES else (_collapse(ways),)
+
+
+def _collapse(ways: list) -> _Case:
+    """One way holding every row of ``ways``: the truths they all need, and for the columns
+    each bounds, the union of their values (within ``MAX_BOXES``)."""
+    given = frozenset.intersection(*(c.given for c in ways))
+    shared = set(ways[0].cols).intersection(*(c.cols for c in ways[1:]))
+    cols = {}
     for col in shared:
-        boxes = _cap([x for k in live for x in k[col]])
+        boxes = _cap([x for c in ways for x in c.cols[col]])
         if boxes is not None:
-            out[col] = boxes
-    return out
+            cols[col] = boxes
+    return _Case(cols, given)
+
+
+def _top_terms(root: b.BPredicate) -> frozenset:
+    """(leaf id, truth) of the leaves an AND at the root needs (under NOTs, an OR's)."""
+    found, stack = set(), [(root, True)]
+    while stack:
+        x, truth = stack.pop()
+        if isinstance(x, b.BNot):
+            stack.append((x.arg, not truth))
+        elif isinstance(x, b.BRewritten) or isinstance(x, (b.BAnd if truth else b.BOr)):
+            stack.extend((k, truth) for k in x.children())
+        elif isinstance(x, b.BLeaf):
+            found.add((id(x), truth))
+    return frozenset(found)
 
 
 class _Sets(b.EveryLeafAlike[tuple]):
-    """Each node's (TRUE sets, FALSE sets); records the combinators found never one truth."""
+    """Each node's (TRUE ways, FALSE ways), each ``NEVER`` or a tuple of ``_Case``; records
+    the combinators found never one truth."""
 
     def __init__(self, twice: set) -> None:
         self.twice = twice  # the columns read twice
         self.never_true: dict[int, str | None] = {}
         self.never_false: dict[int, str | None] = {}
-        self.root_true: object = {}  # the root's TRUE sets
+        self.root_true: object = (ANY_CASE,)  # the root's TRUE ways
+        self.leaves: dict[int, b.BLeaf] = {}  # the leaves a way may need, by id
+        self.order: dict[tuple, int] = {}  # their truths, in the order the walk met them
+        self.top_terms: frozenset = frozenset()
 
-    def _note(self, node: object, true: object, false: object, emptied: object = None,
+    def _note(self, node: object, true: object, false: object, emptied: list = (),
               truth: str = "TRUE") -> tuple:
         for sets, found, name in ((true, self.never_true, "TRUE"),
                                   (false, self.never_false, "FALSE")):
             if sets is NEVER:
-                found[id(node)] = None if emptied is None or name != truth else (
-                    f"never {name}: no value of {emptied.label()} makes its terms on "
-                    f"{emptied.label()} {name} together")
+                found[id(node)] = _why(name, emptied) if name == truth else None
         return true, false
 
+    def _ways(self, leaf: b.BLeaf, sets: object, truth: bool) -> object:
+        """A leaf's sets as its one way: its values where it bounds a column read twice, else
+        its own truth (a leaf the boxes say nothing of: another column, an unknown part)."""
+        if sets is NEVER:
+            return NEVER
+        cols = {col: boxes for col, boxes in sets.items() if col in self.twice}
+        if cols or isinstance(leaf, (b.BConst, b.BOpaque)):
+            return (_Case(cols, frozenset()),)
+        self.leaves[id(leaf)] = leaf
+        self.order.setdefault((id(leaf), truth), len(self.order))
+        return (_Case({}, frozenset({(id(leaf), truth)})),)
+
     def visit_leaf(self, leaf: b.BLeaf) -> tuple:
-        return _leaf_sets(leaf)
+        true, false = _leaf_sets(leaf)
+        return self._ways(leaf, true, True), self._ways(leaf, false, False)
 
     def visit_not(self, node: b.BNot, results: list) -> tuple:
         true, false = results[0]
@@ -455,7 +546,21 @@ class _Sets(b.EveryLeafAlike[tuple]):
         return self._note(node, *results[0])
 
     def visit_is_bool(self, node: b.BIsBool, results: list) -> tuple:
-        return {}, {}  # IS TRUE is FALSE where its argument is NULL: no column bounds that
+        # IS TRUE is FALSE where its argument is NULL: no column bounds that
+        return (ANY_CASE,), (ANY_CASE,)
 
     def visit_widen(self, node: b.BWiden, results: list) -> tuple:
-        return {}, {}  # anything where the guard may be TRUE
+        return (ANY_CASE,), (ANY_CASE,)  # anything where the guard may be TRUE
+
+
+def _why(truth: str, emptied: list) -> str | None:
+    """Why a combinator is never ``truth``: the columns whose values met in none, each way
+    its terms may have it; None where a kid is never that truth already."""
+    if not emptied:
+        return None
+    if len(emptied) == 1:
+        name = emptied[0].label()
+        return f"never {truth}: no value of {name} makes its terms on {name} {truth} together"
+    names = " or ".join(col.label() for col in emptied)
+    return (f"never {truth}: each way its terms may be {truth} together needs values of "
+            f"{names} that no row holds")

@@ -15,7 +15,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 import prunekit as pk
-from prunekit.expr.program.impossible import never
+from prunekit.expr.program.impossible import MAX_CASES, never
 from prunekit.expr.syntax.sql import parse
 from tests.support import tiers
 from tests.support.soundness import NAMES, row_truths, violations
@@ -114,8 +114,53 @@ def test_only_combinators_whose_terms_meet_in_no_value_are_marked():
     bound = pk.PruningPredicate("(x > 5 AND y < 0) OR (x IN (1, 9) AND x < 2)", schema).bound
     never_true, never_false = never(bound)
     assert never_true == {} and never_false == {}  # each branch holds for some value
+    bound = pk.PruningPredicate("(x > 5 AND y < 0) AND (x IN (1, 2) OR y = -3)", schema).bound
+    assert never(bound) == ({}, {})  # y = -3 may make the OR TRUE with any x above 5
+    # each way the OR may be TRUE meets the first AND in no value, on x one way, y the other
     bound = pk.PruningPredicate("(x > 5 AND y < 0) AND (x IN (1, 2) OR y = 3)", schema).bound
-    assert never(bound) == ({}, {})  # y = 3 may make the OR TRUE with any x
+    assert never(bound)[0] == {id(bound): "never TRUE: each way its terms may be TRUE together "
+                                          "needs values of x or y that no row holds"}
+
+
+# (containers of x's values, of y's, predicate, outcome per container, why): the ways a node
+# may be TRUE are kept apart, with the truths of leaves on other columns each way needs.
+TWO_COLUMNS = [
+    ([[1, 9], [1, 9]], [[1, 2], [None, 2]], "(y IS NULL OR x = 1) AND x > 5", [NONE, MAYBE],
+     "x = 1 is not above 5, so a TRUE row has y NULL: the first container has none"),
+    ([[1, 9], [9]], [[-1, 3], [None]], "(x > 5 AND y < 0) AND (x IN (1, 2) OR y = 3)",
+     [NONE, NONE], "neither way the OR is TRUE meets the AND before it"),
+    ([[1, 2]], [[1, 2]], "((x = 1 AND y = 1) OR (x = 2 AND y = 2)) AND x < 2 AND y > 1",
+     [NONE], "x below 2 is the first way, y above 1 the second"),
+    ([[1, 2], [1, 2]], [[1, 2], [2, 3]],
+     "((x = 1 AND y = 1) OR (x = 2 AND y = 2)) AND x < 2", [MAYBE, NONE],
+     "x below 2 leaves the first way, which needs y = 1: the second container has none"),
+    ([[1, 7], [1, 7]], [[5, None], [5, 6]], "NOT (y IS NOT NULL AND x <= 5) AND x = 1",
+     [MAYBE, NONE], "x = 1 is not above 5: a TRUE row has y NULL"),
+]
+
+
+@pytest.mark.parametrize(("xs", "ys", "text", "want", "why"), TWO_COLUMNS,
+                         ids=[c[2] for c in TWO_COLUMNS])
+def test_ways_of_a_truth_are_weighed_apart(xs, ys, text, want, why):
+    example = exact_example({"x": (I64, xs), "y": (I64, ys)}, parse(text))
+    truths = row_truths(example)
+    pred = pk.PruningPredicate(text, example.schema)
+    for backend in tiers.backends():
+        got = pred.classify(example.statistics(), backend=backend)
+        assert not violations(example, got, truths), (text, backend, truths)
+        assert got.tolist() == want, (f"{text}: {[NAMES[o] for o in got.tolist()]}, expected "
+                                      f"{[NAMES[o] for o in want]} ({why}); rows {truths}")
+
+
+def test_many_ways_are_one_way_holding_all_their_rows():
+    """Beyond MAX_CASES ways, a node's ways are one: the truths every way needs (none here:
+    only the first way needs ``s LIKE 'a%'``), and each column's values, within MAX_BOXES."""
+    text = " OR ".join(["(s LIKE 'a%' AND x = 0)"] + [f"x = {k}" for k in range(1, MAX_CASES + 1)])
+    text = f"({text}) AND x >= 0"
+    example = exact_example({"x": (I64, [[5], [5, 99]]), "s": (pa.string(), [["b"], ["b", "c"]])},
+                            parse(text))
+    got = pk.PruningPredicate(text, example.schema).classify(example.statistics())
+    assert got.tolist() == [ALL, MAYBE], got.tolist()  # x = 5 is a way, whatever s holds
 
 
 # ---- property: random terms on one column against brute force ---------------------------------
@@ -156,7 +201,7 @@ def _term(draw, values, operands=("x",)):
         a, c = sorted((a, c), key=lambda v: (v != v, v))  # NaN above every number
         return f"{x} BETWEEN {_literal(a)} AND {_literal(c)}"
     if op == "IS NULL":
-        return "x IS NULL"
+        return f"{x if x in ('x', 'y') else 'x'} IS NULL"
     if op == "isnan":
         return "isnan(x)"
     return f"{x} {op} {_literal(a)}"
@@ -198,5 +243,35 @@ def test_random_terms_on_one_column_are_sound(case):
     # A root the module finds never TRUE prunes every container (and the check above found
     # no TRUE row in any of them).
     never_true, _ = never(pred.bound)
+    if id(pred.bound) in never_true:
+        assert all(o == NONE for o in got.tolist()), (text, got.tolist())
+
+
+# Two INT columns, terms on either: the first container holds every pair of values (NULL too),
+# so a way of a truth wrongly dropped, or a leaf's truth wrongly needed, prunes a container with
+# a row the predicate makes TRUE; the others, a few rows each, are where another column's
+# statistics decide (y with no NULL, say).
+@st.composite
+def _two_column_case(draw):
+    every = INTS + [None, INTS[0] - 1, INTS[-1] + 1]
+    pairs = [[(a, c) for a in every for c in every]] + draw(st.lists(st.lists(
+        st.tuples(st.sampled_from(every), st.sampled_from(every)), min_size=1, max_size=4),
+        max_size=3))
+    columns = {name: (I64, [[row[k] for row in rows] for rows in pairs])
+               for k, name in enumerate("xy")}
+    return columns, draw(_predicate(INTS, operands=("x", "y")))
+
+
+@given(_two_column_case())
+def test_random_terms_on_two_columns_are_sound(case):
+    columns, text = case
+    example = exact_example(columns, parse(text))
+    truths = row_truths(example)
+    pred = pk.PruningPredicate(text, example.schema)
+    got = pred.classify(example.statistics(), backend="numpy")
+    assert not violations(example, got, truths), (text, columns, truths)
+    never_true, _ = never(pred.bound)
+    event("root never TRUE" if id(pred.bound) in never_true else
+          "a TRUE implied" if "TRUE only on rows" in pred.explain() else "none found")
     if id(pred.bound) in never_true:
         assert all(o == NONE for o in got.tolist()), (text, got.tolist())
