@@ -49,6 +49,7 @@ from prunekit.expr.syntax.optimizer_terms import (
     apart,
     branches,
     column_names,
+    is_null_constant,
     may_be_float,
     may_fold,
     number_family,
@@ -594,6 +595,9 @@ def _as_list(x: exp.Expression, types: Mapping[str, object] | None) -> _Member |
     like = isinstance(x, (exp.Like, exp.ILike))
     if len(free) != 1 or (like and _wildcards(free[0])):
         return None
+    if isinstance(x, (exp.EQ, exp.NEQ)) and is_null_constant(free[0]):
+        return None  # (its simplifier folds x = NULL to NULL before it merges: checked on its
+        # plans, NOT (x IN (1) AND x = NULL) is x <> 1 OR NULL there)
     member = _Member(x, free, bool(x.args.get("negate")) if like else isinstance(x, exp.NEQ),
                      types)
     if like or member.is_list:  # an item never shared nor surely apart: not its value
