@@ -10,6 +10,10 @@ constant it folds (a cast, a minus, an integer for a DOUBLE) on the left of a co
 - ``left_bound_dropped``: of two bounds one way, it keeps the first of equal constants unless
   the later one is strict with its constant on the right (``5 <= f AND 5 < f`` returns the
   row ``f = 5``).
+
+The last two only on a column as it is (or what the optimizer may make one: ``_may_be_column``):
+of a cast it keeps, a function or arithmetic, its plans show ``abs(f) = 5 AND 5 = abs(f)`` and
+``5 <= abs(f) AND 5 < abs(f)`` read as written.
 """
 
 from __future__ import annotations
@@ -30,7 +34,9 @@ from prunekit.expr.syntax.list_merges import OWN_EQUALITY
 from prunekit.expr.syntax.optimizer_terms import (
     DATE_TYPES,
     FLOAT_KINDS,
+    FLOAT_TYPES,
     PATTERN_LISTS,
+    TIMESTAMP_TYPES,
     ancestors,
     apart,
     branches,
@@ -146,8 +152,47 @@ def both_ways(tree: exp.Expression,
     >>> both_ways(sqlglot.parse_one("5 = i AND i = 5"), {"i": "int64"})
     []
     """
-    found = _comparisons(tree, types, at_top=True)
+    found = [c for c in _comparisons(tree, types, at_top=True)
+             if _may_be_column(c.operand, c.node, types)]
     return [a.node for a in found if any(_beside(a, b) and (a.left or b.left) for b in found)]
+
+
+def _may_be_column(operand: exp.Expression, x: exp.Expression,
+                   types: Mapping[str, object] | None) -> bool:
+    """Whether DataFusion 55's optimizer may hold ``operand`` of the comparison ``x`` as a
+    column as it is, which its ``push_down_filter`` weighs with other terms on it
+    (``both_ways``, ``left_bound_dropped``): a column (but a DATE one against a TIMESTAMP,
+    which it casts to one); a cast of one it may drop or move to the constant (all but a cast
+    between a float and another type, or between a DATE and a TIMESTAMP: kept, checked on its
+    plans); arithmetic that may fold to the column (``x * 1``), or a function it may
+    (``operand_key`` None). ``abs(f)``, ``-f``, ``f + 1``, ``CAST(x AS DOUBLE)`` of an integer
+    and ``CAST(s AS DATE)`` of a TIMESTAMP stay what they are: their terms are read as
+    written there.
+
+    >>> import sqlglot
+    >>> types = {"x": "int64", "f": "double", "s": "timestamp[us, tz=UTC]", "d": "date32[day]"}
+    >>> [_may_be_column(sqlglot.parse_one(t), None, types) for t in (
+    ...     "f", "CAST(x AS INT)", "x * 1", "abs(f)", "-f", "CAST(x AS DOUBLE)", "CAST(s AS DATE)")]
+    [True, True, True, False, False, False, False]
+    >>> x = sqlglot.parse_one("TIMESTAMP '2020-01-15 00:00:00' <= d")
+    >>> _may_be_column(x.expression, x, types), _may_be_column(x.expression, None, types)
+    (False, True)
+    """
+    bare = operand.unnest()
+    if isinstance(bare, exp.Column):
+        return x is None or kind_of(bare, types) != "date32[day]" or not any(
+            isinstance(c.unnest(), exp.Cast) and c.unnest().to.is_type(*TIMESTAMP_TYPES)
+            and isinstance(c.unnest().this, exp.Literal) for c in _constants(x))
+    if isinstance(bare, (exp.Cast, exp.TryCast)):
+        inner = bare.this.unnest()
+        kind = kind_of(inner, types) if isinstance(inner, exp.Column) else None
+        if kind is None:
+            return True  # (a cast of a cast, or of an unknown column: it may drop them)
+        if (kind in FLOAT_KINDS) != bare.to.is_type(*FLOAT_TYPES):
+            return False
+        return not ((kind.startswith("date") and bare.to.is_type(*TIMESTAMP_TYPES)) or (
+            kind.startswith("timestamp") and bare.to.is_type(*DATE_TYPES)))
+    return operand_key(operand) is None
 
 
 class _Comparison(NamedTuple):
@@ -262,7 +307,8 @@ def left_bound_dropped(x: exp.Expression, types: Mapping[str, object] | None = N
         return False
     found = {id(c.node): c for c in _comparisons(x.root(), types, at_top=True)}
     mine = found.get(id(x))
-    if mine is None or not mine.left or mine.way == "range":
+    if mine is None or not mine.left or mine.way == "range" or not _may_be_column(
+            mine.operand, x, types):
         return False  # (a function's comparison becomes bounds with constants on the right)
     strict, way = _bound(x)
     if not strict:
