@@ -99,7 +99,7 @@ from prunekit.expr.syntax.column_terms import (
     bounds_one_way,
     left_bound_dropped,
 )
-from prunekit.expr.syntax.engine_lists import never_true_betweens
+from prunekit.expr.syntax.engine_lists import mark_compared_kinds, never_true_betweens
 from prunekit.expr.syntax.engine_literals import (
     arrow_decimal_doubles,
     bounds_in_one_type,
@@ -195,6 +195,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     if tree is None:
         raise SqlSyntaxError(f"not a single boolean expression: {text!r}", 1, 1)
     if not engine(dialect).null_in_lists:  # as the engine's optimizer sees the text
+        mark_compared_kinds(tree, types)
         mark_exact_merges(tree, types)
     tree = never_true_betweens(tree, types)
     folded = _folded_to_false(tree, dialect, types)

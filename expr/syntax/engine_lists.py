@@ -44,7 +44,7 @@ from prunekit.expr.syntax.engine_operands import (
     decimal_kind,
     kind_of,
 )
-from prunekit.expr.syntax.list_merges import ALONE, MAY_MERGE, merge_drops_null
+from prunekit.expr.syntax.list_merges import ALONE, COMPARED_IN, MAY_MERGE, merge_drops_null
 from prunekit.expr.syntax.optimizer_terms import FLOAT_KINDS, rounded, value_of
 
 _CAST_TYPES = {exp.DataType.Type.DOUBLE: "double", exp.DataType.Type.FLOAT: "float",
@@ -175,6 +175,24 @@ def common_kind(holder: exp.In | exp.Between, types: Mapping[str, object] | None
     if isinstance(holder, exp.Between):
         return coerce(coerce(first, kinds[0]), coerce(first, kinds[1]))
     return common_type([first, *kinds])
+
+
+def mark_compared_kinds(tree: exp.Expression, types: Mapping[str, object] | None) -> None:
+    """Mark each IN list of ``tree`` with the type DataFusion compares it in (``common_kind``,
+    as ``list_merges.COMPARED_IN``), where known: two lists on one operand compared in two
+    types are two expressions to its optimizer.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("q IN (1, 2147483648)")
+    >>> mark_compared_kinds(tree, {"q": "decimal128(5, 0)"})
+    >>> tree.meta[COMPARED_IN]
+    ('decimal', 20, 0)
+    """
+    for holder in tree.find_all(exp.In):
+        if holder.expressions and not any(holder.args.get(k) for k in ("query", "unnest")):
+            kind = common_kind(holder, types)
+            if kind is not None:
+                holder.meta[COMPARED_IN] = kind
 
 
 def decimals_among_doubles(holder: exp.In | exp.Between,

@@ -125,6 +125,11 @@ AT_LEAST_WRITTEN = "at least as written without NULL"
 NONE_OF = "prunekit_none_of"
 
 
+# The mark of an IN list with the type DataFusion compares it in, as ``engine_lists.common_kind``
+# names it (``("decimal", 38, 15)``), set before ``mark_exact_merges`` (``_family``).
+COMPARED_IN = "prunekit_compared_in"
+
+
 # Why a part the engine's optimizer rewrites together with others on its column is unknown:
 # its rows are not its own, not even NULL where its column is.
 MERGED_LIST = "(its optimizer may merge it with another list or equality on its column)"
@@ -567,7 +572,7 @@ class _Member:
         operand = _identity_of(operand, types) or operand
         self.operand = operand
         self.key = operand_key(operand)
-        self.family = _family(operand, items, types)
+        self.family = _family(operand, items, types, node.meta.get(COMPARED_IN))
         # a list, or what the optimizer may make one of several items (a regular expression)
         self.is_list = isinstance(node, (exp.In, *PATTERN_LISTS))
 
@@ -653,11 +658,19 @@ def _sharing_columns(members: list[_Member]) -> list[list[_Member]]:
 
 def _may_meet(a: _Member, b: _Member) -> bool:
     ka, kb = a.key, b.key
-    if (ka is not None and kb is not None and ka != kb) or None not in (
-            a.family, b.family) and a.family != b.family:
+    if (ka is not None and kb is not None and ka != kb) or _families_apart(a.family, b.family):
         return False
     constants = all(k is not None and k.startswith("constant ") for k in (ka, kb))
     return bool(a.columns & b.columns) or constants  # (1 IN (x, 2) beside 1 IN (y, 3))
+
+
+def _families_apart(a: str | None, b: str | None) -> bool:
+    """Whether two families are two types (None: any; "decimal cast", a DECIMAL of places not
+    worked out here: any "decimal cast to ...")."""
+    if a is None or b is None or a == b:
+        return False
+    return not ({a, b} & {_SOME_DECIMAL_CAST} and all(
+        f.startswith(_SOME_DECIMAL_CAST) for f in (a, b)))
 
 
 def _identity_of(x: exp.Expression, types: Mapping[str, object] | None) -> exp.Column | None:
@@ -680,7 +693,7 @@ def _identity_of(x: exp.Expression, types: Mapping[str, object] | None) -> exp.C
 
 
 def _family(operand: exp.Expression, items: list[exp.Expression],
-            types: Mapping[str, object] | None) -> str | None:
+            types: Mapping[str, object] | None, compared: object = None) -> str | None:
     """The type ("float", "decimal", "date", "timestamp", "timestamp of a date" or "other") in
     which the optimizer holds an operand of a column beside these items, once the engine casts
     it to their type (a signed integer column beside 1.5 is ``CAST(x AS DOUBLE)``, a DATE one
@@ -691,6 +704,9 @@ def _family(operand: exp.Expression, items: list[exp.Expression],
     them."""
     operand = operand.unnest()
     known = [i for i in items if not isinstance(i.unnest(), exp.Null)]
+    typed = _decimal_whole_family(operand, known, types, compared)
+    if typed is not None:
+        return typed
     if isinstance(operand, (exp.Cast, exp.TryCast)):
         column = operand.this.unnest()
         own = _kind_family(kind_of(column, types)) if isinstance(column, exp.Column) else None
@@ -719,6 +735,51 @@ def _family(operand: exp.Expression, items: list[exp.Expression],
     if own == "other" and "float" in theirs:
         return "float"
     return "timestamp" if own == "date" and "timestamp" in theirs else own
+
+
+_SOME_DECIMAL_CAST = "decimal cast"
+
+
+def _decimal_whole_family(operand: exp.Expression, known: list[exp.Expression],
+                          types: Mapping[str, object] | None, compared: object) -> str | None:
+    """The family of an IN list on a DECIMAL(p, s) column (or its negation) whose items are
+    whole numbers, maybe cast to DECIMALs, compared in the DECIMAL ``compared``
+    (``COMPARED_IN``): "decimal" where that is the column's own type or every item fits it
+    exactly (its simplifier then moves the cast onto the items), else the cast, which stays
+    (``CAST(-q AS DECIMAL(38, 15)) IN (23, 2147483648)`` and ``CAST(-q AS DECIMAL(20, 0)) IN
+    (...)`` are two expressions to it, checked on its plans); None for anything else.
+
+    >>> import sqlglot
+    >>> items = sqlglot.parse_one("q IN (23, 2147483648)").expressions
+    >>> types = {"q": "decimal128(5, 0)"}
+    >>> _decimal_whole_family(sqlglot.parse_one("-q"), items, types, ("decimal", 20, 0))
+    'decimal cast to DECIMAL(20, 0)'
+    >>> _decimal_whole_family(sqlglot.parse_one("q"), items[:1], types, ("decimal", 20, 0))
+    'decimal'
+    """
+    column = operand
+    while isinstance(column, exp.Neg):
+        column = column.this.unnest()
+    kind = kind_of(column, types) if isinstance(column, exp.Column) else None
+    own = DECIMAL.fullmatch(kind or "")
+    if own is None or not (isinstance(compared, tuple) and compared[0] == "decimal"):
+        return None
+    p, s = (int(g) for g in own.groups())
+    values = []
+    for item in known:
+        inner = item.unnest()
+        if isinstance(inner, exp.Cast) and inner.to.is_type(exp.DataType.Type.DECIMAL):
+            inner = inner.this.unnest()
+        literal, sign = _signed_literal(inner)
+        if literal is None or not literal.this.isdigit():
+            return None  # (a fraction or an exponent: a DOUBLE first, rounded by the cast)
+        value = sign * int(literal.this)
+        if abs(value) >= 2**63 and p - s > 18:
+            return None  # (read otherwise by the engine, and maybe within the column)
+        values.append(value)
+    if compared[1:] == (p, s) or all(abs(v) * 10**s < 10**p for v in values):
+        return "decimal"
+    return f"{_SOME_DECIMAL_CAST} to DECIMAL({compared[1]}, {compared[2]})"
 
 
 def _signed_literal(item: exp.Expression) -> tuple[exp.Literal | None, int]:
