@@ -54,6 +54,7 @@ from prunekit.expr.binding import bound as b
 MAX_BOXES = 16  # boxes per column and node; beyond, the column is left unbounded there
 MAX_CASES = 16  # ways per node and truth; beyond, one way holding all their rows
 MAX_GIVEN = 8  # leaves' truths per way that ``where_true`` asks of a container
+MAX_NEEDED = 64  # leaves' truths a way keeps: beyond, it keeps the larger set of two it meets
 # Values a box excludes, gathered from several terms: beyond this many it keeps the larger
 # set alone (fewer exclusions: more values, so still every value that gives the truth). A
 # chain of 10,000 ``x <> c`` took a second copying the growing set, level by level.
@@ -134,9 +135,8 @@ def where_true(walk: _Sets | None) -> b.BPredicate | None:
                 continue
             parts.append(_any_of(kinds) if kinds else b.BConst(False))
         bounded |= bool(parts)
-        # the truths of other leaves this way needs, but the root's own terms (the lattice
-        # asks those of every container already), in the tree's order
-        needed = sorted(case.given - walk.top_terms, key=walk.order.__getitem__)
+        # the truths of other leaves this way needs, in the tree's order
+        needed = sorted(case.given, key=walk.order.__getitem__)
         parts += [walk.leaves[i] if truth else b.BNot(walk.leaves[i])
                   for i, truth in needed[:MAX_GIVEN]]
         if not parts:
@@ -409,9 +409,11 @@ ANY_CASE = _Case({}, frozenset())
 def _meet_cases(a: _Case, c: _Case) -> tuple[_Case | None, object]:
     """The rows of both ways: (the way, None), or (None, the column whose values meet in none,
     or None where a leaf would be both TRUE and FALSE)."""
-    given = a.given | c.given
-    if any((i, not truth) in given for i, truth in given):
+    small, large = sorted((a.given, c.given), key=len)
+    if any((i, not truth) in large for i, truth in small):
         return None, None
+    # (beyond MAX_NEEDED the larger set alone: fewer truths needed, so still every row)
+    given = large | small if len(large) + len(small) <= MAX_NEEDED else large
     cols = dict(a.cols)
     for col, boxes in c.cols.items():
         held = cols.get(col)
@@ -478,9 +480,12 @@ def _collapse(ways: list) -> _Case:
 
 def _top_terms(root: b.BPredicate) -> frozenset:
     """(leaf id, truth) of the leaves an AND at the root needs (under NOTs, an OR's)."""
-    found, stack = set(), [(root, True)]
+    found, stack, seen = set(), [(root, True)], set()
     while stack:
         x, truth = stack.pop()
+        if (id(x), truth) in seen:  # (a subtree shared by two parents, once)
+            continue
+        seen.add((id(x), truth))
         if isinstance(x, b.BNot):
             stack.append((x.arg, not truth))
         elif isinstance(x, b.BRewritten) or isinstance(x, (b.BAnd if truth else b.BOr)):
@@ -517,7 +522,10 @@ class _Sets(b.EveryLeafAlike[tuple]):
         if sets is NEVER:
             return NEVER
         cols = {col: boxes for col, boxes in sets.items() if col in self.twice}
-        if cols or isinstance(leaf, (b.BConst, b.BOpaque)):
+        if cols or isinstance(leaf, (b.BConst, b.BOpaque)) or (
+                id(leaf), truth) in self.top_terms:
+            # (a term of the root's: every row making the root TRUE gives it that truth, and
+            # the lattice asks it of each container already)
             return (_Case(cols, frozenset()),)
         self.leaves[id(leaf)] = leaf
         self.order.setdefault((id(leaf), truth), len(self.order))
