@@ -69,16 +69,14 @@ def test_bounded_run_is_sound_and_not_vacuous():
 
 # What dialect="datafusion" does not read yet, from the shrunk predicates of the long runs (each an
 # unknown leaf, or a reading whose bounds decide less, where DataFusion's own statistics pruning
-# skips groups; none occurs in the bounded run's seeds): lists and equalities on a column under NOT
-# that its optimizer may merge or fold (a negated DECIMAL's lists, a NaN or infinity item, a zero
-# beside a FLOAT's set that a common-expression column may turn into equalities); c = v beside v = c
-# on one column; a bound with its constant on the left beside another (DATE casts of TIMESTAMPs,
-# TIMESTAMP casts of DATEs); CAST(d AS BIGINT) of a DECIMAL with places in a BETWEEN with a DECIMAL
-# and a DOUBLE bound (its optimizer drops the cast for the whole bound alone); BETWEEN a AND a
-# beside `<> 0` on a FLOAT under NOT; a list kept apart from another by a term of its branch that is
-# no direct side of their OR; terms on one column that meet in no value only once another column's
-# statistics decide a term beside them (an OR with `CAST(q AS BIGINT) IS NULL` in a group where q
-# has no NULL).
+# skips groups; none occurs in the bounded run's seeds): where its optimizer's common-expression
+# column (a cast of a column used twice, made a column of its own) changes what its simplifier
+# then does (a FLOAT's list of three items or fewer beside a bound becomes equalities, which take
+# 0 and -0.0 for one; equalities on a TIMESTAMP's DATE under NOT may become lists it merges);
+# BETWEEN a AND a beside `<> 0` on a FLOAT under NOT (zeros of two signs it may weigh apart);
+# CAST(d AS BIGINT) of a DECIMAL with places in a BETWEEN with a DECIMAL and a DOUBLE bound (its
+# optimizer drops the cast for the whole bound alone); a list kept apart from another by a term
+# of its branch that is no direct side of their OR.
 
 
 @pytest.mark.slow
