@@ -34,7 +34,6 @@ from prunekit.expr.syntax.list_merges import OWN_EQUALITY
 from prunekit.expr.syntax.optimizer_terms import (
     DATE_TYPES,
     FLOAT_KINDS,
-    FLOAT_TYPES,
     PATTERN_LISTS,
     TIMESTAMP_TYPES,
     ancestors,
@@ -42,9 +41,12 @@ from prunekit.expr.syntax.optimizer_terms import (
     branches,
     column_names,
     is_null_constant,
+    kept_cast,
+    kind_family,
     may_be_float,
     may_fold,
     operand_key,
+    type_family,
     whole_seconds,
     zero_signs_of,
 )
@@ -188,10 +190,7 @@ def _may_be_column(operand: exp.Expression, x: exp.Expression,
         kind = kind_of(inner, types) if isinstance(inner, exp.Column) else None
         if kind is None:
             return True  # (a cast of a cast, or of an unknown column: it may drop them)
-        if (kind in FLOAT_KINDS) != bare.to.is_type(*FLOAT_TYPES):
-            return False
-        return not ((kind.startswith("date") and bare.to.is_type(*TIMESTAMP_TYPES)) or (
-            kind.startswith("timestamp") and bare.to.is_type(*DATE_TYPES)))
+        return not kept_cast(kind_family(kind), type_family(bare.to))
     return operand_key(operand) is None
 
 

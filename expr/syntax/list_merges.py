@@ -40,20 +40,21 @@ from prunekit.expr.syntax.engine_operands import (
     kind_of,
 )
 from prunekit.expr.syntax.optimizer_terms import (
-    DATE_TYPES,
     FLOAT_KINDS,
     FLOAT_TYPES,
     PATTERN_LISTS,
-    TIMESTAMP_TYPES,
     ancestors,
     apart,
     branches,
     column_names,
     is_null_constant,
+    kept_cast,
+    kind_family,
     may_be_float,
     may_fold,
     number_family,
     operand_key,
+    type_family,
     value_of,
     zero_signs_of,
 )
@@ -709,18 +710,18 @@ def _family(operand: exp.Expression, items: list[exp.Expression],
         return typed
     if isinstance(operand, (exp.Cast, exp.TryCast)):
         column = operand.this.unnest()
-        own = _kind_family(kind_of(column, types)) if isinstance(column, exp.Column) else None
-        to = _type_family(operand.to)
-        kept = own is not None and ("float" in (own, to) or {own, to} == {"date", "timestamp"})
+        own = kind_family(kind_of(column, types)) if isinstance(column, exp.Column) else None
+        to = type_family(operand.to)
+        kept = kept_cast(own, to)
         if kept and to == "date" and any(_item_family(i) == "timestamp" for i in known):
             # a day beside an instant: the day cast to a TIMESTAMP again, a midnight, which
             # is neither the column nor its day
             return "timestamp of a date"
-        return to if kept and own != to and known else None
+        return to if kept and known else None
     if not isinstance(operand, exp.Column):
         return None
     kind = kind_of(operand, types)
-    own = _kind_family(kind)
+    own = kind_family(kind)
     theirs = {_item_family(i) for i in known}
     if own is None:
         return None
@@ -860,22 +861,6 @@ def _numbers_family(kind: str | None, items: list[exp.Expression]) -> str | None
     return "float" if to in ("double", "float") else None if isinstance(to, tuple) else "other"
 
 
-def _kind_family(kind: str | None) -> str | None:
-    if not kind:
-        return None
-    if kind in FLOAT_KINDS:
-        return "float"
-    if DECIMAL.fullmatch(kind):
-        return "decimal"
-    return next((f for f in ("date", "timestamp") if kind.startswith(f)), "other")
-
-
-def _type_family(to: exp.DataType) -> str:
-    return ("float" if to.is_type(*FLOAT_TYPES) else "date" if to.is_type(*DATE_TYPES)
-            else "timestamp" if to.is_type(*TIMESTAMP_TYPES)
-            else "decimal" if to.is_type(exp.DataType.Type.DECIMAL) else "other")
-
-
 def _item_family(item: exp.Expression) -> str | None:
     """A literal item's type family as the engine reads it (1.5, 1e3 and a whole number
     beyond BIGINT are DOUBLEs); None for anything else."""
@@ -886,7 +871,7 @@ def _item_family(item: exp.Expression) -> str | None:
         inner = bare.this.unnest()
         while isinstance(inner, exp.Neg):  # (CAST(-1 AS REAL))
             inner = inner.this.unnest()
-        return _type_family(bare.to) if isinstance(inner, exp.Literal) else None
+        return type_family(bare.to) if isinstance(inner, exp.Literal) else None
     if not isinstance(bare, exp.Literal):
         return None
     if bare.is_string:

@@ -16,6 +16,7 @@ import struct
 from sqlglot import exp
 
 from prunekit.expr.syntax.engine_operands import (
+    DECIMAL,
     is_zero,
     number_value,
 )
@@ -29,6 +30,42 @@ FLOAT_TYPES = (exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE)
 DATE_TYPES = (exp.DataType.Type.DATE, exp.DataType.Type.DATE32)
 TIMESTAMP_TYPES = tuple(t for t in exp.DataType.TEMPORAL_TYPES if "TIMESTAMP" in t.value
                          or "DATETIME" in t.value)
+
+
+def kind_family(kind: str | None) -> str | None:
+    """A column's type, as ``kind_of`` names it, by family: "float", "decimal", "date",
+    "timestamp" or "other"; None where unknown.
+
+    >>> kind_family("date32[day]"), kind_family("decimal128(5, 0)"), kind_family("int8")
+    ('date', 'decimal', 'other')
+    """
+    if not kind:
+        return None
+    if kind in FLOAT_KINDS:
+        return "float"
+    if DECIMAL.fullmatch(kind):
+        return "decimal"
+    return next((f for f in ("date", "timestamp") if kind.startswith(f)), "other")
+
+
+def type_family(to: exp.DataType) -> str:
+    """A cast's target type by family, as ``kind_family`` names them."""
+    return ("float" if to.is_type(*FLOAT_TYPES) else "date" if to.is_type(*DATE_TYPES)
+            else "timestamp" if to.is_type(*TIMESTAMP_TYPES)
+            else "decimal" if to.is_type(exp.DataType.Type.DECIMAL) else "other")
+
+
+def kept_cast(own: str | None, to: str) -> bool:
+    """Whether DataFusion 55's optimizer keeps a cast of a column of the family ``own`` to the
+    family ``to`` (neither drops it nor moves it onto the constants): between a float and
+    another type (it moves none to a float literal), and between a DATE and a TIMESTAMP (a
+    day is no instant). Checked on its plans.
+
+    >>> kept_cast("other", "float"), kept_cast("timestamp", "date"), kept_cast("float", "float")
+    (True, True, False)
+    """
+    return own is not None and own != to and (
+        "float" in (own, to) or {own, to} == {"date", "timestamp"})
 
 
 def column_names(x: exp.Expression) -> set[str]:
