@@ -96,8 +96,7 @@ def analyse(root: b.BPredicate) -> _Sets | None:
     twice = _columns_twice(root)
     if not twice:
         return None
-    walk = _Sets(twice)
-    walk.top_terms = _top_terms(root)
+    walk = _Sets(twice, _top_terms(root))
     walk.root_true = b.visit(root, walk)[0]
     return walk
 
@@ -499,14 +498,14 @@ class _Sets(b.EveryLeafAlike[tuple]):
     """Each node's (TRUE ways, FALSE ways), each ``NEVER`` or a tuple of ``_Case``; records
     the combinators found never one truth."""
 
-    def __init__(self, twice: set) -> None:
+    def __init__(self, twice: set, top_terms: frozenset) -> None:
         self.twice = twice  # the columns read twice
+        self.top_terms = top_terms  # (leaf id, truth) of the root's own terms (``_top_terms``)
         self.never_true: dict[int, str | None] = {}
         self.never_false: dict[int, str | None] = {}
         self.root_true: object = (ANY_CASE,)  # the root's TRUE ways
         self.leaves: dict[int, b.BLeaf] = {}  # the leaves a way may need, by id
         self.order: dict[tuple, int] = {}  # their truths, in the order the walk met them
-        self.top_terms: frozenset = frozenset()
 
     def _note(self, node: object, true: object, false: object, emptied: list = (),
               truth: str = "TRUE") -> tuple:
