@@ -99,7 +99,11 @@ from prunekit.expr.syntax.column_terms import (
     bounds_one_way,
     left_bound_dropped,
 )
-from prunekit.expr.syntax.engine_lists import mark_compared_kinds, never_true_betweens
+from prunekit.expr.syntax.engine_lists import (
+    mark_compared_kinds,
+    never_true_betweens,
+    split_decimal_cast_betweens,
+)
 from prunekit.expr.syntax.engine_literals import (
     arrow_decimal_doubles,
     bounds_in_one_type,
@@ -202,6 +206,8 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     tree = _unknown_left_bounds(tree, dialect, types)
     tree = wrapping_negations(tree, dialect, types)
     tree = split_null_bounds(identity_arithmetic(tree, dialect, types))
+    if engine(dialect).truncating_casts:
+        tree = split_decimal_cast_betweens(tree, types)
     respell_like_escapes(tree, dialect)
     tree = read_engine_numbers(tree, dialect, types)
     tree = bounds_in_one_type(tree, dialect, types)

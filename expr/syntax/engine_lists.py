@@ -35,6 +35,7 @@ from prunekit.expr.spark_types.arrow_casts import (
     nearest_float,
 )
 from prunekit.expr.syntax.engine_operands import (
+    ARROW_BIGINT,
     ARROW_DECIMAL,
     COMPARISONS,
     DECIMAL,
@@ -43,6 +44,7 @@ from prunekit.expr.syntax.engine_operands import (
     beyond_unsigned_bigint,
     decimal_kind,
     kind_of,
+    unknown_part,
 )
 from prunekit.expr.syntax.list_merges import ALONE, COMPARED_IN, MAY_MERGE, merge_drops_null
 from prunekit.expr.syntax.optimizer_terms import FLOAT_KINDS, rounded, value_of
@@ -175,6 +177,72 @@ def common_kind(holder: exp.In | exp.Between, types: Mapping[str, object] | None
     if isinstance(holder, exp.Between):
         return coerce(coerce(first, kinds[0]), coerce(first, kinds[1]))
     return common_type([first, *kinds])
+
+
+# An integer type a DECIMAL column may be cast to: its name in ``arrow_casts``, and how many
+# digits before the point a DECIMAL may have for its every value, truncated, to fit it.
+_INTEGER_CASTS = {exp.DataType.Type.TINYINT: ("int8", 2), exp.DataType.Type.SMALLINT: ("int16", 4),
+                  exp.DataType.Type.INT: ("int32", 9), exp.DataType.Type.BIGINT: ("int64", 18)}
+
+
+def split_decimal_cast_betweens(tree: exp.Expression, types: Mapping[str, object] | None
+                                ) -> exp.Expression:
+    """DataFusion's ``CAST(d AS BIGINT) BETWEEN a AND b`` (or another integer type) of a
+    DECIMAL column ``d``, compared in a DECIMAL (a bound cast to one, an unsigned BIGINT
+    beside a whole number: ``common_kind``), as its optimizer plans it: the two comparisons
+    ``>= a AND <= b``, each bound its value in that DECIMAL, written exactly. Its simplifier
+    splits the BETWEEN, then drops the cast one comparison at a time: where a bound is a
+    whole number the integer type holds, that comparison reads ``d`` itself (``CAST(d AS
+    BIGINT) BETWEEN CAST(1.5 AS DECIMAL(5,2)) AND 3`` holds for 2.5, not for 3.5 there);
+    elsewhere the cast stays, toward zero (Arrow's cast to BIGINT, failing the query beyond
+    it, where ``d`` has more than 15 digits before the point; of more digits than another
+    integer type holds: unknown). In a DOUBLE the cast stays on both sides (one column to its
+    common-expression pass), as Spark reads it. Under NOT the split keeps its rows (NOT (A
+    AND B) is NOT A OR NOT B in SQL's logic too). The tree is returned (another one where
+    the BETWEEN was the root).
+
+    >>> import sqlglot
+    >>> x = sqlglot.parse_one("CAST(d AS BIGINT) BETWEEN CAST(1.5 AS DECIMAL(5,2)) AND 3")
+    >>> split_decimal_cast_betweens(x, {"d": "decimal128(10, 2)"}).sql()
+    '(CAST(d AS BIGINT) >= 1.50 AND d <= 3)'
+    """
+    for between in list(tree.find_all(exp.Between)):
+        cast = between.this.unnest()
+        if not (isinstance(cast, exp.Cast) and not isinstance(cast, exp.TryCast) and isinstance(
+                cast.this, exp.Column) and cast.to.this in _INTEGER_CASTS):
+            continue
+        places = decimal_kind(cast.this, types)
+        to = common_kind(between, types)
+        if not places or not isinstance(to, tuple):
+            continue
+        bounds = [between.args.get("low"), between.args.get("high")]
+        values = [_value_in(b, to) if _type_of(b, types) in ("int64", "uint64", "double") or
+                  isinstance(_type_of(b, types), tuple) else None for b in bounds]
+        name, digits = _INTEGER_CASTS[cast.to.this]
+        top = 2 ** (int(name[3:]) - 1)
+        halves = []
+        for op, v in zip((exp.GTE, exp.LTE), values, strict=True):
+            if v is None:
+                halves = None
+                break
+            if v.denominator == 1 and -top <= v < top:  # the cast dropped
+                halves.append(op(this=cast.this.copy(), expression=_number(v)))
+                continue
+            wide = int(places[1]) - int(places[2])
+            if wide > digits and name != "int64":
+                halves = None
+                break
+            kept = exp.Anonymous(this=ARROW_BIGINT, expressions=[cast.this.copy()]) if (
+                wide > 15) else cast.copy()
+            half = op(this=kept, expression=_number(v, scale=to[2]))
+            half.meta[EXACT] = True  # (its cast kept: no later rewrite drops it)
+            halves.append(half)
+        written = exp.Paren(this=exp.And(this=halves[0], expression=halves[1])) if halves else \
+            unknown_part("its bounds compared in one DECIMAL there", between)
+        if between is tree:
+            return written
+        between.replace(written)
+    return tree
 
 
 def mark_compared_kinds(tree: exp.Expression, types: Mapping[str, object] | None) -> None:

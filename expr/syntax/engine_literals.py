@@ -559,8 +559,8 @@ def _against_doubles_only(x: exp.Expression) -> bool:
     exactly in a DECIMAL, as Spark does."""
     others = _compared_with(x)
     return others is not None and (all(_double_number(o) for o in others) or all(
-        isinstance(o.unnest(), exp.Null) or is_whole_number(o) or decimal_target(
-            o.unnest().find(exp.Literal) or exp.Null()) is not None for o in others))
+        isinstance(o.unnest(), exp.Null) or is_whole_number(o) or _unsigned_only(o) or
+        decimal_target(o.unnest().find(exp.Literal) or exp.Null()) is not None for o in others))
 
 
 def _compared_with(x: exp.Expression) -> list | None:
@@ -574,6 +574,13 @@ def _compared_with(x: exp.Expression) -> list | None:
     if isinstance(holder, (*COMPARISONS, exp.NullSafeEQ, exp.NullSafeNEQ)):
         return [holder.expression if x.arg_key == "this" else holder.this]
     return None
+
+
+def _unsigned_only(x: exp.Expression) -> bool:
+    """A whole number literal from 2**63 to 2**64 - 1: an unsigned BIGINT in DataFusion, which
+    meets a BIGINT in DECIMAL(20, 0), exactly (as Spark's DECIMAL of it)."""
+    return isinstance(x, exp.Literal) and not x.is_string and x.this.isdigit() and (
+        2**63 <= int(x.this) < 2**64)
 
 
 def _double_number(x: exp.Expression) -> bool:

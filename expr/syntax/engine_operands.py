@@ -180,17 +180,21 @@ WALL_TIME = re.compile(r"\d{4}-\d{2}-\d{2}( \d{2}:\d{2}:\d{2}(\.\d{1,6})?)?")
 
 
 def is_whole_number(x: exp.Expression, nonzero: bool = False) -> bool:
-    """A literal whole number within BIGINT (a negated one too); ``nonzero``: not 0.
+    """A literal whole number within BIGINT (a negated one too, down to BIGINT's least);
+    ``nonzero``: not 0.
 
     >>> import sqlglot
     >>> is_whole_number(sqlglot.parse_one("-5")), is_whole_number(sqlglot.parse_one("1.0"))
     (True, False)
+    >>> [is_whole_number(sqlglot.parse_one(f"{sign}9223372036854775808")) for sign in "-+"]
+    [True, False]
     """
-    if isinstance(x, exp.Neg):
-        return is_whole_number(x.this, nonzero)
+    negated = isinstance(x, exp.Neg)
+    if negated:
+        x = x.this
     if not isinstance(x, exp.Literal) or x.is_string or not x.this.isdigit():
         return False
-    return int(x.this) < 2**63 and not (nonzero and int(x.this) == 0)
+    return int(x.this) < 2**63 + negated and not (nonzero and int(x.this) == 0)
 
 
 # ``a op b`` is ``b op' a``, and ``-x op c`` is ``x op' -c``: op' by op.
@@ -342,6 +346,17 @@ def is_arrow_double(x: exp.Expression) -> bool:
     True
     """
     return isinstance(x, exp.Anonymous) and x.name.lower() == ARROW_DOUBLE
+
+
+def is_arrow_bigint(x: exp.Expression) -> bool:
+    """Whether ``x`` is the call ``engine_literals.arrow_decimal_doubles`` writes for Arrow's
+    cast of a DECIMAL column to BIGINT.
+
+    >>> import sqlglot
+    >>> is_arrow_bigint(sqlglot.parse_one("__prunekit_arrow_bigint(d)"))
+    True
+    """
+    return isinstance(x, exp.Anonymous) and x.name.lower() == ARROW_BIGINT
 
 
 def is_arrow_cast(x: exp.Expression) -> bool:

@@ -26,6 +26,7 @@ from prunekit.expr.syntax.engine_operands import (
     decimal_kind,
     family_of,
     fits_float,
+    is_arrow_bigint,
     is_arrow_cast,
     is_arrow_double,
     is_day,
@@ -250,7 +251,9 @@ def _unsigned_bigint_alike(lit: exp.Literal, types: Mapping[str, object] | None)
                                             exp.NullSafeNEQ)):
         # Arrow's DOUBLE of a DECIMAL column (``arrow_decimal_doubles``): a DOUBLE, which the
         # number meets as its nearest DOUBLE there, as in Spark
-        return any(is_arrow_double(side.unnest()) for side in holder.iter_expressions())
+        # and Arrow's BIGINT of one, which it meets in DECIMAL(20, 0) there, as Spark does
+        return any(is_arrow_double(side.unnest()) or is_arrow_bigint(side.unnest())
+                   for side in holder.iter_expressions())
 
     def meets(kind: str | None) -> bool:
         decimal = DECIMAL.fullmatch(kind or "")
