@@ -478,12 +478,29 @@ def drop_integer_casts(tree: exp.Expression, dialect: str,
             continue  # (a list ``list_in_one_type`` wrote as the engine compares it: its
             # items were not all whole numbers there, so the cast stays)
         integer = kind_of(cast.this, types) in INTEGER_KINDS
+        places = decimal_kind(cast.this, types)
+        if places and isinstance(cast.parent, exp.In) and not all(
+                _fits_digits(o, int(places[1]) - int(places[2])) for o in others):
+            continue  # (it drops a list's cast only where the DECIMAL holds every item)
         if others and (all(is_whole_number(o) or _integer_cast_of_number(o) or
                            _whole_decimal_cast(o) or isinstance(o.unnest(), exp.Null)
                            for o in others) or (
                 integer and len(others) == 1 and (_number_literal(others[0]) or
                                                   _float_cast_of_number(others[0])))):
             cast.replace(cast.this.copy())
+
+
+def _fits_digits(x: exp.Expression, digits: int) -> bool:
+    """Whether item ``x`` (a number, maybe cast, or NULL) has fewer than ``digits`` digits
+    before the point once truncated: a DECIMAL of that many holds it. DataFusion drops the
+    cast of ``CAST(d AS BIGINT) IN (...)`` only where ``d``'s DECIMAL holds every item; else
+    it compares the truncated value with each (``IN (3, 100000)`` on a DECIMAL(5, 1) is not
+    TRUE for 3.5 there)."""
+    x = x.unnest()
+    if isinstance(x, exp.Null):
+        return True
+    value = number_value(x.this if isinstance(x, exp.Cast) else x)
+    return value is not None and value.is_finite() and abs(int(value)) < 10**digits
 
 
 def _float_cast_of_number(x: exp.Expression) -> bool:

@@ -1262,16 +1262,18 @@ def test_datafusion_casts_wide_decimals_to_bigint_as_arrow_truncates():
                     f"AS d) WHERE {sql}").collect()
 
 
-def test_datafusion_splits_a_between_on_a_decimals_bigint_as_its_optimizer():
+def test_datafusion_drops_the_cast_of_a_decimals_bigint_as_its_optimizer():
     """``CAST(d AS BIGINT) BETWEEN a AND b`` of a DECIMAL compared in a DECIMAL: DataFusion's
     simplifier splits it into two comparisons and drops the cast from each one with a whole
     bound (``... BETWEEN CAST(1.5 AS DECIMAL(5,2)) AND 3`` is FALSE for 3.5 there, where the
     truncated value would be 3); in DOUBLE the cast stays on both sides. Whole numbers beyond
     BIGINT, an unsigned BIGINT there, meet the truncated DECIMAL exactly, and BIGINT's least
-    is a BIGINT. Found by the DataFusion differential (seeds 92000037, 92000789, 92000926,
-    92002184) and by hand: before, a group of 3.5 was ALL_MATCH for the first, which DataFusion
-    returns none of. Values around each bound, one per row group, every group decided as
-    DataFusion's rows say, in both a narrow and a wide DECIMAL."""
+    is a BIGINT; an IN list's cast is dropped only where the DECIMAL holds every item. Found by
+    the DataFusion differential (seeds 92000037, 92000789, 92000926, 92002184) and by hand:
+    before, a group of 3.5 was ALL_MATCH for that BETWEEN and for ``IN (3, 10**17)`` on a
+    DECIMAL(18, 4), where DataFusion returns no row. Values around each bound, one per row
+    group, every group decided as DataFusion's rows say, in both a narrow and a wide
+    DECIMAL."""
     values = ["-3.5", "-2", "-1.5", "-1", "-0.5", "0", "0.5", "1", "1.5", "2", "2.5", "3",
               "3.5", "4"]
     bounds = ["1.5", "-1", "3", "CAST(1.5 AS DECIMAL(5,2))", "CAST(-1.5 AS DECIMAL(5,2))",
@@ -1280,7 +1282,11 @@ def test_datafusion_splits_a_between_on_a_decimals_bigint_as_its_optimizer():
              for high in bounds for no in ("", "NOT ")]
     texts += ["CAST(d AS BIGINT) >= 9223372036854775808", "CAST(d AS BIGINT) IN (1, "
               "9223372036854775808)", "-9223372036854775808 = CAST(d AS BIGINT)",
-              "CAST(d AS BIGINT) < -9223372036854775808"]
+              "CAST(d AS BIGINT) < -9223372036854775808",
+              # a list's cast is dropped only where the DECIMAL holds every item (not 10**17
+              # in a DECIMAL(18, 4): compared truncated there, 3.5 a 3)
+              "CAST(d AS BIGINT) IN (3, 100000000000000000)",
+              "CAST(d AS BIGINT) NOT IN (-1, -9223372036854775808, CAST(1.5 AS BIGINT))"]
     datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     for places in (pa.decimal128(18, 4), pa.decimal128(38, 10)):
         table = pa.table({"d": pa.array([decimal.Decimal(v) for v in values], places),
