@@ -479,9 +479,10 @@ def drop_integer_casts(tree: exp.Expression, dialect: str,
             # items were not all whole numbers there, so the cast stays)
         integer = kind_of(cast.this, types) in INTEGER_KINDS
         places = decimal_kind(cast.this, types)
-        if places and isinstance(cast.parent, exp.In) and not all(
-                _fits_digits(o, int(places[1]) - int(places[2])) for o in others):
-            continue  # (it drops a list's cast only where the DECIMAL holds every item)
+        if places and isinstance(cast.parent, exp.In) and not all(_fits_both(
+                o, int(places[1]) - int(places[2]), _INTEGER_BITS.get(cast.to.this, 8))
+                for o in others):
+            continue  # (it drops a list's cast only where both types hold every item)
         if others and (all(is_whole_number(o) or _integer_cast_of_number(o) or
                            _whole_decimal_cast(o) or isinstance(o.unnest(), exp.Null)
                            for o in others) or (
@@ -490,17 +491,26 @@ def drop_integer_casts(tree: exp.Expression, dialect: str,
             cast.replace(cast.this.copy())
 
 
-def _fits_digits(x: exp.Expression, digits: int) -> bool:
-    """Whether item ``x`` (a number, maybe cast, or NULL) has fewer than ``digits`` digits
-    before the point once truncated: a DECIMAL of that many holds it. DataFusion drops the
-    cast of ``CAST(d AS BIGINT) IN (...)`` only where ``d``'s DECIMAL holds every item; else
-    it compares the truncated value with each (``IN (3, 100000)`` on a DECIMAL(5, 1) is not
-    TRUE for 3.5 there)."""
+# The integer types of a cast, by their bits (TINYINT's by default).
+_INTEGER_BITS = {exp.DataType.Type.BIGINT: 64, exp.DataType.Type.INT: 32,
+                 exp.DataType.Type.SMALLINT: 16}
+
+
+def _fits_both(x: exp.Expression, digits: int, bits: int) -> bool:
+    """Whether item ``x`` (a number, maybe cast, or NULL), once truncated, has fewer than
+    ``digits`` digits before the point and is a signed integer of ``bits``: a DECIMAL of that
+    many digits and the cast's integer type both hold it. DataFusion drops the cast of
+    ``CAST(d AS INT) IN (...)`` only where both hold every item; else it compares the
+    truncated value with each (``IN (3, 100000)`` on a DECIMAL(5, 1), or ``CAST(d AS INT) IN
+    (3, 2147483648)``, is not TRUE for 3.5 there)."""
     x = x.unnest()
     if isinstance(x, exp.Null):
         return True
     value = number_value(x.this if isinstance(x, exp.Cast) else x)
-    return value is not None and value.is_finite() and abs(int(value)) < 10**digits
+    if value is None or not value.is_finite():
+        return False
+    whole = int(value)
+    return abs(whole) < 10**digits and -(2 ** (bits - 1)) <= whole < 2 ** (bits - 1)
 
 
 def _float_cast_of_number(x: exp.Expression) -> bool:

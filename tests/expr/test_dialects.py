@@ -1287,6 +1287,8 @@ def test_datafusion_drops_the_cast_of_a_decimals_bigint_as_its_optimizer():
               # in a DECIMAL(18, 4): compared truncated there, 3.5 a 3)
               "CAST(d AS BIGINT) IN (3, 100000000000000000)",
               "CAST(d AS BIGINT) NOT IN (-1, -9223372036854775808, CAST(1.5 AS BIGINT))"]
+    # (nor where INT does not hold one: a truncation that may overflow INT, unknown)
+    sound_only = ["CAST(d AS INT) IN (3, 2147483648)", "CAST(d AS SMALLINT) IN (0, 32768)"]
     datafusion = pytest.importorskip("datafusion", reason="datafusion runs the predicates")
     for places in (pa.decimal128(18, 4), pa.decimal128(38, 10)):
         table = pa.table({"d": pa.array([decimal.Decimal(v) for v in values], places),
@@ -1295,12 +1297,14 @@ def test_datafusion_drops_the_cast_of_a_decimals_bigint_as_its_optimizer():
         ctx.register_record_batches("t", [table.to_batches()])
         groups = [table.select(["d"]).slice(g, 1) for g in range(len(values))]
         unsound, unread, weaker = [], [], []
-        for sql in texts:
+        for sql in texts + sound_only:
             pred = pk.PruningPredicate(sql, {"d": places}, dialect="datafusion")
             returned = set(ctx.sql(f"SELECT g FROM t WHERE {sql}").to_pydict()["g"])
             outcomes = pred.classify(_exact_statistics(groups)).tolist()
             unsound += [(sql, values[g]) for g, o in enumerate(outcomes) if o == (
                 pk.ALL_MATCH if g not in returned else pk.NONE_MATCH)]
+            if sql in sound_only:
+                continue
             unread += [] if _read_in_full(pred.explain()) else [sql]
             weaker += [] if outcomes == [pk.ALL_MATCH if g in returned else pk.NONE_MATCH
                                          for g in range(len(values))] else [sql]
