@@ -89,10 +89,14 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
         to = common_type([first, *kinds])
     else:
         to = coerce(coerce(first, kinds[0]), coerce(first, kinds[1]))
-    decimal_bigint = isinstance(operand, exp.Cast) and operand.to.this == (
-        exp.DataType.Type.BIGINT) and decimal_kind(operand.this, types) is not None
-    if (isinstance(operand.unnest(), (exp.Add, exp.Sub, exp.Mul)) or decimal_bigint) and (
-            not isinstance(to, tuple)):
+    places = decimal_kind(operand.this, types) if isinstance(operand, exp.Cast) else None
+    decimal_bigint = places is not None and operand.to.this == exp.DataType.Type.BIGINT
+    digits = int(places[1]) - int(places[2]) if decimal_bigint else 0
+    # a truncation whose every value the DOUBLE (FLOAT) it is compared in holds exactly
+    exact_truncation = decimal_bigint and isinstance(holder, exp.In) and digits <= (
+        15 if to == "double" else 7 if to == "float" else -1)
+    if (isinstance(operand.unnest(), (exp.Add, exp.Sub, exp.Mul)) or (
+            decimal_bigint and not exact_truncation)) and not isinstance(to, tuple):
         return None  # (a DECIMAL's BIGINT, or integer arithmetic, in DOUBLE: as it is)
     negated_integer = isinstance(operand.unnest(), exp.Neg) and first in INTEGER_KINDS
     if negated_integer and not (to == "double" and isinstance(holder, exp.In)):
@@ -102,8 +106,13 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
         return None
     if negated_integer:
         return _negated_integers_in_double(holder, values)
-    if decimal_bigint and all(v is None or Fraction(v).denominator == 1 for v in values):
-        return None  # (whole numbers only: its optimizer drops the cast, drop_integer_casts)
+    if decimal_bigint and isinstance(to, tuple) and all(v is None or (
+            Fraction(v).denominator == 1 and abs(v) < 10**digits) for v in values):
+        return None  # (whole numbers its DECIMAL holds: its optimizer drops the cast there,
+        # drop_integer_casts)
+    if decimal_bigint and digits > 15:  # truncated as Arrow casts it (failing beyond BIGINT)
+        holder.set("this", exp.Anonymous(this=ARROW_BIGINT, expressions=[operand.this.copy()]))
+        operand = holder.this
     if isinstance(to, tuple):
         if first in ("float", "double"):  # the column cast to that DECIMAL by Arrow
             if negated_float is not None and to[2] <= 22:
@@ -127,6 +136,18 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
     if to in ("double", "float") and all(v is None or math.isfinite(v) for v in values):
         integral = first not in ("float", "double") or (
             isinstance(operand, exp.Cast) and kind_of(operand.this, types) in INTEGER_KINDS)
+        if exact_truncation:
+            # never -0.0: equal to a whole item's value only as that BIGINT, compared so (its
+            # cast kept); an item -0.0 it may tell from 0 in a set (not modelled)
+            if any(v is not None and math.copysign(1.0, v) < 0 for v in values if v == 0):
+                return None
+            values = [v for v in values if v is None or float(v).is_integer()]
+            if not values:
+                return _never(holder)
+            _set_items(holder, [exp.Null() if v is None else _number(Fraction(v))
+                                for v in values])
+            holder.meta[EXACT] = True
+            return holder
         if first not in ("float", "double"):  # (a FLOAT widens exactly in Spark)
             holder.set("this", exp.Cast(this=operand.copy(), to=exp.DataType.build(to.upper())))
         if integral and isinstance(holder, exp.In) and 0 not in values:
