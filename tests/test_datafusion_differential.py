@@ -166,6 +166,25 @@ def test_a_skip_that_a_zero_of_the_other_sign_breaks_is_datafusions(tmp_path):
         assert not ws.zero_witness('"f" NOT IN (1.0, -0.0, 1.5)', 0)
 
 
+def test_a_skip_that_a_second_zero_of_the_other_sign_breaks_is_datafusions(tmp_path):
+    """DuckDB writes the first zero it meets as both bounds: a group of 0.0, NULL, 0.0 has the
+    statistics of one of 0.0, NULL, -0.0. DataFusion's pruning skips it for ``c NOT IN (0.0,
+    12.0, 6.5, 1e-3)``, whose set of four tells -0.0 from 0.0 and returns a -0.0. The witness
+    writes the variant as the file's writer does and sees it (found by the DataFusion
+    differential, seed 92000727); a group of one 0.0 (a lone -0.0 would be its own bounds) has
+    none."""
+    import pyarrow as pa
+
+    ds = dfd.Dataset([("c", pa.float64())], [[{"c": 0.0}, {"c": None}, {"c": 0.0}],
+                                             [{"c": 0.0}]])
+    text = '"c" NOT IN (0.0, 12.0, 6.5, 1e-3)'
+    with dfd.Workspace(ds, tmp_path, "duckdb", row_group_size=3) as ws:
+        res = ws.check(text)
+        assert res.df_kept == [False, False] and res.counts == [0, 0], res
+        assert ws.zero_witness(text, 0) and not ws.zero_witness(text, 1)
+        assert res.zero_rule == [0] and res.weaker == [1], res
+
+
 def test_a_skip_that_a_nan_of_the_other_sign_breaks_is_datafusions(tmp_path):
     """DataFusion's pruning reads ``-s <> 128`` of a TINYINT as ``s <> -128``, which takes no
     account of -128's negation wrapping to -128, and skips a group of -128s. No row of it is

@@ -405,22 +405,26 @@ class Workspace:
         statistics alone, skips such a group too, and its skip of this one is luck. (Parquet
         writers write a zero bound as -0.0 for a minimum and 0.0 for a maximum, as the format
         asks; DataFusion's pruning takes them for equal while its IN over a set and its FLOAT
-        comparisons tell them apart. Bounds leave NaNs out, of either sign, whose sign orders
-        them there: a NaN's sign changes no statistics.)"""
+        comparisons tell them apart. DuckDB writes the first zero it meets as both bounds, so
+        there its zeros but the first are given the other sign too. Bounds leave NaNs out, of
+        either sign, whose sign orders them there: a NaN's sign changes no statistics.)"""
         group = pq.ParquetFile(self.path).read_row_group(i)
         floats = [k for k, f in enumerate(group.schema) if pa.types.is_floating(f.type)]
-        for zero in (0.0, -0.0, math.nan, -math.nan):
+        for zero, but_first in ((0.0, False), (-0.0, False), (0.0, True), (-0.0, True),
+                                (math.nan, False), (-math.nan, False)):
             variant, changed = group, []
             for k in floats:
                 values = group.column(k).to_pylist()
-                flipped = [zero if (v == 0 if zero == 0 else v != v) and v is not None else v
-                           for v in values]
+                hits = [j for j, v in enumerate(values) if v is not None and (
+                    v == 0 if zero == 0 else v != v)][1 if but_first else 0:]
+                flipped = [zero if j in hits else v for j, v in enumerate(values)]
                 if [_bits(v) for v in flipped] != [_bits(v) for v in values]:
                     variant = variant.set_column(k, group.schema.field(k),
                                                  pa.array(flipped, group.schema.field(k).type))
                     changed.append(k)
-            if not changed or zero == 0 and any(_written_bounds(variant, k, self.dir) !=
-                                                _file_bounds(self.path, i, k) for k in changed):
+            if not changed or zero == 0 and any(
+                    _written_bounds(variant, k, self.dir, self.writer) != _file_bounds(
+                        self.path, i, k) for k in changed):
                 continue
             ctx = session(False)
             ctx.register_record_batches("t", [variant.to_batches()])
@@ -475,8 +479,8 @@ class Workspace:
         extra = pa.table({f.name: pa.array(list(col), f.type)
                           for f, col in zip(group.schema, rows, strict=True)})
         variant = pa.concat_tables([group, extra])
-        if any(_null_or_bounds(_written_bounds(variant, k, self.dir)) != _null_or_bounds(
-                _file_bounds(self.path, i, k)) for k in named):
+        if any(_null_or_bounds(_written_bounds(variant, k, self.dir, self.writer)) !=
+               _null_or_bounds(_file_bounds(self.path, i, k)) for k in named):
             return False
         path = self.dir / "mixed.parquet"
         pq.write_table(variant, path, row_group_size=variant.num_rows)
@@ -575,10 +579,20 @@ def _null_or_bounds(bounds: tuple) -> tuple:
     return ("NULLs only",) if bounds[3:] == (0,) else bounds[:3]
 
 
-def _written_bounds(table: pa.Table, column: int, scratch: Path) -> tuple:
-    """The statistics pyarrow writes for ``column`` of ``table`` as one row group."""
+def _written_bounds(table: pa.Table, column: int, scratch: Path, writer: str) -> tuple:
+    """The statistics ``writer`` (pyarrow or DuckDB) writes for ``column`` of ``table`` as one
+    row group."""
     path = scratch / "variant.parquet"
-    pq.write_table(table, path, row_group_size=max(table.num_rows, 1))
+    if writer == "pyarrow":
+        pq.write_table(table, path, row_group_size=max(table.num_rows, 1))
+    else:
+        con = dd.connect("UTC")
+        try:
+            con.register("__variant", table)
+            con.execute(f"COPY (SELECT * FROM __variant) TO '{path}' (FORMAT parquet, "
+                        f"ROW_GROUP_SIZE {max(table.num_rows, 1)})")
+        finally:
+            con.close()
     return _file_bounds(path, 0, column)
 
 
