@@ -92,9 +92,11 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
     places = decimal_kind(operand.this, types) if isinstance(operand, exp.Cast) else None
     decimal_bigint = places is not None and operand.to.this == exp.DataType.Type.BIGINT
     digits = int(places[1]) - int(places[2]) if decimal_bigint else 0
-    # a truncation whose every value the DOUBLE (FLOAT) it is compared in holds exactly
-    exact_truncation = decimal_bigint and isinstance(holder, exp.In) and digits <= (
-        15 if to == "double" else 7 if to == "float" else -1)
+    float_bigint = isinstance(operand, exp.Cast) and operand.to.this == (
+        exp.DataType.Type.BIGINT) and kind_of(operand.this, types) in ("float", "double")
+    # a truncation (of a DECIMAL or a float) in a list compared in DOUBLE (FLOAT)
+    exact_truncation = (decimal_bigint or float_bigint) and isinstance(holder, exp.In) and (
+        to in ("double", "float"))
     if (isinstance(operand.unnest(), (exp.Add, exp.Sub, exp.Mul)) or (
             decimal_bigint and not exact_truncation)) and not isinstance(to, tuple):
         return None  # (a DECIMAL's BIGINT, or integer arithmetic, in DOUBLE: as it is)
@@ -107,12 +109,10 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
     if negated_integer:
         return _negated_integers_in_double(holder, values)
     if decimal_bigint and isinstance(to, tuple) and all(v is None or (
-            Fraction(v).denominator == 1 and abs(v) < 10**digits) for v in values):
-        return None  # (whole numbers its DECIMAL holds: its optimizer drops the cast there,
-        # drop_integer_casts)
-    if decimal_bigint and digits > 15:  # truncated as Arrow casts it (failing beyond BIGINT)
-        holder.set("this", exp.Anonymous(this=ARROW_BIGINT, expressions=[operand.this.copy()]))
-        operand = holder.this
+            Fraction(v).denominator == 1 and abs(v) < 10**digits and -(2**63) <= v < 2**63)
+            for v in values):
+        return None  # (whole numbers BIGINT and its DECIMAL hold: its optimizer drops the
+        # cast there, drop_integer_casts)
     if isinstance(to, tuple):
         if first in ("float", "double"):  # the column cast to that DECIMAL by Arrow
             if negated_float is not None and to[2] <= 22:
@@ -130,6 +130,8 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
                                 for v in values])
             holder.meta[EXACT] = True
             return holder
+        if decimal_bigint and digits > 15:
+            _arrow_truncation(holder)
         return _on_grid(holder, values, int(first[2]) if isinstance(first, tuple) else 0)
     if isinstance(operand.unnest(), exp.Neg) and negated_float is None:
         return None  # (a negated DECIMAL column compared in DOUBLE: not modelled)
@@ -137,11 +139,19 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
         integral = first not in ("float", "double") or (
             isinstance(operand, exp.Cast) and kind_of(operand.this, types) in INTEGER_KINDS)
         if exact_truncation:
-            # never -0.0: equal to a whole item's value only as that BIGINT, compared so (its
-            # cast kept); an item -0.0 it may tell from 0 in a set (not modelled)
-            if any(v is not None and math.copysign(1.0, v) < 0 for v in values if v == 0):
-                return None
+            # a whole number, never -0.0, whose DOUBLE (FLOAT) equals a whole item below
+            # 2**53 (2**24) only where it is that item: compared so, as that BIGINT (its cast
+            # kept); an item beyond, which a DOUBLE of another number may round to (unless
+            # the DECIMAL's every truncation lies below), or -0.0, which a set tells from 0:
+            # not modelled
+            bits = 53 if to == "double" else 24
+            below = decimal_bigint and 10**digits <= 2**bits
             values = [v for v in values if v is None or float(v).is_integer()]
+            if any(v is not None and ((abs(v) >= 2**bits and not below) or (
+                    v == 0 and math.copysign(1.0, v) < 0)) for v in values):
+                return None
+            if decimal_bigint and digits > 15:
+                _arrow_truncation(holder)
             if not values:
                 return _never(holder)
             _set_items(holder, [exp.Null() if v is None else _number(Fraction(v))
@@ -160,6 +170,13 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
         _set_items(holder, written)
         return holder
     return None
+
+
+def _arrow_truncation(holder: exp.In | exp.Between) -> None:
+    """``CAST(d AS BIGINT)``, the operand of ``holder``, of a DECIMAL of more than 15 digits
+    before the point, as Arrow's cast (``ARROW_BIGINT``: toward zero, the query failing beyond
+    BIGINT, where Spark's legacy mode would wrap); in place."""
+    holder.set("this", exp.Anonymous(this=ARROW_BIGINT, expressions=[holder.this.this.copy()]))
 
 
 def common_kind(holder: exp.In | exp.Between, types: Mapping[str, object] | None
@@ -526,6 +543,9 @@ def _operand_type(x: exp.Expression, types: Mapping[str, object] | None) -> obje
                 x.parent, exp.In) and x.parent.meta.get(ALONE):
             return "int64"  # (its truncation, a BIGINT there: the optimizer keeps the cast
             # where an item is no whole number, and no merge makes the list one of those)
+        if x.to.this == exp.DataType.Type.BIGINT and isinstance(x.parent, exp.In) and kind_of(
+                x.this, types) in ("float", "double"):
+            return "int64"  # (its truncation, the query failing on NaN or beyond BIGINT)
         if x.to.this == exp.DataType.Type.BIGINT and places and int(places[2]) == 0 and int(
                 places[1]) <= 18:
             return "int64"  # (a whole DECIMAL's own value, which BIGINT holds: the cast
