@@ -92,7 +92,8 @@ bench: venv
 # same queries in Spark through prunekit.spark_glue.sql against Spark's plain query. Last,
 # predicates written in DuckDB's SQL (dialect="duckdb") against DuckDB's own rows, and in
 # DataFusion's (dialect="datafusion") against DataFusion's rows and its own row-group pruning;
-# failures go to tests/regressions/duckdb/ and tests/regressions/datafusion/.
+# failures go to tests/regressions/duckdb/ and tests/regressions/datafusion/. Then the grid of
+# operands and literal forms against DataFusion's rows, one value per row group, for as long.
 FUZZ_MINUTES ?= 30
 JOIN_FUZZ_MINUTES ?= 10
 SPARK_JOIN_FUZZ_MINUTES ?= 5
@@ -105,6 +106,8 @@ fuzz: venv
 		--minutes $(SPARK_JOIN_FUZZ_MINUTES)
 	nice -n 10 $(BIN)/python -m tests.support.duckdb_differential --minutes $(DUCKDB_FUZZ_MINUTES)
 	nice -n 10 $(BIN)/python -m tests.support.datafusion_differential \
+		--minutes $(DATAFUSION_FUZZ_MINUTES)
+	nice -n 10 $(BIN)/python -m tests.support.datafusion_grid --predicates 60000 \
 		--minutes $(DATAFUSION_FUZZ_MINUTES)
 
 lint: venv

@@ -1,0 +1,180 @@
+"""prunekit under ``dialect="datafusion"`` against DataFusion's rows on a grid: every operand
+of a column (the column, its casts, its negation, ``c * 1``) compared, listed or bounded with
+every pair of a fixed set of literal forms (whole numbers inside and beyond BIGINT, fractions,
+exponents, -0.0, NaN, NULL, casts to DECIMAL, REAL and BIGINT), each predicate maybe under NOT,
+over one column whose row groups hold one value each: values around those literals and the
+type's extremes. A row group's statistics are then exact, so each is decided as its one row
+says: a NONE_MATCH group whose row DataFusion returns, or an ALL_MATCH group whose row it does
+not, is unsound.
+
+The random differential (``datafusion_differential``) draws its predicates from a grammar and
+rarely meets two literal forms that its optimizer treats apart side by side (a BETWEEN on a
+DECIMAL's truncation whose one bound is whole and the other a DECIMAL, an IN list whose
+items fold into a type that one item does not fit); the grid meets each pair. It samples the
+grid (``sample``), the whole of it being some 57,000 predicates.
+
+    python -m tests.support.datafusion_grid --predicates 3000 --seed 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import decimal
+import itertools
+import math
+import random
+import time
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+import prunekit as pk
+from prunekit.errors import PrunekitError
+
+D = decimal.Decimal
+_SMALL = ["-3.5", "-2", "-1.5", "-1", "-0.5", "0", "0.5", "1", "1.5", "2", "2.5", "3", "3.5",
+          "4"]
+
+# Each column: its type and its values, one per row group.
+COLUMNS: dict[str, tuple[pa.DataType, list]] = {
+    "d": (pa.decimal128(18, 4), [D(v) for v in _SMALL] + [D("99999999999999.9999")]),
+    "w": (pa.decimal128(38, 10), [D(v) for v in _SMALL] + [D("9223372036854775807.5")]),
+    "q": (pa.decimal128(5, 1), [D(v) for v in _SMALL] + [D("-9999.9")]),
+    "f": (pa.float64(), [float(v) for v in _SMALL] + [-0.0, 16777217.0, 1e300, -math.inf]),
+    "g": (pa.float32(), [float(v) for v in _SMALL] + [-0.0, 16777216.0]),
+    "i": (pa.int8(), [-128, -3, -1, 0, 1, 2, 3, 4, 127]),
+    "l": (pa.int64(), [-(2**63), -3, -1, 0, 1, 3, 2**31, 2**63 - 1]),
+    "u": (pa.uint64(), [0, 1, 3, 2**63, 2**64 - 1]),
+}
+OPERANDS = ["{c}", "CAST({c} AS BIGINT)", "CAST({c} AS INT)", "CAST({c} AS DOUBLE)", "-{c}",
+            "{c} * 1"]
+LITERALS = ["3", "-1", "0", "1.5", "-1.5", "3e0", "-0.0", "CAST(3 AS DECIMAL(5,2))",
+            "CAST(-1.5 AS DECIMAL(5,2))", "CAST(3 AS REAL)", "9223372036854775808",
+            "-9223372036854775808", "2147483648", "NULL", "CAST(1.5 AS BIGINT)",
+            "CAST('NaN' AS DOUBLE)"]
+COMPARISONS = ["=", "<>", "<", "<=", ">", ">=", "IS DISTINCT FROM", "IS NOT DISTINCT FROM"]
+
+
+def forms(operand: str) -> list[str]:
+    """Every predicate of the grid on ``operand``: each comparison with each literal (on
+    either side), each IN and NOT IN of two literals, each BETWEEN and NOT BETWEEN."""
+    out = [f"{operand} {op} {a}" for op in COMPARISONS for a in LITERALS]
+    out += [f"{a} {op} {operand}" for op in COMPARISONS[:6] for a in LITERALS]
+    for a, b in itertools.permutations(LITERALS, 2):
+        out += [f"{operand} IN ({a}, {b})", f"{operand} NOT IN ({a}, {b})",
+                f"{operand} BETWEEN {a} AND {b}", f"{operand} NOT BETWEEN {a} AND {b}"]
+    return out
+
+
+def grid() -> list[tuple[str, str]]:
+    """(column, predicate) for every column, operand and form."""
+    return [(c, text) for c in COLUMNS for x in OPERANDS for text in forms(x.format(c=c))]
+
+
+@dataclass
+class Summary:
+    predicates: int = 0
+    df_refused: int = 0  # DataFusion plans no query of it
+    groups: int = 0  # groups checked (a row whose query fails there is left out)
+    read_in_full: int = 0
+    decided: int = 0  # groups NONE_MATCH or ALL_MATCH
+    unsound: list = field(default_factory=list)  # (column, predicate, value, outcome)
+    refused: list = field(default_factory=list)  # (column, predicate, error) DataFusion plans
+
+    def line(self) -> str:
+        return (f"{self.predicates} predicates ({self.df_refused} refused by DataFusion), "
+                f"{self.groups} groups, {self.decided} decided, {self.read_in_full} read in "
+                f"full; unsound {len(self.unsound)}, refused by prunekit {len(self.refused)}")
+
+
+class Grid:
+    """DataFusion sessions over each column's values, as one table (``t_<column>``, a row
+    id ``rid``) and as one table per row (``<column>_<g>``, for a predicate whose query fails on
+    some row), and prunekit's exact statistics of each."""
+
+    def __init__(self):
+        import datafusion
+
+        from tests.support.strategies import exact_example
+
+        self.ctx = datafusion.SessionContext()
+        self.stats = {}
+        for c, (kind, values) in COLUMNS.items():
+            table = pa.table({c: pa.array(values, kind), "rid": range(len(values))})
+            self.ctx.register_record_batches(f"t_{c}", [table.to_batches()])
+            for g in range(len(values)):
+                self.ctx.register_record_batches(f"{c}_{g}", [table.slice(g, 1).to_batches()])
+            from prunekit.expr.syntax import nodes as n
+            self.stats[c] = exact_example({c: (kind, [[v] for v in values])},
+                                          n.Literal(True)).statistics()
+
+    def returned(self, column: str, text: str) -> dict[int, bool] | None:
+        """Per row group, whether DataFusion returns its row (a row whose query fails left
+        out); None where DataFusion plans no query of the predicate."""
+        values = COLUMNS[column][1]
+        try:
+            rows = self.ctx.sql(f"SELECT rid FROM t_{column} WHERE {text}").to_pydict()["rid"]
+            return {g: g in set(rows) for g in range(len(values))}
+        except Exception:  # noqa: BLE001 - a failing row, or no plan at all: row by row
+            pass
+        out = {}
+        for g in range(len(values)):
+            try:
+                found = self.ctx.sql(f"SELECT rid FROM {column}_{g} WHERE {text}").to_pydict()
+            except Exception:  # noqa: BLE001 - this row fails the query: no answer to keep
+                continue
+            out[g] = bool(found["rid"])
+        return out or None
+
+    def check(self, column: str, text: str, summary: Summary) -> None:
+        summary.predicates += 1
+        returned = self.returned(column, text)
+        if returned is None:
+            summary.df_refused += 1
+            return
+        try:
+            pred = pk.PruningPredicate(text, {column: COLUMNS[column][0]}, dialect="datafusion")
+        except PrunekitError as e:
+            summary.refused.append((column, text, str(e).splitlines()[0]))
+            return
+        outcomes = pred.classify(self.stats[column]).tolist()
+        summary.read_in_full += " reads " not in pred.explain()
+        for g, hit in returned.items():
+            summary.groups += 1
+            summary.decided += outcomes[g] != pk.MAYBE_MATCH
+            if outcomes[g] == (pk.NONE_MATCH if hit else pk.ALL_MATCH):
+                summary.unsound.append((column, text, COLUMNS[column][1][g], outcomes[g]))
+
+
+def sample(predicates: int, seed: int, minutes: float | None = None) -> Summary:
+    """``predicates`` of the grid drawn with ``seed`` (each under NOT with odds of one in
+    three), checked; stops early after ``minutes``."""
+    rng = random.Random(seed)
+    cases = rng.sample(grid(), predicates)
+    checker, summary = Grid(), Summary()
+    deadline = None if minutes is None else time.monotonic() + 60 * minutes
+    for column, text in cases:
+        checker.check(column, f"NOT ({text})" if rng.random() < 1 / 3 else text, summary)
+        if deadline is not None and time.monotonic() > deadline:
+            break
+    return summary
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--predicates", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=None, help="default: the clock")
+    parser.add_argument("--minutes", type=float, default=None, help="stop after this long")
+    args = parser.parse_args()
+    seed = args.seed if args.seed is not None else time.time_ns() % 10**9
+    summary = sample(min(args.predicates, len(grid())), seed, args.minutes)
+    print(f"DataFusion grid (seed {seed}): {summary.line()}")
+    for column, text, value, outcome in summary.unsound:
+        print(f"  UNSOUND {column} = {value!r}: {text} -> {outcome}")
+    for column, text, error in summary.refused:
+        print(f"  REFUSED {column}: {text}: {error}")
+    raise SystemExit(1 if summary.unsound or summary.refused else 0)
+
+
+if __name__ == "__main__":
+    main()
