@@ -93,7 +93,7 @@ bench: venv
 # predicates written in DuckDB's SQL (dialect="duckdb") against DuckDB's own rows, and in
 # DataFusion's (dialect="datafusion") against DataFusion's rows and its own row-group pruning;
 # failures go to tests/regressions/duckdb/ and tests/regressions/datafusion/. Then the grid of
-# operands and literal forms against DataFusion's rows, one value per row group, for as long.
+# operands and literal forms against each engine's rows, one value per row group, for as long.
 FUZZ_MINUTES ?= 30
 JOIN_FUZZ_MINUTES ?= 10
 SPARK_JOIN_FUZZ_MINUTES ?= 5
@@ -107,8 +107,10 @@ fuzz: venv
 	nice -n 10 $(BIN)/python -m tests.support.duckdb_differential --minutes $(DUCKDB_FUZZ_MINUTES)
 	nice -n 10 $(BIN)/python -m tests.support.datafusion_differential \
 		--minutes $(DATAFUSION_FUZZ_MINUTES)
-	nice -n 10 $(BIN)/python -m tests.support.datafusion_grid --predicates 60000 \
+	nice -n 10 $(BIN)/python -m tests.support.engine_grid --predicates 60000 \
 		--minutes $(DATAFUSION_FUZZ_MINUTES)
+	nice -n 10 $(BIN)/python -m tests.support.engine_grid --predicates 60000 --engine duckdb \
+		--minutes $(DUCKDB_FUZZ_MINUTES)
 
 lint: venv
 	$(BIN)/python -m ruff check .

@@ -201,7 +201,7 @@ def read_predicate(text: str, dialect: str, types: Mapping[str, object] | None, 
     if not engine(dialect).null_in_lists:  # as the engine's optimizer sees the text
         mark_compared_kinds(tree, types)
         mark_exact_merges(tree, types)
-    tree = never_true_betweens(tree, types)
+    tree = never_true_betweens(tree, types, engine(dialect).truncating_casts)
     folded = _folded_to_false(tree, dialect, types)
     tree = _unknown_left_bounds(tree, dialect, types)
     tree = wrapping_negations(tree, dialect, types)

@@ -44,6 +44,7 @@ from prunekit.expr.syntax.engine_operands import (
     beyond_unsigned_bigint,
     decimal_kind,
     kind_of,
+    number_value,
     unknown_part,
 )
 from prunekit.expr.syntax.list_merges import ALONE, COMPARED_IN, MAY_MERGE, merge_drops_null
@@ -387,15 +388,17 @@ def doubles_against_decimals(tree: exp.Expression, types: Mapping[str, object] |
             break
 
 
-def never_true_betweens(tree: exp.Expression, types: Mapping[str, object] | None
-                        ) -> exp.Expression:
+def never_true_betweens(tree: exp.Expression, types: Mapping[str, object] | None,
+                        fractions_truncate: bool = True) -> exp.Expression:
     """Each ``e BETWEEN a AND b`` of a number or time operand whose constant bounds are out
     of order in any type the engine may compare them in (``_out_of_order``), written ``(e
     BETWEEN a AND b AND NULL)``: the same rows, as it is never TRUE (FALSE, or NULL where
     ``e`` is), said so where ``e`` is one prunekit cannot read (an unknown leaf AND NULL is
     never TRUE either). The engine does not fold it: ``NOT (abs(x) BETWEEN 5 AND 1)`` is
-    NULL where x is. In place; the tree is returned (another one where the whole predicate
-    was such a BETWEEN).
+    NULL where x is. ``fractions_truncate``: the engine casts a fraction to an integer type
+    toward zero (DataFusion; DuckDB and PostgreSQL round it: ``CAST(1.5 AS BIGINT)`` is 2
+    there, so a bound of it is not weighed). In place; the tree is returned (another one
+    where the whole predicate was such a BETWEEN).
 
     >>> import sqlglot
     >>> never_true_betweens(sqlglot.parse_one("abs(x) BETWEEN 5 AND 1.5"), {"x": "int64"}).sql()
@@ -404,7 +407,9 @@ def never_true_betweens(tree: exp.Expression, types: Mapping[str, object] | None
     's BETWEEN 5 AND 1'
     """
     for x in list(tree.find_all(exp.Between)):
-        if x.args.get("symmetric") or not _out_of_order(x.args.get("low"), x.args.get("high")):
+        bounds = [x.args.get("low"), x.args.get("high")]
+        if x.args.get("symmetric") or not _out_of_order(*bounds) or not fractions_truncate and any(
+                _integer_cast_of_fraction(b) for b in bounds):
             continue
         kinds = [kind_of(c, types) or "" for c in x.this.find_all(exp.Column)]
         if not kinds or any(lit.is_string for lit in x.this.find_all(exp.Literal)) or not all(
@@ -416,6 +421,16 @@ def never_true_betweens(tree: exp.Expression, types: Mapping[str, object] | None
             return never
         x.replace(never)
     return tree
+
+
+def _integer_cast_of_fraction(x: exp.Expression | None) -> bool:
+    """``CAST(1.5 AS BIGINT)``: a number cast to an integer type that is no whole number
+    (each engine folds it its own way: toward zero, or to the nearest)."""
+    x = x.unnest() if x is not None else None
+    if not (isinstance(x, exp.Cast) and x.to.is_type(*exp.DataType.INTEGER_TYPES)):
+        return False
+    value = number_value(x.this)
+    return value is None or not value.is_finite() or value != value.to_integral_value()
 
 
 def _out_of_order(low: exp.Expression | None, high: exp.Expression | None) -> bool:

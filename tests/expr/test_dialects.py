@@ -1686,6 +1686,32 @@ def test_a_between_out_of_order_is_never_true_whatever_its_operand():
         assert "AND NULL" not in explained.splitlines()[0], sql
 
 
+def test_a_bound_of_a_fraction_cast_to_an_integer_is_weighed_as_the_engine_casts_it():
+    """DuckDB rounds ``CAST(1.5 AS BIGINT)`` to 2, DataFusion truncates it to 1: ``-a BETWEEN
+    1.5 AND CAST(1.5 AS BIGINT)`` holds for -2 and -1.5 in DuckDB, never in DataFusion. Each
+    row group, one value each, is decided against that engine's rows (found by the grid of
+    literal forms: before, DuckDB's groups were NONE_MATCH)."""
+    import duckdb
+
+    values = [-2.5, -2.0, -1.5, -1.0, 1.5]
+    table = pa.table({"a": pa.array(values)})
+    groups, ctx = _datafusion_row_groups(table)
+    st = _exact_statistics(groups)
+    sql = "-a BETWEEN 1.5 AND CAST(1.5 AS BIGINT)"
+    con = duckdb.connect()
+    try:
+        for dialect in ("duckdb", "datafusion"):
+            outcomes = pk.PruningPredicate(sql, table.schema, dialect=dialect).classify(st)
+            for g, (v, outcome) in enumerate(zip(values, outcomes.tolist(), strict=True)):
+                hit = con.execute(f"SELECT count(*) FROM (SELECT {v}::DOUBLE AS a) WHERE {sql}"
+                                  ).fetchone()[0] if dialect == "duckdb" else ctx.sql(
+                    f"SELECT count(*) AS n FROM rg{g} WHERE {sql}").to_pydict()["n"][0]
+                assert outcome != (pk.NONE_MATCH if hit else pk.ALL_MATCH), (dialect, v)
+                assert hit == (dialect == "duckdb" and v in (-2.0, -1.5)), (dialect, v)
+    finally:
+        con.close()
+
+
 def test_datafusion_negation_decides_a_group_holding_the_least_value():
     """``-x op c`` is written with the column once in each part (``x op' -c OR x = least``
     where the least value holds, ``x op' -c AND x <> least`` where not), so a group of the

@@ -1,19 +1,21 @@
-"""prunekit under ``dialect="datafusion"`` against DataFusion's rows on a grid: every operand
-of a column (the column, its casts, its negation, ``c * 1``) compared, listed or bounded with
-every pair of a fixed set of literal forms (whole numbers inside and beyond BIGINT, fractions,
-exponents, -0.0, NaN, NULL, casts to DECIMAL, REAL and BIGINT), each predicate maybe under NOT,
-over one column whose row groups hold one value each: values around those literals and the
-type's extremes. A row group's statistics are then exact, so each is decided as its one row
-says: a NONE_MATCH group whose row DataFusion returns, or an ALL_MATCH group whose row it does
-not, is unsound.
+"""prunekit under ``dialect="datafusion"`` against DataFusion's rows (and under
+``dialect="duckdb"`` against DuckDB's: ``engine``) on a grid: every operand of a column (the
+column, its casts, its negation, ``c * 1``) compared, listed or bounded with every pair of a
+fixed set of literal forms (whole numbers inside and beyond BIGINT, fractions, exponents,
+-0.0, NaN, NULL, casts to DECIMAL, REAL and BIGINT), each predicate maybe under NOT, over one
+column whose row groups hold one value each: values around those literals and the type's
+extremes. A row group's statistics are then exact, so each is decided as its one row says: a
+NONE_MATCH group whose row the engine returns, or an ALL_MATCH group whose row it does not,
+is unsound.
 
 The random differential (``datafusion_differential``) draws its predicates from a grammar and
 rarely meets two literal forms that its optimizer treats apart side by side (a BETWEEN on a
 DECIMAL's truncation whose one bound is whole and the other a DECIMAL, an IN list whose
-items fold into a type that one item does not fit); the grid meets each pair. It samples the
-grid (``sample``), the whole of it being some 57,000 predicates.
+items fold into a type that one item does not fit; a fraction cast to BIGINT, which DuckDB
+rounds); the grid meets each pair. It samples the grid (``sample``), the whole of it being
+some 57,000 predicates.
 
-    python -m tests.support.datafusion_grid --predicates 3000 --seed 1
+    python -m tests.support.engine_grid --predicates 3000 --seed 1 [--engine duckdb]
 """
 
 from __future__ import annotations
@@ -74,56 +76,71 @@ def grid() -> list[tuple[str, str]]:
 @dataclass
 class Summary:
     predicates: int = 0
-    df_refused: int = 0  # DataFusion plans no query of it
+    df_refused: int = 0  # the engine runs no query of it
     groups: int = 0  # groups checked (a row whose query fails there is left out)
     read_in_full: int = 0
     decided: int = 0  # groups NONE_MATCH or ALL_MATCH
     unsound: list = field(default_factory=list)  # (column, predicate, value, outcome)
-    refused: list = field(default_factory=list)  # (column, predicate, error) DataFusion plans
+    refused: list = field(default_factory=list)  # (column, predicate, error) the engine runs
 
     def line(self) -> str:
-        return (f"{self.predicates} predicates ({self.df_refused} refused by DataFusion), "
+        return (f"{self.predicates} predicates ({self.df_refused} refused by the engine), "
                 f"{self.groups} groups, {self.decided} decided, {self.read_in_full} read in "
                 f"full; unsound {len(self.unsound)}, refused by prunekit {len(self.refused)}")
 
 
 class Grid:
-    """DataFusion sessions over each column's values, as one table (``t_<column>``, a row
-    id ``rid``) and as one table per row (``<column>_<g>``, for a predicate whose query fails on
-    some row), and prunekit's exact statistics of each."""
+    """The engine's sessions over each column's values, as one table (``t_<column>``, a row
+    id ``rid``) and as one table per row (``<column>_<g>``, for a predicate whose query fails
+    on some row), and prunekit's exact statistics of each. ``engine``: "datafusion" or
+    "duckdb" (its dialect, and the engine whose rows decide)."""
 
-    def __init__(self):
-        import datafusion
-
+    def __init__(self, engine: str = "datafusion"):
+        from prunekit.expr.syntax import nodes as n
         from tests.support.strategies import exact_example
 
-        self.ctx = datafusion.SessionContext()
+        self.engine = engine
+        if engine == "datafusion":
+            import datafusion
+
+            ctx = datafusion.SessionContext()
+            self._register = lambda name, table: ctx.register_record_batches(
+                name, [table.to_batches()])
+            self._rows = lambda sql: ctx.sql(sql).to_pydict()["rid"]
+        else:
+            from tests.support.duckdb_differential import connect
+
+            self._con = connect("UTC")
+            self._register = self._con.register
+            self._rows = lambda sql: [r[0] for r in self._con.execute(sql).fetchall()]
         self.stats = {}
         for c, (kind, values) in COLUMNS.items():
             table = pa.table({c: pa.array(values, kind), "rid": range(len(values))})
-            self.ctx.register_record_batches(f"t_{c}", [table.to_batches()])
+            self._register(f"t_{c}", table)
             for g in range(len(values)):
-                self.ctx.register_record_batches(f"{c}_{g}", [table.slice(g, 1).to_batches()])
-            from prunekit.expr.syntax import nodes as n
+                self._register(f"{c}_{g}", table.slice(g, 1))
             self.stats[c] = exact_example({c: (kind, [[v] for v in values])},
                                           n.Literal(True)).statistics()
 
+    def close(self) -> None:
+        if self.engine == "duckdb":
+            self._con.close()
+
     def returned(self, column: str, text: str) -> dict[int, bool] | None:
-        """Per row group, whether DataFusion returns its row (a row whose query fails left
-        out); None where DataFusion plans no query of the predicate."""
+        """Per row group, whether the engine returns its row (a row whose query fails left
+        out); None where the engine runs no query of the predicate."""
         values = COLUMNS[column][1]
         try:
-            rows = self.ctx.sql(f"SELECT rid FROM t_{column} WHERE {text}").to_pydict()["rid"]
-            return {g: g in set(rows) for g in range(len(values))}
+            rows = set(self._rows(f"SELECT rid FROM t_{column} WHERE {text}"))
+            return {g: g in rows for g in range(len(values))}
         except Exception:  # noqa: BLE001 - a failing row, or no plan at all: row by row
             pass
         out = {}
         for g in range(len(values)):
             try:
-                found = self.ctx.sql(f"SELECT rid FROM {column}_{g} WHERE {text}").to_pydict()
+                out[g] = bool(self._rows(f"SELECT rid FROM {column}_{g} WHERE {text}"))
             except Exception:  # noqa: BLE001 - this row fails the query: no answer to keep
                 continue
-            out[g] = bool(found["rid"])
         return out or None
 
     def check(self, column: str, text: str, summary: Summary) -> None:
@@ -133,7 +150,7 @@ class Grid:
             summary.df_refused += 1
             return
         try:
-            pred = pk.PruningPredicate(text, {column: COLUMNS[column][0]}, dialect="datafusion")
+            pred = pk.PruningPredicate(text, {column: COLUMNS[column][0]}, dialect=self.engine)
         except PrunekitError as e:
             summary.refused.append((column, text, str(e).splitlines()[0]))
             return
@@ -146,17 +163,21 @@ class Grid:
                 summary.unsound.append((column, text, COLUMNS[column][1][g], outcomes[g]))
 
 
-def sample(predicates: int, seed: int, minutes: float | None = None) -> Summary:
+def sample(predicates: int, seed: int, minutes: float | None = None,
+           engine: str = "datafusion") -> Summary:
     """``predicates`` of the grid drawn with ``seed`` (each under NOT with odds of one in
-    three), checked; stops early after ``minutes``."""
+    three), checked against ``engine``'s rows; stops early after ``minutes``."""
     rng = random.Random(seed)
     cases = rng.sample(grid(), predicates)
-    checker, summary = Grid(), Summary()
+    checker, summary = Grid(engine), Summary()
     deadline = None if minutes is None else time.monotonic() + 60 * minutes
-    for column, text in cases:
-        checker.check(column, f"NOT ({text})" if rng.random() < 1 / 3 else text, summary)
-        if deadline is not None and time.monotonic() > deadline:
-            break
+    try:
+        for column, text in cases:
+            checker.check(column, f"NOT ({text})" if rng.random() < 1 / 3 else text, summary)
+            if deadline is not None and time.monotonic() > deadline:
+                break
+    finally:
+        checker.close()
     return summary
 
 
@@ -165,10 +186,11 @@ def main() -> None:
     parser.add_argument("--predicates", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=None, help="default: the clock")
     parser.add_argument("--minutes", type=float, default=None, help="stop after this long")
+    parser.add_argument("--engine", choices=("datafusion", "duckdb"), default="datafusion")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else time.time_ns() % 10**9
-    summary = sample(min(args.predicates, len(grid())), seed, args.minutes)
-    print(f"DataFusion grid (seed {seed}): {summary.line()}")
+    summary = sample(min(args.predicates, len(grid())), seed, args.minutes, args.engine)
+    print(f"{args.engine} grid (seed {seed}): {summary.line()}")
     for column, text, value, outcome in summary.unsound:
         print(f"  UNSOUND {column} = {value!r}: {text} -> {outcome}")
     for column, text, error in summary.refused:
