@@ -1,19 +1,20 @@
 """prunekit under ``dialect="datafusion"`` against DataFusion's rows (and under
 ``dialect="duckdb"`` against DuckDB's: ``engine``) on a grid: every operand of a column (the
-column, its casts, its negation, ``c * 1``) compared, listed or bounded with every pair of a
-fixed set of literal forms (whole numbers inside and beyond BIGINT, fractions, exponents,
--0.0, NaN, NULL, casts to DECIMAL, REAL and BIGINT), each predicate maybe under NOT, over one
-column whose row groups hold one value each: values around those literals and the type's
-extremes. A row group's statistics are then exact, so each is decided as its one row says: a
-NONE_MATCH group whose row the engine returns, or an ALL_MATCH group whose row it does not,
-is unsound.
+column, its casts, its negation, ``c * 1``; a string's prefix, ``lower``, ``upper``; a time's
+DATE and day) compared, listed or bounded with every pair of a fixed set of literal forms
+(whole numbers inside and beyond BIGINT, fractions, exponents, -0.0, NaN, NULL, casts to
+DECIMAL, REAL and BIGINT; strings, non-ASCII ones too; TIMESTAMP, DATE and string times), or
+a string matched by LIKE and ILIKE, each predicate maybe under NOT, over one column whose row
+groups hold one value each: values around those literals and the type's extremes. A row
+group's statistics are then exact, so each is decided as its one row says: a NONE_MATCH group
+whose row the engine returns, or an ALL_MATCH group whose row it does not, is unsound.
 
 The random differential (``datafusion_differential``) draws its predicates from a grammar and
 rarely meets two literal forms that its optimizer treats apart side by side (a BETWEEN on a
 DECIMAL's truncation whose one bound is whole and the other a DECIMAL, an IN list whose
 items fold into a type that one item does not fit; a fraction cast to BIGINT, which DuckDB
 rounds); the grid meets each pair. It samples the grid (``sample``), the whole of it being
-some 57,000 predicates.
+some 64,000 predicates.
 
     python -m tests.support.engine_grid --predicates 3000 --seed 1 [--engine duckdb]
 """
@@ -21,6 +22,7 @@ some 57,000 predicates.
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
 import decimal
 import itertools
 import math
@@ -34,6 +36,10 @@ import prunekit as pk
 from prunekit.errors import PrunekitError
 
 D = decimal.Decimal
+# Moments (year, month, day, hour, minute, second, microsecond) around a day's edges.
+_MOMENTS = [(2019, 12, 31, 23, 59, 59, 999999), (2020, 1, 1, 0, 0, 0, 0),
+            (2020, 1, 1, 0, 0, 0, 1), (2020, 1, 1, 12, 0, 0, 0), (2020, 1, 1, 12, 0, 0, 500000),
+            (2020, 1, 2, 0, 0, 0, 0), (1969, 12, 31, 23, 59, 59, 0), (1970, 1, 1, 0, 0, 0, 0)]
 _SMALL = ["-3.5", "-2", "-1.5", "-1", "-0.5", "0", "0.5", "1", "1.5", "2", "2.5", "3", "3.5",
           "4"]
 
@@ -47,30 +53,62 @@ COLUMNS: dict[str, tuple[pa.DataType, list]] = {
     "i": (pa.int8(), [-128, -3, -1, 0, 1, 2, 3, 4, 127]),
     "l": (pa.int64(), [-(2**63), -3, -1, 0, 1, 3, 2**31, 2**63 - 1]),
     "u": (pa.uint64(), [0, 1, 3, 2**63, 2**64 - 1]),
+    "s": (pa.string(), ["", "a", "A", "ab", "abc", "a%", "a_b", "aé", "b", "ba", "é", "éa",
+                        "z", "\u00ff", "a\nb"]),
+    "t": (pa.timestamp("us"), [_dt.datetime(*v) for v in _MOMENTS]),
+    "z": (pa.timestamp("us", "UTC"), [_dt.datetime(*v, tzinfo=_dt.timezone.utc)
+                                       for v in _MOMENTS]),
+    "e": (pa.date32(), sorted({_dt.date(*v[:3]) for v in _MOMENTS})),
 }
-OPERANDS = ["{c}", "CAST({c} AS BIGINT)", "CAST({c} AS INT)", "CAST({c} AS DOUBLE)", "-{c}",
-            "{c} * 1"]
-LITERALS = ["3", "-1", "0", "1.5", "-1.5", "3e0", "-0.0", "CAST(3 AS DECIMAL(5,2))",
-            "CAST(-1.5 AS DECIMAL(5,2))", "CAST(3 AS REAL)", "9223372036854775808",
-            "-9223372036854775808", "2147483648", "NULL", "CAST(1.5 AS BIGINT)",
-            "CAST('NaN' AS DOUBLE)"]
+# What is compared, and with what, by the family of a column's type.
+OPERANDS = {
+    "number": ["{c}", "CAST({c} AS BIGINT)", "CAST({c} AS INT)", "CAST({c} AS DOUBLE)",
+               "-{c}", "{c} * 1"],
+    "string": ["{c}", "substring({c}, 1, 2)", "left({c}, 1)", "lower({c})", "upper({c})"],
+    "time": ["{c}", "CAST({c} AS DATE)", "date_trunc('day', {c})", "CAST({c} AS TIMESTAMP)"],
+}
+LITERALS = {
+    "number": ["3", "-1", "0", "1.5", "-1.5", "3e0", "-0.0", "CAST(3 AS DECIMAL(5,2))",
+               "CAST(-1.5 AS DECIMAL(5,2))", "CAST(3 AS REAL)", "9223372036854775808",
+               "-9223372036854775808", "2147483648", "NULL", "CAST(1.5 AS BIGINT)",
+               "CAST('NaN' AS DOUBLE)"],
+    "string": ["''", "'a'", "'A'", "'ab'", "'a%'", "'b'", "'é'", "'aé'", "'z'", "NULL"],
+    "time": ["TIMESTAMP '2020-01-01 00:00:00'", "TIMESTAMP '2020-01-01 12:00:00.5'",
+             "DATE '2020-01-01'", "DATE '2019-12-31'", "'2020-01-01'", "'2020-01-01 12:00:00'",
+             "TIMESTAMP '1970-01-01 00:00:00'", "NULL"],
+}
+# A string operand is matched against each pattern by each of these.
+PATTERNS = ["'a%'", "'ab%'", "'a_'", "'%b'", "'é%'", "'A%'", "'%'", "'_'", "'a%b'"]
+LIKES = ["LIKE", "NOT LIKE", "ILIKE", "NOT ILIKE"]
 COMPARISONS = ["=", "<>", "<", "<=", ">", ">=", "IS DISTINCT FROM", "IS NOT DISTINCT FROM"]
 
 
-def forms(operand: str) -> list[str]:
-    """Every predicate of the grid on ``operand``: each comparison with each literal (on
-    either side), each IN and NOT IN of two literals, each BETWEEN and NOT BETWEEN."""
-    out = [f"{operand} {op} {a}" for op in COMPARISONS for a in LITERALS]
-    out += [f"{a} {op} {operand}" for op in COMPARISONS[:6] for a in LITERALS]
-    for a, b in itertools.permutations(LITERALS, 2):
+def family(column: str) -> str:
+    """"number", "string" or "time": which operands and literals a column meets."""
+    kind = COLUMNS[column][0]
+    return "string" if pa.types.is_string(kind) else "time" if pa.types.is_temporal(
+        kind) else "number"
+
+
+def forms(operand: str, kind: str = "number") -> list[str]:
+    """Every predicate of the grid on ``operand`` of a column of family ``kind``: each
+    comparison with each literal (on either side), each IN and NOT IN of two literals, each
+    BETWEEN and NOT BETWEEN, and of a string each LIKE and ILIKE."""
+    literals = LITERALS[kind]
+    out = [f"{operand} {op} {a}" for op in COMPARISONS for a in literals]
+    out += [f"{a} {op} {operand}" for op in COMPARISONS[:6] for a in literals]
+    for a, b in itertools.permutations(literals, 2):
         out += [f"{operand} IN ({a}, {b})", f"{operand} NOT IN ({a}, {b})",
                 f"{operand} BETWEEN {a} AND {b}", f"{operand} NOT BETWEEN {a} AND {b}"]
+    if kind == "string":
+        out += [f"{operand} {like} {p}" for like in LIKES for p in PATTERNS]
     return out
 
 
 def grid() -> list[tuple[str, str]]:
     """(column, predicate) for every column, operand and form."""
-    return [(c, text) for c in COLUMNS for x in OPERANDS for text in forms(x.format(c=c))]
+    return [(c, text) for c in COLUMNS for x in OPERANDS[family(c)]
+            for text in forms(x.format(c=c), family(c))]
 
 
 @dataclass
