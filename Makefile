@@ -107,9 +107,9 @@ fuzz: venv
 	nice -n 10 $(BIN)/python -m tests.support.duckdb_differential --minutes $(DUCKDB_FUZZ_MINUTES)
 	nice -n 10 $(BIN)/python -m tests.support.datafusion_differential \
 		--minutes $(DATAFUSION_FUZZ_MINUTES)
-	nice -n 10 $(BIN)/python -m tests.support.engine_grid --predicates 60000 \
+	nice -n 10 $(BIN)/python -m tests.support.engine_grid --predicates 100000 \
 		--minutes $(DATAFUSION_FUZZ_MINUTES)
-	nice -n 10 $(BIN)/python -m tests.support.engine_grid --predicates 60000 --engine duckdb \
+	nice -n 10 $(BIN)/python -m tests.support.engine_grid --predicates 100000 --engine duckdb \
 		--minutes $(DUCKDB_FUZZ_MINUTES)
 
 lint: venv
