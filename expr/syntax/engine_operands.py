@@ -348,27 +348,18 @@ def is_arrow_double(x: exp.Expression) -> bool:
     return isinstance(x, exp.Anonymous) and x.name.lower() == ARROW_DOUBLE
 
 
-def is_arrow_bigint(x: exp.Expression) -> bool:
-    """Whether ``x`` is the call ``engine_literals.arrow_decimal_doubles`` writes for Arrow's
-    cast of a DECIMAL column to BIGINT.
-
-    >>> import sqlglot
-    >>> is_arrow_bigint(sqlglot.parse_one("__prunekit_arrow_bigint(d)"))
-    True
-    """
-    return isinstance(x, exp.Anonymous) and x.name.lower() == ARROW_BIGINT
-
-
-def is_arrow_cast(x: exp.Expression) -> bool:
+def is_arrow_cast(x: exp.Expression, *names: str) -> bool:
     """Whether ``x`` is a call written for one of Arrow's casts (to DOUBLE or BIGINT, or
-    ``engine_lists``' cast of a DOUBLE column to DECIMAL).
+    ``engine_lists``' cast of a DOUBLE column to DECIMAL); ``names``: one of these only.
 
     >>> import sqlglot
     >>> is_arrow_cast(sqlglot.parse_one("__prunekit_arrow_decimal(g, 31, 15)"))
     True
+    >>> is_arrow_cast(sqlglot.parse_one("__prunekit_arrow_double(d)"), ARROW_BIGINT)
+    False
     """
-    return isinstance(x, exp.Anonymous) and x.name.lower() in (ARROW_DOUBLE, ARROW_DECIMAL,
-                                                                ARROW_BIGINT)
+    return isinstance(x, exp.Anonymous) and x.name.lower() in (
+        names or (ARROW_DOUBLE, ARROW_DECIMAL, ARROW_BIGINT))
 
 
 # The mark (in a sqlglot node's ``meta``) of a literal a rewrite wrote as Spark must read it,

@@ -16,6 +16,7 @@ from prunekit.expr.syntax.engine_literals import (
     decimal_target,
 )
 from prunekit.expr.syntax.engine_operands import (
+    ARROW_BIGINT,
     COMPARISONS,
     DECIMAL,
     EQUALITIES,
@@ -26,7 +27,6 @@ from prunekit.expr.syntax.engine_operands import (
     decimal_kind,
     family_of,
     fits_float,
-    is_arrow_bigint,
     is_arrow_cast,
     is_arrow_double,
     is_day,
@@ -252,7 +252,7 @@ def _unsigned_bigint_alike(lit: exp.Literal, types: Mapping[str, object] | None)
         # Arrow's DOUBLE of a DECIMAL column (``arrow_decimal_doubles``): a DOUBLE, which the
         # number meets as its nearest DOUBLE there, as in Spark
         # and Arrow's BIGINT of one, which it meets in DECIMAL(20, 0) there, as Spark does
-        return any(is_arrow_double(side.unnest()) or is_arrow_bigint(side.unnest())
+        return any(is_arrow_double(side.unnest()) or is_arrow_cast(side.unnest(), ARROW_BIGINT)
                    for side in holder.iter_expressions())
 
     def meets(kind: str | None) -> bool:
