@@ -559,8 +559,9 @@ def _operand_type(x: exp.Expression, types: Mapping[str, object] | None) -> obje
             return "int64"  # (its truncation, a BIGINT there: the optimizer keeps the cast
             # where an item is no whole number, and no merge makes the list one of those)
         if x.to.this == exp.DataType.Type.BIGINT and isinstance(x.parent, exp.In) and kind_of(
-                x.this, types) in ("float", "double"):
-            return "int64"  # (its truncation, the query failing on NaN or beyond BIGINT)
+                x.this, types) in ("float", "double") and x.parent.meta.get(ALONE):
+            return "int64"  # (its truncation, the query failing on NaN or beyond BIGINT; no
+            # merge makes the list another)
         if x.to.this == exp.DataType.Type.BIGINT and places and int(places[2]) == 0 and int(
                 places[1]) <= 18:
             return "int64"  # (a whole DECIMAL's own value, which BIGINT holds: the cast
