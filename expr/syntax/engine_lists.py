@@ -147,7 +147,8 @@ def list_in_one_type(holder: exp.In | exp.Between, types: Mapping[str, object] |
             # not modelled
             bits = 53 if to == "double" else 24
             below = decimal_bigint and 10**digits <= 2**bits
-            values = [v for v in values if v is None or float(v).is_integer()]
+            values = [v for v in values if v is None or float(v).is_integer() and not (
+                below and abs(v) >= 10**digits)]  # (one no truncation reaches: equal to none)
             if any(v is not None and ((abs(v) >= 2**bits and not below) or (
                     v == 0 and math.copysign(1.0, v) < 0)) for v in values):
                 return None
