@@ -40,9 +40,11 @@ from prunekit.expr.syntax.engine_operands import (
     COMPARISONS,
     DECIMAL,
     EXACT,
+    INTEGER_BITS,
     INTEGER_KINDS,
     beyond_unsigned_bigint,
     decimal_kind,
+    integer_digits,
     kind_of,
     number_value,
     unknown_part,
@@ -219,12 +221,6 @@ def common_kind(holder: exp.In | exp.Between, types: Mapping[str, object] | None
     return common_type([first, *kinds])
 
 
-# An integer type a DECIMAL column may be cast to: its name in ``arrow_casts``, and how many
-# digits before the point a DECIMAL may have for its every value, truncated, to fit it.
-_INTEGER_CASTS = {exp.DataType.Type.TINYINT: ("int8", 2), exp.DataType.Type.SMALLINT: ("int16", 4),
-                  exp.DataType.Type.INT: ("int32", 9), exp.DataType.Type.BIGINT: ("int64", 18)}
-
-
 def split_decimal_cast_betweens(tree: exp.Expression, types: Mapping[str, object] | None
                                 ) -> exp.Expression:
     """DataFusion's ``CAST(d AS BIGINT) BETWEEN a AND b`` (or another integer type) of a
@@ -249,7 +245,7 @@ def split_decimal_cast_betweens(tree: exp.Expression, types: Mapping[str, object
     for between in list(tree.find_all(exp.Between)):
         cast = between.this.unnest()
         if not (isinstance(cast, exp.Cast) and not isinstance(cast, exp.TryCast) and isinstance(
-                cast.this, exp.Column) and cast.to.this in _INTEGER_CASTS):
+                cast.this, exp.Column) and cast.to.this in INTEGER_BITS):
             continue
         places = decimal_kind(cast.this, types)
         to = common_kind(between, types)
@@ -258,8 +254,8 @@ def split_decimal_cast_betweens(tree: exp.Expression, types: Mapping[str, object
         bounds = [between.args.get("low"), between.args.get("high")]
         values = [_value_in(b, to) if _type_of(b, types) in ("int64", "uint64", "double") or
                   isinstance(_type_of(b, types), tuple) else None for b in bounds]
-        name, digits = _INTEGER_CASTS[cast.to.this]
-        top = 2 ** (int(name[3:]) - 1)
+        bits = INTEGER_BITS[cast.to.this]
+        top, wide = 2 ** (bits - 1), int(places[1]) - int(places[2])
         halves = []
         for op, v in zip((exp.GTE, exp.LTE), values, strict=True):
             if v is None:
@@ -268,8 +264,7 @@ def split_decimal_cast_betweens(tree: exp.Expression, types: Mapping[str, object
             if v.denominator == 1 and -top <= v < top:  # the cast dropped
                 halves.append(op(this=cast.this.copy(), expression=_number(v)))
                 continue
-            wide = int(places[1]) - int(places[2])
-            if wide > digits and name != "int64":
+            if wide > integer_digits(bits) and bits != 64:
                 halves = None
                 break
             kept = exp.Anonymous(this=ARROW_BIGINT, expressions=[cast.this.copy()]) if (

@@ -43,6 +43,7 @@ from prunekit.expr.syntax.engine_operands import (
     EXACT,
     FLIPPED,
     FRACTION_DIGITS,
+    INTEGER_BITS,
     INTEGER_KINDS,
     INTEGER_TYPES,
     WALL_TIME,
@@ -480,7 +481,7 @@ def drop_integer_casts(tree: exp.Expression, dialect: str,
         integer = kind_of(cast.this, types) in INTEGER_KINDS
         places = decimal_kind(cast.this, types)
         if places and isinstance(cast.parent, exp.In) and not all(_fits_both(
-                o, int(places[1]) - int(places[2]), _INTEGER_BITS.get(cast.to.this, 8))
+                o, int(places[1]) - int(places[2]), INTEGER_BITS[cast.to.this])
                 for o in others):
             continue  # (it drops a list's cast only where both types hold every item)
         if others and (all(is_whole_number(o) or _integer_cast_of_number(o) or
@@ -489,11 +490,6 @@ def drop_integer_casts(tree: exp.Expression, dialect: str,
                 integer and len(others) == 1 and (_number_literal(others[0]) or
                                                   _float_cast_of_number(others[0])))):
             cast.replace(cast.this.copy())
-
-
-# The integer types of a cast, by their bits (TINYINT's by default).
-_INTEGER_BITS = {exp.DataType.Type.BIGINT: 64, exp.DataType.Type.INT: 32,
-                 exp.DataType.Type.SMALLINT: 16}
 
 
 def _fits_both(x: exp.Expression, digits: int, bits: int) -> bool:

@@ -96,6 +96,14 @@ INTEGER_KINDS = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
 # SQL's integer types (a whole number cast to one is that number, or a failed query).
 INTEGER_TYPES = (exp.DataType.Type.BIGINT, exp.DataType.Type.INT, exp.DataType.Type.SMALLINT,
                  exp.DataType.Type.TINYINT)
+# Their bits, signed.
+INTEGER_BITS = dict(zip(INTEGER_TYPES, (64, 32, 16, 8), strict=True))
+
+
+def integer_digits(bits: int) -> int:
+    """How many digits before the point a DECIMAL may have for its every value, truncated, to
+    fit a signed integer of ``bits`` (``integer_digits(32)`` is 9: 999999999 fits)."""
+    return len(str(2 ** (bits - 1))) - 1
 WALL_OR_UTC = re.compile(r"timestamp\[(s|ms|us|ns)(, tz=(utc|etc/utc|\+00:00|z))?\]")
 FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
