@@ -483,7 +483,7 @@ class Workspace:
                _null_or_bounds(_file_bounds(self.path, i, k)) for k in named):
             return False
         path = self.dir / "mixed.parquet"
-        pq.write_table(variant, path, row_group_size=variant.num_rows)
+        _write_as(variant, path, self.writer)
         truth, pruned = session(False), session(True)
         truth.register_record_batches("t", [variant.to_batches()])
         pruned.register_parquet("t", str(path))
@@ -583,17 +583,23 @@ def _written_bounds(table: pa.Table, column: int, scratch: Path, writer: str) ->
     """The statistics ``writer`` (pyarrow or DuckDB) writes for ``column`` of ``table`` as one
     row group."""
     path = scratch / "variant.parquet"
+    _write_as(table, path, writer)
+    return _file_bounds(path, 0, column)
+
+
+def _write_as(table: pa.Table, path: Path, writer: str) -> None:
+    """``table`` written as one row group by ``writer`` (pyarrow or DuckDB), whose statistics
+    differ (DuckDB's zero bounds are the first zero it meets)."""
     if writer == "pyarrow":
         pq.write_table(table, path, row_group_size=max(table.num_rows, 1))
-    else:
-        con = dd.connect("UTC")
-        try:
-            con.register("__variant", table)
-            con.execute(f"COPY (SELECT * FROM __variant) TO '{path}' (FORMAT parquet, "
-                        f"ROW_GROUP_SIZE {max(table.num_rows, 1)})")
-        finally:
-            con.close()
-    return _file_bounds(path, 0, column)
+        return
+    con = dd.connect("UTC")
+    try:
+        con.register("__variant", table)
+        con.execute(f"COPY (SELECT * FROM __variant) TO '{path}' (FORMAT parquet, "
+                    f"ROW_GROUP_SIZE {max(table.num_rows, 1)})")
+    finally:
+        con.close()
 
 
 @dataclasses.dataclass
