@@ -34,6 +34,9 @@ import pyarrow as pa
 
 import prunekit as pk
 from prunekit.errors import PrunekitError
+from prunekit.expr.syntax import nodes as n
+from tests.support.duckdb_differential import connect
+from tests.support.strategies import exact_example
 
 D = decimal.Decimal
 # Moments (year, month, day, hour, minute, second, microsecond) around a day's edges.
@@ -114,7 +117,7 @@ def grid() -> list[tuple[str, str]]:
 @dataclass
 class Summary:
     predicates: int = 0
-    df_refused: int = 0  # the engine runs no query of it
+    engine_refused: int = 0  # the engine runs no query of it
     groups: int = 0  # groups checked (a row whose query fails there is left out)
     read_in_full: int = 0
     decided: int = 0  # groups NONE_MATCH or ALL_MATCH
@@ -122,7 +125,7 @@ class Summary:
     refused: list = field(default_factory=list)  # (column, predicate, error) the engine runs
 
     def line(self) -> str:
-        return (f"{self.predicates} predicates ({self.df_refused} refused by the engine), "
+        return (f"{self.predicates} predicates ({self.engine_refused} refused by the engine), "
                 f"{self.groups} groups, {self.decided} decided, {self.read_in_full} read in "
                 f"full; unsound {len(self.unsound)}, refused by prunekit {len(self.refused)}")
 
@@ -134,9 +137,6 @@ class Grid:
     "duckdb" (its dialect, and the engine whose rows decide)."""
 
     def __init__(self, engine: str = "datafusion"):
-        from prunekit.expr.syntax import nodes as n
-        from tests.support.strategies import exact_example
-
         self.engine = engine
         if engine == "datafusion":
             import datafusion
@@ -146,8 +146,6 @@ class Grid:
                 name, [table.to_batches()])
             self._rows = lambda sql: ctx.sql(sql).to_pydict()["rid"]
         else:
-            from tests.support.duckdb_differential import connect
-
             self._con = connect("UTC")
             self._register = self._con.register
             self._rows = lambda sql: [r[0] for r in self._con.execute(sql).fetchall()]
@@ -185,7 +183,7 @@ class Grid:
         summary.predicates += 1
         returned = self.returned(column, text)
         if returned is None:
-            summary.df_refused += 1
+            summary.engine_refused += 1
             return
         try:
             pred = pk.PruningPredicate(text, {column: COLUMNS[column][0]}, dialect=self.engine)
