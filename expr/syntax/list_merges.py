@@ -717,6 +717,10 @@ def _family(operand: exp.Expression, items: list[exp.Expression],
             # a day beside an instant: the day cast to a TIMESTAMP again, a midnight, which
             # is neither the column nor its day
             return "timestamp of a date"
+        if known and own is not None and to != "float" and compared in ("double", "float"):
+            # compared in a float: the cast cast again to it, which stays (CAST(d AS BIGINT)
+            # IN (0.5, 1) is CAST(CAST(d AS Int64) AS Float64) IN (...) there, never d)
+            return "float"
         return to if kept and known else None
     if not isinstance(operand, exp.Column):
         return None
