@@ -104,11 +104,12 @@ def analyse(root: b.BPredicate) -> _Sets | None:
 def where_true(walk: _Sets | None) -> b.BPredicate | None:
     """A predicate TRUE on every row where the walk's root is (None where it says nothing):
     for each way the root may be TRUE (``_Case``), the values of each column read twice, as
-    comparisons, lists and ``IS NULL``, and the truths of the other leaves that way needs,
-    the ways ORed. A container none of whose rows can make it TRUE holds no row making the
-    root TRUE, though the lattice, weighing the root's terms one by one, may not see it: in a
-    container of 1e300 and NULL, ``x = 0`` or its NULL, in an AND, meet neither row; where
-    ``y`` has no NULL, ``(y IS NULL OR x = 1) AND x > 5`` is never TRUE.
+    comparisons, lists, values excluded (``NOT IN``) and ``IS NULL``, and the truths of the
+    other leaves that way needs, the ways ORed. A container none of whose rows can make it
+    TRUE holds no row making the root TRUE, though the lattice, weighing the root's terms one
+    by one, may not see it: in a container of 1e300 and NULL, ``x = 0`` or its NULL, in an
+    AND, meet neither row; where ``y`` has no NULL, ``(y IS NULL OR x = 1) AND x > 5`` is
+    never TRUE.
 
     >>> import pyarrow as pa
     >>> from prunekit.expr.binding.bind import bind
@@ -125,7 +126,8 @@ def where_true(walk: _Sets | None) -> b.BPredicate | None:
     for case in walk.root_true:
         parts = []
         for col, boxes in case.cols.items():
-            if any(x.lo is None and x.hi is None and x.only is None for x in boxes):
+            if any(x.lo is None and x.hi is None and x.only is None and not x.but
+                   for x in boxes):
                 continue  # (a column bounded nowhere: every row may hold its value)
             try:
                 kinds = [a for a in (_box_predicate(col, x) for x in dict.fromkeys(boxes))
@@ -147,8 +149,8 @@ def where_true(walk: _Sets | None) -> b.BPredicate | None:
 
 
 def _box_predicate(col: object, x: Box) -> b.BPredicate | None:
-    """TRUE on every row whose value of ``col`` lies in ``x``, a box bounded somewhere (its
-    excluded values ignored); None where no value does."""
+    """TRUE on every row whose value of ``col`` lies in ``x``, a box bounded somewhere or
+    excluding values; None where no value does."""
     if x.only is not None:
         listed = tuple(sorted({v for v in x.only if _inside(v, x)}))
         values = [b.BInList(col, listed, nan=False, null=False)] if listed else []
@@ -156,6 +158,11 @@ def _box_predicate(col: object, x: Box) -> b.BPredicate | None:
         values = [b.BCompare(col, op, end) for op, end in (
             ("ge" if x.lo_in else "gt", x.lo), ("le" if x.hi_in else "lt", x.hi))
             if end is not None]
+        # the values it excludes within its range (``x NOT IN (0, 1444)``: a container of
+        # 1444 and NULL holds no row of it)
+        but = tuple(sorted(v for v in x.but if _inside(v, replace(x, but=frozenset()))))
+        if but:
+            values.append(b.BNot(b.BInList(col, but, nan=False, null=False)))
     kinds = [_all_of(values)] if values else []
     if x.nan and col.domain == "float":
         kinds.append(b.BIsNan(col))

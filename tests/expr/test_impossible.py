@@ -68,6 +68,14 @@ CASES = [
      "only 0 makes both TRUE"),
     (I64, [[7, None], [1, None]], "(x IN (1, 2) OR x IS NULL) AND (x > 0 OR NULL)",
      [NONE, MAYBE], "the NULL row is NULL in the second term, 7 FALSE in the first"),
+    # values a way excludes (where_true): a container holding only them, and NULL, has no
+    # row of that way (DataFusion's differential, seed 92002065: the NULL rows NULL, the
+    # value 1444 FALSE in the NOT IN, though each may be TRUE in the other term)
+    (I64, [[1444, None], [5, None], [0, None]],
+     "x NOT IN (276) AND ((x NOT IN (0, 1444) AND x IS NOT NULL) OR (x IS NULL AND NULL))",
+     [NONE, MAYBE, NONE], "1444 and 0 are excluded, a NULL row is NULL"),
+    (I64, [[3, None], [3, 4, None]], "(x <> 3 OR x IS NULL) AND (x IS NOT NULL OR NULL)",
+     [NONE, MAYBE], "only a value but 3 makes both TRUE"),
     # through arithmetic: the operand's values taken back to the column's
     (I32, [[-9, 2, 9]], "x * 3 IN (6, 7) AND x > 5", [NONE],
      "only 2 times 3 is 6, and 7 is no multiple of 3"),
