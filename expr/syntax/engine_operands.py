@@ -138,9 +138,9 @@ def timestamp_unit(kind: str | None, reads: Engine) -> str | None:
 
 
 def no_negative_zero(x: exp.In, types: Mapping[str, object] | None) -> bool:
-    """An operand that is never -0.0 (``never_negative_zero``) in a list without a -0 (whole
-    numbers, NULL, DOUBLEs), or a DECIMAL column itself (the engine compares its list as
-    DECIMALs): no -0.0 on either side.
+    """An operand that is never -0.0 (``never_negative_zero``) in a list none of whose items
+    may be one (``zero_sign``: whole numbers, ``-0`` too, NULL, DOUBLEs but -0.0), or a
+    DECIMAL column itself (the engine compares its list as DECIMALs): no -0.0 on either side.
 
     >>> import sqlglot
     >>> no_negative_zero(sqlglot.parse_one("x IN (0, 1.5)"), {"x": "int64"}), \\
@@ -151,8 +151,8 @@ def no_negative_zero(x: exp.In, types: Mapping[str, object] | None) -> bool:
     """
     decimal_column = isinstance(x.this, exp.Column) and DECIMAL.fullmatch(
         kind_of(x.this, types) or "") is not None
-    return (never_negative_zero(x.this, types) and not any(
-        negative_zero(i) for i in x.expressions)) or decimal_column
+    return (never_negative_zero(x.this, types) and all(
+        zero_sign(i) in ("+", "") for i in x.expressions)) or decimal_column
 
 
 def never_negative_zero(operand: exp.Expression, types: Mapping[str, object] | None) -> bool:
@@ -174,12 +174,58 @@ def never_negative_zero(operand: exp.Expression, types: Mapping[str, object] | N
 
 
 def negative_zero(x: exp.Expression) -> bool:
-    """A literal -0 (maybe cast: ``CAST(-0.0 AS DOUBLE)``, ``CAST('-0' AS DOUBLE)``)."""
+    """A constant DataFusion folds to a float's -0.0 (``zero_sign``): ``-0.0``, ``-0e0``,
+    ``CAST('-0' AS DOUBLE)``, ``-CAST(0 AS DOUBLE)``; not ``-0`` nor ``CAST(-0 AS DOUBLE)``,
+    whose 0 is an integer's, which has no sign.
+
+    >>> import sqlglot
+    >>> [negative_zero(sqlglot.parse_one(t)) for t in ("-0.0", "-0", "CAST(-0 AS DOUBLE)")]
+    [True, False, False]
+    """
+    return zero_sign(x) == "-"
+
+
+_FLOAT_TYPES = (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT)
+
+
+def zero_sign(x: exp.Expression) -> str | None:
+    """Of a constant made of literals, minus signs and casts: ``-`` where DataFusion folds it
+    to a float's -0.0, ``+`` where to 0.0, and ``""`` where to no float zero (an integer's or
+    DECIMAL's 0, which has no sign, or no zero at all: another number, NULL, a string); None
+    for anything else (arithmetic, a function, a column), which may be either zero. A number
+    with a point or an exponent is a DOUBLE there, a whole number an integer: ``-0`` is 0,
+    and ``CAST(-0 AS DOUBLE)`` 0.0.
+
+    >>> import sqlglot
+    >>> [zero_sign(sqlglot.parse_one(t)) for t in (
+    ...     "-0.0", "-0", "CAST(-0 AS DOUBLE)", "-CAST(0 AS DOUBLE)", "CAST('-0' AS DOUBLE)",
+    ...     "CAST(-0.0 AS DECIMAL(3, 1))", "1 - 1", "NULL")]
+    ['-', '', '+', '-', '-', '', None, '']
+    """
+    x = x.unnest()
+    if isinstance(x, exp.Null):
+        return ""
+    if isinstance(x, exp.Literal):
+        if x.is_string or not is_zero(x):
+            return ""
+        return "+" if any(c in x.this.lower() for c in ".e") else ""
+    if isinstance(x, exp.Neg):
+        inner = zero_sign(x.this)
+        return {"+": "-", "-": "+"}.get(inner, inner) if inner is not None else None
+    if not isinstance(x, exp.Cast):
+        return None
+    inner = x.this.unnest()
+    if x.to.this not in _FLOAT_TYPES:
+        return None if zero_sign(inner) is None or x.to.this not in (
+            *INTEGER_TYPES, exp.DataType.Type.DECIMAL) else ""
     if not is_zero(x):
-        return False
-    while isinstance(x, (exp.Paren, exp.Cast)):
-        x = x.this
-    return isinstance(x, exp.Neg) or (isinstance(x, exp.Literal) and x.this.strip()[:1] == "-")
+        return ""
+    if isinstance(inner, exp.Literal) and inner.is_string:
+        return "-" if inner.this.strip().startswith("-") else "+"
+    sign = zero_sign(inner)
+    if sign == "" and not is_zero(inner):
+        return None  # (a number a FLOAT rounds to a zero of its sign: CAST(-1e-50 AS REAL))
+    return "+" if sign == "" else sign
 
 
 # ---- literals ---------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 ``dialect="duckdb"`` against DuckDB's: ``engine``) on a grid: every operand of a column (the
 column, its casts, its negation, ``c * 1``; a string's prefix, ``lower``, ``upper``; a time's
 DATE and day) compared, listed or bounded with every pair of a fixed set of literal forms
-(whole numbers inside and beyond BIGINT, fractions, exponents up to 1e308, -0.0, NaN, NULL, casts to
-DECIMAL, REAL and BIGINT; strings, non-ASCII ones too; TIMESTAMP, DATE and string times), or
+(whole numbers inside and beyond BIGINT, fractions, exponents up to 1e308, -0.0 and -0 (an
+integer's 0, no sign), NaN, NULL, casts to DECIMAL, REAL and BIGINT; strings, non-ASCII ones
+too; TIMESTAMP, DATE and string times), or
 a string matched by LIKE and ILIKE, each predicate maybe under NOT, over one column whose row
 groups hold one value each: values around those literals and the type's extremes. A row
 group's statistics are then exact, so each is decided as its one row says: a NONE_MATCH group
@@ -74,7 +75,7 @@ LITERALS = {
     "number": ["3", "-1", "0", "1.5", "-1.5", "3e0", "-0.0", "CAST(3 AS DECIMAL(5,2))",
                "CAST(-1.5 AS DECIMAL(5,2))", "CAST(3 AS REAL)", "9223372036854775808",
                "-9223372036854775808", "2147483648", "NULL", "CAST(1.5 AS BIGINT)",
-               "CAST('NaN' AS DOUBLE)", "1e308"],
+               "CAST('NaN' AS DOUBLE)", "1e308", "-0", "CAST(-0 AS DOUBLE)"],
     "string": ["''", "'a'", "'A'", "'ab'", "'a%'", "'b'", "'é'", "'aé'", "'z'", "NULL"],
     "time": ["TIMESTAMP '2020-01-01 00:00:00'", "TIMESTAMP '2020-01-01 12:00:00.5'",
              "DATE '2020-01-01'", "DATE '2019-12-31'", "'2020-01-01'", "'2020-01-01 12:00:00'",
