@@ -98,6 +98,8 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
     if reads.fractions_are_double:
         doubles_against_decimals(tree, types)
         for holder in list(tree.find_all(exp.In, exp.Between)):
+            if reads.real_literals:
+                reals_widened_in_doubles(holder, types)
             written = list_in_one_type(holder, types)
             if written is not None:
                 tree = written if holder is tree else tree
@@ -145,6 +147,46 @@ def read_engine_numbers(tree: exp.Expression, dialect: str,
         double = str(value)  # 0.0000000001 is 1E-10: an exponent either way
         lit.replace(exp.Literal.number(double if "E" in double else f"{double}E0"))
     return tree
+
+
+def reals_widened_in_doubles(holder: exp.In | exp.Between,
+                             types: Mapping[str, object] | None) -> None:
+    """In an IN list or a BETWEEN that DataFusion compares in DOUBLE (``common_kind``: a
+    DOUBLE among its items or bounds, or its operand), each ``CAST(n AS REAL)`` of a number is
+    the DOUBLE its FLOAT widens to, exactly; so it is written, in place, as Spark compares a
+    DOUBLE literal with any operand there (a BIGINT's cast to DOUBLE too), where it would
+    compare a FLOAT with an integer in FLOAT. A number no FLOAT holds (an infinity there) and a
+    whole number beyond unsigned BIGINT (a DOUBLE first, rounded twice) are left as they are.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("CAST(d AS BIGINT) BETWEEN CAST(0.0001 AS REAL) AND 0.5",
+    ...                          read="postgres")
+    >>> reals_widened_in_doubles(tree, {"d": "decimal128(18, 4)"})
+    >>> tree.sql()
+    'CAST(d AS BIGINT) BETWEEN 9.999999747378752E-05 AND 0.5'
+    """
+    if inside_unknown_part(holder) or common_kind(holder, types) != "double":
+        return
+    for cast in list(holder.iter_expressions()):
+        cast = cast.unnest()
+        if cast is holder.this.unnest() or not isinstance(cast, exp.Cast) or \
+                cast.to.this != exp.DataType.Type.FLOAT:
+            continue
+        number, negated = cast.this.unnest(), False
+        while isinstance(number, exp.Neg):
+            number, negated = number.this.unnest(), not negated
+        if not isinstance(number, exp.Literal) or number.is_string:
+            continue
+        whole = not ("." in number.this or "e" in number.this.lower())
+        if whole and int(number.this) >= 2**64:
+            continue
+        magnitude = nearest_float(int(number.this) if whole else float(
+            decimal.Decimal(number.this)))
+        if magnitude is None or not math.isfinite(magnitude):
+            continue
+        text = repr(magnitude).upper()  # (the shortest text Spark reads as that DOUBLE)
+        written = exp.Literal.number(text if "E" in text else f"{text}E0")
+        cast.replace(exp.Neg(this=written) if negated else written)
 
 
 def _real_against_decimals(lit: exp.Literal, types: Mapping[str, object] | None) -> bool:
