@@ -212,7 +212,7 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
     members = [m for m in (_as_list(x, types) for x in tree.find_all(
         exp.In, exp.EQ, exp.NEQ, exp.Like, exp.ILike, *PATTERN_LISTS, exp.Between, exp.And))
         if m is not None]
-    for group in _sharing_columns(members):
+    for group in _sharing_columns(members, types):
         if len(group) < 2 or _merges_exactly(group, types):  # (alone: nothing to merge with)
             for m in group:
                 if isinstance(m.node, exp.In):
@@ -644,25 +644,103 @@ def _wildcards(pattern: exp.Expression) -> bool:
         c in pattern.this for c in "%_\\")
 
 
-def _sharing_columns(members: list[_Member]) -> list[list[_Member]]:
+def _sharing_columns(members: list[_Member], types: Mapping[str, object] | None = None
+                     ) -> list[list[_Member]]:
     """The members grouped so that any two the optimizer may take for lists on one
     expression are in one group: sharing a column, their operands alike (``operand_key``).
     """
     groups: list[list[_Member]] = []
     for m in members:
-        joined = [g for g in groups if any(_may_meet(m, other) for other in g)]
+        joined = [g for g in groups if any(_may_meet(m, other, types) for other in g)]
         for g in joined:
             groups.remove(g)
         groups.append([m] + [other for g in joined for other in g])
     return groups
 
 
-def _may_meet(a: _Member, b: _Member) -> bool:
+def _may_meet(a: _Member, b: _Member, types: Mapping[str, object] | None = None) -> bool:
     ka, kb = a.key, b.key
     if (ka is not None and kb is not None and ka != kb) or _families_apart(a.family, b.family):
         return False
     constants = all(k is not None and k.startswith("constant ") for k in (ka, kb))
-    return bool(a.columns & b.columns) or constants  # (1 IN (x, 2) beside 1 IN (y, 3))
+    if not (a.columns & b.columns or constants):  # (1 IN (x, 2) beside 1 IN (y, 3))
+        return False
+    return not (_walled_off(a, b, types) or _walled_off(b, a, types))
+
+
+_BOUNDS = (exp.LT, exp.LTE, exp.GT, exp.GTE)
+
+
+def _walled_off(a: _Member, b: _Member, types: Mapping[str, object] | None) -> bool:
+    """Whether ``a`` never becomes a side of the AND or OR above both (so the two never
+    merge): on its way up stands a chain of the other op (NOTs pushed in: ``(f < 4.25 AND
+    f NOT IN (4.5)) OR f NOT IN (2)``) holding a bound its optimizer keeps there
+    (``_kept_bound``), which no rewrite of it drops or lifts out of the chain.
+
+    >>> import sqlglot
+    >>> tree = sqlglot.parse_one("(f < 4.25 AND f NOT IN (4.5)) OR f NOT IN (2)")
+    >>> b, a = [_Member(x, list(x.expressions), True, {"f": "double"})
+    ...         for x in tree.find_all(exp.In)]
+    >>> _walled_off(a, b, {"f": "double"}), _walled_off(b, a, {"f": "double"})
+    (True, False)
+    """
+    top = _first_above_both(a, b)
+    if not isinstance(top, (exp.And, exp.Or)):
+        return False
+    path, node = [], a.node  # from ``a`` up to the node below ``top``
+    while node is not None and node is not top:
+        path.append(node)
+        node = node.parent
+    if node is None:
+        return False
+    for k, chain in enumerate(path[1:], start=1):
+        if not isinstance(chain, (exp.And, exp.Or)):
+            continue
+        nots = sum(isinstance(n, exp.Not) for n in path[k + 1:])
+        if isinstance(chain, type(top)) != (nots % 2 == 1):
+            continue  # (the same op as the one above both, NOTs pushed in: one chain)
+        # the chain's terms but the one holding ``a`` (``path[k - 1]``, or in a chain of
+        # this op below, which holds no bound that walls ``a`` in here)
+        others = [c for c in _chain_terms(chain) if c is not path[k - 1]]
+        if any(_kept_bound(c, others, types) for c in others):
+            return True
+    return False
+
+
+def _chain_terms(chain: exp.And | exp.Or) -> list[exp.Expression]:
+    """The terms of a chain of one op, through parentheses."""
+    out = []
+    for side in (chain.this, chain.expression):
+        bare = side.unnest()
+        if isinstance(bare, type(chain)):
+            out += _chain_terms(bare)
+        else:
+            out.append(side)
+    return out
+
+
+def _kept_bound(term: exp.Expression, others: list, types: Mapping[str, object] | None) -> bool:
+    """A bound of a float column by a number (``f < 4.25``, under NOTs too), written once in
+    the predicate (no rewrite lifts or drops a term it shares with another branch) and the
+    only bound on its column among ``others`` (two would make an ``=`` of ``x >= a AND x <=
+    a``): its optimizer keeps it, never a constant, never a list."""
+    bare = term.unnest()
+    while isinstance(bare, exp.Not):
+        bare = bare.this.unnest()
+    if not isinstance(bare, _BOUNDS):
+        return False
+    sides = [bare.this.unnest(), bare.expression.unnest()]
+    columns = [x for x in sides if isinstance(x, exp.Column)]
+    numbers = [x for x in sides if isinstance(x.unnest(), (exp.Literal, exp.Neg))
+               and x.find(exp.Column) is None and not x.find(exp.Literal).is_string]
+    if len(columns) != 1 or len(numbers) != 1 or kind_of(columns[0], types) not in FLOAT_KINDS:
+        return False
+    text = bare.sql()
+    if sum(x.sql() == text for x in term.root().find_all(*_BOUNDS)) != 1:
+        return False
+    name = column_names(columns[0])
+    return not any(o is not term and column_names(o) & name and o.find(*_BOUNDS) is not None
+                   for o in others)
 
 
 def _families_apart(a: str | None, b: str | None) -> bool:
