@@ -674,8 +674,11 @@ _BOUNDS = (exp.LT, exp.LTE, exp.GT, exp.GTE)
 def _walled_off(a: _Member, b: _Member, types: Mapping[str, object] | None) -> bool:
     """Whether ``a`` never becomes a side of the AND or OR above both (so the two never
     merge): on its way up stands a chain of the other op (NOTs pushed in: ``(f < 4.25 AND
-    f NOT IN (4.5)) OR f NOT IN (2)``) holding a bound its optimizer keeps there
-    (``_kept_bound``), which no rewrite of it drops or lifts out of the chain.
+    f NOT IN (4.5)) OR f NOT IN (2)``, ``x NOT IN (1) OR (y > 0 AND x NOT IN (2))``) holding
+    a bound its optimizer keeps there (``_kept_bound``), which no rewrite of it drops or
+    lifts out of the chain. (Where its simplifier writes a short list as equalities and lifts
+    one that every branch holds out of an OR, that one is an item of a list beside, which
+    meets what that list meets.)
 
     >>> import sqlglot
     >>> tree = sqlglot.parse_one("(f < 4.25 AND f NOT IN (4.5)) OR f NOT IN (2)")
@@ -719,8 +722,23 @@ def _chain_terms(chain: exp.And | exp.Or) -> list[exp.Expression]:
     return out
 
 
+def _within(number: exp.Expression, kind: str | None) -> bool:
+    """Whether ``number`` is a whole number (maybe negated) an integer column of ``kind``
+    holds: compared with the column in its own type there, never folded."""
+    bare, sign = number.unnest(), 1
+    while isinstance(bare, exp.Neg):
+        bare, sign = bare.this.unnest(), -sign
+    if kind not in INTEGER_KINDS or not isinstance(bare, exp.Literal) or not bare.this.isdigit():
+        return False
+    bits = int(kind.lstrip("uint"))
+    low, high = (0, 2**bits - 1) if kind.startswith("u") else (-(2**(bits - 1)),
+                                                                2**(bits - 1) - 1)
+    return low <= sign * int(bare.this) <= high
+
+
 def _kept_bound(term: exp.Expression, others: list, types: Mapping[str, object] | None) -> bool:
-    """A bound of a float column by a number (``f < 4.25``, under NOTs too), written once in
+    """A bound of a float column by a number (``f < 4.25``, under NOTs too), or of an integer
+    column by a whole number it holds (``y > 0``), written once in
     the predicate (no rewrite lifts or drops a term it shares with another branch) and the
     only bound on its column among ``others`` (two would make an ``=`` of ``x >= a AND x <=
     a``): its optimizer keeps it, never a constant, never a list."""
@@ -733,7 +751,8 @@ def _kept_bound(term: exp.Expression, others: list, types: Mapping[str, object] 
     columns = [x for x in sides if isinstance(x, exp.Column)]
     numbers = [x for x in sides if isinstance(x.unnest(), (exp.Literal, exp.Neg))
                and x.find(exp.Column) is None and not x.find(exp.Literal).is_string]
-    if len(columns) != 1 or len(numbers) != 1 or kind_of(columns[0], types) not in FLOAT_KINDS:
+    kind = kind_of(columns[0], types) if len(columns) == 1 else None
+    if len(numbers) != 1 or not (kind in FLOAT_KINDS or _within(numbers[0], kind)):
         return False
     text = bare.sql()
     if sum(x.sql() == text for x in term.root().find_all(*_BOUNDS)) != 1:
