@@ -738,28 +738,52 @@ def _within(number: exp.Expression, kind: str | None) -> bool:
 
 def _kept_bound(term: exp.Expression, others: list, types: Mapping[str, object] | None) -> bool:
     """A bound of a float column by a number (``f < 4.25``, under NOTs too), or of an integer
-    column by a whole number it holds (``y > 0``), written once in
-    the predicate (no rewrite lifts or drops a term it shares with another branch) and the
-    only bound on its column among ``others`` (two would make an ``=`` of ``x >= a AND x <=
-    a``): its optimizer keeps it, never a constant, never a list."""
+    column by a whole number it holds (``y > 0``), written once in the predicate (no rewrite
+    lifts or drops a term it shares with another branch), and no other bound on its column in
+    ``others`` by a number that may be its own as a DOUBLE (``x >= a AND x <= a`` would be
+    an ``=``; of two bounds one way, its simplifier keeps one): its optimizer keeps a bound
+    there, never a constant, never a list."""
+    parts = _bound_parts(term, types)
+    if parts is None:
+        return False
+    bare, name, number = parts
+    text = bare.sql()
+    if sum(x.sql() == text for x in term.root().find_all(*_BOUNDS)) != 1:
+        return False
+    for other in others:
+        for x in other.find_all(*_BOUNDS):
+            theirs = _bound_parts(x, types)
+            if x is not bare and column_names(x) & name and (
+                    theirs is None or not _doubles_apart(number, theirs[2])):
+                return False
+    return True
+
+
+def _doubles_apart(a: exp.Expression, b: exp.Expression) -> bool:
+    """Whether two numbers are two DOUBLEs (as DataFusion compares a float column with them,
+    and an integer column with whole numbers it holds, exactly below 2**53)."""
+    va, vb = value_of(a), value_of(b)
+    return va is not None and vb is not None and va[0] == vb[0] == "number" and float(
+        va[1]) != float(vb[1])
+
+
+def _bound_parts(term: exp.Expression, types: Mapping[str, object] | None) -> tuple | None:
+    """(the bound, its column's names, its number) of a bound of a float
+    column by a number or of an integer column by a whole number it holds (maybe under
+    NOTs); None for anything else."""
     bare = term.unnest()
     while isinstance(bare, exp.Not):
         bare = bare.this.unnest()
     if not isinstance(bare, _BOUNDS):
-        return False
+        return None
     sides = [bare.this.unnest(), bare.expression.unnest()]
     columns = [x for x in sides if isinstance(x, exp.Column)]
-    numbers = [x for x in sides if isinstance(x.unnest(), (exp.Literal, exp.Neg))
+    numbers = [x for x in sides if isinstance(x, (exp.Literal, exp.Neg))
                and x.find(exp.Column) is None and not x.find(exp.Literal).is_string]
     kind = kind_of(columns[0], types) if len(columns) == 1 else None
     if len(numbers) != 1 or not (kind in FLOAT_KINDS or _within(numbers[0], kind)):
-        return False
-    text = bare.sql()
-    if sum(x.sql() == text for x in term.root().find_all(*_BOUNDS)) != 1:
-        return False
-    name = column_names(columns[0])
-    return not any(o is not term and column_names(o) & name and o.find(*_BOUNDS) is not None
-                   for o in others)
+        return None
+    return bare, column_names(columns[0]), numbers[0]
 
 
 def _families_apart(a: str | None, b: str | None) -> bool:

@@ -329,6 +329,7 @@ def test_a_list_no_merge_empties_is_null_where_its_column_is(groups, sql, null_k
     # a bound of a float it keeps in a chain of the other op around one list: never a side
     # of the op above both (found by the DataFusion differential, seed 93001941)
     ("(f < 4.25 AND f NOT IN (4.5)) OR f NOT IN (2)", True),
+    ("(f > 4.249999999999999 AND f < 4.25 AND f NOT IN (4.5)) OR f NOT IN (2)", True),
     ("NOT ((f >= 1 OR f IN (4.5)) AND f IN (2))", True),
     ("x NOT IN (1) OR 1 > 2 OR x NOT IN (2)", False),  # a term it folds away
     ("NOT (f < 4.25 AND f IN (4.5)) OR f NOT IN (2)", False),  # NOT pushed in: one chain
