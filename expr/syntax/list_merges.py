@@ -249,6 +249,10 @@ def mark_exact_merges(tree: exp.Expression, types: Mapping[str, object] | None) 
                     apart and not any(inexact) and isinstance(m.node, (exp.In, exp.EQ))
                     and any(not isinstance(i.unnest(), exp.Null) for i in m.items)
                     and AT_LEAST_WRITTEN))
+                if m.node.meta[AT_MOST_WRITTEN] is True and _negates_itself(m.node):
+                    # ``NOT (f <> 0.0)``: at most the ``=`` a NOT makes of it is at least the
+                    # ``<>`` as written (its merge into a set may make the <> TRUE of -0.0)
+                    m.node.meta[AT_MOST_WRITTEN] = AT_LEAST_WRITTEN
                 if m.node.meta[AT_MOST_WRITTEN] is True and negated is False and isinstance(
                         m.node, exp.In):
                     excluded = [i.copy() for b, b_negated in zip(group, polarities, strict=True)
@@ -1273,6 +1277,12 @@ def _exact_in(v: object, form: str) -> bool:
         return decimal.Decimal(struct.unpack(form, struct.pack(form, float(v)))[0]) == v
     except (OverflowError, struct.error, ValueError):
         return False
+
+
+def _negates_itself(node: exp.Expression) -> bool:
+    """A ``<>`` (or a LIKE written negated): a member read as the ``=`` a NOT around it makes,
+    whose rows as written are the other way round."""
+    return isinstance(node, exp.NEQ) or bool(node.args.get("negate"))
 
 
 def _monotone(m: _Member) -> bool:
