@@ -480,14 +480,21 @@ def _kept_apart(xs: list[_Member], ys: list[_Member], group: list[_Member]) -> b
     chain = branches(head)
     texts = [b.sql() for b in chain]
     inside = {id(n): k for k, b in enumerate(chain) for n in b.walk()}
-    held = {id(m.node) for m in group}
+    # (a member ``x >= a AND x <= a`` of an AND chain is two of its branches: held, both)
+    held = {id(n) for m in group for n in m.node.walk()}
     barriers = [not any(id(n) in held for n in b.walk()) and not may_fold(b) and all(
         t != texts[k] and texts[k] not in t for j, t in enumerate(texts) if j != k)
         for k, b in enumerate(chain)]
     # (each barrier starts a new stretch of branches; lists in one stretch may meet)
     stretch = [sum(barriers[:k + 1]) for k in range(len(chain))]
-    return not ({stretch[inside[id(m.node)]] for m in xs}
-                & {stretch[inside[id(m.node)]] for m in ys})
+
+    def branch(m: _Member) -> int:
+        node = m.node
+        while id(node) not in inside:  # (a point in the chain: its first bound's branch)
+            node = node.this
+        return inside[id(node)]
+
+    return not ({stretch[branch(m)] for m in xs} & {stretch[branch(m)] for m in ys})
 
 
 def _above_parens(node: exp.Expression) -> exp.Expression | None:
