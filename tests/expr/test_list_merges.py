@@ -659,9 +659,9 @@ def test_random_nested_lists_beside_bounds_never_part_from_datafusion(groups):
     ALL_MATCH on -0.0, which its merge into a set fails), every one decided where the
     predicate is read in full, and some read in full."""
     rng = random.Random("nested-f")
-    count = tiers.pick(40, 800)
+    count = tiers.pick(15, 800)  # (each a kernel compiled cold: the deep tier runs more)
     read = sum(groups["f"].check(_nested_float_predicate(rng)) for _ in range(count))
-    assert read >= count // 20, read
+    assert read >= max(1, count // 20), read
 
 
 def test_a_number_cast_to_a_wide_decimal_is_weighed_without_error():
