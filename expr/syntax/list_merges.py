@@ -27,6 +27,7 @@ import datetime
 import decimal
 import itertools
 import struct
+from collections import Counter
 from collections.abc import Mapping
 
 from sqlglot import exp
@@ -680,6 +681,7 @@ def _may_meet(a: _Member, b: _Member, types: Mapping[str, object] | None = None)
 
 
 _BOUNDS = (exp.LT, exp.LTE, exp.GT, exp.GTE)
+_BOUND_TEXTS = "prunekit_bound_texts"  # a predicate's bounds, as written, counted
 
 
 def _walled_off(a: _Member, b: _Member, types: Mapping[str, object] | None) -> bool:
@@ -715,22 +717,10 @@ def _walled_off(a: _Member, b: _Member, types: Mapping[str, object] | None) -> b
             continue  # (the same op as the one above both, NOTs pushed in: one chain)
         # the chain's terms but the one holding ``a`` (``path[k - 1]``, or in a chain of
         # this op below, which holds no bound that walls ``a`` in here)
-        others = [c for c in _chain_terms(chain) if c is not path[k - 1]]
+        others = [c for c in branches(chain) if c is not path[k - 1]]
         if any(_kept_bound(c, others, types) for c in others):
             return True
     return False
-
-
-def _chain_terms(chain: exp.And | exp.Or) -> list[exp.Expression]:
-    """The terms of a chain of one op, through parentheses."""
-    out = []
-    for side in (chain.this, chain.expression):
-        bare = side.unnest()
-        if isinstance(bare, type(chain)):
-            out += _chain_terms(bare)
-        else:
-            out.append(side)
-    return out
 
 
 def _within(number: exp.Expression, kind: str | None) -> bool:
@@ -758,8 +748,11 @@ def _kept_bound(term: exp.Expression, others: list, types: Mapping[str, object] 
     if parts is None:
         return False
     bare, name, number = parts
-    text = bare.sql()
-    if sum(x.sql() == text for x in term.root().find_all(*_BOUNDS)) != 1:
+    root = term.root()
+    texts = root.meta.get(_BOUND_TEXTS)
+    if texts is None:  # (once per predicate: this is asked of every pair of members)
+        texts = root.meta[_BOUND_TEXTS] = Counter(x.sql() for x in root.find_all(*_BOUNDS))
+    if texts[bare.sql()] != 1:
         return False
     for other in others:
         for x in other.find_all(*_BOUNDS):
